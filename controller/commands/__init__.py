@@ -1,0 +1,1 @@
+"""Subcommands of `tablectl`; see controller/cli.py for the protocol."""

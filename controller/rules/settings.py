@@ -1,0 +1,94 @@
+"""The rule knobs of RULES.md, as one frozen value the rules core is built with.
+
+The shell (``controller.config``) reads YAML into this; the rules core never reads
+files. Every default here is the rule book's default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Structure = Literal["no_limit", "pot_limit", "fixed_limit"]
+ButtonMethod = Literal["dead", "moving"]
+ExpiryAction = Literal["fold", "check_or_fold"]
+FeeMode = Literal["none", "rake", "time"]
+MissedReturn = Literal["post_or_wait", "post_only"]
+MissedSmall = Literal["dead", "live"]
+OutOfTurn = Literal["reject", "record"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockSettings:
+    """P6: the action clock."""
+
+    seconds: int = 60
+    warning: int = 10
+    on_expiry: ExpiryAction = "fold"
+    shot_clock: bool = False  # time every decision, not only when the clock is called
+    time_banks: int = 0  # shot-clock extensions per player per session
+    time_bank_seconds: int = 30
+
+
+@dataclass(frozen=True, kw_only=True)
+class FeeSettings:
+    """House fees: rake with cap and no-flop-no-drop, jackpot drop, or a time fee."""
+
+    mode: FeeMode = "none"
+    rake_percent: int = 10
+    rake_cap: int = 5
+    no_flop_no_drop: bool = True
+    jackpot_drop: int = 0
+    jackpot_min_pot: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameSettings:
+    """The `game:` section: stakes, structure and every table-rule knob."""
+
+    structure: Structure = "no_limit"
+    big_blind: int = 2
+    small_blind: int | None = None  # None: big_blind // 2 rounded down to smallest_chip
+    small_bet: int | None = None  # fixed_limit: default big_blind
+    big_bet: int | None = None  # fixed_limit: default 2 x small_bet
+    button: ButtonMethod = "dead"
+    first_button: int | Literal["last_seat", "puck"] = "last_seat"
+    smallest_chip: int = 1
+    new_player_post_multiple: int = 1  # B4
+    missed_blind_return: MissedReturn = "post_or_wait"  # B10 / B10a
+    missed_small_blind: MissedSmall = "dead"  # B10
+    straddle: bool = False  # B15
+    straddle_in_limit: bool = False  # B15
+    check_raise: bool = True  # R1
+    max_raises_big_bet: int | None = None  # R2: raises per round in no/pot limit
+    limit_cap_raises: int = 3  # R3
+    out_of_turn: OutOfTurn = "reject"  # R10
+    min_buy_in: int | None = None
+    max_buy_in: int | None = None
+    max_absent_hands: int | None = None
+
+    @property
+    def sb_amount(self) -> int:
+        if self.small_blind is not None:
+            return self.small_blind
+        half = self.big_blind // 2
+        return half - half % self.smallest_chip
+
+    @property
+    def small_bet_amount(self) -> int:
+        return self.small_bet if self.small_bet is not None else self.big_blind
+
+    @property
+    def big_bet_amount(self) -> int:
+        return self.big_bet if self.big_bet is not None else 2 * self.small_bet_amount
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleSettings:
+    """Everything the rules core needs to know about the table."""
+
+    table_id: str = "T1"
+    seats: int = 9
+    game: GameSettings = field(default_factory=GameSettings)
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    fees: FeeSettings = field(default_factory=FeeSettings)

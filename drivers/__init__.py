@@ -1,0 +1,1 @@
+"""Hardware abstraction layer: one interface per device kind, real and simulated."""
