@@ -1,0 +1,43 @@
+"""`tablectl replay`: run the rules core over a file of events (the replay contract)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.config import ConfigError, load_config
+from controller.replay import dumps, replay
+
+HELP = "run the rules over a JSONL file of events, one JSON result line per event"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="the table's YAML configuration")
+    parser.add_argument("--state-dir", help="go through the durable journal in this folder")
+    parser.add_argument("events", help="JSONL event file, or - for standard input")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = load_config(args.config)
+    except ConfigError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"tablectl replay: cannot read {args.config}: {error.strerror}", file=sys.stderr)
+        return 2
+    try:
+        source = sys.stdin if args.events == "-" else open(args.events, encoding="utf-8")
+    except OSError as error:
+        print(f"tablectl replay: cannot read {args.events}: {error.strerror}", file=sys.stderr)
+        return 2
+    with source:
+        if args.state_dir:
+            from controller.durable import durable_replay
+
+            return durable_replay(settings, args.state_dir, source, sys.stdout)
+        for line in replay(settings.rules, source):
+            sys.stdout.write(dumps(line) + "\n")
+            sys.stdout.flush()
+    return 0

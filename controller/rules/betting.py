@@ -1,0 +1,278 @@
+"""The betting round: who acts next, what the seat to act may do, and doing it.
+
+R1-R7, R6b, R16, B1, B8, B9. The reopening rule is kept per seat: a seat that has
+acted may raise again only when the wager it now faces grew by a full raise since it
+last acted (no/pot limit: by at least the round's minimum raise, which lets several
+short all-ins add up; fixed limit: when a full bet or raise, or an all-in of half a bet
+or more, came after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules.errors import Refusal
+from controller.rules.pots import clockwise_from
+from controller.rules.settings import GameSettings
+from controller.rules.state import Hand, Seat
+
+
+@dataclass(frozen=True)
+class Legal:
+    """What the seat to act may do (the state's ``legal``)."""
+
+    check: bool
+    call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+    no_raise_reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "call": self.call,
+            "min_raise_to": self.min_raise_to,
+            "max_raise_to": self.max_raise_to,
+        }
+
+
+def playable(stack: int, chip: int) -> int:
+    """R7: a stack's odd remainder below the smallest chip does not play."""
+    return stack - stack % chip
+
+
+def bet_size(game: GameSettings, street: str) -> int:
+    """The fixed-limit bet of this street, or the no/pot-limit minimum bet."""
+    if game.structure == "fixed_limit":
+        return game.small_bet_amount if street in ("preflop", "flop") else game.big_bet_amount
+    return game.big_blind
+
+
+def limit_target(hand: Hand, size: int) -> int:
+    """R5: a fixed-limit raise goes one bet above the last full level (completing a
+    short all-in), or one bet above the current wager when that is higher."""
+    target = hand.raise_level + size
+    return target if target > hand.current_bet else hand.current_bet + size
+
+
+def others_can_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
+    return any(s != seat and seats[s].can_act for s in hand.dealt)
+
+
+def needs_to_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
+    s = seats[seat]
+    if not s.can_act:
+        return False
+    return s.bet < hand.current_bet or (not s.acted and others_can_act(hand, seats, seat))
+
+
+def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: int) -> int | None:
+    for seat in clockwise_from(after, hand.dealt, table_seats):
+        if needs_to_act(hand, seats, seat):
+            return seat
+    if needs_to_act(hand, seats, after):
+        return after
+    return None
+
+
+def active_count(hand: Hand, seats: Mapping[int, Seat]) -> int:
+    """Seats neither folded nor all-in (R3's "three or more players")."""
+    return sum(1 for s in hand.dealt if seats[s].can_act)
+
+
+def pot_total(hand: Hand, seats: Mapping[int, Seat]) -> int:
+    return hand.dead_money + sum(seats[s].gathered + seats[s].bet for s in hand.dealt)
+
+
+def _no_raise_reason(
+    hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettings, chips: int
+) -> str | None:
+    s = seats[seat]
+    owed = hand.current_bet - s.bet
+    if chips <= owed:
+        return "CALLING TAKES ALL ITS CHIPS"
+    answerers = [
+        t for t in hand.dealt
+        if t != seat and seats[t].can_act and seats[t].stack + seats[t].bet > hand.current_bet
+    ]
+    if not answerers:
+        return "NO ONE LEFT TO ANSWER A RAISE"
+    if s.acted:
+        if game.structure == "fixed_limit":
+            reopened = s.acted_at < hand.raise_level
+        else:
+            reopened = hand.current_bet - s.acted_at >= hand.min_increment
+        if not reopened:
+            return "BETTING NOT REOPENED"
+    if s.checked and not game.check_raise and hand.current_bet > 0:
+        return "NO CHECK-RAISE AT THIS TABLE"
+    if game.structure == "fixed_limit":
+        if hand.capped or (
+            hand.bets >= game.limit_cap_raises + 1 and active_count(hand, seats) >= 3
+        ):
+            return "BETTING IS CAPPED"
+    elif (
+        game.max_raises_big_bet is not None
+        and hand.current_bet > 0
+        and hand.raises >= game.max_raises_big_bet
+    ):
+        return "RAISES ARE CAPPED"
+    return None
+
+
+def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettings) -> Legal:
+    s = seats[seat]
+    chips = playable(s.stack, game.smallest_chip)
+    owed = max(hand.current_bet - s.bet, 0)
+    call = min(owed, chips)
+    reason = _no_raise_reason(hand, seats, seat, game, chips)
+    if reason is not None:
+        return Legal(owed == 0, call, None, None, reason)
+    all_in_to = s.bet + chips
+    size = bet_size(game, hand.street)
+    if game.structure == "fixed_limit":
+        low = high = min(limit_target(hand, size), all_in_to)
+    else:
+        low = hand.current_bet + hand.min_increment
+        if game.structure == "pot_limit":
+            high = min(all_in_to, hand.current_bet + pot_total(hand, seats) + owed)
+        else:
+            high = all_in_to
+        if all_in_to < low:
+            low = high = all_in_to
+    return Legal(owed == 0, call, low, high)
+
+
+def check_action(
+    hand: Hand, seats: Mapping[int, Seat], seat: int, action: str, to: int | None,
+    game: GameSettings,
+) -> tuple[str, int]:
+    """Refuse an illegal action, or say what it amounts to: (kind, the seat's new bet)."""
+    s = seats[seat]
+    legal = legal_for(hand, seats, seat, game)
+    chips = playable(s.stack, game.smallest_chip)
+    if action == "fold":
+        return "fold", s.bet
+    if action == "check":
+        if not legal.check:
+            raise Refusal("cannot_check", f"CANNOT CHECK: CALL {legal.call} OR FOLD")
+        return "check", s.bet
+    if action == "call":
+        return ("check", s.bet) if legal.call == 0 else ("call", s.bet + legal.call)
+    all_in_to = s.bet + chips
+    if action == "all_in":
+        if chips == 0:
+            raise Refusal("bad_action", f"SEAT {seat} HAS NO CHIPS TO PUT IN")
+        if all_in_to <= hand.current_bet:
+            return "call", all_in_to
+        to = all_in_to
+    if to is None:
+        raise Refusal("bad_amount", f"{action.upper()} NEEDS AN AMOUNT: THE TOTAL BET")
+    if legal.min_raise_to is None or legal.max_raise_to is None:
+        only = "CHECK OR FOLD" if legal.check else "CALL OR FOLD"
+        raise Refusal(
+            "raise_not_allowed", f"SEAT {seat} MAY ONLY {only}: {legal.no_raise_reason}"
+        )
+    if to % game.smallest_chip:
+        raise Refusal("bad_amount", f"AMOUNTS IN UNITS OF {game.smallest_chip}")
+    if to <= hand.current_bet:
+        raise Refusal("bad_amount", f"RAISE MUST BE MORE THAN {hand.current_bet}")
+    if to > all_in_to:
+        raise Refusal("bad_amount", f"SEAT {seat} HAS ONLY {all_in_to} IN ALL")
+    verb = "RAISE TO" if hand.current_bet else "BET"
+    if to > legal.max_raise_to:
+        raise Refusal("bad_amount", f"MAX {verb} {legal.max_raise_to}")
+    if to < legal.min_raise_to and to != all_in_to:
+        raise Refusal("bad_amount", f"MIN {verb} {legal.min_raise_to}")
+    return ("raise" if hand.current_bet else "bet"), to
+
+
+def apply_action(
+    hand: Hand, seats: Mapping[int, Seat], seat: int, kind: str, to: int,
+    game: GameSettings,
+) -> None:
+    """Carry out an action ``check_action`` approved (it must have been checked)."""
+    s = seats[seat]
+    chip = game.smallest_chip
+    s.acted = True
+    if kind == "fold":
+        s.folded = True
+        return
+    if kind == "check":
+        s.checked = True
+        s.acted_at = hand.current_bet
+        return
+    s.stack -= to - s.bet
+    s.bet = to
+    if playable(s.stack, chip) == 0:
+        s.all_in = True
+    if kind == "call":
+        s.acted_at = hand.current_bet
+        return
+    increment = to - hand.current_bet
+    if game.structure == "fixed_limit":
+        size = bet_size(game, hand.street)
+        full = to >= limit_target(hand, size) or 2 * increment >= size
+        if full:
+            hand.raise_level = to
+            hand.bets += 1
+    else:
+        full = increment >= hand.min_increment
+        if full:
+            hand.min_increment = increment
+            if hand.current_bet:
+                hand.raises += 1
+            hand.bets += 1
+    hand.current_bet = to
+    s.acted_at = to
+    hand.last_aggressor = seat
+    hand.street_aggressor = seat
+    if (
+        game.structure == "fixed_limit"
+        and full
+        and hand.bets >= game.limit_cap_raises + 1
+        and active_count(hand, seats) >= 3
+    ):
+        hand.capped = True
+
+
+def start_round(hand: Hand, seats: Mapping[int, Seat], game: GameSettings) -> None:
+    """Reset the per-street betting state for a new street after the flop."""
+    hand.current_bet = 0
+    hand.min_increment = bet_size(game, hand.street)
+    hand.raise_level = 0
+    hand.bets = 0
+    hand.raises = 0
+    hand.capped = False
+    hand.street_aggressor = None
+    for seat in hand.dealt:
+        s = seats[seat]
+        s.acted = False
+        s.acted_at = 0
+        s.checked = False
+
+
+def return_uncalled(hand: Hand, seats: Mapping[int, Seat]) -> tuple[int, int] | None:
+    """Give back the part of the largest bet nobody matched: (seat, amount) or None."""
+    bets = sorted(((seats[s].bet, s) for s in hand.dealt), reverse=True)
+    if not bets or bets[0][0] == 0:
+        return None
+    top, seat = bets[0]
+    second = bets[1][0] if len(bets) > 1 else 0
+    if top <= second:
+        return None
+    excess = top - second
+    seats[seat].bet -= excess
+    seats[seat].stack += excess
+    if seats[seat].all_in and seats[seat].stack > 0:
+        seats[seat].all_in = False
+    return seat, excess
+
+
+def gather(hand: Hand, seats: Mapping[int, Seat]) -> None:
+    for seat in hand.dealt:
+        s = seats[seat]
+        s.gathered += s.bet
+        s.bet = 0

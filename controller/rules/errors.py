@@ -1,0 +1,27 @@
+"""Why the rules core refuses an event.
+
+A refusal is the dealer's (or the event file's) mistake, never the firmware's: it
+carries a stable ``code`` for tools and a ``message`` a dealer can act on
+("MIN RAISE TO 40"). A refused event leaves the table exactly as it was.
+"""
+
+from __future__ import annotations
+
+
+class Refusal(Exception):
+    """An event the rules do not allow in the table's current state."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class BadEvent(Refusal, ValueError):
+    """An event whose shape is wrong: unknown type, missing or mistyped field."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("bad_event", message)

@@ -1,0 +1,276 @@
+"""Input events of the replay contract, as frozen dataclasses that validate their shape.
+
+``parse_event`` turns one JSON object into an event or raises ``BadEvent``. Checks that
+need the table (seat in range, whose turn) belong to the engine, not here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules.errors import BadEvent
+
+ENTRIES = ("wait", "post")
+ACTIONS = ("fold", "check", "call", "bet", "raise", "all_in")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    by: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sit(Event):
+    seat: int
+    player: str
+    chips: int
+    entry: str = "wait"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Leave(Event):
+    seat: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SitOut(Event):
+    seat: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SitIn(Event):
+    seat: int
+    entry: str | None = None  # None: the house default (wait, or post under post_only)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MoveSeat(Event):
+    from_seat: int
+    to_seat: int
+    entry: str = "wait"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chips(Event):
+    seat: int
+    amount: int
+    entry: str = "wait"
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartHand(Event):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Act(Event):
+    seat: int
+    action: str
+    to: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Award(Event):
+    ranking: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Misdeal(Event):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Key(Event):
+    key: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallClock(Event):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tick(Event):
+    ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Puck(Event):
+    seat: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tray(Event):
+    counts: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StateQuery(Event):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Straddle(Event):
+    """B15: the player left of the big blind posts a live straddle (project event)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimeFee(Event):
+    """Time-fee mode: the dealer collected a seat's time fee (project event)."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealtInError(Event):
+    """B11: a seat owing blinds got cards by mistake (project event).
+
+    ``ruling`` is ``kill`` (its hand is dead) or ``keep`` (it plays this hand and
+    posts its debt next hand).
+    """
+
+    seat: int
+    ruling: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Undo(Event):
+    """R12: the supervisor takes back the last action while no later action exists."""
+
+
+def _int(obj: Mapping[str, Any], name: str, *, minimum: int | None = None) -> int:
+    if name not in obj:
+        raise BadEvent(f"MISSING FIELD {name!r}")
+    value = obj[name]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadEvent(f"FIELD {name!r} MUST BE A WHOLE NUMBER, GOT {value!r}")
+    if minimum is not None and value < minimum:
+        raise BadEvent(f"FIELD {name!r} MUST BE AT LEAST {minimum}, GOT {value}")
+    return value
+
+
+def _opt_int(obj: Mapping[str, Any], name: str) -> int | None:
+    if obj.get(name) is None:
+        return None
+    return _int(obj, name)
+
+
+def _str(obj: Mapping[str, Any], name: str) -> str:
+    value = obj.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise BadEvent(f"FIELD {name!r} MUST BE A NON-EMPTY TEXT")
+    return value
+
+
+def _choice(obj: Mapping[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value = obj.get(name, default)
+    if value not in allowed:
+        raise BadEvent(f"FIELD {name!r} MUST BE ONE OF {', '.join(allowed)}, GOT {value!r}")
+    return str(value)
+
+
+def _ranking(obj: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
+    raw = obj.get("ranking")
+    if not isinstance(raw, list):
+        raise BadEvent("FIELD 'ranking' MUST BE A LIST OF LISTS OF SEATS")
+    groups = []
+    for group in raw:
+        if not isinstance(group, list) or not group:
+            raise BadEvent("EACH RANKING GROUP MUST BE A NON-EMPTY LIST OF SEATS")
+        for seat in group:
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise BadEvent(f"RANKING SEAT {seat!r} IS NOT A SEAT NUMBER")
+        groups.append(tuple(group))
+    return tuple(groups)
+
+
+def _counts(obj: Mapping[str, Any]) -> tuple[tuple[int, int], ...]:
+    raw = obj.get("counts")
+    if not isinstance(raw, dict):
+        raise BadEvent("FIELD 'counts' MUST MAP CHIP VALUES TO COUNTS")
+    pairs = []
+    for value, count in raw.items():
+        try:
+            chip = int(value)
+        except (TypeError, ValueError):
+            raise BadEvent(f"CHIP VALUE {value!r} IS NOT A WHOLE NUMBER") from None
+        if chip <= 0 or isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise BadEvent(f"BAD TRAY COUNT {value!r}: {count!r}")
+        pairs.append((chip, count))
+    return tuple(sorted(pairs))
+
+
+def _by(obj: Mapping[str, Any]) -> str | None:
+    by = obj.get("by")
+    if by is None:
+        return None
+    if not isinstance(by, str | int) or isinstance(by, bool):
+        raise BadEvent("FIELD 'by' MUST BE A DEALER OR SUPERVISOR ID")
+    return str(by)
+
+
+def _puck_seat(obj: Mapping[str, Any]) -> int | None:
+    if "seat" not in obj:
+        raise BadEvent("MISSING FIELD 'seat' (NULL WHEN THE PUCK IS LIFTED)")
+    return _opt_int(obj, "seat")
+
+
+_PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
+    "sit": lambda o, by: Sit(
+        by=by, seat=_int(o, "seat"), player=_str(o, "player"),
+        chips=_int(o, "chips", minimum=0), entry=_choice(o, "entry", ENTRIES, "wait"),
+    ),
+    "leave": lambda o, by: Leave(by=by, seat=_int(o, "seat")),
+    "sit_out": lambda o, by: SitOut(by=by, seat=_int(o, "seat")),
+    "sit_in": lambda o, by: SitIn(
+        by=by, seat=_int(o, "seat"),
+        entry=_choice(o, "entry", ENTRIES, "wait") if "entry" in o else None,
+    ),
+    "move_seat": lambda o, by: MoveSeat(
+        by=by, from_seat=_int(o, "from"), to_seat=_int(o, "to"),
+        entry=_choice(o, "entry", ENTRIES, "wait"),
+    ),
+    "chips": lambda o, by: Chips(
+        by=by, seat=_int(o, "seat"), amount=_int(o, "amount", minimum=1),
+        entry=_choice(o, "entry", ENTRIES, "wait"),
+    ),
+    "start_hand": lambda o, by: StartHand(by=by),
+    "act": lambda o, by: Act(
+        by=by, seat=_int(o, "seat"), action=_choice(o, "action", ACTIONS, ""),
+        to=_opt_int(o, "to"),
+    ),
+    "award": lambda o, by: Award(by=by, ranking=_ranking(o)),
+    "misdeal": lambda o, by: Misdeal(by=by),
+    "key": lambda o, by: Key(by=by, key=_str(o, "key").upper()),
+    "call_clock": lambda o, by: CallClock(by=by),
+    "tick": lambda o, by: Tick(by=by, ms=_int(o, "ms", minimum=0)),
+    "puck": lambda o, by: Puck(by=by, seat=_puck_seat(o)),
+    "tray": lambda o, by: Tray(by=by, counts=_counts(o)),
+    "state": lambda o, by: StateQuery(by=by),
+    "straddle": lambda o, by: Straddle(by=by, seat=_int(o, "seat")),
+    "time_fee": lambda o, by: TimeFee(
+        by=by, seat=_int(o, "seat"), amount=_int(o, "amount", minimum=1)
+    ),
+    "dealt_in_error": lambda o, by: DealtInError(
+        by=by, seat=_int(o, "seat"), ruling=_choice(o, "ruling", ("kill", "keep"), "")
+    ),
+    "undo": lambda o, by: Undo(by=by),
+}
+
+EVENT_TYPES = tuple(_PARSERS)
+
+
+def parse_event(obj: object) -> Event:
+    """One JSON value from an event file → an event, or ``BadEvent`` saying what is wrong."""
+    if not isinstance(obj, dict):
+        raise BadEvent("AN EVENT MUST BE A JSON OBJECT")
+    kind = obj.get("type")
+    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise BadEvent(f"UNKNOWN EVENT TYPE {kind!r}")
+    return parser(obj, _by(obj))

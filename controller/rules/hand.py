@@ -1,0 +1,246 @@
+"""One hand from the blinds to the paid pots (P1-P5), on top of the betting round.
+
+The phase order lives in ``state.NEXT_PHASE``: preflop → flop → turn → river →
+showdown, then idle once the pots are paid. A street ends when nobody needs to act;
+when at most one seat can still bet, the remaining streets run out with no betting.
+"""
+
+from __future__ import annotations
+
+from controller.rules import betting, effects, seating
+from controller.rules.fees import hand_fees
+from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
+from controller.rules.positions import HandPlan
+from controller.rules.settings import RuleSettings
+from controller.rules.state import NEXT_PHASE, Hand, TableState
+
+
+def current_pots(state: TableState) -> list[Pot]:
+    hand = state.hand
+    if hand is None:
+        return []
+    seats = state.seats
+    return build_pots(
+        {s: seats[s].gathered for s in hand.dealt},
+        (s for s in hand.dealt if seats[s].live),
+        (s for s in hand.dealt if seats[s].live and seats[s].all_in),
+        hand.dead_money,
+    )
+
+
+def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[effects.Effect]:
+    """Deal the planned hand: positions, posts, and the first seat to act."""
+    game = settings.game
+    chip = game.smallest_chip
+    state.hand_number += 1
+    hand = Hand(number=state.hand_number, dealt=list(plan.dealt))
+    state.hand = hand
+    state.phase = "preflop"
+    state.game_on = True
+    state.fees = {"rake": 0, "jackpot": 0}
+    state.passed = list(plan.passed)
+    state.bb_travel = plan.bb_travel
+    pos = state.positions
+    pos.button, pos.small_blind, pos.big_blind = plan.button, plan.small_blind, plan.big_blind
+    pos.sb_position, pos.heads_up, pos.dealt = plan.sb_position, plan.heads_up, list(plan.dealt)
+    for seat, kind in plan.missed:
+        if kind == "big":
+            state.seats[seat].missed_big = True
+        else:
+            state.seats[seat].missed_small = True
+    for number, seat in state.seats.items():
+        seat.stack_at_start = seat.stack
+        if number not in plan.dealt and not seat.away and seat.wait_hands:
+            seat.wait_hands -= 1
+    for number in plan.settled:
+        s = state.seats[number]
+        s.missed_big = s.missed_small = s.owes_post = False
+    for number in plan.dealt:
+        s = state.seats[number]
+        s.in_hand, s.fresh, s.wait_hands = True, False, 0
+        s.folded = s.all_in = s.acted = s.checked = False
+        s.bet = s.gathered = s.acted_at = 0
+    state.seats[plan.big_blind].last_bb_hand = hand.number
+    out: list[effects.Effect] = [
+        effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
+    ]
+    for post in plan.posts:
+        s = state.seats[post.seat]
+        live = min(post.live, betting.playable(s.stack, chip))
+        s.stack -= live
+        s.bet += live
+        dead = min(post.dead, betting.playable(s.stack, chip))
+        s.stack -= dead
+        hand.dead_money += dead
+        if betting.playable(s.stack, chip) == 0:
+            s.all_in = True
+        record = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
+        hand.posts.append(record)
+        out.append(effects.Posted(post.seat, post.kind, live, dead))
+    # B1: the call and the minimum raise come from the full big blind, even when short
+    hand.current_bet = max([game.big_blind] + [state.seats[s].bet for s in plan.dealt])
+    hand.min_increment = game.big_blind
+    hand.raise_level = game.big_blind
+    hand.bets = 1
+    hand.preflop_opener = plan.big_blind
+    hand.to_act = betting.next_to_act(hand, state.seats, plan.big_blind, settings.seats)
+    if hand.to_act is None:
+        out += end_round(state, settings)
+    return out
+
+
+def after_action(state: TableState, settings: RuleSettings, seat: int) -> list[effects.Effect]:
+    """Pass the action on, or close the round (or the hand) when no one needs to act."""
+    hand = state.hand
+    assert hand is not None
+    if sum(1 for s in hand.dealt if state.seats[s].live) == 1:
+        return end_round(state, settings)
+    hand.to_act = betting.next_to_act(hand, state.seats, seat, settings.seats)
+    if hand.to_act is None:
+        return end_round(state, settings)
+    return []
+
+
+def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]:
+    hand = state.hand
+    assert hand is not None
+    seats = state.seats
+    out: list[effects.Effect] = []
+    returned = betting.return_uncalled(hand, seats)
+    if returned:
+        out.append(effects.UncalledReturned(*returned))
+    betting.gather(hand, seats)
+    hand.to_act = None
+    live = [s for s in hand.dealt if seats[s].live]
+    if len(live) == 1:
+        return out + pay(state, settings, [[live[0]]])
+    can_bet = sum(1 for s in live if seats[s].can_act)
+    while True:
+        street = NEXT_PHASE[hand.street]
+        if street == "showdown":
+            hand.street = "showdown"
+            state.phase = "showdown"
+            hand.showdown_order = showdown_order(state, settings)
+            return out
+        hand.street = street
+        state.phase = street
+        hand.saw_flop = True
+        out.append(effects.StreetDealt(street))
+        betting.start_round(hand, seats, settings.game)
+        if can_bet >= 2:
+            button = state.positions.button or hand.dealt[-1]
+            hand.to_act = betting.next_to_act(hand, seats, button, settings.seats)
+            if hand.to_act is not None:
+                return out
+
+
+def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
+    """P5: the last aggressor of the final betting round first (else the first seat
+    left of the button), then clockwise."""
+    hand = state.hand
+    assert hand is not None
+    live = [s for s in hand.dealt if state.seats[s].live]
+    button = state.positions.button or hand.dealt[-1]
+    first = hand.street_aggressor if hand.street_aggressor in live else None
+    if first is None:
+        return clockwise_from(button, live, settings.seats)
+    return [first] + [s for s in clockwise_from(first, live, settings.seats)]
+
+
+def pay(
+    state: TableState, settings: RuleSettings, ranking: list[list[int]]
+) -> list[effects.Effect]:
+    """Take the house fees and pay every pot to its best eligible ranked group."""
+    hand = state.hand
+    assert hand is not None
+    game = settings.game
+    pots = current_pots(state)
+    total = sum(p.amount for p in pots)
+    rake, jackpot = hand_fees(settings.fees, total, hand.saw_flop, game.smallest_chip)
+    pots = take_fees(pots, rake + jackpot)
+    state.fees = {"rake": rake, "jackpot": jackpot}
+    state.rake_total += rake
+    state.jackpot_total += jackpot
+    out: list[effects.Effect] = []
+    if rake or jackpot:
+        out.append(effects.FeesTaken(rake, jackpot))
+    button = state.positions.button or hand.dealt[-1]
+    for index, pot in enumerate(pots):
+        winners = winners_of(pot, ranking)
+        assert winners, "award() refuses rankings that leave a pot unwon"
+        shares = split(pot.amount, winners, button, settings.seats, game.smallest_chip)
+        for seat, amount in shares.items():
+            state.seats[seat].stack += amount
+        out.append(effects.PotAwarded(index, pot.amount, tuple(sorted(shares.items()))))
+    return out + finish(state, settings)
+
+
+def winners_of(pot: Pot, ranking: list[list[int]]) -> list[int]:
+    for group in ranking:
+        winners = [s for s in group if s in pot.eligible]
+        if winners:
+            return winners
+    return []
+
+
+def finish(state: TableState, settings: RuleSettings, voided: bool = False) -> list[effects.Effect]:
+    """Close the hand: clear it, then apply what waited for the hand to end."""
+    hand = state.hand
+    assert hand is not None
+    state.hand = None
+    state.phase = "idle"
+    state.clock = None
+    state.before_hand = None
+    for seat in state.seats.values():
+        seat.in_hand = seat.folded = seat.all_in = seat.acted = seat.checked = False
+        seat.bet = seat.gathered = seat.acted_at = 0
+    out: list[effects.Effect] = [effects.HandEnded(hand.number, voided)]
+    out += settle_between_hands(state, settings)
+    return out
+
+
+def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effects.Effect]:
+    """Apply chips bought, sit-outs, departures and seat moves held during the hand;
+    busted seats sit out (B12); play stops when fewer than two can play."""
+    chip = settings.game.smallest_chip
+    out: list[effects.Effect] = []
+    for number in sorted(state.seats):
+        s = state.seats[number]
+        if s.pending_leave:
+            state.cashed_out += s.stack
+            del state.seats[number]
+            out.append(effects.SeatChanged(number, "left"))
+            continue
+        if s.pending_chips:
+            s.stack += s.pending_chips
+            s.pending_chips = 0
+            out.append(effects.SeatChanged(number, "chips"))
+        if s.pending_sit_out:
+            s.pending_sit_out = False
+            s.away = True
+            out.append(effects.SeatChanged(number, "sat_out"))
+        if betting.playable(s.stack, chip) == 0 and not s.away:
+            s.away = True
+            out.append(effects.SeatChanged(number, "busted"))
+    limit = settings.game.max_absent_hands
+    for number in sorted(state.seats):
+        s = state.seats[number]
+        if s.away:
+            s.absent_hands += 1
+            if limit is not None and s.absent_hands > limit:
+                state.cashed_out += s.stack + s.pending_chips
+                del state.seats[number]
+                out.append(effects.SeatChanged(number, "freed"))
+                continue
+        target = s.pending_move
+        if target is not None:
+            s.pending_move = None
+            if target not in state.seats:
+                seating.move_now(state, settings, number, target, s.pending_move_entry)
+                out.append(effects.SeatChanged(target, "moved"))
+    playing = sum(
+        1 for s in state.seats.values() if not s.away and betting.playable(s.stack, chip) > 0
+    )
+    if playing < 2:
+        state.game_on = False
+    return out

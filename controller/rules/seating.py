@@ -1,0 +1,170 @@
+"""Players coming, going, stepping away, buying chips and changing seats.
+
+Between hands these take effect at once; during a hand a departure folds the seat,
+and sit-outs, purchases and seat moves wait for the hand to end (DESIGN.md).
+Every ``check_*`` refuses without changing anything; the matching ``do_*`` assumes
+its check passed.
+"""
+
+from __future__ import annotations
+
+from controller.rules import effects
+from controller.rules.errors import Refusal
+from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
+from controller.rules.positions import hands_until_big_blind
+from controller.rules.settings import RuleSettings
+from controller.rules.state import Seat, TableState
+
+
+def seat_in_range(settings: RuleSettings, seat: int) -> None:
+    if not 1 <= seat <= settings.seats:
+        raise Refusal("bad_seat", f"NO SEAT {seat}: SEATS ARE 1-{settings.seats}")
+
+
+def occupied(state: TableState, settings: RuleSettings, seat: int) -> Seat:
+    seat_in_range(settings, seat)
+    s = state.seats.get(seat)
+    if s is None or s.pending_leave:
+        raise Refusal("empty_seat", f"SEAT {seat} IS EMPTY")
+    return s
+
+
+def check_amount(settings: RuleSettings, amount: int) -> None:
+    chip = settings.game.smallest_chip
+    if amount % chip:
+        raise Refusal("bad_amount", f"CHIPS IN UNITS OF {chip}")
+
+
+def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
+    seat_in_range(settings, event.seat)
+    if event.seat in state.seats:
+        raise Refusal("seat_taken", f"SEAT {event.seat} IS TAKEN")
+    for number, s in state.seats.items():
+        if s.player == event.player and not s.pending_leave:
+            raise Refusal("already_seated", f"{event.player} IS ALREADY IN SEAT {number}")
+    check_amount(settings, event.chips)
+    game = settings.game
+    if game.min_buy_in is not None and event.chips < game.min_buy_in:
+        raise Refusal("bad_amount", f"MIN BUY-IN {game.min_buy_in}")
+    if game.max_buy_in is not None and event.chips > game.max_buy_in:
+        raise Refusal("bad_amount", f"MAX BUY-IN {game.max_buy_in}")
+
+
+def do_sit(state: TableState, settings: RuleSettings, event: Sit) -> list[effects.Effect]:
+    state.seats[event.seat] = Seat(
+        player=event.player, stack=event.chips, entry=event.entry,
+        time_banks=settings.clock.time_banks,
+    )
+    state.bought_in += event.chips
+    return [effects.SeatChanged(event.seat, "sat")]
+
+
+def check_leave(state: TableState, settings: RuleSettings, event: Leave) -> None:
+    occupied(state, settings, event.seat)
+
+
+def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[effects.Effect]:
+    s = state.seats[event.seat]
+    if s.in_hand:
+        s.pending_leave = True
+        return [effects.SeatChanged(event.seat, "leaving")]
+    state.cashed_out += s.stack + s.pending_chips
+    del state.seats[event.seat]
+    return [effects.SeatChanged(event.seat, "left")]
+
+
+def check_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> None:
+    s = occupied(state, settings, event.seat)
+    if s.away or s.pending_sit_out:
+        raise Refusal("already_out", f"SEAT {event.seat} IS ALREADY SITTING OUT")
+
+
+def do_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> list[effects.Effect]:
+    s = state.seats[event.seat]
+    if s.in_hand:
+        s.pending_sit_out = True
+    else:
+        s.away = True
+    return [effects.SeatChanged(event.seat, "sat_out")]
+
+
+def sit_in_entry(settings: RuleSettings, entry: str | None) -> str:
+    if entry is None:
+        return "post" if settings.game.missed_blind_return == "post_only" else "wait"
+    return entry
+
+
+def check_sit_in(state: TableState, settings: RuleSettings, event: SitIn) -> None:
+    s = occupied(state, settings, event.seat)
+    if not s.away and not s.pending_sit_out:
+        raise Refusal("not_out", f"SEAT {event.seat} IS NOT SITTING OUT")
+    if s.stack + s.pending_chips < settings.game.smallest_chip:
+        raise Refusal("no_chips", f"SEAT {event.seat} NEEDS CHIPS TO PLAY")
+    entry = sit_in_entry(settings, event.entry)
+    if entry == "wait" and s.owes and settings.game.missed_blind_return == "post_only":
+        raise Refusal("must_post", f"SEAT {event.seat} MUST POST MISSED BLINDS TO PLAY")
+
+
+def do_sit_in(state: TableState, settings: RuleSettings, event: SitIn) -> list[effects.Effect]:
+    s = state.seats[event.seat]
+    s.pending_sit_out = False
+    s.away = False
+    s.absent_hands = 0
+    s.entry = sit_in_entry(settings, event.entry)
+    return [effects.SeatChanged(event.seat, "sat_in")]
+
+
+def check_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> None:
+    s = occupied(state, settings, event.from_seat)
+    seat_in_range(settings, event.to_seat)
+    if event.to_seat in state.seats or any(
+        o.pending_move == event.to_seat for o in state.seats.values()
+    ):
+        raise Refusal("seat_taken", f"SEAT {event.to_seat} IS TAKEN")
+    if s.pending_move is not None:
+        raise Refusal("already_moving", f"SEAT {event.from_seat} IS ALREADY MOVING")
+
+
+def do_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> list[effects.Effect]:
+    s = state.seats[event.from_seat]
+    if s.in_hand:
+        s.pending_move = event.to_seat
+        s.pending_move_entry = event.entry
+        return [effects.SeatChanged(event.from_seat, "moving")]
+    move_now(state, settings, event.from_seat, event.to_seat, event.entry)
+    return [effects.SeatChanged(event.to_seat, "moved")]
+
+
+def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entry: str) -> None:
+    """B14: keep chips and debts; moving away from the big blind waits the difference."""
+    before = hands_until_big_blind(state, settings, old)
+    s = state.seats.pop(old)
+    state.seats[new] = s
+    s.entry = entry
+    if state.game_on and not s.fresh:
+        after = hands_until_big_blind(state, settings, new)
+        s.wait_hands = max(after - before, 0)
+
+
+def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None:
+    s = occupied(state, settings, event.seat)
+    check_amount(settings, event.amount)
+    cap = settings.game.max_buy_in
+    if cap is not None and s.stack + s.pending_chips + event.amount > cap:
+        raise Refusal("bad_amount", f"MAX BUY-IN {cap}: SEAT {event.seat} MAY ADD "
+                      f"{max(cap - s.stack - s.pending_chips, 0)}")
+
+
+def do_chips(state: TableState, settings: RuleSettings, event: Chips) -> list[effects.Effect]:
+    s = state.seats[event.seat]
+    state.bought_in += event.amount
+    if s.in_hand:
+        s.pending_chips += event.amount
+        return [effects.SeatChanged(event.seat, "chips_pending")]
+    was_busted = s.away and s.stack < settings.game.smallest_chip
+    s.stack += event.amount
+    if was_busted:
+        # B12: back as a returning player, markers kept
+        s.away = False
+        s.entry = event.entry
+    return [effects.SeatChanged(event.seat, "chips")]

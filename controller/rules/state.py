@@ -1,0 +1,150 @@
+"""The folded state of the table: seats, positions, the hand in progress.
+
+These are plain mutable records owned by one ``Table``. The engine changes them only
+after an event has passed every check, so a refused event leaves them untouched.
+``to_dict``/``from_dict`` give a lossless JSON form for journal snapshots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# The hand's phases in order: ``idle`` between hands, the four betting streets, then the
+# showdown waiting for the dealer's ranking. The one table of what follows what.
+STREETS = ("preflop", "flop", "turn", "river")
+NEXT_PHASE = {"preflop": "flop", "flop": "turn", "turn": "river", "river": "showdown"}
+
+
+@dataclass
+class Seat:
+    player: str
+    stack: int
+    # -- the seat's part in the hand in progress --
+    in_hand: bool = False
+    folded: bool = False
+    all_in: bool = False
+    bet: int = 0  # live chips put in on this street
+    gathered: int = 0  # live chips put in on earlier streets of this hand
+    acted: bool = False  # has acted since the round (re)started for it
+    acted_at: int = 0  # the street's highest bet when it last acted
+    checked: bool = False  # R1: checked this street
+    stack_at_start: int = 0  # for misdeal
+    # -- across hands --
+    away: bool = False  # sitting out, or busted (B12)
+    missed_small: bool = False
+    missed_big: bool = False
+    entry: str = "wait"  # how a new or returning player wants to come in
+    fresh: bool = True  # never dealt in since sitting down (a new player, B5)
+    wait_hands: int = 0  # B14: hands still to wait after a seat change
+    owes_post: bool = False  # B11 keep ruling: must post a big blind next hand
+    last_bb_hand: int = 0  # the hand number this seat last posted the big blind
+    absent_hands: int = 0
+    pending_chips: int = 0
+    pending_sit_out: bool = False
+    pending_leave: bool = False
+    pending_move: int | None = None
+    pending_move_entry: str = "wait"
+    time_banks: int = 0
+
+    @property
+    def live(self) -> bool:
+        """Still contesting the pot: dealt in and not folded."""
+        return self.in_hand and not self.folded
+
+    @property
+    def can_act(self) -> bool:
+        """Dealt in, not folded, not all-in: may still be asked to act."""
+        return self.in_hand and not self.folded and not self.all_in
+
+    @property
+    def owes(self) -> bool:
+        return self.missed_small or self.missed_big or self.owes_post
+
+
+@dataclass
+class Clock:
+    seat: int
+    remaining_ms: int
+    warning: bool = False
+
+
+@dataclass
+class Hand:
+    number: int
+    street: str = "preflop"  # one of STREETS, or "showdown"
+    dealt: list[int] = field(default_factory=list)  # dealing order (P1)
+    current_bet: int = 0
+    min_increment: int = 0  # no/pot limit: the largest full bet or raise this round
+    raise_level: int = 0  # fixed limit: the bet level of the last full bet or raise
+    bets: int = 0  # fixed limit: bets and raises this round (the big blind is the bet)
+    raises: int = 0  # full raises this round (R2's optional cap)
+    capped: bool = False
+    to_act: int | None = None
+    last_aggressor: int | None = None
+    street_aggressor: int | None = None
+    dead_money: int = 0
+    saw_flop: bool = False
+    straddle: int | None = None
+    preflop_opener: int | None = None  # the seat whose bet the first round starts behind
+    showdown_order: list[int] | None = None
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Positions:
+    """Where the button and blinds were last hand (the basis of the next hand)."""
+
+    button: int | None = None
+    small_blind: int | None = None  # the seat that posted the small blind; None if dead
+    sb_position: int | None = None  # the small-blind position even when dead
+    big_blind: int | None = None
+    heads_up: bool = False
+    dealt: list[int] = field(default_factory=list)
+
+
+@dataclass
+class TableState:
+    hand_number: int = 0
+    phase: str = "idle"
+    seats: dict[int, Seat] = field(default_factory=dict)
+    positions: Positions = field(default_factory=Positions)
+    hand: Hand | None = None
+    clock: Clock | None = None
+    game_on: bool = False
+    # B13: blinds' travel since the game started
+    passed: list[int] = field(default_factory=list)
+    bb_travel: int = 0
+    fees: dict[str, int] = field(default_factory=lambda: {"rake": 0, "jackpot": 0})
+    # money ledger, for audits and the conservation property
+    bought_in: int = 0
+    cashed_out: int = 0
+    rake_total: int = 0
+    jackpot_total: int = 0
+    time_fees_total: int = 0
+    # devices as the rules see them
+    puck: int | None = None
+    tray: dict[int, int] = field(default_factory=dict)
+    # misdeal restores these
+    before_hand: dict[str, Any] | None = None
+    keypad: dict[str, Any] = field(default_factory=dict)
+    last_refusal: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["seats"] = {str(k): v for k, v in data["seats"].items()}
+        data["tray"] = {str(k): v for k, v in data["tray"].items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableState:
+        data = dict(data)
+        seats = {int(k): Seat(**v) for k, v in data.pop("seats").items()}
+        positions = Positions(**data.pop("positions"))
+        hand_data = data.pop("hand")
+        hand = Hand(**hand_data) if hand_data is not None else None
+        clock_data = data.pop("clock")
+        clock = Clock(**clock_data) if clock_data is not None else None
+        tray = {int(k): v for k, v in data.pop("tray").items()}
+        return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)

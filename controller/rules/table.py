@@ -1,0 +1,375 @@
+"""The rules engine: one table, events in, effects out.
+
+``Table.check(event)`` says whether an event is allowed (raising ``Refusal``) and
+changes nothing; ``Table.apply(event)`` checks, then carries it out and returns its
+effects. Handlers come in pairs, a check and a deed, listed in ``_HANDLERS``; a deed
+runs only after its check passed, so a refused event leaves the table as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from controller.rules import betting, clock, effects, hand, keypad, seating
+from controller.rules.errors import Refusal
+from controller.rules.events import (
+    Act, Award, CallClock, Chips, DealtInError, Event, Key, Leave, Misdeal, MoveSeat,
+    Puck, Sit, SitIn, SitOut, StartHand, StateQuery, Straddle, Tick, TimeFee, Tray, Undo,
+)
+from controller.rules.positions import HandPlan, plan_hand, ring
+from controller.rules.settings import RuleSettings
+from controller.rules.state import STREETS, Hand, TableState
+
+Effects = list[effects.Effect]
+
+
+class Table:
+    def __init__(self, settings: RuleSettings, state: TableState | None = None) -> None:
+        self.settings = settings
+        self.state = state if state is not None else TableState()
+        self._plan: HandPlan | None = None
+        self._undo: tuple[int, Any, Hand, Any] | None = None
+
+    # -- public interface ---------------------------------------------------------
+
+    def check(self, event: Event) -> None:
+        checker, _ = _HANDLERS[type(event)]
+        checker(self, event)
+
+    def apply(self, event: Event) -> Effects:
+        checker, deed = _HANDLERS[type(event)]
+        checker(self, event)
+        out = deed(self, event)
+        if self.settings.clock.shot_clock:
+            out += self._shot_clock()
+        return out
+
+    def legal(self) -> betting.Legal | None:
+        h = self.state.hand
+        if h is None or h.to_act is None:
+            return None
+        return betting.legal_for(h, self.state.seats, h.to_act, self.settings.game)
+
+    # -- hand flow ----------------------------------------------------------------
+
+    def _check_start(self, event: StartHand) -> None:
+        if self.state.phase != "idle":
+            raise Refusal("hand_in_progress", f"HAND {self.state.hand_number} IS STILL IN PLAY")
+        self._plan = plan_hand(self.state, self.settings)
+
+    def _start(self, event: StartHand) -> Effects:
+        plan = self._plan or plan_hand(self.state, self.settings)
+        self._plan = None
+        self._undo = None
+        before = self.state.to_dict()
+        before.pop("before_hand", None)
+        out = hand.begin(self.state, self.settings, plan)
+        if self.state.hand is not None:
+            self.state.before_hand = before
+        return out
+
+    def _in_betting(self) -> Hand:
+        h = self.state.hand
+        if h is None or self.state.phase not in STREETS or h.to_act is None:
+            raise Refusal("no_action", "NO ONE IS TO ACT")
+        return h
+
+    def _check_act(self, event: Act) -> None:
+        h = self._in_betting()
+        seating.seat_in_range(self.settings, event.seat)
+        if event.seat != h.to_act:
+            raise Refusal("not_your_turn", f"SEAT {event.seat} IS NOT TO ACT: SEAT {h.to_act} IS")
+        betting.check_action(h, self.state.seats, event.seat, event.action, event.to,
+                             self.settings.game)
+
+    def _act(self, event: Act) -> Effects:
+        return self._do_action(event.seat, event.action, event.to)
+
+    def _do_action(self, seat: int, action: str, to: int | None) -> Effects:
+        h = self.state.hand
+        assert h is not None
+        seats = self.state.seats
+        kind, total = betting.check_action(h, seats, seat, action, to, self.settings.game)
+        undo = (seat, copy.copy(seats[seat]), copy.copy(h), self.state.clock)
+        log_length = len(h.log)
+        betting.apply_action(h, seats, seat, kind, total, self.settings.game)
+        h.log.append({"street": h.street, "seat": seat, "action": kind, "to": total})
+        if self.state.clock is not None and self.state.clock.seat == seat:
+            self.state.clock = None
+        out: Effects = [effects.Acted(seat, kind, total)]
+        street = h.street
+        out += hand.after_action(self.state, self.settings, seat)
+        if self.state.hand is h and h.street == street and h.to_act is not None:
+            self._undo = (undo[0], undo[1], undo[2], (undo[3], log_length))
+        else:
+            self._undo = None
+        return out
+
+    def _check_award(self, event: Award) -> None:
+        h = self.state.hand
+        if h is None or self.state.phase != "showdown":
+            raise Refusal("not_showdown", "NO SHOWDOWN TO AWARD")
+        if not event.ranking:
+            raise Refusal("bad_ranking", "RANKING IS EMPTY: LIST THE HANDS SHOWN, BEST FIRST")
+        seen: set[int] = set()
+        for group in event.ranking:
+            for seat in group:
+                if seat in seen:
+                    raise Refusal("bad_ranking", f"SEAT {seat} IS RANKED TWICE")
+                seen.add(seat)
+                s = self.state.seats.get(seat)
+                if seat not in h.dealt or s is None or not s.live:
+                    raise Refusal("bad_ranking", f"SEAT {seat} IS NOT IN THE HAND")
+        for index, pot in enumerate(hand.current_pots(self.state)):
+            if not hand.winners_of(pot, [list(g) for g in event.ranking]):
+                name = "MAIN POT" if index == 0 else f"SIDE POT {index}"
+                seats = " ".join(str(s) for s in pot.eligible)
+                raise Refusal("bad_ranking", f"{name} HAS NO RANKED SEAT: RANK ONE OF {seats}")
+
+    def _award(self, event: Award) -> Effects:
+        self._undo = None
+        return hand.pay(self.state, self.settings, [list(g) for g in event.ranking])
+
+    def _check_misdeal(self, event: Misdeal) -> None:
+        if self.state.hand is None or self.state.before_hand is None:
+            raise Refusal("no_hand", "NO HAND IN PROGRESS TO VOID")
+
+    def _misdeal(self, event: Misdeal) -> Effects:
+        """Every chip back where it was; the next hand keeps the same positions."""
+        current = self.state
+        assert current.before_hand is not None
+        restored = TableState.from_dict(current.before_hand)
+        restored.hand_number = current.hand_number
+        restored.puck, restored.tray, restored.keypad = current.puck, current.tray, current.keypad
+        restored.bought_in, restored.cashed_out = current.bought_in, current.cashed_out
+        for number, seat in current.seats.items():
+            old = restored.seats.get(number)
+            if old is None:  # sat down during the voided hand
+                restored.seats[number] = seat
+                continue
+            old.pending_chips = seat.pending_chips
+            old.pending_sit_out, old.pending_leave = seat.pending_sit_out, seat.pending_leave
+            old.pending_move, old.pending_move_entry = seat.pending_move, seat.pending_move_entry
+            old.away = old.away and seat.away
+        self.state = restored
+        self._undo = None
+        out: Effects = [effects.HandEnded(current.hand_number, voided=True)]
+        return out + hand.settle_between_hands(self.state, self.settings)
+
+    def _check_undo(self, event: Undo) -> None:
+        if self._undo is None or self.state.hand is None:
+            raise Refusal("nothing_to_undo", "NO ACTION TO TAKE BACK")
+
+    def _undo_last(self, event: Undo) -> Effects:
+        """R12: take back the last action while no later action exists."""
+        assert self._undo is not None
+        seat, old_seat, old_hand, (old_clock, log_length) = self._undo
+        self.state.seats[seat] = old_seat
+        del old_hand.log[log_length:]
+        self.state.hand = old_hand
+        self.state.clock = old_clock
+        self._undo = None
+        return [effects.Corrected("undo", seat)]
+
+    # -- seats --------------------------------------------------------------------
+
+    def _leave(self, event: Leave) -> Effects:
+        """A departure folds the seat if it is still in the hand; its chips stay in."""
+        out = seating.do_leave(self.state, self.settings, event)
+        h = self.state.hand
+        s = self.state.seats.get(event.seat)
+        if h is None or s is None or not s.live:
+            return out
+        s.folded = s.acted = True
+        h.log.append({"street": h.street, "seat": event.seat, "action": "fold", "to": s.bet})
+        out.append(effects.Acted(event.seat, "fold", s.bet))
+        self._undo = None
+        if self.state.clock is not None and self.state.clock.seat == event.seat:
+            self.state.clock = None
+        live = [x for x in h.dealt if self.state.seats[x].live]
+        if self.state.phase == "showdown":
+            if len(live) == 1:
+                out += hand.pay(self.state, self.settings, [live])
+            else:
+                h.showdown_order = [x for x in (h.showdown_order or []) if x != event.seat]
+            return out
+        if h.to_act == event.seat or len(live) == 1:
+            return out + hand.after_action(self.state, self.settings, event.seat)
+        if h.to_act is not None and not betting.needs_to_act(h, self.state.seats, h.to_act):
+            return out + hand.after_action(self.state, self.settings, h.to_act)
+        return out
+
+
+    def _check_straddle(self, event: Straddle) -> None:
+        game = self.settings.game
+        h = self.state.hand
+        if not game.straddle or (game.structure == "fixed_limit" and not game.straddle_in_limit):
+            raise Refusal("no_straddle", "NO STRADDLE AT THIS TABLE")
+        if h is None or h.street != "preflop" or h.log or h.straddle is not None:
+            raise Refusal("no_straddle", "STRADDLE ONLY BEFORE ANY ACTION")
+        if self.state.positions.heads_up:
+            raise Refusal("no_straddle", "NO STRADDLE HEADS-UP")
+        if event.seat != h.to_act:
+            raise Refusal("no_straddle", f"ONLY SEAT {h.to_act} (LEFT OF THE BIG BLIND) MAY STRADDLE")
+        s = self.state.seats[event.seat]
+        if betting.playable(s.stack, game.smallest_chip) < 2 * game.big_blind:
+            raise Refusal("no_straddle", f"STRADDLE NEEDS {2 * game.big_blind}")
+
+    def _straddle(self, event: Straddle) -> Effects:
+        game = self.settings.game
+        h = self.state.hand
+        assert h is not None
+        s = self.state.seats[event.seat]
+        amount = 2 * game.big_blind
+        s.stack -= amount - s.bet
+        s.bet = amount
+        if betting.playable(s.stack, game.smallest_chip) == 0:
+            s.all_in = True
+        h.straddle = event.seat
+        h.current_bet = amount
+        h.min_increment = amount
+        h.raise_level = amount
+        h.bets = 2
+        h.posts.append({"seat": event.seat, "kind": "straddle", "live": amount, "dead": 0})
+        h.to_act = betting.next_to_act(h, self.state.seats, event.seat, self.settings.seats)
+        return [effects.Posted(event.seat, "straddle", amount, 0)]
+
+    def _check_time_fee(self, event: TimeFee) -> None:
+        if self.settings.fees.mode != "time":
+            raise Refusal("no_time_fee", "THIS TABLE DOES NOT CHARGE TIME")
+        s = seating.occupied(self.state, self.settings, event.seat)
+        if s.in_hand:
+            raise Refusal("in_hand", f"COLLECT TIME FROM SEAT {event.seat} BETWEEN HANDS")
+        seating.check_amount(self.settings, event.amount)
+        if event.amount > s.stack:
+            raise Refusal("bad_amount", f"SEAT {event.seat} HAS ONLY {s.stack}")
+
+    def _time_fee(self, event: TimeFee) -> Effects:
+        self.state.seats[event.seat].stack -= event.amount
+        self.state.time_fees_total += event.amount
+        return [effects.FeesTaken(0, 0)]
+
+    def _check_dealt_in_error(self, event: DealtInError) -> None:
+        h = self.state.hand
+        if h is None or self.state.phase not in STREETS:
+            raise Refusal("no_hand", "NO HAND IN PROGRESS")
+        s = seating.occupied(self.state, self.settings, event.seat)
+        if s.in_hand:
+            raise Refusal("bad_correction", f"SEAT {event.seat} IS DEALT IN ALREADY")
+        if event.ruling == "keep" and (h.street != "preflop" or s.away):
+            raise Refusal("bad_correction", "KEEP ONLY BEFORE THE FLOP, FOR A PLAYER PRESENT")
+
+    def _dealt_in_error(self, event: DealtInError) -> Effects:
+        """B11: kill the seat's hand, or keep it and carry the debt to the next hand."""
+        h = self.state.hand
+        assert h is not None
+        if event.ruling == "keep":
+            s = self.state.seats[event.seat]
+            s.in_hand, s.fresh, s.owes_post = True, False, True
+            s.folded = s.all_in = s.acted = s.checked = False
+            s.bet = s.gathered = s.acted_at = 0
+            button = self.state.positions.button or h.dealt[-1]
+            members = set(h.dealt) | {event.seat}
+            h.dealt = [x for x in ring(button, self.settings.seats) if x in members]
+        self._undo = None
+        return [effects.Corrected(f"dealt_in_{event.ruling}", event.seat)]
+
+    # -- clock, devices, queries ----------------------------------------------------
+
+    def _check_call_clock(self, event: CallClock) -> None:
+        self._in_betting()
+        if self.state.clock is not None:
+            raise Refusal("clock_running", f"CLOCK ALREADY RUNNING ON SEAT {self.state.clock.seat}")
+
+    def _call_clock(self, event: CallClock) -> Effects:
+        h = self.state.hand
+        assert h is not None and h.to_act is not None
+        return clock.start(self.state, self.settings.clock, h.to_act)
+
+    def _tick(self, event: Tick) -> Effects:
+        out, expired = clock.run_down(self.state, self.settings.clock, event.ms)
+        c = self.state.clock
+        if expired and c is not None:
+            seat = c.seat
+            legal = self.legal()
+            action = "fold"
+            if (self.settings.clock.on_expiry == "check_or_fold" and legal is not None
+                    and legal.check):
+                action = "check"
+            self.state.clock = None
+            out.append(effects.ClockExpired(seat, action))
+            if self.state.hand is not None and self.state.hand.to_act == seat:
+                out += self._do_action(seat, action, None)
+        return out
+
+    def _shot_clock(self) -> Effects:
+        h = self.state.hand
+        to_act = h.to_act if h is not None else None
+        if to_act is None:
+            self.state.clock = None
+            return []
+        if self.state.clock is None or self.state.clock.seat != to_act:
+            return clock.start(self.state, self.settings.clock, to_act)
+        return []
+
+    def _check_puck(self, event: Puck) -> None:
+        if event.seat is not None:
+            seating.seat_in_range(self.settings, event.seat)
+
+    def _puck(self, event: Puck) -> Effects:
+        self.state.puck = event.seat
+        return []
+
+    def _tray(self, event: Tray) -> Effects:
+        self.state.tray = dict(event.counts)
+        return []
+
+    def _check_key(self, event: Key) -> None:
+        keypad.check(self, event.key)
+
+    def _key(self, event: Key) -> Effects:
+        return keypad.press(self, event.key)
+
+
+def _nothing(table: Table, event: Any) -> None:
+    return None
+
+
+def _no_effects(table: Table, event: Any) -> Effects:
+    return []
+
+
+def _seat_pair(
+    check: Callable[[TableState, RuleSettings, Any], None],
+    deed: Callable[[TableState, RuleSettings, Any], Effects],
+) -> tuple[Callable[[Table, Any], None], Callable[[Table, Any], Effects]]:
+    return (
+        lambda t, e: check(t.state, t.settings, e),
+        lambda t, e: deed(t.state, t.settings, e),
+    )
+
+
+_HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any], Effects]]] = {
+    Sit: _seat_pair(seating.check_sit, seating.do_sit),
+    Leave: (lambda t, e: seating.check_leave(t.state, t.settings, e), lambda t, e: t._leave(e)),
+    SitOut: _seat_pair(seating.check_sit_out, seating.do_sit_out),
+    SitIn: _seat_pair(seating.check_sit_in, seating.do_sit_in),
+    MoveSeat: _seat_pair(seating.check_move, seating.do_move),
+    Chips: _seat_pair(seating.check_chips, seating.do_chips),
+    StartHand: (Table._check_start, Table._start),
+    Act: (Table._check_act, Table._act),
+    Award: (Table._check_award, Table._award),
+    Misdeal: (Table._check_misdeal, Table._misdeal),
+    Undo: (Table._check_undo, Table._undo_last),
+    Straddle: (Table._check_straddle, Table._straddle),
+    TimeFee: (Table._check_time_fee, Table._time_fee),
+    DealtInError: (Table._check_dealt_in_error, Table._dealt_in_error),
+    CallClock: (Table._check_call_clock, Table._call_clock),
+    Tick: (_nothing, Table._tick),
+    Puck: (Table._check_puck, Table._puck),
+    Tray: (_nothing, Table._tray),
+    Key: (Table._check_key, Table._key),
+    StateQuery: (_nothing, _no_effects),
+}

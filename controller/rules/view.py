@@ -1,0 +1,108 @@
+"""The state as the replay contract prints it (DESIGN.md, "State"), and the dealer
+display's lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.rules import hand as hand_flow
+from controller.rules.betting import playable
+from controller.rules.errors import Refusal
+from controller.rules.positions import plan_hand
+from controller.rules.table import Table
+
+
+def seat_status(table: Table, number: int, next_dealt: set[int] | None) -> str:
+    s = table.state.seats[number]
+    if table.state.hand is not None:
+        if s.in_hand:
+            if s.folded:
+                return "folded"
+            return "all_in" if s.all_in else "playing"
+        return "sitting_out" if s.away else "waiting"
+    if s.away:
+        return "sitting_out"
+    if next_dealt is not None:
+        return "playing" if number in next_dealt else "waiting"
+    chip = table.settings.game.smallest_chip
+    return "playing" if playable(s.stack, chip) > 0 and not s.fresh else "waiting"
+
+
+def next_hand_seats(table: Table) -> set[int] | None:
+    """Seats the next hand would deal in, or None when it could not start."""
+    try:
+        return set(plan_hand(table.state, table.settings).dealt)
+    except Refusal:
+        return None
+
+
+def state_view(table: Table) -> dict[str, Any]:
+    state = table.state
+    h = state.hand
+    pos = state.positions
+    next_dealt = next_hand_seats(table) if h is None else None
+    seats = {}
+    for number in sorted(state.seats):
+        s = state.seats[number]
+        missed = [name for name, flag in (("small", s.missed_small), ("big", s.missed_big)) if flag]
+        seats[str(number)] = {
+            "player": s.player,
+            "stack": s.stack,
+            "bet": s.bet,
+            "status": seat_status(table, number, next_dealt),
+            "missed": missed,
+        }
+    pots = [{"amount": p.amount, "eligible": list(p.eligible)} for p in hand_flow.current_pots(state)]
+    bets = sum(s.bet for s in state.seats.values())
+    legal = table.legal()
+    clock = state.clock
+    return {
+        "hand": state.hand_number,
+        "phase": state.phase,
+        "button": pos.button,
+        "small_blind": pos.small_blind,
+        "big_blind": pos.big_blind,
+        "to_act": h.to_act if h is not None else None,
+        "legal": legal.as_dict() if legal is not None else None,
+        "pot_total": sum(p["amount"] for p in pots) + bets,
+        "pots": pots,
+        "seats": seats,
+        "fees": dict(state.fees),
+        "showdown_order": list(h.showdown_order) if h is not None and h.showdown_order else None,
+        "clock": (
+            {"seat": clock.seat, "remaining_ms": clock.remaining_ms, "warning": clock.warning}
+            if clock is not None else None
+        ),
+        "display": display_lines(table),
+        "puck": state.puck,
+        "dealt": list(h.dealt) if h is not None else [],
+        "straddle": h.straddle if h is not None else None,
+    }
+
+
+def display_lines(table: Table) -> list[str]:
+    """What the dealer display says happens next (English; see controller.text)."""
+    state = table.state
+    h = state.hand
+    entry = state.keypad
+    if h is None:
+        lines = [f"HAND {state.hand_number} OVER" if state.hand_number else "READY"]
+        if state.hand_number:
+            lines = ["READY"]
+        return lines
+    if state.phase == "showdown":
+        order = " ".join(str(s) for s in h.showdown_order or [])
+        return ["SHOWDOWN: ENTER RANKING", f"SHOW: {order}"]
+    if h.to_act is None:
+        return [f"HAND {h.number}"]
+    legal = table.legal()
+    assert legal is not None
+    if entry.get("mode") == "bet":
+        return [f"SEAT {h.to_act} BET/RAISE TO", f"{entry.get('digits') or '_'}"]
+    if legal.check:
+        second = "CHECK"
+    else:
+        seat = state.seats[h.to_act]
+        all_in = " ALL IN" if legal.call >= playable(seat.stack, table.settings.game.smallest_chip) else ""
+        second = f"CALL {legal.call}{all_in}"
+    return [f"SEAT {h.to_act} TO ACT", second]
