@@ -1,0 +1,108 @@
+"""Scenario files: a table configuration, the events of a replay file, and what each
+event must produce.
+
+A scenario is a YAML file in ``tests/scenarios/`` named after the rule it proves
+(``B7_new_player_behind_blinds.yaml``)::
+
+    rule: B7
+    title: a new player between the button and the big blind waits
+    config:            # merged over BASE_CONFIG, section by section
+      game: {button: dead}
+    events:
+      - {type: sit, seat: 1, player: ana, chips: 1000}
+      - {type: act, seat: 4, action: raise, to: 30, refused: bad_amount}
+      - {type: state, expect: {button: 8, seats: {"2": {stack: 995}}}}
+
+``refused: CODE`` says the event must be refused with that code (``refused: true``:
+any code); every other event must be accepted. ``expect`` is matched against the
+state printed by a ``state`` event: every key given must be equal, keys not given
+are not checked (dicts compare key by key, lists and values exactly).
+The events run through ``controller.replay``, the code behind ``tablectl replay``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from controller.config import load_config_text
+from controller.replay import dumps, replay
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+BASE_CONFIG: dict[str, Any] = {
+    "table": {"id": "T1", "seats": 9},
+    "game": {
+        "structure": "no_limit", "small_blind": 5, "big_blind": 10, "smallest_chip": 5,
+        "button": "dead", "first_button": "last_seat",
+    },
+}
+
+
+def merged_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
+    config = copy.deepcopy(BASE_CONFIG)
+    for section, values in (overrides or {}).items():
+        if isinstance(values, dict) and isinstance(config.get(section), dict):
+            config[section].update(values)
+        else:
+            config[section] = values
+    return config
+
+
+def subset_mismatches(expected: Any, actual: Any, path: str = "") -> list[str]:
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{path or 'state'}: expected an object, got {actual!r}"]
+        problems = []
+        for key, value in expected.items():
+            if str(key) not in actual:
+                problems.append(f"{path}.{key}: missing (have {sorted(actual)})")
+                continue
+            problems += subset_mismatches(value, actual[str(key)], f"{path}.{key}")
+        return problems
+    if expected != actual:
+        return [f"{path}: expected {expected!r}, got {actual!r}"]
+    return []
+
+
+def load(path: Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    assert isinstance(data, dict) and "events" in data, f"{path.name}: needs events"
+    return data
+
+
+def event_lines(data: dict[str, Any]) -> list[str]:
+    lines = []
+    for event in data["events"]:
+        clean = {k: v for k, v in event.items() if k not in ("expect", "refused")}
+        lines.append(dumps(clean))
+    return lines
+
+
+def run(data: dict[str, Any]) -> list[str]:
+    """Run a scenario; return every mismatch, described."""
+    config = merged_config(data.get("config"))
+    settings = load_config_text(yaml.safe_dump(config), "<scenario config>")
+    results = list(replay(settings.rules, event_lines(data)))
+    problems = []
+    for event, result in zip(data["events"], results, strict=True):
+        where = f"event {result['seq']} {json.dumps({k: v for k, v in event.items() if k != 'expect'})}"
+        refused = event.get("refused")
+        if refused:
+            if result["ok"]:
+                problems.append(f"{where}: accepted, expected refusal {refused}")
+            elif refused is not True and result["error"]["code"] != refused:
+                problems.append(f"{where}: refused with {result['error']}, expected {refused}")
+        elif not result["ok"]:
+            problems.append(f"{where}: refused: {result['error']}")
+        if "expect" in event:
+            if "state" not in result:
+                problems.append(f"{where}: expect needs a state event")
+            else:
+                problems += [f"{where}: {p}" for p in subset_mismatches(event["expect"], result["state"])]
+    return problems
