@@ -1,0 +1,37 @@
+"""`tablectl check-config FILE`: the daemon's own configuration checks, without a daemon.
+
+Exit 0 and `FILE: OK` with a one-line summary when the file is good (warnings, if any,
+on standard error); exit 1 with one `FILE:LINE:COL: message` line per problem on
+standard error when it is not; exit 2 when the file cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.config import ConfigError, load_config
+
+HELP = "check a configuration file and list every problem in it"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the YAML configuration to check")
+
+
+def run(args: argparse.Namespace) -> int:
+    filename: str = args.file
+    try:
+        settings = load_config(filename)
+    except ConfigError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"{filename}: cannot read: {error.strerror or error}", file=sys.stderr)
+        return 2
+    for warning in settings.warnings:
+        print(warning, file=sys.stderr)
+    print(f"{filename}: OK")
+    print(f"  {settings.summary()}")
+    return 0

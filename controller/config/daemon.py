@@ -1,0 +1,139 @@
+"""The daemon's own small sections: `journal:`, `display:`, `puck:`, `tray:`, `logging:`.
+
+Each is a frozen dataclass whose fields are the YAML keys (except `tray.float`, held
+in `float_counts`), with the defaults `config/table.example.yaml` documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal, cast, get_args
+
+from controller.config.reader import MONEY_MAX, Section
+
+Language = Literal["en", "es"]
+MismatchPolicy = Literal["warn", "block"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+LANGUAGES: tuple[str, ...] = get_args(Language)
+MISMATCH_POLICIES: tuple[str, ...] = get_args(MismatchPolicy)
+LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
+
+#: Game recall shows the last 10 hands, so the journal never keeps fewer.
+RECALL_HANDS = 10
+
+
+@dataclass(frozen=True, kw_only=True)
+class JournalSettings:
+    """`journal:` where and how the event journal is kept."""
+
+    state_dir: Path = Path("/var/lib/table-controller")
+    """Directory of the journal database. A relative path is taken from the daemon's
+    working directory."""
+
+    snapshot_every: int = 100
+    """Write a state snapshot every this many events (bounds recovery time)."""
+
+    keep_hands: int = 200
+    """Hands kept in the journal (at least 10, for recall); older ones are pruned or
+    archived."""
+
+    archive: bool = False
+    """Move hands older than `keep_hands` into archive files instead of deleting them."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DisplaySettings:
+    """`display:` the dealer display's wording."""
+
+    language: Language = "en"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PuckCheckSettings:
+    """`puck:` what happens when the button-puck sensor disagrees with the button the
+    rules placed: `warn` shows it to the dealer, `block` also refuses to start the next
+    hand until the puck is on the right seat."""
+
+    mismatch: MismatchPolicy = "warn"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrayFloatSettings:
+    """`tray:` the chip float the RFID tray should hold."""
+
+    float_counts: Mapping[int, int] = field(default_factory=dict)
+    """YAML `float`: chip value -> number of chips. Empty: the float is not checked."""
+
+    stable_seconds: float = 2.0
+    """A tray reading must hold this long before it is compared with the float."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "float_counts", MappingProxyType(dict(self.float_counts)))
+
+    @property
+    def float_total(self) -> int:
+        return sum(value * count for value, count in self.float_counts.items())
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoggingSettings:
+    """`logging:` the least severe level written to the log."""
+
+    level: LogLevel = "INFO"
+
+
+def read_journal(section: Section) -> JournalSettings:
+    state_dir = section.get_text(
+        "state_dir", "/var/lib/table-controller", pattern_help="a directory path"
+    )
+    return JournalSettings(
+        state_dir=Path(state_dir),
+        snapshot_every=section.get_int("snapshot_every", 100, 1, 100_000),
+        keep_hands=section.get_int("keep_hands", 200, RECALL_HANDS, 1_000_000),
+        archive=section.get_bool("archive", False),
+    )
+
+
+def read_display(section: Section) -> DisplaySettings:
+    return DisplaySettings(language=cast(Language, section.get_choice("language", LANGUAGES, "en")))
+
+
+def read_puck(section: Section) -> PuckCheckSettings:
+    mismatch = section.get_choice("mismatch", MISMATCH_POLICIES, "warn")
+    return PuckCheckSettings(mismatch=cast(MismatchPolicy, mismatch))
+
+
+def read_tray(section: Section, smallest_chip: int | None) -> TrayFloatSettings:
+    entries = section.get_int_map(
+        "float", "chip value", (1, MONEY_MAX), "number of chips", (0, 100_000)
+    )
+    if smallest_chip is not None:
+        for value in sorted(entries):
+            if value % smallest_chip:
+                section.fail(
+                    "float",
+                    f"chip value {value} is not a multiple of game.smallest_chip "
+                    f"({smallest_chip}); smaller chips do not play",
+                    where=entries[value].key_node,
+                    name=f"tray.float.{value}",
+                )
+    return TrayFloatSettings(
+        float_counts={value: entry.value for value, entry in entries.items()},
+        stable_seconds=section.get_number("stable_seconds", 2.0, 0.0, 60.0),
+    )
+
+
+def read_logging(section: Section) -> LoggingSettings:
+    node = section.get_node("level")
+    if node is None:
+        return LoggingSettings()
+    # Levels are accepted in any case (`info`, `Info`) and kept in Python's spelling.
+    text = str(node.value).upper() if node.tag.endswith(":str") else ""
+    if text in LOG_LEVELS:
+        return LoggingSettings(level=cast(LogLevel, text))
+    section.choice_of("level", node, LOG_LEVELS, "INFO")
+    return LoggingSettings()

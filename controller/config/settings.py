@@ -1,0 +1,80 @@
+"""`Settings`: everything one configuration file says, as frozen values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+from controller.config.daemon import (
+    DisplaySettings,
+    JournalSettings,
+    LoggingSettings,
+    PuckCheckSettings,
+    TrayFloatSettings,
+)
+from controller.config.floor import FloorSettings
+from controller.rules.settings import RuleSettings
+from drivers.settings import HardwareSettings
+
+_RULE_KEYS = {"table_id": "table.id", "seats": "table.seats"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """A whole configuration file. `rules` is what the rules core is built with and
+    what replay compares; the rest belongs to the daemon."""
+
+    rules: RuleSettings
+    hardware: HardwareSettings | None
+    """None when the file has no `hardware:` section: enough for replay and tests; the
+    daemon refuses to start without it."""
+    journal: JournalSettings
+    display: DisplaySettings
+    floor: FloorSettings | None
+    puck: PuckCheckSettings
+    tray: TrayFloatSettings
+    logging: LoggingSettings
+    source: str
+    """The file name the settings were read from (as given), used in messages."""
+    config_text: str
+    """The file's text, exactly as read, for the journal's record of what was loaded."""
+    sha256: str
+    """Hex SHA-256 of the file's UTF-8 bytes."""
+    warnings: tuple[str, ...] = ()
+    """`FILE:LINE:COL: warning: ...` for settings that are valid but probably not meant."""
+
+    def summary(self) -> str:
+        rules = self.rules
+        game = rules.game
+        stakes = f"{game.sb_amount}/{game.big_blind}"
+        if game.structure == "fixed_limit":
+            stakes += f", bets {game.small_bet_amount}/{game.big_bet_amount}"
+        floor = f"{self.floor.host}:{self.floor.port}" if self.floor else "off"
+        if self.hardware is None:
+            hardware = "none (replay only)"
+        else:
+            hardware = "simulated" if self.hardware.simulated else "real"
+        return (
+            f"table {rules.table_id}: {rules.seats} seats, {game.structure} {stakes} "
+            f"(smallest chip {game.smallest_chip}), {game.button} button, "
+            f"clock {rules.clock.seconds}s, fees {rules.fees.mode}; hardware {hardware}, "
+            f"floor {floor}, journal {self.journal.state_dir}"
+        )
+
+
+def rules_differences(old: RuleSettings, new: RuleSettings) -> list[str]:
+    """The rule settings that differ, as `key: old -> new` with the YAML's dotted keys
+    (`game.big_blind: 10 -> 20`), for refusing a journal started with other rules."""
+    return [
+        f"{_RULE_KEYS.get(path, path)}: {a!r} -> {b!r}" for path, a, b in _differences(old, new, "")
+    ]
+
+
+def _differences(old: Any, new: Any, prefix: str) -> list[tuple[str, Any, Any]]:
+    if is_dataclass(old) and type(old) is type(new):
+        found: list[tuple[str, Any, Any]] = []
+        for item in fields(old):
+            path = f"{prefix}{item.name}"
+            found += _differences(getattr(old, item.name), getattr(new, item.name), path + ".")
+        return found
+    return [] if old == new else [(prefix.rstrip("."), old, new)]
