@@ -14,10 +14,14 @@ A scenario is a YAML file in ``tests/scenarios/`` named after the rule it proves
       - {type: state, expect: {button: 8, seats: {"2": {stack: 995}}}}
 
 ``refused: CODE`` says the event must be refused with that code (``refused: true``:
-any code); every other event must be accepted. ``expect`` is matched against the
+any code); every other event must be accepted. ``message: TEXT`` (with ``refused``)
+says the refusal's message must contain TEXT ("MIN RAISE TO 20"). ``expect`` is matched against the
 state printed by a ``state`` event: every key given must be equal, keys not given
 are not checked (dicts compare key by key, lists and values exactly).
 The events run through ``controller.replay``, the code behind ``tablectl replay``.
+``{keys: "FUNC 1 3 ENTER"}`` stands for one ``key`` event per key (see ``expand_keys``).
+``pins: {SUPERVISOR_ID: PIN}`` gives the table a supervisor PIN verifier, as the daemon
+does (``controller.pins``); without it supervisor PINs are refused as unavailable.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from typing import Any
 import yaml
 
 from controller.config import load_config_text
-from controller.replay import dumps, replay
+from controller.replay import decode, dumps, process, replay
+from controller.rules import Refusal, RuleSettings, Table
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 
@@ -73,22 +78,58 @@ def load(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as handle:
         data = yaml.safe_load(handle)
     assert isinstance(data, dict) and "events" in data, f"{path.name}: needs events"
+    data["events"] = expand_keys(data["events"])
     return data
+
+
+def expand_keys(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``{keys: "FUNC 1 3 ENTER"}`` is shorthand for one ``key`` event per key; other
+    fields (``by``) go on each, ``refused``/``message`` on the last key only."""
+    out = []
+    for event in events:
+        if "keys" not in event:
+            out.append(event)
+            continue
+        keys = str(event["keys"]).split()
+        common = {k: v for k, v in event.items() if k not in ("keys", "refused", "message")}
+        last = {k: v for k, v in event.items() if k in ("refused", "message")}
+        for index, key in enumerate(keys):
+            out.append({"type": "key", "key": key, **common,
+                        **(last if index == len(keys) - 1 else {})})
+    return out
 
 
 def event_lines(data: dict[str, Any]) -> list[str]:
     lines = []
     for event in data["events"]:
-        clean = {k: v for k, v in event.items() if k not in ("expect", "refused")}
+        clean = {k: v for k, v in event.items() if k not in ("expect", "refused", "message")}
         lines.append(dumps(clean))
     return lines
+
+
+def replay_with_pins(
+    rules: RuleSettings, lines: list[str], pins: dict[Any, Any]
+) -> list[dict[str, Any]]:
+    """Replay with a supervisor PIN verifier, as the daemon injects one (controller.pins)."""
+    known = {str(k): str(v) for k, v in pins.items()}
+    table = Table(rules, pin_verifier=lambda supervisor, pin: known.get(supervisor) == pin)
+    results = []
+    for seq, text in enumerate(lines, start=1):
+        try:
+            results.append(process(table, decode(text), seq))
+        except Refusal as refusal:
+            results.append({"seq": seq, "ok": False, "error": refusal.as_dict()})
+    return results
 
 
 def run(data: dict[str, Any]) -> list[str]:
     """Run a scenario; return every mismatch, described."""
     config = merged_config(data.get("config"))
     settings = load_config_text(yaml.safe_dump(config), "<scenario config>")
-    results = list(replay(settings.rules, event_lines(data)))
+    if "pins" in data:
+        results = replay_with_pins(settings.rules, event_lines(data), data["pins"])
+    else:
+        results = list(replay(settings.rules, event_lines(data)))
     problems = []
     for event, result in zip(data["events"], results, strict=True):
         where = f"event {result['seq']} {json.dumps({k: v for k, v in event.items() if k != 'expect'})}"
@@ -98,6 +139,9 @@ def run(data: dict[str, Any]) -> list[str]:
                 problems.append(f"{where}: accepted, expected refusal {refused}")
             elif refused is not True and result["error"]["code"] != refused:
                 problems.append(f"{where}: refused with {result['error']}, expected {refused}")
+            elif "message" in event and event["message"] not in result["error"]["message"]:
+                problems.append(f"{where}: refused with {result['error']}, "
+                                f"expected a message with {event['message']!r}")
         elif not result["ok"]:
             problems.append(f"{where}: refused: {result['error']}")
         if "expect" in event:

@@ -19,6 +19,10 @@ from controller.rules.settings import GameSettings
 from controller.rules.state import Hand, Seat
 
 
+# The seat fields an action changes (what an undo puts back).
+ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
+
+
 @dataclass(frozen=True)
 class Legal:
     """What the seat to act may do (the state's ``legal``)."""
@@ -261,8 +265,8 @@ def return_uncalled(hand: Hand, seats: Mapping[int, Seat]) -> tuple[int, int] | 
         return None
     top, seat = bets[0]
     second = bets[1][0] if len(bets) > 1 else 0
-    if top <= second:
-        return None
+    if top <= second or not seats[seat].live:
+        return None  # a bettor who left the hand leaves its chips in the pot (DESIGN)
     excess = top - second
     seats[seat].bet -= excess
     seats[seat].stack += excess

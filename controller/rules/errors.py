@@ -7,14 +7,26 @@ carries a stable ``code`` for tools and a ``message`` a dealer can act on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class Refusal(Exception):
-    """An event the rules do not allow in the table's current state."""
+    """An event the rules do not allow in the table's current state.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``key`` and ``key_args`` (optional) name the message in ``controller.rules.text`` so a
+    display can show it in the table's language; ``message`` stays English.
+    """
+
+    def __init__(
+        self, code: str, message: str, *, key: str | None = None,
+        key_args: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.key = key
+        self.key_args = dict(key_args or {})
 
     def as_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}

@@ -56,7 +56,7 @@ class MoveSeat(Event):
 class Chips(Event):
     seat: int
     amount: int
-    entry: str = "wait"
+    entry: str | None = None  # a busted seat's return (B12); None: the house default
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,7 +83,12 @@ class Misdeal(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Key(Event):
+    """One dealer-keypad key. ``pin_ok`` (project field) is the shell's verdict on the
+    supervisor PIN that this ``ENTER`` completes, journalled so that replay does not
+    depend on the PIN file of the day; without it the injected verifier decides."""
+
     key: str
+    pin_ok: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,6 +146,39 @@ class DealtInError(Event):
 @dataclass(frozen=True, kw_only=True)
 class Undo(Event):
     """R12: the supervisor takes back the last action while no later action exists."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Push(Event):
+    """R14-R16: the chips a seat pushed in, one value per chip, and what it declared
+    (``raise``, ``call`` or None); the engine reads it as a call, bet or raise
+    (project event, ``controller.rules.pushed``)."""
+
+    seat: int
+    chips: tuple[int, ...]
+    declared: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrayFill(Event):
+    """Chips brought to the tray from the cage (project event). ``counts`` maps chip
+    value to count; ``amount`` is the total (given, or the value of ``counts``)."""
+
+    amount: int
+    counts: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrayCredit(Event):
+    """Chips taken from the tray back to the cage (project event); as ``TrayFill``."""
+
+    amount: int
+    counts: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrayAck(Event):
+    """A supervisor acknowledges the tray's present difference (project event)."""
 
 
 def _int(obj: Mapping[str, Any], name: str, *, minimum: int | None = None) -> int:
@@ -205,6 +243,49 @@ def _counts(obj: Mapping[str, Any]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(pairs))
 
 
+def _chips(obj: Mapping[str, Any]) -> tuple[int, ...]:
+    raw = obj.get("chips")
+    if not isinstance(raw, list) or not raw:
+        raise BadEvent("FIELD 'chips' MUST BE A NON-EMPTY LIST OF CHIP VALUES")
+    for chip in raw:
+        if isinstance(chip, bool) or not isinstance(chip, int) or chip <= 0:
+            raise BadEvent(f"CHIP VALUE {chip!r} IS NOT A POSITIVE WHOLE NUMBER")
+    return tuple(raw)
+
+
+def _declared(obj: Mapping[str, Any]) -> str | None:
+    value = obj.get("declared")
+    if value is not None and value not in ("raise", "call"):
+        raise BadEvent(f"FIELD 'declared' MUST BE raise, call OR null, GOT {value!r}")
+    return value
+
+
+def _tray_move(
+    kind: type[TrayFill] | type[TrayCredit], obj: Mapping[str, Any], by: str | None
+) -> Event:
+    """``counts`` or ``amount`` (or both, when they agree)."""
+    counts = _counts(obj) if "counts" in obj else ()
+    value = sum(chip * count for chip, count in counts)
+    if "amount" in obj:
+        amount = _int(obj, "amount", minimum=1)
+        if counts and amount != value:
+            raise BadEvent(f"AMOUNT {amount} IS NOT THE VALUE OF THE COUNTS ({value})")
+    elif counts:
+        amount = value
+    else:
+        raise BadEvent("GIVE 'counts' (CHIP VALUE: COUNT) OR 'amount'")
+    if amount <= 0:
+        raise BadEvent("A TRAY FILL OR CREDIT MUST MOVE SOME CHIPS")
+    return kind(by=by, amount=amount, counts=counts)
+
+
+def _pin_ok(obj: Mapping[str, Any]) -> bool | None:
+    value = obj.get("pin_ok")
+    if value is not None and not isinstance(value, bool):
+        raise BadEvent("FIELD 'pin_ok' MUST BE true, false OR null")
+    return value
+
+
 def _by(obj: Mapping[str, Any]) -> str | None:
     by = obj.get("by")
     if by is None:
@@ -237,7 +318,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     ),
     "chips": lambda o, by: Chips(
         by=by, seat=_int(o, "seat"), amount=_int(o, "amount", minimum=1),
-        entry=_choice(o, "entry", ENTRIES, "wait"),
+        entry=_choice(o, "entry", ENTRIES, "wait") if "entry" in o else None,
     ),
     "start_hand": lambda o, by: StartHand(by=by),
     "act": lambda o, by: Act(
@@ -246,7 +327,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     ),
     "award": lambda o, by: Award(by=by, ranking=_ranking(o)),
     "misdeal": lambda o, by: Misdeal(by=by),
-    "key": lambda o, by: Key(by=by, key=_str(o, "key").upper()),
+    "key": lambda o, by: Key(by=by, key=_str(o, "key").upper(), pin_ok=_pin_ok(o)),
     "call_clock": lambda o, by: CallClock(by=by),
     "tick": lambda o, by: Tick(by=by, ms=_int(o, "ms", minimum=0)),
     "puck": lambda o, by: Puck(by=by, seat=_puck_seat(o)),
@@ -260,6 +341,12 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
         by=by, seat=_int(o, "seat"), ruling=_choice(o, "ruling", ("kill", "keep"), "")
     ),
     "undo": lambda o, by: Undo(by=by),
+    "push": lambda o, by: Push(
+        by=by, seat=_int(o, "seat"), chips=_chips(o), declared=_declared(o)
+    ),
+    "tray_fill": lambda o, by: _tray_move(TrayFill, o, by),
+    "tray_credit": lambda o, by: _tray_move(TrayCredit, o, by),
+    "tray_ack": lambda o, by: TrayAck(by=by),
 }
 
 EVENT_TYPES = tuple(_PARSERS)

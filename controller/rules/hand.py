@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from controller.rules import betting, effects, seating
 from controller.rules.fees import hand_fees
-from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
 from controller.rules.positions import HandPlan
+from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
 from controller.rules.settings import RuleSettings
 from controller.rules.state import NEXT_PHASE, Hand, TableState
 
@@ -43,14 +43,17 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     pos = state.positions
     pos.button, pos.small_blind, pos.big_blind = plan.button, plan.small_blind, plan.big_blind
     pos.sb_position, pos.heads_up, pos.dealt = plan.sb_position, plan.heads_up, list(plan.dealt)
-    for seat, kind in plan.missed:
+    pos.hand = hand.number
+    for number, kind in plan.missed:
         if kind == "big":
-            state.seats[seat].missed_big = True
+            state.seats[number].missed_big = True
         else:
-            state.seats[seat].missed_small = True
+            state.seats[number].missed_small = True
     for number, seat in state.seats.items():
         seat.stack_at_start = seat.stack
-        if number not in plan.dealt and not seat.away and seat.wait_hands:
+        if seat.away:
+            seat.absent_hands += 1  # house limit max_absent_hands: hands started while away
+        elif number not in plan.dealt and seat.wait_hands:
             seat.wait_hands -= 1
     for number in plan.settled:
         s = state.seats[number]
@@ -58,6 +61,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     for number in plan.dealt:
         s = state.seats[number]
         s.in_hand, s.fresh, s.wait_hands = True, False, 0
+        s.last_dealt_hand = hand.number
         s.folded = s.all_in = s.acted = s.checked = False
         s.bet = s.gathered = s.acted_at = 0
     state.seats[plan.big_blind].last_bb_hand = hand.number
@@ -144,7 +148,8 @@ def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
     first = hand.street_aggressor if hand.street_aggressor in live else None
     if first is None:
         return clockwise_from(button, live, settings.seats)
-    return [first] + [s for s in clockwise_from(first, live, settings.seats)]
+    # clockwise_from lists ``first`` itself last: it shows first, the rest follow
+    return [first] + [s for s in clockwise_from(first, live, settings.seats) if s != first]
 
 
 def pay(
@@ -207,7 +212,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
     for number in sorted(state.seats):
         s = state.seats[number]
         if s.pending_leave:
-            state.cashed_out += s.stack
+            state.cashed_out += s.stack + s.pending_chips
             del state.seats[number]
             out.append(effects.SeatChanged(number, "left"))
             continue
@@ -225,13 +230,11 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
     limit = settings.game.max_absent_hands
     for number in sorted(state.seats):
         s = state.seats[number]
-        if s.away:
-            s.absent_hands += 1
-            if limit is not None and s.absent_hands > limit:
-                state.cashed_out += s.stack + s.pending_chips
-                del state.seats[number]
-                out.append(effects.SeatChanged(number, "freed"))
-                continue
+        if s.away and limit is not None and s.absent_hands >= limit:
+            state.cashed_out += s.stack + s.pending_chips
+            del state.seats[number]
+            out.append(effects.SeatChanged(number, "freed"))
+            continue
         target = s.pending_move
         if target is not None:
             s.pending_move = None

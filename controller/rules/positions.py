@@ -6,19 +6,36 @@ the blinds, the seats dealt in (in dealing order, P1), every post with its live 
 dead parts, and the missed-blind markers the hand leaves behind. It changes nothing;
 ``controller.rules.hand`` carries the plan out.
 
-Theory of operation (dead button, the default):
-  BB(n) = the next due seat after BB(n-1); seats sitting out that it skips get "big".
-  SB(n) = the seat of BB(n-1); dead when that player left, dead with "small" if away.
-  button(n) = the small-blind position of hand n-1, empty or not.
-Moving button: the button moves to the next player dealt in last hand and the blinds
-follow it. Either way, a hand with only two players dealt in is heads-up (B3): the
-player who had the big blind most recently takes the button and posts the small blind.
+Theory of operation. A plan is made in three steps:
+
+1. *Placement.* Where the button and the blinds go, from last hand's positions.
+   Dead button (the default):
+     BB(n)     = the next due seat after BB(n-1); absent seats it skips get "big".
+     SB(n)     = the seat of BB(n-1) while the same player sits there; none if that
+                 player left or moved, none plus "small" if they are away.
+     button(n) = the small-blind position of hand n-1, empty or not; if that is the
+                 BB's seat (coming back from heads-up), the nearest seat
+                 counter-clockwise from the SB position that is not the BB's.
+   Moving button: the button moves to the next player dealt in last hand; the SB is
+   the next player after it entitled to play, the BB the next due player after the
+   SB (absent seats it skips get "big"; there are no "small" markers).
+   A seat is *due* when its player would play if the BB reached it: present, with
+   chips (new players and returning players waiting for the BB included).
+2. *Who is dealt in.* The blinds; every player entitled to play; a player who owes
+   a post because a dealer kept a mistaken deal (B11); then, outside the seats behind
+   the blinds (B7), new players in a game's free first orbit (B13) and new, returning
+   or moved players who chose to post (B4, B10, B14).
+3. *Heads-up.* With two players dealt in, B3 overrides the placement.
+
+When fewer than two players could be dealt in, play has stopped for want of two
+players, and the hand is the first of a new game: every seated player with chips is
+dealt in (B13, DESIGN.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
@@ -29,7 +46,7 @@ from controller.rules.state import Seat, TableState
 @dataclass(frozen=True)
 class Post:
     seat: int
-    kind: str  # small_blind | big_blind | entry | return | owed
+    kind: str  # small_blind | big_blind | entry | return | owed | penalty
     live: int
     dead: int
 
@@ -50,6 +67,15 @@ class HandPlan:
     bb_travel: int
 
 
+@dataclass
+class Placement:
+    button: int
+    small_blind: int | None
+    sb_position: int
+    big_blind: int
+    missed: list[tuple[int, str]] = field(default_factory=list)
+
+
 def ring(after: int, seats: int) -> Iterator[int]:
     """Seat numbers clockwise starting with the one after ``after``, ending with it."""
     for step in range(1, seats + 1):
@@ -63,7 +89,13 @@ def distance(start: int, end: int, seats: int) -> int:
 
 def between(start: int, end: int, seats: int) -> list[int]:
     """Seats strictly between ``start`` and ``end`` going clockwise."""
-    return [s for s in ring(start, seats) if s != end][: max(distance(start, end, seats) - 1, 0)]
+    return list(ring(start, seats))[: max(distance(start, end, seats) - 1, 0)]
+
+
+def counter_clockwise(start: int, seats: int) -> Iterator[int]:
+    """Seat numbers counter-clockwise starting with the one before ``start``."""
+    for step in range(1, seats):
+        yield (start - step - 1) % seats + 1
 
 
 class Planner:
@@ -72,35 +104,46 @@ class Planner:
     def __init__(self, state: TableState, settings: RuleSettings) -> None:
         self.state = state
         self.seats: Mapping[int, Seat] = state.seats
+        self.pos = state.positions
         self.n = settings.seats
         self.game = settings.game
         self.chip = settings.game.smallest_chip
+        self.moving = settings.game.button == "moving"
 
     # -- who is who --------------------------------------------------------------
 
     def present(self, seat: int) -> bool:
+        """Due for the big blind: seated, not away, with chips that play."""
         s = self.seats.get(seat)
         return s is not None and not s.away and playable(s.stack, self.chip) > 0
 
-    def continuing(self, seat: int) -> bool:
-        """Entitled to be dealt in without posting anything."""
+    def entitled(self, seat: int) -> bool:
+        """May be dealt in anywhere without posting: owes nothing, waits for nothing."""
+        if not self.present(seat):
+            return False
         s = self.seats[seat]
-        return self.present(seat) and not s.fresh and not s.owes and s.wait_hands == 0
+        return not s.fresh and not s.owes and s.wait_hands == 0
 
     def free_first_orbit(self, seat: int) -> bool:
         """B13: a new player whose seat no blind has passed since the game started."""
         s = self.seats[seat]
+        return s.fresh and self.state.bb_travel < self.n and seat not in self.state.passed
+
+    def marks(self, seat: int) -> bool:
+        """An absent player collects markers unless never dealt in (B5)."""
+        s = self.seats.get(seat)
         return (
-            s.fresh
-            and self.state.game_on
-            and self.state.bb_travel < self.n
-            and seat not in self.state.passed
+            s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
         )
 
-    def owes_marker(self, seat: int) -> bool:
-        """An absent seat collects markers unless it has never been dealt in (B5)."""
+    def posted_last_big_blind(self, seat: int) -> bool:
+        """The player in ``seat`` is the one who posted last hand's big blind."""
         s = self.seats.get(seat)
-        return s is not None and not s.fresh and not s.pending_leave
+        return s is not None and self.pos.hand > 0 and s.last_bb_hand == self.pos.hand
+
+    def dealt_last_hand(self, seat: int) -> bool:
+        s = self.seats.get(seat)
+        return s is not None and self.pos.hand > 0 and s.last_dealt_hand == self.pos.hand
 
     def dealing_order(self, button: int, dealt: set[int]) -> tuple[int, ...]:
         return tuple(s for s in ring(button, self.n) if s in dealt)
@@ -111,14 +154,14 @@ class Planner:
         present = [s for s in sorted(self.seats) if self.present(s)]
         if len(present) < 2:
             raise Refusal("not_enough_players", "NEED TWO PLAYERS WITH CHIPS TO DEAL")
-        if not self.state.game_on or self.state.positions.big_blind is None:
+        if not self.state.game_on or self.pos.big_blind is None:
             return self.first_hand(present)
-        if self.game.button == "moving":
-            button, sb, bb, missed = self.moving_positions()
-            sb_position = sb if sb is not None else button
-        else:
-            button, sb, sb_position, bb, missed = self.dead_positions()
-        return self.deal(button, sb, sb_position, bb, missed)
+        placement = self.moving_positions() if self.moving else self.dead_positions()
+        plan = self.deal(placement)
+        if plan is None:
+            # ruling: fewer than two could play, so play had stopped; a new game starts
+            return self.first_hand(present)
+        return plan
 
     def first_button(self, present: list[int]) -> int:
         choice = self.game.first_button
@@ -135,137 +178,153 @@ class Planner:
         return next(s for s in ring(start, self.n) if s in present)
 
     def first_hand(self, present: list[int]) -> HandPlan:
+        """B13, B16: the first hand of a game deals in every seated player with chips."""
         button = self.first_button(present)
         order = self.dealing_order(button, set(present))
         if len(present) == 2:
             sb, bb = button, order[0]
         else:
             sb, bb = order[0], order[1]
-        posts = self.blind_posts(sb, bb)
+        missed = tuple((s, "big") for s in between(button, bb, self.n) if self.marks(s))
         passed = tuple(ring(button, self.n))[: distance(button, bb, self.n)]
         return HandPlan(
             button=button, small_blind=sb, sb_position=sb, big_blind=bb, dealt=order,
-            posts=posts, missed=(), settled=tuple(present), heads_up=len(present) == 2,
-            first_of_game=True, passed=passed, bb_travel=0,
+            posts=self.blind_posts(sb, bb), missed=missed, settled=tuple(present),
+            heads_up=len(present) == 2, first_of_game=True, passed=tuple(sorted(passed)),
+            bb_travel=0,
         )
 
-    def dead_positions(self) -> tuple[int, int | None, int, int, list[tuple[int, str]]]:
-        pos = self.state.positions
-        assert pos.big_blind is not None
-        bb_prev = pos.big_blind
+    def dead_positions(self) -> Placement:
+        bb_prev = self.pos.big_blind
+        assert bb_prev is not None
         missed: list[tuple[int, str]] = []
         bb = bb_prev
         for seat in ring(bb_prev, self.n):
             if self.present(seat):
                 bb = seat
                 break
-            if seat in self.seats and self.owes_marker(seat):
+            if self.marks(seat):
                 missed.append((seat, "big"))
         sb: int | None = None
-        if bb_prev != bb and self.present(bb_prev):
-            sb = bb_prev
-        elif bb_prev in self.seats and self.owes_marker(bb_prev) and bb_prev != bb:
-            missed.append((bb_prev, "small"))
-        button = pos.sb_position if pos.sb_position is not None else bb_prev
+        if self.posted_last_big_blind(bb_prev):
+            if self.present(bb_prev):
+                sb = bb_prev
+            elif self.marks(bb_prev):
+                missed.append((bb_prev, "small"))
+        button = self.pos.sb_position if self.pos.sb_position is not None else bb_prev
         if button == bb:
-            # back from heads-up: the nearest seat counter-clockwise from the SB that
-            # is not the big blind's
-            button = next(
-                s for s in ((bb_prev - k - 1) % self.n + 1 for k in range(1, self.n))
-                if s != bb
-            )
-        return button, sb, bb_prev, bb, missed
+            # back from heads-up: the button may not sit with the big blind
+            button = next((s for s in counter_clockwise(bb_prev, self.n) if s != bb), bb_prev)
+        return Placement(button, sb, bb_prev, bb, missed)
 
-    def moving_positions(self) -> tuple[int, int | None, int, list[tuple[int, str]]]:
-        pos = self.state.positions
-        assert pos.button is not None
-        last = set(pos.dealt)
+    def moving_positions(self) -> Placement:
+        assert self.pos.button is not None
+        after_old = list(ring(self.pos.button, self.n))
         button = next(
-            (s for s in ring(pos.button, self.n) if s in last and self.present(s)),
-            next(s for s in ring(pos.button, self.n) if self.present(s)),
+            (s for s in after_old if self.present(s) and self.dealt_last_hand(s)),
+            next(s for s in after_old if self.present(s)),
         )
-        sb = next(
-            (s for s in ring(button, self.n) if s != button and self.continuing(s)), None
-        )
+        around = list(ring(button, self.n))[:-1]  # every seat but the button's
+        sb = next((s for s in around if self.entitled(s)), None)
+        rest = around[around.index(sb) + 1:] if sb is not None else around
         missed: list[tuple[int, str]] = []
-        bb = button
-        for seat in ring(sb if sb is not None else button, self.n):
-            if self.present(seat) and seat not in (sb, button):
-                bb = seat
-                break
-            if seat in self.seats and not self.present(seat) and self.owes_marker(seat):
+        for seat in rest:
+            if self.present(seat):
+                return Placement(button, sb, sb if sb is not None else button, seat, missed)
+            if self.marks(seat):
                 missed.append((seat, "big"))
-        if bb == button:
-            raise Refusal("not_enough_players", "NEED TWO PLAYERS WITH CHIPS TO DEAL")
-        return button, sb, bb, missed
+        # only the button and the small blind can play: heads-up decides
+        assert sb is not None
+        return Placement(button, None, button, sb, [])
 
-    def deal(
-        self, button: int, sb: int | None, sb_position: int, bb: int,
-        missed: list[tuple[int, str]],
-    ) -> HandPlan:
+    def deal(self, place: Placement) -> HandPlan | None:
+        button, sb, bb = place.button, place.small_blind, place.big_blind
         behind = set(between(button, bb, self.n)) | {button}
         dealt: set[int] = set()
+        debtors: set[int] = set()  # dealt in while owing a blind or an entry
         posts: list[Post] = []
         settled: list[int] = []
         for seat in sorted(self.seats):
             if not self.present(seat):
                 continue
             s = self.seats[seat]
-            if seat in (bb, sb):
+            if seat == bb:
                 dealt.add(seat)
-                if seat == bb:
-                    settled.append(seat)  # the big blind reaching a seat clears its debts
-            elif self.continuing(seat):
+                settled.append(seat)  # the big blind reaching a seat clears its debts
+                if not self.entitled(seat):
+                    debtors.add(seat)
+            elif seat == sb or self.entitled(seat):
                 dealt.add(seat)
+            elif s.owes_post:
+                # B11 keep ruling: the debt is paid next hand, wherever the seat is
+                dealt.add(seat)
+                debtors.add(seat)
+                posts.append(self.owed_post(seat) or Post(seat, "owed", self.game.big_blind, 0))
+                settled.append(seat)
             elif seat in behind:
                 continue  # B7: wait until the button passes
-            elif self.free_first_orbit(seat):
+            elif s.fresh and self.free_first_orbit(seat):
                 dealt.add(seat)
-            elif s.owes or s.fresh or s.wait_hands:
-                if s.entry == "post" or s.owes_post:
-                    post = self.owed_post(seat)
-                    if post is not None:
-                        dealt.add(seat)
-                        posts.append(post)
-                        settled.append(seat)
-        missed = [(seat, kind) for seat, kind in missed if seat not in dealt]
-        if len(dealt) == 2:
-            return self.heads_up(dealt, missed, bb)
+            elif s.entry == "post":
+                post = self.owed_post(seat)
+                if post is not None:
+                    dealt.add(seat)
+                    debtors.add(seat)
+                    posts.append(post)
+                    settled.append(seat)
         if len(dealt) < 2:
-            raise Refusal("not_enough_players", "NEED TWO PLAYERS WITH CHIPS TO DEAL")
-        posts = list(self.blind_posts(sb, bb)) + posts
-        bb_prev = self.state.positions.big_blind or bb
-        travel = distance(bb_prev, bb, self.n)
-        passed = tuple(sorted(set(self.state.passed) | set(list(ring(bb_prev, self.n))[:travel])))
+            return None
+        if len(dealt) == 2:
+            return self.heads_up(dealt, debtors, place)
+        posts = list(self.blind_posts(sb, bb)) + self.penalty(bb) + posts
+        passed, travel = self.travel(bb)
         return HandPlan(
-            button=button, small_blind=sb, sb_position=sb_position, big_blind=bb,
+            button=button, small_blind=sb, sb_position=place.sb_position, big_blind=bb,
             dealt=self.dealing_order(button, dealt), posts=tuple(posts),
-            missed=tuple(missed), settled=tuple(settled), heads_up=False,
-            first_of_game=False, passed=passed, bb_travel=self.state.bb_travel + travel,
+            missed=tuple(place.missed), settled=tuple(settled), heads_up=False,
+            first_of_game=False, passed=passed, bb_travel=travel,
         )
 
-    def heads_up(
-        self, dealt: set[int], missed: list[tuple[int, str]], candidate_bb: int
-    ) -> HandPlan:
-        """B3: the player who had the big blind most recently takes the button."""
+    def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan:
+        """B3: the player who had the big blind most recently takes the button.
+
+        Ruling for the cases B3 does not name: a player dealt in while owing (new,
+        returning, moved) takes the big blind, so that no one gets the button without
+        having paid; with no such difference, the placement's big blind keeps it.
+        """
         first, second = sorted(dealt)
         a, b = self.seats[first], self.seats[second]
-        if a.last_bb_hand != b.last_bb_hand:
-            button = first if a.last_bb_hand > b.last_bb_hand else second
-        elif candidate_bb in dealt:
-            button = second if candidate_bb == first else first
+        owing = dealt & debtors
+        if len(owing) == 1:
+            bb = owing.pop()
+        elif a.last_bb_hand != b.last_bb_hand:
+            bb = second if a.last_bb_hand > b.last_bb_hand else first
+        elif place.big_blind in dealt:
+            bb = place.big_blind
         else:
-            button = first
-        bb = second if button == first else first
-        bb_prev = self.state.positions.big_blind or bb
-        travel = distance(bb_prev, bb, self.n)
-        passed = tuple(sorted(set(self.state.passed) | set(list(ring(bb_prev, self.n))[:travel])))
+            bb = second
+        button = second if bb == first else first
+        sb_post = Post(button, "small_blind", self.game.sb_amount, 0)
+        if button in debtors:
+            owed = self.owed_post(button)
+            if owed is not None:
+                sb_post = Post(button, "small_blind", max(self.game.sb_amount, owed.live), owed.dead)
+        posts = (sb_post, Post(bb, "big_blind", self.game.big_blind, 0), *self.penalty(bb))
+        passed, travel = self.travel(bb)
         return HandPlan(
             button=button, small_blind=button, sb_position=button, big_blind=bb,
-            dealt=(bb, button), posts=self.blind_posts(button, bb), missed=tuple(missed),
+            dealt=(bb, button), posts=posts, missed=tuple(place.missed),
             settled=(first, second), heads_up=True, first_of_game=False, passed=passed,
-            bb_travel=self.state.bb_travel + travel,
+            bb_travel=travel,
         )
+
+    def travel(self, bb: int) -> tuple[tuple[int, ...], int]:
+        """B13: the seats the big blind has passed since the game started, and how far
+        it has gone."""
+        bb_prev = self.pos.big_blind if self.pos.big_blind is not None else bb
+        steps = distance(bb_prev, bb, self.n)
+        passed = set(self.state.passed) | set(list(ring(bb_prev, self.n))[:steps])
+        return tuple(sorted(passed)), self.state.bb_travel + steps
 
     def blind_posts(self, sb: int | None, bb: int) -> tuple[Post, ...]:
         posts = []
@@ -274,16 +333,33 @@ class Planner:
         posts.append(Post(bb, "big_blind", self.game.big_blind, 0))
         return tuple(posts)
 
+    def penalty(self, bb: int) -> list[Post]:
+        """B10a ruling: under ``post_only`` a seat coming back at its big blind still
+        pays the small-blind-size penalty for the blinds it missed (003 C)."""
+        s = self.seats[bb]
+        if (
+            self.game.missed_blind_return == "post_only"
+            and not self.moving
+            and (s.missed_big or s.missed_small)
+        ):
+            return [Post(bb, "penalty", 0, self.game.sb_amount)]
+        return []
+
     def owed_post(self, seat: int) -> Post | None:
-        """What a new, returning or moved player posts to be dealt in now (B4, B10, B14)."""
+        """What a new, returning or moved player posts to be dealt in now (B4, B10,
+        B14), or None when posting cannot bring them in."""
         s = self.seats[seat]
         bb, sb = self.game.big_blind, self.game.sb_amount
-        if s.missed_big or s.owes_post:
-            return Post(seat, "return", bb, sb if s.missed_big else 0)
+        if s.wait_hands and (s.missed_big or s.missed_small) and not s.owes_post:
+            return None  # B14: only a player who owes no missed blind may post to skip
+        if s.missed_big:
+            return Post(seat, "return", bb, 0 if self.moving else sb)
         if s.missed_small:
             if self.game.missed_small_blind == "live":
                 return Post(seat, "return", sb, 0)
             return Post(seat, "return", 0, sb)
+        if s.owes_post:
+            return Post(seat, "owed", bb, 0)
         if s.fresh:
             extra = bb * (self.game.new_player_post_multiple - 1)
             return Post(seat, "entry", bb, extra)

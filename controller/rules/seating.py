@@ -136,23 +136,49 @@ def do_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> list[
 
 
 def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entry: str) -> None:
-    """B14: keep chips and debts; moving away from the big blind waits the difference."""
+    """B14: keep chips and debts; moving away from the big blind waits the difference.
+
+    B13: in a game's first orbit, a move to a seat no blind has passed yet is free.
+    A new player stays a new player in the new seat.
+    """
     before = hands_until_big_blind(state, settings, old)
     s = state.seats.pop(old)
     state.seats[new] = s
     s.entry = entry
-    if state.game_on and not s.fresh:
-        after = hands_until_big_blind(state, settings, new)
-        s.wait_hands = max(after - before, 0)
+    if not state.game_on or s.fresh:
+        return
+    if state.bb_travel < settings.seats and new not in state.passed:
+        s.wait_hands = 0
+        return
+    after = hands_until_big_blind(state, settings, new)
+    s.wait_hands = max(s.wait_hands + after - before, 0)
+
+
+def busted(settings: RuleSettings, s: Seat) -> bool:
+    """B12: away because its stack cannot cover a smallest chip."""
+    return s.away and s.stack < settings.game.smallest_chip
 
 
 def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None:
+    """House limits on a later buy (ruling): the stack after it (chips pending from
+    this hand included) may not pass ``max_buy_in``, nor stay below ``min_buy_in``."""
     s = occupied(state, settings, event.seat)
     check_amount(settings, event.amount)
-    cap = settings.game.max_buy_in
-    if cap is not None and s.stack + s.pending_chips + event.amount > cap:
+    game = settings.game
+    have = s.stack + s.pending_chips
+    cap = game.max_buy_in
+    if cap is not None and have + event.amount > cap:
         raise Refusal("bad_amount", f"MAX BUY-IN {cap}: SEAT {event.seat} MAY ADD "
-                      f"{max(cap - s.stack - s.pending_chips, 0)}")
+                      f"{max(cap - have, 0)}")
+    floor = game.min_buy_in
+    if floor is not None and have + event.amount < floor:
+        raise Refusal("bad_amount", f"MIN BUY-IN {floor}: SEAT {event.seat} MUST ADD "
+                      f"AT LEAST {floor - have}")
+    if s.in_hand or not busted(settings, s):
+        return
+    entry = sit_in_entry(settings, event.entry)
+    if entry == "wait" and s.owes and game.missed_blind_return == "post_only":
+        raise Refusal("must_post", f"SEAT {event.seat} MUST POST MISSED BLINDS TO PLAY")
 
 
 def do_chips(state: TableState, settings: RuleSettings, event: Chips) -> list[effects.Effect]:
@@ -161,10 +187,11 @@ def do_chips(state: TableState, settings: RuleSettings, event: Chips) -> list[ef
     if s.in_hand:
         s.pending_chips += event.amount
         return [effects.SeatChanged(event.seat, "chips_pending")]
-    was_busted = s.away and s.stack < settings.game.smallest_chip
+    was_busted = busted(settings, s)
     s.stack += event.amount
     if was_busted:
         # B12: back as a returning player, markers kept
         s.away = False
-        s.entry = event.entry
+        s.absent_hands = 0
+        s.entry = sit_in_entry(settings, event.entry)
     return [effects.SeatChanged(event.seat, "chips")]

@@ -37,9 +37,10 @@ class Seat:
     entry: str = "wait"  # how a new or returning player wants to come in
     fresh: bool = True  # never dealt in since sitting down (a new player, B5)
     wait_hands: int = 0  # B14: hands still to wait after a seat change
-    owes_post: bool = False  # B11 keep ruling: must post a big blind next hand
+    owes_post: bool = False  # B11 keep: must post what it owed at the next hand
     last_bb_hand: int = 0  # the hand number this seat last posted the big blind
-    absent_hands: int = 0
+    last_dealt_hand: int = 0  # the hand number this seat was last dealt in
+    absent_hands: int = 0  # hands started while sitting out (max_absent_hands)
     pending_chips: int = 0
     pending_sit_out: bool = False
     pending_leave: bool = False
@@ -90,6 +91,9 @@ class Hand:
     showdown_order: list[int] | None = None
     posts: list[dict[str, Any]] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
+    # R10 (out_of_turn: record): actions keyed out of turn, pending until the seat's
+    # turn; replaced, never mutated in place (the undo copy shares the list)
+    out_of_turn: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -100,6 +104,7 @@ class Positions:
     small_blind: int | None = None  # the seat that posted the small blind; None if dead
     sb_position: int | None = None  # the small-blind position even when dead
     big_blind: int | None = None
+    hand: int = 0  # the number of the hand these positions belong to
     heads_up: bool = False
     dealt: list[int] = field(default_factory=list)
 
@@ -130,6 +135,13 @@ class TableState:
     before_hand: dict[str, Any] | None = None
     keypad: dict[str, Any] = field(default_factory=dict)
     last_refusal: str | None = None
+    # table time, the sum of every tick (keypad lock-out, tray stability)
+    elapsed_ms: int = 0
+    # the chip tray's ledger (controller.rules.tray_ledger; reconciled by controller.tray)
+    tray_read: bool = False  # a tray reading has arrived
+    tray_since_ms: int = 0  # elapsed_ms when the reading or the ledger last changed
+    tray_moves: list[dict[str, Any]] = field(default_factory=list)  # fills and credits
+    tray_acks: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

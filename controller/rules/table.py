@@ -10,13 +10,47 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from controller.rules import betting, clock, effects, hand, keypad, seating
+from controller.rules import (
+    betting,
+    clock,
+    effects,
+    hand,
+    keypad,
+    out_of_turn,
+    pushed,
+    seating,
+    tray_ledger,
+)
 from controller.rules.errors import Refusal
 from controller.rules.events import (
-    Act, Award, CallClock, Chips, DealtInError, Event, Key, Leave, Misdeal, MoveSeat,
-    Puck, Sit, SitIn, SitOut, StartHand, StateQuery, Straddle, Tick, TimeFee, Tray, Undo,
+    Act,
+    Award,
+    CallClock,
+    Chips,
+    DealtInError,
+    Event,
+    Key,
+    Leave,
+    Misdeal,
+    MoveSeat,
+    Puck,
+    Push,
+    Sit,
+    SitIn,
+    SitOut,
+    StartHand,
+    StateQuery,
+    Straddle,
+    Tick,
+    TimeFee,
+    Tray,
+    TrayAck,
+    TrayCredit,
+    TrayFill,
+    Undo,
 )
 from controller.rules.positions import HandPlan, plan_hand, ring
 from controller.rules.settings import RuleSettings
@@ -25,10 +59,21 @@ from controller.rules.state import STREETS, Hand, TableState
 Effects = list[effects.Effect]
 
 
+#: The shell's supervisor PIN check: (supervisor id, PIN typed) -> right or wrong.
+PinVerifier = Callable[[str, str], bool]
+#: A shell rule on starting a hand (the puck check): raises ``Refusal`` to hold it.
+StartGuard = Callable[[TableState, HandPlan], None]
+
+
 class Table:
-    def __init__(self, settings: RuleSettings, state: TableState | None = None) -> None:
+    def __init__(
+        self, settings: RuleSettings, state: TableState | None = None, *,
+        pin_verifier: PinVerifier | None = None, start_guard: StartGuard | None = None,
+    ) -> None:
         self.settings = settings
         self.state = state if state is not None else TableState()
+        self.pin_verifier = pin_verifier  # injected by the shell (controller.pins)
+        self.start_guard = start_guard  # injected by the shell (controller.puck)
         self._plan: HandPlan | None = None
         self._undo: tuple[int, Any, Hand, Any] | None = None
 
@@ -41,16 +86,25 @@ class Table:
     def apply(self, event: Event) -> Effects:
         checker, deed = _HANDLERS[type(event)]
         checker(self, event)
+        tray_before = tray_ledger.signature(self.state)
         out = deed(self, event)
+        if self.settings.game.out_of_turn == "record":
+            out += self._settle_out_of_turn()
         if self.settings.clock.shot_clock:
             out += self._shot_clock()
+        if tray_ledger.signature(self.state) != tray_before:
+            self.state.tray_since_ms = self.state.elapsed_ms
         return out
 
     def legal(self) -> betting.Legal | None:
         h = self.state.hand
         if h is None or h.to_act is None:
             return None
-        return betting.legal_for(h, self.state.seats, h.to_act, self.settings.game)
+        legal = betting.legal_for(h, self.state.seats, h.to_act, self.settings.game)
+        if legal.min_raise_to is not None and out_of_turn.held_to_check(h, h.to_act):
+            legal = replace(legal, min_raise_to=None, max_raise_to=None,
+                            no_raise_reason="CHECKED OUT OF TURN")
+        return legal
 
     # -- hand flow ----------------------------------------------------------------
 
@@ -58,6 +112,8 @@ class Table:
         if self.state.phase != "idle":
             raise Refusal("hand_in_progress", f"HAND {self.state.hand_number} IS STILL IN PLAY")
         self._plan = plan_hand(self.state, self.settings)
+        if self.start_guard is not None:
+            self.start_guard(self.state, self._plan)
 
     def _start(self, event: StartHand) -> Effects:
         plan = self._plan or plan_hand(self.state, self.settings)
@@ -80,12 +136,53 @@ class Table:
         h = self._in_betting()
         seating.seat_in_range(self.settings, event.seat)
         if event.seat != h.to_act:
+            if self.settings.game.out_of_turn == "record":  # R10
+                out_of_turn.check_record(self.state, self.settings, event)
+                return
             raise Refusal("not_your_turn", f"SEAT {event.seat} IS NOT TO ACT: SEAT {h.to_act} IS")
-        betting.check_action(h, self.state.seats, event.seat, event.action, event.to,
-                             self.settings.game)
+        kind, _ = betting.check_action(h, self.state.seats, event.seat, event.action, event.to,
+                                       self.settings.game)
+        out_of_turn.check_held(h, event.seat, kind)
 
     def _act(self, event: Act) -> Effects:
+        h = self.state.hand
+        if h is not None and event.seat != h.to_act:
+            return out_of_turn.record(self.state, self.settings, event)
         return self._do_action(event.seat, event.action, event.to)
+
+    def _settle_out_of_turn(self) -> Effects:
+        """R10: the action reached a seat that acted out of turn: bind it or void it."""
+        out: Effects = []
+        while (entry := out_of_turn.due(self.state)) is not None:
+            h = self.state.hand
+            assert h is not None
+            act = Act(seat=entry["seat"], action=entry["action"], to=entry["to"])
+            binding = out_of_turn.is_binding(h, entry)
+            if binding:
+                try:
+                    self._check_act(act)
+                except Refusal:
+                    binding = False
+            out.append(out_of_turn.settle(self.state, entry, binding))
+            if binding:
+                out += self._do_action(act.seat, act.action, act.to)
+        return out
+
+    def _check_push(self, event: Push) -> None:
+        h = self._in_betting()
+        seating.seat_in_range(self.settings, event.seat)
+        if event.seat not in self.state.seats:
+            raise Refusal("not_your_turn", f"SEAT {event.seat} IS NOT TO ACT: SEAT {h.to_act} IS")
+        act, _ = pushed.read(h, self.state.seats, event, self.settings.game)
+        self._check_act(act)
+
+    def _push(self, event: Push) -> Effects:
+        """R14-R16: read the chips as an action, then act."""
+        h = self.state.hand
+        assert h is not None
+        act, rule = pushed.read(h, self.state.seats, event, self.settings.game)
+        read = pushed.ChipsRead(event.seat, sum(event.chips), act.action, act.to, rule)
+        return [read] + self._act(act)
 
     def _do_action(self, seat: int, action: str, to: int | None) -> Effects:
         h = self.state.hand
@@ -137,22 +234,36 @@ class Table:
             raise Refusal("no_hand", "NO HAND IN PROGRESS TO VOID")
 
     def _misdeal(self, event: Misdeal) -> Effects:
-        """Every chip back where it was; the next hand keeps the same positions."""
+        """Every chip of the hand back where it was; the next hand keeps the same
+        positions. Seats not dealt in keep what happened to them meanwhile (chips
+        bought, a time fee paid, a departure, a seat change)."""
         current = self.state
-        assert current.before_hand is not None
+        assert current.before_hand is not None and current.hand is not None
+        dealt = set(current.hand.dealt)
         restored = TableState.from_dict(current.before_hand)
         restored.hand_number = current.hand_number
         restored.puck, restored.tray, restored.keypad = current.puck, current.tray, current.keypad
+        restored.elapsed_ms, restored.tray_read = current.elapsed_ms, current.tray_read
+        restored.tray_since_ms = current.tray_since_ms
+        restored.tray_moves, restored.tray_acks = current.tray_moves, current.tray_acks
         restored.bought_in, restored.cashed_out = current.bought_in, current.cashed_out
+        restored.time_fees_total = current.time_fees_total
+        seats = {}
         for number, seat in current.seats.items():
             old = restored.seats.get(number)
-            if old is None:  # sat down during the voided hand
-                restored.seats[number] = seat
+            if number not in dealt or old is None:
+                if old is not None and old.player == seat.player:
+                    # the voided hand's plan gave these; the replayed hand decides again
+                    seat.missed_small, seat.missed_big = old.missed_small, old.missed_big
+                    seat.wait_hands = old.wait_hands
+                    seat.absent_hands = old.absent_hands
+                seats[number] = seat
                 continue
             old.pending_chips = seat.pending_chips
             old.pending_sit_out, old.pending_leave = seat.pending_sit_out, seat.pending_leave
             old.pending_move, old.pending_move_entry = seat.pending_move, seat.pending_move_entry
-            old.away = old.away and seat.away
+            seats[number] = old
+        restored.seats = seats
         self.state = restored
         self._undo = None
         out: Effects = [effects.HandEnded(current.hand_number, voided=True)]
@@ -166,7 +277,10 @@ class Table:
         """R12: take back the last action while no later action exists."""
         assert self._undo is not None
         seat, old_seat, old_hand, (old_clock, log_length) = self._undo
-        self.state.seats[seat] = old_seat
+        # only what the action changed: chips bought or a sit-out meanwhile stay
+        current = self.state.seats[seat]
+        for name in betting.ACTION_FIELDS:
+            setattr(current, name, getattr(old_seat, name))
         del old_hand.log[log_length:]
         self.state.hand = old_hand
         self.state.clock = old_clock
@@ -214,7 +328,7 @@ class Table:
         if event.seat != h.to_act:
             raise Refusal("no_straddle", f"ONLY SEAT {h.to_act} (LEFT OF THE BIG BLIND) MAY STRADDLE")
         s = self.state.seats[event.seat]
-        if betting.playable(s.stack, game.smallest_chip) < 2 * game.big_blind:
+        if s.bet + betting.playable(s.stack, game.smallest_chip) < 2 * game.big_blind:
             raise Refusal("no_straddle", f"STRADDLE NEEDS {2 * game.big_blind}")
 
     def _straddle(self, event: Straddle) -> Effects:
@@ -260,6 +374,8 @@ class Table:
             raise Refusal("bad_correction", f"SEAT {event.seat} IS DEALT IN ALREADY")
         if event.ruling == "keep" and (h.street != "preflop" or s.away):
             raise Refusal("bad_correction", "KEEP ONLY BEFORE THE FLOP, FOR A PLAYER PRESENT")
+        if event.ruling == "keep" and betting.playable(s.stack, self.settings.game.smallest_chip) == 0:
+            raise Refusal("bad_correction", f"SEAT {event.seat} HAS NO CHIPS TO PLAY")
 
     def _dealt_in_error(self, event: DealtInError) -> Effects:
         """B11: kill the seat's hand, or keep it and carry the debt to the next hand."""
@@ -268,6 +384,7 @@ class Table:
         if event.ruling == "keep":
             s = self.state.seats[event.seat]
             s.in_hand, s.fresh, s.owes_post = True, False, True
+            s.wait_hands, s.last_dealt_hand = 0, h.number
             s.folded = s.all_in = s.acted = s.checked = False
             s.bet = s.gathered = s.acted_at = 0
             button = self.state.positions.button or h.dealt[-1]
@@ -289,6 +406,7 @@ class Table:
         return clock.start(self.state, self.settings.clock, h.to_act)
 
     def _tick(self, event: Tick) -> Effects:
+        self.state.elapsed_ms += event.ms
         out, expired = clock.run_down(self.state, self.settings.clock, event.ms)
         c = self.state.clock
         if expired and c is not None:
@@ -324,13 +442,25 @@ class Table:
 
     def _tray(self, event: Tray) -> Effects:
         self.state.tray = dict(event.counts)
+        self.state.tray_read = True
         return []
 
+    def _check_tray_move(self, event: TrayFill | TrayCredit) -> None:
+        chip = self.settings.game.smallest_chip
+        if event.amount % chip or any(value % chip for value, _ in event.counts):
+            raise Refusal("bad_amount", f"TRAY CHIPS IN UNITS OF {chip}")
+
+    def _tray_move(self, event: TrayFill | TrayCredit) -> Effects:
+        return tray_ledger.record_move(self.state, event)
+
+    def _tray_ack(self, event: TrayAck) -> Effects:
+        return tray_ledger.record_ack(self.state, event)
+
     def _check_key(self, event: Key) -> None:
-        keypad.check(self, event.key)
+        keypad.check(self, event)
 
     def _key(self, event: Key) -> Effects:
-        return keypad.press(self, event.key)
+        return keypad.press(self, event)
 
 
 def _nothing(table: Table, event: Any) -> None:
@@ -371,5 +501,9 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     Puck: (Table._check_puck, Table._puck),
     Tray: (_nothing, Table._tray),
     Key: (Table._check_key, Table._key),
+    Push: (Table._check_push, Table._push),
+    TrayFill: (Table._check_tray_move, Table._tray_move),
+    TrayCredit: (Table._check_tray_move, Table._tray_move),
+    TrayAck: (_nothing, Table._tray_ack),
     StateQuery: (_nothing, _no_effects),
 }

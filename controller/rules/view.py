@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from controller.rules import hand as hand_flow
+from controller.rules import keypad, out_of_turn, tray_ledger
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
 from controller.rules.table import Table
+from controller.rules.text import Message, msg, render, to_json
 
 
 def seat_status(table: Table, number: int, next_dealt: set[int] | None) -> str:
@@ -52,7 +54,8 @@ def state_view(table: Table) -> dict[str, Any]:
             "status": seat_status(table, number, next_dealt),
             "missed": missed,
         }
-    pots = [{"amount": p.amount, "eligible": list(p.eligible)} for p in hand_flow.current_pots(state)]
+    current = hand_flow.current_pots(state)
+    pots = [{"amount": p.amount, "eligible": list(p.eligible)} for p in current]
     bets = sum(s.bet for s in state.seats.values())
     legal = table.legal()
     clock = state.clock
@@ -64,7 +67,7 @@ def state_view(table: Table) -> dict[str, Any]:
         "big_blind": pos.big_blind,
         "to_act": h.to_act if h is not None else None,
         "legal": legal.as_dict() if legal is not None else None,
-        "pot_total": sum(p["amount"] for p in pots) + bets,
+        "pot_total": sum(p.amount for p in current) + bets,
         "pots": pots,
         "seats": seats,
         "fees": dict(state.fees),
@@ -74,35 +77,48 @@ def state_view(table: Table) -> dict[str, Any]:
             if clock is not None else None
         ),
         "display": display_lines(table),
+        "display_text": [to_json(m) for m in display_messages(table)],
+        "keypad": keypad.view(table),
+        "out_of_turn": out_of_turn.public(h),
+        "tray": tray_ledger.view(state),
         "puck": state.puck,
         "dealt": list(h.dealt) if h is not None else [],
         "straddle": h.straddle if h is not None else None,
     }
 
 
-def display_lines(table: Table) -> list[str]:
-    """What the dealer display says happens next (English; see controller.text)."""
+def display_lines(table: Table, language: str = "en") -> list[str]:
+    """What the dealer display says happens next, in ``language`` (controller.rules.text)."""
+    return [render(m, language) for m in display_messages(table)]
+
+
+def display_messages(table: Table) -> list[Message]:
+    """The dealer display's lines as messages: an unfinished keypad entry's prompt; else
+    what happens next, under the last key's notice if there is one."""
+    prompt = keypad.prompt(table)
+    if prompt is not None:
+        return prompt
+    lines = _next_lines(table)
+    notice = keypad.notice(table.state)
+    return [notice, lines[0]] if notice is not None else lines
+
+
+def _next_lines(table: Table) -> list[Message]:
     state = table.state
     h = state.hand
-    entry = state.keypad
     if h is None:
-        lines = [f"HAND {state.hand_number} OVER" if state.hand_number else "READY"]
-        if state.hand_number:
-            lines = ["READY"]
-        return lines
+        return [msg("display.ready")]
     if state.phase == "showdown":
         order = " ".join(str(s) for s in h.showdown_order or [])
-        return ["SHOWDOWN: ENTER RANKING", f"SHOW: {order}"]
+        return [msg("display.showdown"), msg("display.show_order", seats=order)]
     if h.to_act is None:
-        return [f"HAND {h.number}"]
+        return [msg("display.hand", hand=h.number)]
     legal = table.legal()
     assert legal is not None
-    if entry.get("mode") == "bet":
-        return [f"SEAT {h.to_act} BET/RAISE TO", f"{entry.get('digits') or '_'}"]
     if legal.check:
-        second = "CHECK"
+        second = msg("display.check")
     else:
         seat = state.seats[h.to_act]
-        all_in = " ALL IN" if legal.call >= playable(seat.stack, table.settings.game.smallest_chip) else ""
-        second = f"CALL {legal.call}{all_in}"
-    return [f"SEAT {h.to_act} TO ACT", second]
+        all_in = legal.call >= playable(seat.stack, table.settings.game.smallest_chip)
+        second = msg("display.call_all_in" if all_in else "display.call", amount=legal.call)
+    return [msg("display.to_act", seat=h.to_act), second]

@@ -1,0 +1,122 @@
+"""`tablectl journal verify|salvage|log --state-dir DIR`: the technician's journal tools.
+
+- ``verify``: the integrity check the daemon runs at start (``PRAGMA quick_check``, the
+  hash chain, snapshots, the acknowledged tail). Read-only; exit 0 when it passes, 3
+  with the problems when it does not.
+- ``salvage``: the explicit way out of a memory fault. Stop the service first. The
+  damaged files are moved aside (kept byte for byte under ``damaged/``), a journal is
+  rebuilt from the longest valid prefix, and the next start works from it. A healthy
+  journal is left alone unless ``--force``.
+- ``log``: the system event log: power-ups, orderly and unclean shutdowns, faults and
+  clears, configuration loads and changes (with SHA-256), integrity results,
+  corrections, retention. Wall times recorded before the clock was synchronised are
+  marked (re-dated from the clock-sync entry when the same boot got one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from controller.daemon.timekeeping import WallDating
+from controller.journal import Journal, JournalError
+
+HELP = "check, salvage or list the journal's system log (verify | salvage | log)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="journal_command", metavar="SUBCOMMAND", required=True)
+    verify = sub.add_parser("verify", help="run the integrity check (read-only)")
+    verify.add_argument("--state-dir", required=True, help="the journal's folder")
+    verify.add_argument("--json", action="store_true", help="print the result as JSON")
+    salvage = sub.add_parser("salvage", help="after a memory fault: keep the valid prefix, "
+                                             "move the damaged files aside (stop the service first)")
+    salvage.add_argument("--state-dir", required=True, help="the journal's folder")
+    salvage.add_argument("--config", help="the configuration to record if the damaged "
+                                          "journal has no readable configuration")
+    salvage.add_argument("--force", action="store_true",
+                         help="rebuild even a journal that passes its checks")
+    show = sub.add_parser("log", help="print the system event log")
+    show.add_argument("--state-dir", required=True, help="the journal's folder")
+    show.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
+    show.add_argument("--json", action="store_true", help="one JSON object per line")
+
+
+def run(args: argparse.Namespace) -> int:
+    command = {"verify": _verify, "salvage": _salvage, "log": _log}[args.journal_command]
+    try:
+        return command(args)
+    except JournalError as error:
+        print(f"tablectl journal {args.journal_command}: {args.state_dir}: {error.message}",
+              file=sys.stderr)
+        return 3
+
+
+def _verify(args: argparse.Namespace) -> int:
+    with Journal.open_readonly(args.state_dir) as journal:
+        result = journal.verify(log=False)
+    if args.json:
+        print(json.dumps(result.summary()))
+    else:
+        print(f"{args.state_dir}: {'OK' if result.ok else 'FAILED'}: last seq {result.last_seq}, "
+              f"{result.events_checked} event(s) checked from seq {result.checked_from_seq}, "
+              f"quick_check {result.quick_check}")
+        for warning in result.warnings:
+            print(f"warning: {warning}")
+        for problem in result.problems:
+            print(f"{problem.code}: {problem.message}")
+    return 0 if result.ok else 3
+
+
+def _salvage(args: argparse.Namespace) -> int:
+    config_text = None
+    if args.config:
+        with open(args.config, encoding="utf-8") as file:
+            config_text = file.read()
+    report = Journal.salvage(args.state_dir, config_text, force=args.force)
+    print(f"salvaged {args.state_dir}: the journal now ends at seq {report.kept_last_seq}")
+    print(f"  damaged files moved to {report.moved_to} (kept as evidence)")
+    if report.damaged_last_seq is not None:
+        print(f"  the damaged journal ended at seq {report.damaged_last_seq}")
+    if report.acknowledged_seq is not None:
+        print(f"  seq {report.acknowledged_seq} had been acknowledged")
+    print(f"  why it stopped there: {report.reason}")
+    print(f"  snapshots kept: {report.snapshots_kept}")
+    for note in report.notes:
+        print(f"  note: {note}")
+    print("Start the service again; it will recover from the salvaged journal.")
+    return 0
+
+
+def _log(args: argparse.Namespace) -> int:
+    with Journal.open_readonly(args.state_dir) as journal:
+        entries = list(journal.iter_system_log())
+    dating = WallDating.from_log(entries)
+    for entry in entries:
+        if args.kind and entry.kind not in args.kind:
+            continue
+        stamp = dating.for_log(entry.id, entry.wall_ns, entry.clock_synced, entry.mono_ns)
+        if args.json:
+            print(json.dumps({"id": entry.id, "kind": entry.kind, "time": stamp.as_json(),
+                              "last_seq": entry.last_seq, "detail": entry.detail}))
+        else:
+            print(f"{entry.id:6d}  {stamp.text()}  {entry.kind}  (seq {entry.last_seq})  "
+                  f"{_detail(entry.kind, entry.detail)}")
+    return 0
+
+
+def _detail(kind: str, detail: dict[str, Any]) -> str:
+    if kind == "integrity":
+        problems = detail.get("problems") or []
+        if detail.get("ok"):
+            return f"ok, {detail.get('events_checked', '?')} event(s) checked"
+        return "FAILED: " + "; ".join(f"{p.get('code')}: {p.get('message')}" for p in problems)
+    if kind in ("config_loaded", "config_change"):
+        diff = detail.get("diff")
+        text = f"sha256 {detail.get('sha256')}"
+        if kind == "config_change":
+            text += f", from seq {detail.get('from_seq')}"
+        return text + (f"\n{diff}" if diff else "")
+    return json.dumps(detail, sort_keys=True)

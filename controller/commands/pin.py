@@ -1,0 +1,76 @@
+"""`tablectl pin`: set, remove or list supervisor PINs (stored as scrypt hashes, 0600)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from pathlib import Path
+
+from controller import pins
+
+HELP = "set, remove or list supervisor PINs (salted scrypt hashes in a 0600 file)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("set", "remove", "list"))
+    parser.add_argument("supervisor", nargs="?", help="the supervisor id (digits)")
+    parser.add_argument(
+        "--file", help=f"the PIN file (default ${pins.ENV_PATH} or {pins.DEFAULT_PATH})"
+    )
+    parser.add_argument(
+        "--stdin", action="store_true",
+        help="read the PIN from one line of standard input instead of asking twice",
+    )
+
+
+def _read_pin(args: argparse.Namespace) -> str | None:
+    if args.stdin:
+        return sys.stdin.readline().strip()
+    first = getpass.getpass(f"new PIN for supervisor {args.supervisor}: ")
+    second = getpass.getpass("the same PIN again: ")
+    if first != second:
+        print("tablectl pin: the two PINs differ; nothing changed", file=sys.stderr)
+        return None
+    return first
+
+
+def run(args: argparse.Namespace) -> int:
+    path = pins.default_path() if args.file is None else Path(args.file)
+    try:
+        stored = pins.load_pins(path)
+    except (OSError, pins.PinFileError) as error:
+        print(f"tablectl pin: cannot use {path}: {error}", file=sys.stderr)
+        return 2
+    if args.action == "list":
+        for supervisor in sorted(stored):
+            print(supervisor)
+        return 0
+    if not args.supervisor:
+        print(f"tablectl pin {args.action}: name the supervisor id", file=sys.stderr)
+        return 2
+    try:
+        pins.check_supervisor_id(args.supervisor)
+    except ValueError as error:
+        print(f"tablectl pin: {error}", file=sys.stderr)
+        return 2
+    if args.action == "remove":
+        if stored.pop(args.supervisor, None) is None:
+            print(f"tablectl pin: no supervisor {args.supervisor} in {path}", file=sys.stderr)
+            return 1
+    else:
+        pin = _read_pin(args)
+        if pin is None:
+            return 1
+        try:
+            stored[args.supervisor] = pins.hash_pin(pin)
+        except ValueError as error:
+            print(f"tablectl pin: {error}", file=sys.stderr)
+            return 2
+    try:
+        pins.save_pins(path, stored)
+    except OSError as error:
+        print(f"tablectl pin: cannot write {path}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(f"{args.action}: supervisor {args.supervisor} in {path}")
+    return 0

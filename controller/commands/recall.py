@@ -1,0 +1,44 @@
+"""`tablectl recall [N] --state-dir DIR`: the last N hands (default 10) from the journal.
+
+Every hand with its positions, the seats and stacks at its start, posts, every action
+(with its journal seq, who entered it and when), streets, uncalled bets, pots and who
+was paid, fees, corrections; the hand in progress with where it stands. ``--json``
+prints the same as one JSON document. Reads only: it works while the daemon runs.
+Wall times recorded before the board's clock was synchronised are never shown as
+dates (see docs/daemon.md, "Time").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from controller.daemon.recall import RECALL_HANDS, as_text, recall
+from controller.journal import Journal, JournalError
+
+HELP = "show the last hands (default 10, the one in progress included) from the journal"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("count", nargs="?", type=int, default=RECALL_HANDS, metavar="N",
+                        help=f"how many hands (default {RECALL_HANDS})")
+    parser.add_argument("--state-dir", required=True, help="the journal's folder")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.count < 1:
+        print("tablectl recall: N must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        with Journal.open_readonly(args.state_dir) as journal:
+            hands = recall(journal, args.count)
+    except JournalError as error:
+        print(f"tablectl recall: {args.state_dir}: {error.message}", file=sys.stderr)
+        return 3
+    if args.json:
+        print(json.dumps({"hands": [hand.as_dict() for hand in hands]}, indent=1))
+    else:
+        sys.stdout.write(as_text(hands))
+    return 0

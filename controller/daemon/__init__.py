@@ -1,0 +1,19 @@
+"""The table's daemon: drivers -> one queue -> the controller loop -> journal, rules, outputs.
+
+Modules, each small:
+
+- ``service``      start-up (devices, journal, integrity check, recovery, READY),
+                   signals, shutdown; ``Daemon`` runs in-process for tests too
+- ``loop``         the controller loop (one thread): tell the time, check, record,
+                   apply, show; faults, configuration reload, retention
+- ``recorder``     the durable step shared with replay's durable mode
+- ``recovery``     the fold of the journal (latest snapshot + the events after it)
+- ``snapshots``    how a snapshot of the state is stored
+- ``timekeeping``  ticks: when time must be journalled, the countdown between ticks,
+                   wall times for recall and the log
+- ``inputs``       device events -> rules events and notices
+- ``outputs``      state -> seat lights, clock digits, dealer display
+- ``recall``       the last hands rebuilt from the journal (``tablectl recall``)
+
+docs/daemon.md is the technician's guide.
+"""

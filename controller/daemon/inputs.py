@@ -1,0 +1,85 @@
+"""Device events (``drivers.events``) turned into what the controller loop handles.
+
+The drivers know nothing of the rules: a key, a puck reading, tray counts, a fault.
+Here a key becomes a ``key`` event, a puck reading a ``puck`` event, tray counts a
+``tray`` event (rules events, journalled and folded); a fault or a recovery becomes a
+``DeviceNotice`` (the journal's system log and the display, never the rules).
+
+Besides device events the loop's one queue carries the daemon's own requests
+(``Stop``, ``Reload``) and ``Submit``: a rules event handed in directly (tests, the
+bench, a supervisor's console), journalled like a device's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.events import (
+    DeviceCleared,
+    DeviceEvent,
+    DeviceFault,
+    KeyPressed,
+    PuckFault,
+    PuckMoved,
+    TrayCounts,
+)
+
+
+@dataclass(frozen=True)
+class RulesInput:
+    """A rules event (its JSON form) and the device it came from."""
+
+    event: dict[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class DeviceNotice:
+    """A device fault (``message`` set) or its end (``message`` None)."""
+
+    device: str
+    message: str | None
+    seats: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stop:
+    """End the loop cleanly (SIGTERM)."""
+
+    reason: str = "stop requested"
+
+
+@dataclass(frozen=True)
+class Reload:
+    """Read the configuration file again (SIGHUP)."""
+
+
+@dataclass
+class Submit:
+    """A rules event handed to the loop directly; ``done`` is called with the outcome."""
+
+    event: dict[str, Any]
+    by: str | None = None
+    done: Any = field(default=None, compare=False)
+
+
+LoopItem = DeviceEvent | Stop | Reload | Submit
+
+
+def translate(event: DeviceEvent) -> RulesInput | DeviceNotice:
+    if isinstance(event, KeyPressed):
+        return RulesInput({"type": "key", "key": event.key}, "keypad")
+    if isinstance(event, PuckMoved):
+        return RulesInput({"type": "puck", "seat": event.seat}, "puck")
+    if isinstance(event, TrayCounts):
+        counts = {str(value): count for value, count in sorted(event.counts.items())}
+        return RulesInput({"type": "tray", "counts": counts}, "tray")
+    if isinstance(event, PuckFault):
+        seats = " ".join(str(seat) for seat in event.seats)
+        return DeviceNotice("puck", f"BUTTON SEEN AT SEATS {seats}", tuple(event.seats))
+    if isinstance(event, DeviceFault):
+        return DeviceNotice(event.device, event.message)
+    if isinstance(event, DeviceCleared):
+        return DeviceNotice(event.device, None)
+    raise TypeError(f"not a device event: {event!r}")

@@ -1,0 +1,530 @@
+"""The controller loop: one thread, one queue, every input in order.
+
+Theory of operation
+-------------------
+Driver threads (gpiozero callbacks, serial readers) and the daemon itself (signals)
+put items on ONE queue. This loop is the only code that touches the rules, the
+journal and the outputs, so nothing needs a lock. For each rules input::
+
+    tell the time     a tick with the time elapsed since the last journalled one
+    check             the rules core (pure)
+    record            the journal, durable (refusals too, as audit records)
+    apply             the rules core folds it in
+    show              seat lights, clock digits, dealer display, from the new state
+
+A refusal is shown on the dealer display ("NO: MIN RAISE TO 40") until the next
+accepted event, and logged; it changes nothing. Device faults and their clearing go to
+the journal's system log and the display. Between inputs the loop sleeps on the queue
+until the next instant something is due: a tick the rules must hear (clock warning,
+expiry, the periodic tick, tray stability, see ``timekeeping``), the next second of
+the countdown, or the systemd watchdog ping. Idle, with no clock running, it wakes only
+for the watchdog.
+
+A sticky fault (the journal failed its check at start, a write failed, or a bug
+escaped the rules) locks play: every input is refused with ``memory_fault`` (or
+``software_fault``) and not recorded, the seats blink fast, the display calls for a
+technician. The loop keeps running (and pinging the watchdog) so that systemd does not
+restart into the same fault over and over; a technician clears it (salvage, restart).
+
+A new configuration (SIGHUP, or a file that changed while the daemon was off) takes
+effect between hands: it is held while a hand is in progress, then recorded in the
+journal (``record_config``) and the rules use it from the next event on.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from controller import puck as puck_check
+from controller import tray as tray_check
+from controller.config import ConfigError, Settings, load_config
+from controller.daemon.inputs import (
+    DeviceNotice,
+    Reload,
+    RulesInput,
+    Stop,
+    Submit,
+    translate,
+)
+from controller.daemon.outputs import Outputs
+from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
+from controller.daemon.timekeeping import Timekeeper, tray_stable_after_ms
+from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
+from controller.rules import state_view
+from controller.rules.effects import ClockExpired, HandEnded
+from controller.rules.text import Message
+
+log = logging.getLogger("table-controller")
+
+PRUNE_EVERY_HANDS = 25
+"""Retention runs between hands, once every this many hands."""
+
+SOFTWARE_FAULT = "software_fault"
+
+
+class SoftwareFault(JournalIntegrityError):
+    """An unexpected error in the firmware while handling an input: play is locked
+    because the state may no longer be the fold of the journal."""
+
+    code = SOFTWARE_FAULT
+    display = "SOFTWARE FAULT"
+
+
+class Notifier:
+    """The systemd notify calls the loop makes (``controller.notify`` by default)."""
+
+    def __init__(self) -> None:
+        from controller import notify
+
+        self.ready: Callable[[str | None], bool] = notify.ready
+        self.status: Callable[[str], bool] = notify.status
+        self.watchdog: Callable[[], bool] = notify.watchdog
+        self.stopping: Callable[[str | None], bool] = notify.stopping
+        self.interval: Callable[[], float | None] = notify.watchdog_interval
+
+
+@dataclass
+class Display:
+    """The transient things the dealer display shows beside the state."""
+
+    refusal: str | None = None
+    expired: tuple[int, str] | None = None
+    device_faults: dict[str, str] | None = None
+    puck_fault_seats: tuple[int, ...] = ()
+
+
+class Controller:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        journal: Journal | None,
+        recorder: Recorder | None,
+        fault: JournalIntegrityError | None,
+        outputs: Outputs,
+        inputs: queue.Queue[Any],
+        config_path: str | None = None,
+        notifier: Notifier | None = None,
+        pin_verifier: Callable[[str, str], bool] | None = None,
+        publisher: Any = None,
+        has_puck: bool = False,
+        timekeeper: Timekeeper | None = None,
+    ) -> None:
+        self.settings = settings
+        self.journal = journal
+        self.recorder = recorder
+        self.fault = fault if fault is not None else (recorder.fault if recorder else None)
+        self.outputs = outputs
+        self.inputs = inputs
+        self.config_path = config_path
+        self.notifier = notifier or Notifier()
+        self.pin_verifier = pin_verifier
+        self.publisher = publisher
+        self.has_puck = has_puck
+        self.timekeeper = timekeeper or Timekeeper()
+        self.display = Display(device_faults={})
+        self.pending_config: Settings | None = None
+        self.hands_since_prune = 0
+        self.running = False
+        self.stopped_reason: str | None = None
+        self._watchdog_every = self.notifier.interval()
+        self._watchdog_next = time.monotonic()
+        self._status_text: str | None = None
+        self.loops = 0
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Handle inputs until a ``Stop``. Call ``start_outputs`` first."""
+        self.running = True
+        try:
+            while True:
+                now = self.timekeeper.now()
+                timeout = self._sleep_for(now)
+                try:
+                    item = self.inputs.get(timeout=timeout) if timeout != 0 else \
+                        self.inputs.get_nowait()
+                except queue.Empty:
+                    item = None
+                self.loops += 1
+                if item is not None:
+                    if isinstance(item, Stop):
+                        self.stopped_reason = item.reason
+                        break
+                    self._guarded(self._handle, item)
+                self._guarded(self._on_time, self.timekeeper.now())
+                self._ping_watchdog()
+        finally:
+            self.running = False
+
+    def _sleep_for(self, now: int) -> float | None:
+        dues = [self._watchdog_due_ns()]
+        if self.fault is None and self.recorder is not None:
+            state = self.recorder.table.state
+            dues.append(self._tick_due())
+            dues.append(self.timekeeper.display_due(state, now))
+        found = [due for due in dues if due is not None]
+        if not found:
+            return None
+        return max(0.0, (min(found) - now) / 1e9)
+
+    def _watchdog_due_ns(self) -> int | None:
+        if self._watchdog_every is None:
+            return None
+        return int(self._watchdog_next * 1e9)
+
+    def _ping_watchdog(self) -> None:
+        if self._watchdog_every is None:
+            return
+        now = time.monotonic()
+        if now >= self._watchdog_next:
+            self.notifier.watchdog()
+            self._watchdog_next = now + self._watchdog_every
+
+    def _guarded(self, step: Callable[[Any], None], arg: Any) -> None:
+        try:
+            step(arg)
+        except Exception as error:  # a bug: lock play rather than run on a doubtful state
+            log.exception("unexpected error; play is locked")
+            self._enter_fault(SoftwareFault(f"{type(error).__name__}: {error}"))
+
+    # -- items -------------------------------------------------------------------------
+
+    def _handle(self, item: Any) -> None:
+        if isinstance(item, Reload):
+            self.reload()
+            return
+        if isinstance(item, Submit):
+            outcome = self.submit(item.event, source="console", by=item.by)
+            if item.done is not None:
+                item.done(outcome)
+            return
+        translated = translate(item)
+        if isinstance(translated, DeviceNotice):
+            self._device_notice(translated)
+        elif isinstance(translated, RulesInput):
+            if translated.source == "puck" and "puck" in (self.display.device_faults or {}):
+                self._device_notice(DeviceNotice("puck", None))
+            self.submit(translated.event, source=translated.source)
+
+    def submit(self, event: dict[str, Any], *, source: str, by: str | None = None) -> Outcome:
+        """Tell the time, then check, record, apply and show one rules event."""
+        recorder = self.recorder
+        if self.fault is not None or recorder is None:
+            outcome = Outcome(None, False, event, {"code": self._lock_code(),
+                                                   "message": "MEMORY FAULT: CALL TECHNICIAN"})
+            log.warning("%s from %s refused: play is locked (%s)", _brief(event, True), source,
+                        self.fault.code if self.fault else "no journal")
+            self._show()
+            return outcome
+        now = self.timekeeper.now()
+        if not self._tell_time(now):
+            return Outcome(None, False, event, {"code": self._lock_code(),
+                                                "message": "MEMORY FAULT: CALL TECHNICIAN"})
+        secret = _typing_pin(recorder)
+        event = self._with_pin_verdict(event)
+        outcome = recorder.record(event, by=by)
+        if outcome.seq is None:
+            self._enter_fault(recorder.fault or SoftwareFault("the journal refused the event"))
+            return outcome
+        self._notify_publisher()
+        if outcome.ok:
+            log.info("seq %d %s from %s%s", outcome.seq, _brief(event, secret), source,
+                     f" by {outcome_by(event, recorder)}" if outcome_by(event, recorder) else "")
+            self._after_accepted(outcome)
+        else:
+            error = outcome.error or {}
+            log.info("seq %d %s from %s refused: %s: %s", outcome.seq, _brief(event, secret),
+                     source, error.get("code"), error.get("message"))
+            self.display.refusal = error.get("message")
+        self._show()
+        return outcome
+
+    def _after_accepted(self, outcome: Outcome) -> None:
+        if outcome.event.get("type") not in ("tick", "state"):
+            self.display.refusal = None
+            self.display.expired = None
+        for effect in outcome.effects:
+            if isinstance(effect, ClockExpired):
+                self.display.expired = (effect.seat, effect.action)
+                log.info("clock expired on seat %d: %s", effect.seat, effect.action)
+            elif isinstance(effect, HandEnded):
+                log.info("hand %d %s", effect.hand, "voided" if effect.voided else "ended")
+                self.hands_since_prune += 1
+        if self.recorder is not None and self.recorder.table.state.phase == "idle":
+            self._between_hands()
+
+    def _with_pin_verdict(self, event: dict[str, Any]) -> dict[str, Any]:
+        """A key that ends a supervisor PIN entry carries the verdict (``pin_ok``), so
+        replaying the journal never needs the PIN file."""
+        if event.get("type") != "key" or "pin_ok" in event or self.recorder is None:
+            return event
+        try:
+            from controller.rules.keypad import pin_entry
+        except ImportError:
+            return event
+        entry = pin_entry(self.recorder.table.state, str(event.get("key", "")).upper())
+        if entry is None:
+            return event
+        verdict = bool(self.pin_verifier(*entry)) if self.pin_verifier is not None else False
+        return {**event, "pin_ok": verdict}
+
+    # -- time --------------------------------------------------------------------------
+
+    def _tick_due(self) -> int | None:
+        assert self.recorder is not None
+        state = self.recorder.table.state
+        tray = self.settings.tray
+        return self.timekeeper.tick_due(
+            state,
+            self.recorder.table.settings.clock.warning * 1000,
+            [tray_stable_after_ms(state, tray.stable_seconds, bool(tray.float_counts))],
+        )
+
+    def _on_time(self, now: int) -> None:
+        if self.fault is not None or self.recorder is None:
+            return
+        due = self._tick_due()
+        if due is not None and due <= now:
+            if self._tell_time(now):
+                self._show()
+            return
+        state = self.recorder.table.state
+        countdown = self.timekeeper.countdown_ms(state, now)
+        if countdown is not None and self.display.expired is None:
+            self.outputs.show_clock(countdown, self._warning(countdown))
+
+    def _tell_time(self, now: int) -> bool:
+        """Journal a tick for the time not yet told; False when the journal failed."""
+        recorder = self.recorder
+        assert recorder is not None
+        ms = self.timekeeper.pending_ms(now)
+        if ms <= 0:
+            return True
+        outcome = recorder.record({"type": "tick", "ms": ms})
+        if outcome.seq is None:
+            self._enter_fault(recorder.fault or SoftwareFault("the journal refused a tick"))
+            return False
+        self.timekeeper.told(ms)
+        self._notify_publisher()
+        log.debug("seq %d tick %d ms", outcome.seq, ms)
+        if outcome.ok:
+            self._after_accepted(outcome)
+        return True
+
+    def _warning(self, countdown: int) -> bool:
+        assert self.recorder is not None
+        clock = self.recorder.table.state.clock
+        warning_ms = self.recorder.table.settings.clock.warning * 1000
+        return bool(clock is not None and (clock.warning or countdown <= warning_ms))
+
+    # -- outputs -----------------------------------------------------------------------
+
+    def start_outputs(self) -> None:
+        """Re-drive every output from the recovered state (or the fault)."""
+        self.outputs.redrive()
+        self.timekeeper.restart(self.timekeeper.now())
+        self._show()
+
+    def _show(self) -> None:
+        if self.fault is not None or self.recorder is None:
+            fault = self.fault
+            self.outputs.show_fault(fault.display if fault is not None else "NO JOURNAL")
+            self._status(f"LOCKED: {fault.code if fault else 'no journal'}: call a technician")
+            return
+        table = self.recorder.table
+        view = state_view(table)
+        now = self.timekeeper.now()
+        countdown = self.timekeeper.countdown_ms(table.state, now)
+        alerts: list[Message] = []
+        puck_seats: tuple[int, ...] = ()
+        if self.has_puck:
+            seen = self.display.puck_fault_seats or None
+            check = puck_check.check(table.state, table.settings, self.settings.puck, seen)
+            if check.message is not None:
+                alerts.append(check.message)
+                puck_seats = check.light_seats
+        alarm = tray_check.alarm_message(tray_check.status(table.state, self.settings.tray))
+        if alarm is not None:
+            alerts.append(alarm)
+        faults = self.display.device_faults or {}
+        device_fault = next(iter(faults.values()), None)
+        self.outputs.show(
+            view, countdown_ms=countdown,
+            warning=self._warning(countdown) if countdown is not None else False,
+            device_fault=device_fault, refusal=self.display.refusal,
+            expired=self.display.expired, alerts=alerts, puck_seats=puck_seats,
+        )
+        self._status(_status_line(view, faults))
+
+    def _status(self, text: str) -> None:
+        if text != self._status_text:
+            self._status_text = text
+            self.notifier.status(text)
+
+    # -- faults ------------------------------------------------------------------------
+
+    def _lock_code(self) -> str:
+        return SOFTWARE_FAULT if isinstance(self.fault, SoftwareFault) else MEMORY_FAULT
+
+    def _enter_fault(self, fault: JournalIntegrityError) -> None:
+        if self.fault is not None:
+            return
+        self.fault = fault
+        if self.recorder is not None:
+            self.recorder.fault = fault
+        log.error("FAULT %s: %s", fault.code, fault.message)
+        self._system_log(LogKind.INTEGRITY, {"ok": False, "problems": [
+            {"code": fault.code, "message": fault.message}]})
+        self._show()
+
+    def _device_notice(self, notice: DeviceNotice) -> None:
+        faults = self.display.device_faults if self.display.device_faults is not None else {}
+        if notice.message is None:
+            if notice.device not in faults:
+                return
+            del faults[notice.device]
+            if notice.device == "puck":
+                self.display.puck_fault_seats = ()
+            log.info("device %s works again", notice.device)
+            self._system_log(LogKind.DEVICE_CLEAR, {"device": notice.device})
+            self.outputs.redrive()  # it may have lost what it showed
+        else:
+            if faults.get(notice.device) == notice.message:
+                return
+            faults[notice.device] = notice.message
+            if notice.device == "puck":
+                self.display.puck_fault_seats = notice.seats
+            log.warning("device %s fault: %s", notice.device, notice.message)
+            self._system_log(LogKind.DEVICE_FAULT,
+                             {"device": notice.device, "message": notice.message})
+        self.display.device_faults = faults
+        self._show()
+
+    def _system_log(self, kind: str, detail: dict[str, Any]) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.log_system(kind, detail)
+        except (JournalError, OSError, Exception) as error:  # the log must not stop play
+            log.warning("system log entry %s not recorded: %s", kind, describe(error))
+
+    def _notify_publisher(self) -> None:
+        if self.publisher is not None:
+            self.publisher.notify()
+
+    # -- configuration and retention -------------------------------------------------------
+
+    def reload(self) -> None:
+        """SIGHUP: read the configuration file again."""
+        if self.config_path is None:
+            log.warning("reload asked, but the daemon was not started from a file")
+            return
+        try:
+            new = load_config(self.config_path)
+        except ConfigError as error:
+            log.error("configuration %s NOT reloaded (%d problem(s)); the running one stays:",
+                      self.config_path, len(error.problems))
+            for problem in error.problems:
+                log.error("  %s", problem)
+            return
+        except OSError as error:
+            log.error("configuration %s NOT reloaded: %s", self.config_path, error.strerror)
+            return
+        self.offer_config(new)
+
+    def offer_config(self, new: Settings) -> None:
+        current = self.journal.config_sha256 if self.journal is not None else self.settings.sha256
+        if new.sha256 == current:
+            log.info("configuration %s reloaded: unchanged (sha256 %s)", new.source, new.sha256)
+            self.pending_config = None
+            return
+        for part in ("hardware", "journal", "floor"):
+            if getattr(new, part) != getattr(self.settings, part):
+                log.warning("configuration: the %s: section changed; it takes effect at the "
+                            "next restart", part)
+        self.pending_config = new
+        if self.recorder is not None and self.recorder.table.state.phase == "idle":
+            self._between_hands()
+        else:
+            log.info("configuration %s (sha256 %s) is held until the hand ends",
+                     new.source, new.sha256[:12])
+
+    def _between_hands(self) -> None:
+        if self.pending_config is not None:
+            self._apply_config(self.pending_config)
+        if self.hands_since_prune >= PRUNE_EVERY_HANDS:
+            self.hands_since_prune = 0
+            self._prune()
+
+    def _apply_config(self, new: Settings) -> None:
+        self.pending_config = None
+        if self.journal is None or self.recorder is None or self.fault is not None:
+            return
+        try:
+            self.journal.record_config(new.config_text)
+        except (JournalError, OSError) as error:
+            log.error("configuration change not recorded: %s", describe(error))
+            return
+        self.recorder.table.settings = new.rules
+        self.recorder.snapshot_every = new.journal.snapshot_every
+        self.outputs.language = new.display.language
+        self.settings = replace(new, hardware=self.settings.hardware, journal=self.settings.journal,
+                                floor=self.settings.floor)
+        if self.has_puck:
+            self.recorder.table.start_guard = puck_check.start_guard(self.settings.puck)
+        log.info("configuration %s in force from seq %d (sha256 %s): %s", new.source,
+                 self.recorder.last_seq + 1, new.sha256, new.summary())
+
+    def _prune(self) -> None:
+        if self.journal is None or self.fault is not None:
+            return
+        try:
+            report = self.journal.prune(self.settings.journal.keep_hands,
+                                        archive=self.settings.journal.archive)
+        except (JournalError, OSError, Exception) as error:  # retention must not stop play
+            log.warning("journal retention skipped: %s", describe(error))
+            return
+        if report.removed_events:
+            log.info("journal retention: %d old event(s) removed, kept from seq %d",
+                     report.removed_events, report.kept_from_seq)
+
+
+def _typing_pin(recorder: Recorder) -> bool:
+    try:
+        from controller.rules.keypad import collecting_pin
+    except ImportError:
+        return False
+    return bool(collecting_pin(recorder.table.state))
+
+
+def _brief(event: dict[str, Any], secret: bool) -> str:
+    """One event for the log (PIN digits masked)."""
+    kind = event.get("type")
+    if kind == "key":
+        key = str(event.get("key"))
+        return f"key {'*' if secret and key.isdigit() else key}"
+    fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "by"))
+    return f"{kind} {fields}".strip()
+
+
+def outcome_by(event: dict[str, Any], recorder: Recorder) -> str | None:
+    by = event.get("by") or recorder.table.state.keypad.get("dealer")
+    return str(by) if by else None
+
+
+def _status_line(view: dict[str, Any], faults: dict[str, str]) -> str:
+    if view["phase"] == "idle":
+        text = f"idle after hand {view['hand']}" if view["hand"] else "idle, no hand yet"
+    else:
+        text = f"hand {view['hand']} {view['phase']}"
+        if view.get("to_act") is not None:
+            text += f", seat {view['to_act']} to act"
+    if faults:
+        text += "; device fault: " + ", ".join(sorted(faults))
+    return text

@@ -1,0 +1,266 @@
+"""Game recall: the last hands rebuilt from the journal, with every action.
+
+The journal holds input events, not hands; a hand's posts, pots, fees and awards are
+what the rules made of them. So recall folds the journal again, from the newest
+snapshot taken before the first recalled hand, and listens to the effects the rules
+return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
+``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``). Each
+action keeps its journal seq, who entered it and when (wall times are marked when the
+clock was not synchronised; see ``timekeeping.WallDating``).
+
+When the journal's retention has left no snapshot before the first recalled hand, the
+hands that cannot be rebuilt are listed from their raw events (``rebuilt: false``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from controller.daemon.recovery import (
+    RulesBook,
+    apply_record,
+    first_seq,
+    snapshot_before,
+    start_table,
+)
+from controller.daemon.timekeeping import WallDating
+from controller.journal import EventRecord, Journal
+from controller.rules import Table, state_view
+from controller.rules import effects as fx
+
+RECALL_HANDS = 10
+
+
+@dataclass
+class RecalledHand:
+    hand: int
+    first_seq: int
+    last_seq: int
+    started: dict[str, Any]
+    rebuilt: bool = True
+    button: int | None = None
+    small_blind: int | None = None
+    big_blind: int | None = None
+    dealt: list[int] = field(default_factory=list)
+    seats: dict[str, dict[str, Any]] = field(default_factory=dict)  # at the start
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    streets: list[dict[str, Any]] = field(default_factory=list)
+    uncalled: list[dict[str, Any]] = field(default_factory=list)
+    pots: list[dict[str, Any]] = field(default_factory=list)  # as paid
+    fees: dict[str, int] = field(default_factory=lambda: {"rake": 0, "jackpot": 0})
+    corrections: list[dict[str, Any]] = field(default_factory=list)
+    result: str = "in progress"
+    now: dict[str, Any] | None = None  # the hand in progress: phase, to act, pots
+    raw: list[dict[str, Any]] = field(default_factory=list)  # only when not rebuilt
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.rebuilt:
+            data.pop("raw")
+        return data
+
+
+def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
+    """The last ``count`` hands, oldest first, the one in progress included."""
+    start = journal.first_seq_of_last_hands(count)
+    if start is None:
+        return []
+    dating = WallDating.from_log(journal.iter_system_log())
+    book = RulesBook(journal)
+    snapshot = snapshot_before(journal, start - 1)
+    if snapshot is None and first_seq(journal) > 1:
+        snapshot = _earliest_snapshot(journal)
+    if snapshot is None and first_seq(journal) > 1:
+        return _raw_hands(journal, start, dating)
+    table, after, config_id = start_table(journal, book, snapshot)
+    builder = _Builder(dating)
+    for record in journal.iter_events(after_seq=after):
+        seats_before = {n: (s.player, s.stack + s.bet) for n, s in table.state.seats.items()}
+        hand = table.state.hand
+        street = hand.street if hand is not None else None
+        config_id, effects = apply_record(table, record, book, config_id)
+        if record.seq < start:
+            continue
+        builder.record(record, effects, seats_before, street)
+    builder.finish(table)
+    hands = builder.hands
+    if after >= start:  # no snapshot early enough: the hands before it are raw
+        hands = _raw_hands(journal, start, dating, until=after) + hands
+    return hands[-count:]
+
+
+class _Builder:
+    def __init__(self, dating: WallDating) -> None:
+        self.dating = dating
+        self.hands: list[RecalledHand] = []
+        self.current: RecalledHand | None = None
+
+    def record(self, record: EventRecord, effects: list[fx.Effect],
+               seats_before: dict[int, tuple[str, int]], street: str | None) -> None:
+        stamp = self.dating.for_event(record.seq, record.wall_ns, record.clock_synced,
+                                      record.mono_ns).as_json()
+        for effect in effects:
+            if isinstance(effect, fx.HandStarted):
+                self.current = RecalledHand(
+                    hand=effect.hand, first_seq=record.seq, last_seq=record.seq, started=stamp,
+                    button=effect.button, small_blind=effect.small_blind,
+                    big_blind=effect.big_blind, dealt=list(effect.dealt),
+                    seats={str(n): {"player": p, "stack": c}
+                           for n, (p, c) in sorted(seats_before.items())},
+                )
+                self.hands.append(self.current)
+                street = "preflop"
+        hand = self.current
+        if hand is None or hand.result != "in progress":
+            return
+        hand.last_seq = record.seq
+        entry = {"seq": record.seq, "by": record.by, "time": stamp}
+        for effect in effects:
+            if isinstance(effect, fx.Posted):
+                hand.posts.append({"seat": effect.seat, "kind": effect.kind,
+                                   "live": effect.live, "dead": effect.dead, **entry})
+            elif isinstance(effect, fx.Acted):
+                hand.actions.append({"street": street, "seat": effect.seat,
+                                     "action": effect.action, "to": effect.total,
+                                     "entered": _entered(record.event), **entry})
+            elif isinstance(effect, fx.StreetDealt):
+                street = effect.street
+                hand.streets.append({"street": effect.street, "seq": record.seq})
+            elif isinstance(effect, fx.UncalledReturned):
+                hand.uncalled.append({"seat": effect.seat, "amount": effect.amount})
+            elif isinstance(effect, fx.PotAwarded):
+                hand.pots.append({
+                    "pot": "main" if effect.index == 0 else f"side {effect.index}",
+                    "amount": effect.amount,
+                    "shares": [{"seat": s, "amount": a} for s, a in effect.shares], **entry,
+                })
+            elif isinstance(effect, fx.FeesTaken):
+                hand.fees = {"rake": hand.fees["rake"] + effect.rake,
+                             "jackpot": hand.fees["jackpot"] + effect.jackpot}
+            elif isinstance(effect, fx.ClockExpired):
+                hand.corrections.append({"kind": "clock_expired", "seat": effect.seat,
+                                         "action": effect.action, **entry})
+            elif isinstance(effect, fx.Corrected):
+                hand.corrections.append({"kind": effect.kind, "seat": effect.seat, **entry})
+            elif isinstance(effect, fx.HandEnded) and effect.hand == hand.hand:
+                hand.result = "voided (misdeal)" if effect.voided else "ended"
+
+    def finish(self, table: Table) -> None:
+        hand = self.current
+        if hand is None or hand.result != "in progress":
+            return
+        view = state_view(table)
+        hand.now = {"phase": view["phase"], "to_act": view["to_act"],
+                    "pot_total": view["pot_total"], "pots": view["pots"],
+                    "seats": {k: {"stack": v["stack"], "bet": v["bet"], "status": v["status"]}
+                              for k, v in view["seats"].items()}}
+
+
+def _entered(event: dict[str, Any]) -> str:
+    if event.get("type") == "key":
+        return f"key {event.get('key')}"
+    return str(event.get("type"))
+
+
+def _earliest_snapshot(journal: Journal) -> tuple[int, str] | None:
+    with journal.mutex:
+        row = journal.connection.execute(
+            "SELECT seq, state FROM snapshots ORDER BY seq LIMIT 1").fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def _raw_hands(journal: Journal, start: int, dating: WallDating, until: int | None = None
+               ) -> list[RecalledHand]:
+    hands: dict[int, RecalledHand] = {}
+    for record in journal.iter_events(after_seq=start - 1):
+        if until is not None and record.seq > until:
+            break
+        number = record.hand or 0
+        stamp = dating.for_event(record.seq, record.wall_ns, record.clock_synced,
+                                 record.mono_ns).as_json()
+        hand = hands.get(number)
+        if hand is None:
+            hand = hands[number] = RecalledHand(hand=number, first_seq=record.seq,
+                                                last_seq=record.seq, started=stamp,
+                                                rebuilt=False, result="not rebuilt")
+        hand.last_seq = record.seq
+        hand.raw.append({"seq": record.seq, "event": record.event, "accepted": record.accepted,
+                         "refusal": record.refusal_message, "by": record.by, "time": stamp})
+    return list(hands.values())
+
+
+# -- text --------------------------------------------------------------------------------
+
+def as_text(hands: list[RecalledHand]) -> str:
+    if not hands:
+        return "No hands recorded yet.\n"
+    out: list[str] = []
+    for hand in hands:
+        out.append(f"HAND {hand.hand}  seq {hand.first_seq}-{hand.last_seq}  "
+                   f"{_when(hand.started)}  [{hand.result}]")
+        if not hand.rebuilt:
+            out.append("  (the journal no longer holds the state before this hand; "
+                       "its events as recorded:)")
+            for item in hand.raw:
+                verdict = "ok" if item["accepted"] else f"refused: {item['refusal']}"
+                out.append(f"  seq {item['seq']}: {_event_text(item['event'])} -> {verdict}"
+                           f"{_by(item['by'])}")
+            out.append("")
+            continue
+        sb = hand.small_blind if hand.small_blind is not None else "dead"
+        out.append(f"  button {hand.button}, small blind {sb}, big blind {hand.big_blind}; "
+                   f"dealt {' '.join(str(s) for s in hand.dealt)}")
+        out.append("  seats: " + ", ".join(
+            f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items()))
+        if hand.posts:
+            out.append("  posts: " + "; ".join(
+                f"seat {p['seat']} {p['kind']} {p['live']}"
+                + (f" + {p['dead']} dead" if p["dead"] else "") for p in hand.posts))
+        street = None
+        line: list[str] = []
+        for action in hand.actions:
+            if action["street"] != street:
+                if line:
+                    out.append(f"  {street}: " + "; ".join(line))
+                street, line = action["street"], []
+            to = f" {action['to']}" if action["action"] in ("bet", "raise", "all_in", "call") \
+                else ""
+            line.append(f"seat {action['seat']} {action['action']}{to}{_by(action['by'])}")
+        if line:
+            out.append(f"  {street}: " + "; ".join(line))
+        for item in hand.uncalled:
+            out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
+        for item in hand.corrections:
+            what = item["kind"].replace("_", " ")
+            out.append(f"  {what}: seat {item['seat']}"
+                       + (f" ({item['action']})" if "action" in item else "")
+                       + f" at seq {item['seq']}")
+        for pot in hand.pots:
+            shares = ", ".join(f"seat {s['seat']} {s['amount']}" for s in pot["shares"])
+            out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}")
+        if hand.result != "in progress":
+            out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
+        if hand.now is not None:
+            to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
+            out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _when(stamp: dict[str, Any]) -> str:
+    if stamp["clock_synced"]:
+        return str(stamp["wall"])
+    if stamp["redated"]:
+        return f"{stamp['redated']} (re-dated)"
+    return "time unknown (clock not synced)"
+
+
+def _by(by: str | None) -> str:
+    return f" (by {by})" if by else ""
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "by"))
+    return f"{event.get('type')} {fields}".strip()

@@ -1,0 +1,240 @@
+"""The durable step, shared by the daemon loop and replay's durable mode.
+
+One input event goes through four steps, always in this order::
+
+    1. check   the rules core says yes or why not (pure; changes nothing)
+    2. record  the journal makes it durable: accepted, or refused as an audit record,
+               with who entered it and, every ``snapshot_every`` events, a snapshot
+    3. apply   the rules core folds it into the state
+    4. (the caller shows it: a LED, a display line, a replay output line)
+
+Nothing is observable before step 2 returns, so a power cut at any instant loses
+nothing that was shown and never shows anything that was not recorded.
+
+A snapshot (and a floor message) needs the state *after* the event inside the same
+transaction. For those events the rules are applied to a copy of the table first;
+the copy becomes the table only once the journal has committed, so a failed commit
+leaves the table as it was.
+
+A journal that fails (a memory fault found at start, or a write that fails) makes
+the recorder faulty for good: every later input is refused with ``memory_fault``
+and not recorded. Only a technician's salvage and a restart clear it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.daemon import snapshots
+from controller.daemon.recovery import INVALID_TYPE
+from controller.journal import Journal, JournalError, JournalIntegrityError
+from controller.rules import Refusal, Table, parse_event
+from controller.rules.effects import Effect
+from controller.rules.events import Event, Key, StartHand
+
+MEMORY_FAULT = "memory_fault"
+MEMORY_FAULT_MESSAGE = "MEMORY FAULT: CALL TECHNICIAN"
+
+OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
+OutboxBuilder = Callable[
+    [int, Mapping[str, Any], Mapping[str, Any], Table, Table], OutboxRows
+]
+"""``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox."""
+
+
+class StorageFault(JournalIntegrityError):
+    """Writing the journal failed (disk full, I/O error): treated as a memory fault."""
+
+    code = "storage_fault"
+    display = "MEMORY FAULT WRITE"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the journal could not record an event: {detail}")
+
+
+@dataclass
+class Outcome:
+    """What became of one input line or event."""
+
+    seq: int | None  # None: not recorded (memory fault)
+    ok: bool
+    event: dict[str, Any]  # the event as recorded
+    error: dict[str, str] | None = None
+    effects: list[Effect] = field(default_factory=list)
+    parsed: Event | None = None
+
+    def line(self) -> dict[str, Any]:
+        """The replay contract's output line (without ``state``)."""
+        out: dict[str, Any] = {"seq": self.seq, "ok": self.ok}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def describe(error: BaseException) -> str:
+    return getattr(error, "message", None) or str(error) or type(error).__name__
+
+
+class Recorder:
+    """A table whose every input goes through the journal first."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        table: Table,
+        *,
+        snapshot_every: int,
+        last_snapshot_seq: int = 0,
+        fault: JournalIntegrityError | None = None,
+        outbox: OutboxBuilder | None = None,
+    ) -> None:
+        self.journal = journal
+        self.table = table
+        self.snapshot_every = max(1, snapshot_every)
+        self.last_snapshot_seq = last_snapshot_seq
+        self.fault: JournalIntegrityError | None = fault or journal.fault
+        self.outbox = outbox
+        self.last_seq = journal.last_seq
+
+    # -- inputs ------------------------------------------------------------------------
+
+    def record_text(self, text: str) -> Outcome:
+        """One line of an event file (blank lines and comments already skipped)."""
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as error:
+            return self._invalid(text, f"NOT JSON: {error.msg} AT COLUMN {error.colno}")
+        if not isinstance(obj, dict):
+            return self._invalid(text, "AN EVENT MUST BE A JSON OBJECT")
+        return self.record(obj)
+
+    def record(self, obj: dict[str, Any], *, by: str | None = None) -> Outcome:
+        """One decoded event; ``by`` is who entered it when the event does not say."""
+        if self.fault is not None:
+            return self._locked(obj)
+        table = self.table
+        who = _who(obj, by, table)
+        try:
+            event = parse_event(obj)
+            table.check(event)
+        except Refusal as refusal:
+            error = refusal.as_dict()
+            seq = self._append(obj, accepted=False, by=who, result=error, hand=self._hand(None))
+            if seq is None:
+                return self._locked(obj)
+            table.state.last_refusal = refusal.message
+            return Outcome(seq, False, obj, error)
+        hand = self._hand(event)
+        seq_next = self.last_seq + 1
+        snapshot_due = seq_next - self.last_snapshot_seq >= self.snapshot_every
+        if snapshot_due or self.outbox is not None:
+            after = _clone(table)
+            try:
+                effects = after.apply(event)
+            except Refusal:  # a copy cannot take back an action (undo): apply in place
+                after, effects, snapshot_due = table, [], False
+            if after is not table:
+                snapshot = snapshots.encode(after.state) if snapshot_due else None
+                rows = list(self.outbox(seq_next, obj, {"ok": True}, table, after)) \
+                    if self.outbox is not None else []
+                seq = self._append(obj, accepted=True, by=who, hand=hand, snapshot=snapshot,
+                                   outbox=rows)
+                if seq is None:
+                    return self._locked(obj)
+                if snapshot is not None:
+                    self.last_snapshot_seq = seq
+                self.table = after
+                return Outcome(seq, True, obj, effects=effects, parsed=event)
+        seq = self._append(obj, accepted=True, by=who, hand=hand)
+        if seq is None:
+            return self._locked(obj)
+        effects = table.apply(event)
+        return Outcome(seq, True, obj, effects=effects, parsed=event)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _invalid(self, text: str, message: str) -> Outcome:
+        row = {"type": INVALID_TYPE, "raw": text}
+        error = {"code": "bad_event", "message": message}
+        if self.fault is not None:
+            return self._locked(row)
+        seq = self._append(row, accepted=False, by=None, result=error, hand=self._hand(None))
+        if seq is None:
+            return self._locked(row)
+        return Outcome(seq, False, row, error)
+
+    def _locked(self, obj: dict[str, Any]) -> Outcome:
+        return Outcome(None, False, obj, {"code": MEMORY_FAULT, "message": MEMORY_FAULT_MESSAGE})
+
+    def _hand(self, event: Event | None) -> int:
+        """The hand an event belongs to: the one it starts, else the current (or last)."""
+        state = self.table.state
+        if event is not None and state.phase == "idle" and _starts_hand(self.table, event):
+            return state.hand_number + 1
+        return state.hand_number
+
+    def _append(
+        self,
+        obj: Mapping[str, Any],
+        *,
+        accepted: bool,
+        by: str | None,
+        hand: int,
+        result: Mapping[str, Any] | None = None,
+        snapshot: str | None = None,
+        outbox: OutboxRows = (),
+    ) -> int | None:
+        """The journal's seq for the event, or None after making the recorder faulty."""
+        try:
+            seq = self.journal.append(
+                obj, accepted=accepted, by=by, result=result, snapshot=snapshot,
+                outbox=outbox, hand=hand,
+            )
+        except JournalIntegrityError as error:
+            self.fault = error
+            return None
+        except (JournalError, sqlite3.Error, OSError) as error:
+            self.fault = StorageFault(describe(error))
+            self.journal.fault = self.fault
+            return None
+        self.last_seq = seq
+        return seq
+
+
+def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:
+    """Who entered the event: its own ``by``, the caller's, else the signed-in dealer
+    (ticks come from the daemon's clock, not from a person)."""
+    given = obj.get("by")
+    if isinstance(given, str | int) and not isinstance(given, bool):
+        return str(given)
+    if by is not None:
+        return by
+    if obj.get("type") == "tick":
+        return None
+    dealer = table.state.keypad.get("dealer")
+    return str(dealer) if dealer else None
+
+
+def _starts_hand(table: Table, event: Event) -> bool:
+    if isinstance(event, StartHand):
+        return True
+    if isinstance(event, Key):
+        try:
+            from controller.rules.keypad import translate
+
+            return isinstance(translate(table, event).event, StartHand)
+        except (ImportError, Refusal):
+            return event.key == "NEXT"
+    return False
+
+
+def _clone(table: Table) -> Table:
+    """A table that can be applied to without touching ``table``."""
+    clone = copy.copy(table)
+    clone.state = copy.deepcopy(table.state)
+    return clone

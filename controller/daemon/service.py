@@ -1,0 +1,427 @@
+"""Starting and stopping the daemon: devices, journal, recovery, systemd, signals.
+
+Start-up, in order (DESIGN.md, "Durability"):
+
+1. open the devices (``--simulated`` forces every one simulated), so that even a
+   fault found next can be shown;
+2. open the journal in ``journal.state_dir``: it records the power-up, an unclean
+   shutdown of the last run, and the configuration's SHA-256 in its system log;
+3. ``verify()``: ``PRAGMA quick_check`` and the hash chain (the result is logged);
+4. fold: the latest snapshot and the events after it, through the rules core;
+5. re-drive every output from the recovered state (a running action clock resumes
+   with the time it had at the last journalled tick);
+6. ``READY=1`` to systemd, then the controller loop.
+
+A failed step 2-4 is a sticky memory fault: shown, logged, play locked, READY still
+sent (the service is up and saying what is wrong; a restart would not fix it).
+``tablectl journal salvage`` is the technician's way out.
+
+Signals: SIGTERM/SIGINT end cleanly (``STOPPING=1``, the journal's clean-shutdown
+marker); SIGHUP re-reads the configuration file. They are taken synchronously by the
+main thread with ``sigwait`` (blocked in every other thread), so no handler ever runs
+in the middle of the loop's work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from controller.config import ConfigError, Settings, load_config
+from controller.daemon.inputs import Reload, Stop, Submit
+from controller.daemon.loop import Controller, Notifier, SoftwareFault, log
+from controller.daemon.outputs import Outputs
+from controller.daemon.recorder import Outcome, Recorder
+from controller.daemon.recovery import RulesBook, fold
+from controller.daemon.timekeeping import Timekeeper
+from controller.journal import (
+    Journal,
+    JournalBusy,
+    JournalError,
+    JournalIntegrityError,
+    LogKind,
+)
+from controller.rules import Table
+from drivers.build import Devices, open_devices
+from drivers.errors import DriverError
+
+EXIT_OK = 0
+EXIT_START_FAILED = 1
+EXIT_CONFIG = 2
+
+
+class StartError(Exception):
+    """The daemon cannot run at all (no hardware section, journal held by another
+    process, devices that cannot be opened): a clear message, never a traceback."""
+
+
+class Daemon:
+    """One table's daemon, for ``tablectl run`` and for tests (in-process)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        config_path: str | None = None,
+        simulated: bool | None = None,
+        notifier: Notifier | None = None,
+        pin_verifier: Callable[[str, str], bool] | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if settings.hardware is None:
+            raise StartError(
+                f"{settings.source}: the configuration has no hardware: section, so the "
+                "daemon cannot start (replay and check-config accept such a file; add "
+                "hardware:, or hardware: {simulated: true} for a bench)"
+            )
+        self.settings = settings
+        self.config_path = config_path
+        self.simulated = simulated
+        self.notifier = notifier or Notifier()
+        self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file()
+        self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
+        self.inputs: queue.Queue[Any] = queue.Queue()
+        self.devices: Devices | None = None
+        self.journal: Journal | None = None
+        self.controller: Controller | None = None
+        self.publisher: Any = None
+        self.thread: threading.Thread | None = None
+        self.ready = threading.Event()
+
+    # -- start -------------------------------------------------------------------------
+
+    def start(self) -> Controller:
+        """Steps 1-6 of the module docstring, up to READY. Raises ``StartError``."""
+        settings = self.settings
+        assert settings.hardware is not None
+        log.info("starting: %s (config %s, sha256 %s)", settings.summary(), settings.source,
+                 settings.sha256)
+        try:
+            self.devices = open_devices(settings.hardware, self.inputs, simulated=self.simulated)
+        except DriverError as error:
+            raise StartError(f"the devices cannot be opened: {error}") from None
+        try:
+            return self._start_with_devices()
+        except BaseException:
+            self.close()
+            raise
+
+    def _start_with_devices(self) -> Controller:
+        settings = self.settings
+        devices = self.devices
+        assert devices is not None
+        fault: JournalIntegrityError | None = None
+        try:
+            self.journal = Journal.open(self.state_dir, settings.config_text,
+                                        allow_config_change=True)
+        except JournalBusy as error:
+            raise StartError(f"{self.state_dir}: {error.message}; is another daemon running?"
+                             ) from None
+        except JournalIntegrityError as error:
+            fault = error
+        except JournalError as error:
+            fault = _as_integrity(error)
+        recorder: Recorder | None = None
+        if self.journal is not None:
+            journal = self.journal
+            self._log_start_entries(journal)
+            verdict = journal.verify()
+            log.info("integrity check: %s (%d event(s) checked, quick_check %s)",
+                     "ok" if verdict.ok else "FAILED", verdict.events_checked,
+                     verdict.quick_check)
+            for warning in verdict.warnings:
+                log.warning("integrity check: %s", warning)
+            table: Table | None = None
+            last_snapshot = 0
+            if not verdict.ok:
+                fault = verdict.problems[0]
+            elif fault is None:
+                try:
+                    folded = fold(journal, RulesBook(journal))
+                    table = folded.table
+                    last_snapshot = folded.snapshot_seq
+                    log.info("recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
+                             folded.last_seq, table.state.hand_number, table.state.phase,
+                             folded.snapshot_seq, folded.replayed)
+                except JournalIntegrityError as error:
+                    fault = error
+                except Exception as error:  # a bug in the fold: locked, never a crash loop
+                    log.exception("recovery failed")
+                    fault = SoftwareFault(f"recovery failed: {type(error).__name__}: {error}")
+                if fault is not None:
+                    journal.fault = fault
+                    _quiet_log(journal, LogKind.INTEGRITY, {"ok": False, "problems": [
+                        {"code": fault.code, "message": fault.message}]})
+            if table is None:
+                table = Table(settings.rules)
+            table.pin_verifier = self.pin_verifier
+            if _has_puck(settings):
+                from controller import puck as puck_check
+
+                table.start_guard = puck_check.start_guard(settings.puck)
+            recorder = Recorder(journal, table, snapshot_every=settings.journal.snapshot_every,
+                                last_snapshot_seq=last_snapshot, fault=fault,
+                                outbox=self._floor_outbox())
+        if fault is not None:
+            log.error("MEMORY FAULT %s: %s", fault.code, fault.message)
+        outputs = Outputs(devices.lights, devices.display, settings.rules.seats,
+                          settings.display.language)
+        controller = Controller(
+            settings=settings, journal=self.journal, recorder=recorder, fault=fault,
+            outputs=outputs, inputs=self.inputs, config_path=self.config_path,
+            notifier=self.notifier, pin_verifier=self.pin_verifier,
+            publisher=self.publisher, has_puck=_has_puck(settings), timekeeper=Timekeeper(),
+        )
+        self.controller = controller
+        controller.start_outputs()
+        if self.journal is not None and fault is None and \
+                settings.sha256 != self.journal.config_sha256:
+            log.info("the configuration differs from the journal's (sha256 %s)",
+                     self.journal.config_sha256[:12])
+            controller.offer_config(settings)
+        self._start_publisher()
+        status = "ready" if fault is None else f"LOCKED: {fault.code}: call a technician"
+        self.notifier.ready(status)
+        self.ready.set()
+        log.info("READY%s", "" if fault is None else f" (play locked: {fault.code})")
+        return controller
+
+    def _log_start_entries(self, journal: Journal) -> None:
+        """Repeat on the log what the journal recorded when it opened."""
+        entries = list(journal.iter_system_log(after_id=0, kinds=(
+            LogKind.POWER_UP, LogKind.UNCLEAN_SHUTDOWN, LogKind.CONFIG_LOADED,
+            LogKind.INTEGRITY)))
+        start = max((i for i, e in enumerate(entries) if e.kind == LogKind.POWER_UP), default=0)
+        for entry in entries[start:]:
+            if entry.kind == LogKind.UNCLEAN_SHUTDOWN:
+                log.warning("unclean shutdown detected: the last run ended without closing "
+                            "(last seq %s)", entry.detail.get("last_seq"))
+            elif entry.kind == LogKind.INTEGRITY:
+                log.error("journal tail check failed: %s", json.dumps(entry.detail))
+            else:
+                log.info("journal: %s %s", entry.kind, json.dumps(entry.detail, sort_keys=True))
+
+    # -- the floor link ----------------------------------------------------------------
+
+    def _floor_outbox(self) -> Any:
+        """The outbox builder when a ``floor:`` section is configured, else None."""
+        if self.settings.floor is None:
+            return None
+        try:
+            from controller.floor.messages import messages_for
+            from controller.floor.settings import FloorSettings
+        except ImportError:
+            log.warning("floor: configured but the floor link is not available; running alone")
+            return None
+        topics = FloorSettings.adapt(self.settings.floor).topics_for(self.settings.rules.table_id)
+        from controller.rules import state_view
+
+        def build(seq: int, event: Any, result: Any, before: Table, after: Table) -> Any:
+            record = {"seq": seq, "event": event}
+            return messages_for(record, result, state_view(before), state_view(after),
+                                topics=topics)
+
+        return build
+
+    def _start_publisher(self) -> None:
+        if self.settings.floor is None or self.journal is None or self.controller is None:
+            return
+        try:
+            from controller.floor.publisher import Publisher
+            from controller.floor.settings import FloorSettings
+
+            publisher = Publisher(FloorSettings.adapt(self.settings.floor),
+                                  table_id=self.settings.rules.table_id,
+                                  db_path=self.journal.path)
+            publisher.start()
+        except Exception as error:  # the table plays on without its floor link
+            log.error("floor link not started: %s", error)
+            return
+        self.publisher = publisher
+        self.controller.publisher = publisher
+        log.info("floor link started (%s)", self.settings.floor.host)
+
+    # -- run and stop ------------------------------------------------------------------
+
+    def run(self) -> None:
+        """The controller loop, in the calling thread, until ``stop()``."""
+        assert self.controller is not None
+        self.controller.run()
+
+    def run_in_thread(self) -> threading.Thread:
+        self.thread = threading.Thread(target=self.run, name="controller", daemon=True)
+        self.thread.start()
+        return self.thread
+
+    def stop(self, reason: str = "stop requested") -> None:
+        self.inputs.put(Stop(reason))
+
+    def reload(self) -> None:
+        self.inputs.put(Reload())
+
+    def submit(self, event: dict[str, Any], *, by: str | None = None,
+               timeout: float = 10.0) -> Outcome:
+        """Hand a rules event to the loop and wait for its outcome (tests, bench)."""
+        done = threading.Event()
+        box: list[Outcome] = []
+
+        def finished(outcome: Outcome) -> None:
+            box.append(outcome)
+            done.set()
+
+        self.inputs.put(Submit(event, by=by, done=finished))
+        if not done.wait(timeout):
+            raise TimeoutError(f"the loop did not handle {event!r} within {timeout} s")
+        return box[0]
+
+    def close(self) -> None:
+        """Orderly shutdown after the loop ended: journal marker, devices, publisher."""
+        self.notifier.stopping("stopping")
+        if self.thread is not None and self.thread.is_alive():
+            self.stop("closing")
+            self.thread.join(10)
+        if self.publisher is not None:
+            try:
+                self.publisher.stop()
+            except Exception as error:
+                log.warning("floor link stop: %s", error)
+            self.publisher = None
+        if self.journal is not None:
+            try:
+                self.journal.close()
+            except JournalError as error:
+                log.warning("journal close: %s", error.message)
+            self.journal = None
+        if self.devices is not None:
+            with contextlib.suppress(Exception):
+                self.devices.display.show_text("TABLE CONTROLLER", "STOPPED")
+            self.devices.close()
+            self.devices = None
+        log.info("stopped")
+
+
+def _has_puck(settings: Settings) -> bool:
+    return bool(settings.hardware is not None and settings.hardware.puck.pins)
+
+
+def _pin_file() -> Callable[[str, str], bool] | None:
+    try:
+        from controller.pins import PinFile
+    except ImportError:
+        return None
+    return PinFile()
+
+
+def _as_integrity(error: JournalError) -> JournalIntegrityError:
+    fault = JournalIntegrityError(error.message)
+    fault.code = error.code
+    return fault
+
+
+def _quiet_log(journal: Journal, kind: str, detail: dict[str, Any]) -> None:
+    try:
+        journal.log_system(kind, detail)
+    except Exception as error:
+        log.warning("system log entry %s not recorded: %s", kind, error)
+
+
+# -- the process -----------------------------------------------------------------------
+
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1)
+
+
+def setup_logging(level: str = "INFO", stream: IO[str] | None = None) -> None:
+    """One line per event on standard error (systemd puts it in its journal)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    root = logging.getLogger("table-controller")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool = False
+                ) -> int:
+    """``tablectl run``: the daemon as a process, until SIGTERM."""
+    setup_logging()
+    try:
+        settings = load_config(config_path)
+    except ConfigError as error:
+        log.error("configuration %s cannot be used (%d problem(s)):", config_path,
+                  len(error.problems))
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        return EXIT_CONFIG
+    except OSError as error:
+        log.error("configuration %s cannot be read: %s", config_path, error.strerror)
+        return EXIT_CONFIG
+    setup_logging(settings.logging.level)
+    # Block the signals before any thread starts, so every thread inherits the mask and
+    # only the main thread's sigwait receives them.
+    signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
+    try:
+        daemon = Daemon(settings, config_path=config_path, simulated=True if simulated else None)
+        daemon.start()
+    except StartError as error:
+        log.error("cannot start: %s", error)
+        return EXIT_START_FAILED
+    main = threading.get_ident()
+
+    def controller() -> None:
+        try:
+            daemon.run()
+        finally:
+            signal.pthread_kill(main, signal.SIGUSR1)
+
+    thread = threading.Thread(target=controller, name="controller", daemon=True)
+    daemon.thread = thread
+    thread.start()
+    if stdin_events:
+        threading.Thread(target=_stdin_events, args=(daemon, sys.stdin, sys.stdout),
+                         name="stdin-events", daemon=True).start()
+    while thread.is_alive():
+        received = signal.sigwait(HANDLED_SIGNALS)
+        if received == signal.SIGHUP:
+            log.info("SIGHUP: reloading the configuration")
+            daemon.reload()
+        elif received in (signal.SIGTERM, signal.SIGINT):
+            log.info("%s: stopping", signal.Signals(received).name)
+            daemon.notifier.stopping("stopping")
+            daemon.stop(signal.Signals(received).name)
+            thread.join()
+    daemon.close()
+    return EXIT_OK
+
+
+def _stdin_events(daemon: Daemon, lines: Iterable[str], out: IO[str]) -> None:
+    """``--stdin-events``: one JSON rules event per line, as a console would hand them
+    in; each is answered on standard output once recorded (``{"seq": N, "ok": ...}``)."""
+    lock = threading.Lock()
+
+    def answer(outcome: Outcome) -> None:
+        with lock:
+            out.write(json.dumps(outcome.line()) + "\n")
+            out.flush()
+
+    for line in lines:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            event = json.loads(text)
+        except ValueError:
+            event = None
+        if not isinstance(event, dict):
+            answer(Outcome(None, False, {}, {"code": "bad_event",
+                                             "message": "AN EVENT MUST BE A JSON OBJECT"}))
+            continue
+        daemon.inputs.put(Submit(event, done=answer))

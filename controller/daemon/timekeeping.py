@@ -1,0 +1,192 @@
+"""Time in the daemon: the monotonic clock measures, ``tick`` events tell the rules.
+
+The rules core never reads a clock: the action clock, the keypad lock-out and the chip
+tray's stability only move with ``tick`` events, and a tick is journalled like any
+other input so that replaying the journal gives the same state. A tick every 100 ms
+would fill the journal with noise, so the daemon journals one only when it matters:
+
+- right before any other input event: the time elapsed since the last journalled tick,
+  so the event meets the table as it is at that instant;
+- exactly when the running clock crosses its warning point and when it expires (the
+  loop sleeps until that instant, computed from the last tick, not by polling);
+- when the chip tray's reading has held for ``tray.stable_seconds`` (the float check);
+- every :data:`PERIODIC_MS` while a clock runs, so a power cut loses at most that much
+  clock time: after recovery the clock resumes with the time it had at the last
+  journalled tick, never more than it really had.
+
+Between journalled ticks the clock display counts down from the monotonic clock
+(:meth:`Timekeeper.countdown_ms`). Elapsed time is carried in nanoseconds and
+journalled in whole milliseconds; the remainder is kept for the next tick, so no time
+is lost to rounding. Wall time is used only for timestamps (``describe_wall_time``).
+
+The monotonic clock does not run across a power cut or a reboot, so the time the
+table was off is not counted: the clock resumes where its last tick left it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.rules.state import TableState
+
+PERIODIC_MS = 5000
+"""A tick is journalled at least this often while an action clock runs."""
+
+MS = 1_000_000
+
+
+class Timekeeper:
+    """How much table time has passed since the last journalled tick, and when the next
+    tick must be journalled. All instants are ``time.monotonic_ns()`` values."""
+
+    def __init__(
+        self,
+        now_ns: int | None = None,
+        *,
+        periodic_ms: int = PERIODIC_MS,
+        monotonic_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self.monotonic_ns = monotonic_ns
+        self.accounted_ns = monotonic_ns() if now_ns is None else now_ns
+        self.periodic_ms = periodic_ms
+
+    def now(self) -> int:
+        return self.monotonic_ns()
+
+    def pending_ms(self, now_ns: int) -> int:
+        """Whole milliseconds of table time not yet told to the rules."""
+        return max(0, (now_ns - self.accounted_ns) // MS)
+
+    def told(self, ms: int) -> None:
+        """A tick of ``ms`` was journalled and applied."""
+        self.accounted_ns += ms * MS
+
+    def restart(self, now_ns: int) -> None:
+        """Forget time not yet told (after recovery, or while play is locked)."""
+        self.accounted_ns = now_ns
+
+    def tick_due(
+        self, state: TableState, warning_ms: int, extra: Iterable[int | None] = ()
+    ) -> int | None:
+        """The instant a tick must be journalled, or None when no time matters now.
+
+        ``warning_ms``: the clock's warning point; ``extra``: other milliseconds of
+        table time (after the last tick) at which something happens.
+        """
+        after_ms: list[int] = [ms for ms in extra if ms is not None]
+        clock = state.clock
+        if clock is not None:
+            after_ms.append(clock.remaining_ms)
+            if not clock.warning and clock.remaining_ms > warning_ms:
+                after_ms.append(clock.remaining_ms - warning_ms)
+            after_ms.append(self.periodic_ms)
+        if not after_ms:
+            return None
+        return self.accounted_ns + max(0, min(after_ms)) * MS
+
+    def countdown_ms(self, state: TableState, now_ns: int) -> int | None:
+        """What the clock display shows now: the clock's time left at the last tick less
+        the time since (the rules learn it at the next tick)."""
+        clock = state.clock
+        if clock is None:
+            return None
+        return max(0, clock.remaining_ms - self.pending_ms(now_ns))
+
+    def display_due(self, state: TableState, now_ns: int) -> int | None:
+        """When the countdown next shows a different whole second."""
+        shown = self.countdown_ms(state, now_ns)
+        if not shown:
+            return None
+        step = shown % 1000 or 1000
+        return now_ns + step * MS - (now_ns - self.accounted_ns) % MS
+
+
+def tray_stable_after_ms(state: TableState, stable_seconds: float, checked: bool) -> int | None:
+    """Milliseconds of table time until the tray reading counts as stable (the float
+    check), or None when nothing is waiting for it."""
+    if not checked or not state.tray_read:
+        return None
+    left = state.tray_since_ms + round(stable_seconds * 1000) - state.elapsed_ms
+    return left if left > 0 else None
+
+
+@dataclass(frozen=True)
+class WallStamp:
+    """A recorded wall time, and whether it can be presented as a date."""
+
+    wall_ns: int
+    synced: bool
+    redated_ns: int | None = None  # from a later clock_sync entry of the same boot
+
+    def text(self) -> str:
+        if self.synced:
+            return _iso(self.wall_ns)
+        if self.redated_ns is not None:
+            return f"{_iso(self.redated_ns)} (re-dated after clock sync)"
+        return f"time unknown (clock not synchronised; recorded as {_iso(self.wall_ns)})"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "wall": _iso(self.wall_ns),
+            "clock_synced": self.synced,
+            "redated": _iso(self.redated_ns) if self.redated_ns is not None else None,
+        }
+
+
+def _iso(wall_ns: int) -> str:
+    moment = datetime.fromtimestamp(wall_ns / 1e9, tz=UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + "Z"
+
+
+@dataclass
+class _Boot:
+    first_log_id: int  # the boot's power_up entry
+    after_seq: int  # events recorded in this boot have a greater seq
+    sync: tuple[int, int] | None = None  # (wall_ns, mono_ns) when the clock got synced
+
+
+class WallDating:
+    """Dates records whose wall time was not synchronised, when that can be done.
+
+    The journal's ``clock_sync`` entry holds the wall and monotonic time at the moment
+    the clock was first seen synchronised. A record of the same boot (after the same
+    ``power_up`` entry) taken earlier gets ``sync_wall - (sync_mono - its_mono)``; the
+    monotonic clock does not run across boots, so anything else stays "time unknown".
+    """
+
+    def __init__(self, boots: list[_Boot]) -> None:
+        self._boots = boots
+
+    @classmethod
+    def from_log(cls, entries: Iterable[Any]) -> WallDating:
+        """``entries``: the journal's system log (``SystemLogRecord``), oldest first."""
+        boots: list[_Boot] = []
+        for entry in entries:
+            if entry.kind == "power_up":
+                boots.append(_Boot(entry.id, entry.last_seq))
+            elif entry.kind == "clock_sync" and boots and boots[-1].sync is None:
+                detail = entry.detail
+                boots[-1].sync = (int(detail.get("wall_ns", entry.wall_ns)),
+                                  int(detail.get("mono_ns", entry.mono_ns)))
+        return cls(boots)
+
+    def for_event(self, seq: int, wall_ns: int, synced: bool, mono_ns: int) -> WallStamp:
+        boot = next((b for b in reversed(self._boots) if b.after_seq < seq), None)
+        return self._stamp(boot, wall_ns, synced, mono_ns)
+
+    def for_log(self, log_id: int, wall_ns: int, synced: bool, mono_ns: int) -> WallStamp:
+        boot = next((b for b in reversed(self._boots) if b.first_log_id <= log_id), None)
+        return self._stamp(boot, wall_ns, synced, mono_ns)
+
+    @staticmethod
+    def _stamp(boot: _Boot | None, wall_ns: int, synced: bool, mono_ns: int) -> WallStamp:
+        if synced:
+            return WallStamp(wall_ns, True)
+        if boot is not None and boot.sync is not None and mono_ns <= boot.sync[1]:
+            sync_wall, sync_mono = boot.sync
+            return WallStamp(wall_ns, False, sync_wall - (sync_mono - mono_ns))
+        return WallStamp(wall_ns, False)

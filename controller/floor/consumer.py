@@ -1,0 +1,189 @@
+"""The floor system's side, in miniature: subscribe, parse, drop duplicates.
+
+`floor watch`, the tests and the benchmark consume the floor feed through this module;
+it is also the reference for a back-office consumer. The de-duplication key is
+`(table_id, msg_seq)`: a message sent twice (a link lost before the PUBACK came back,
+a publisher restarted) arrives twice with the same key.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.floor import security
+from controller.floor.settings import TlsSettings
+
+log = logging.getLogger(__name__)
+
+
+class FloorLinkError(RuntimeError):
+    """The broker could not be reached, or refused this client."""
+
+
+@dataclass(frozen=True)
+class FloorMessage:
+    topic: str
+    retain: bool  # a stored (retained) copy delivered on subscription, not a live one
+    payload: Mapping[str, Any] | None  # the parsed JSON object, None when not one
+    raw: bytes
+    received_ns: int
+
+
+class Deduplicator:
+    """Remembers the last `per_table` keys of each table; `first_time` says whether a
+    message is new. Messages without `msg_seq` (the link status) always are."""
+
+    def __init__(self, per_table: int = 100_000) -> None:
+        self._per_table = per_table
+        self._seen: dict[str, tuple[set[int], deque[int]]] = {}
+
+    def first_time(self, payload: Mapping[str, Any] | None) -> bool:
+        if payload is None:
+            return True
+        table, msg_seq = payload.get("table_id"), payload.get("msg_seq")
+        if not isinstance(table, str) or not isinstance(msg_seq, int):
+            return True
+        seen, order = self._seen.setdefault(table, (set(), deque()))
+        if msg_seq in seen:
+            return False
+        seen.add(msg_seq)
+        order.append(msg_seq)
+        if len(order) > self._per_table:
+            seen.discard(order.popleft())
+        return True
+
+
+class Subscriber:
+    """A paho client on its own network thread, subscribed at QoS 1 to one filter.
+
+    `persistent=True` keeps the session on the broker (messages published while this
+    consumer is away wait for it), as a back-office consumer should; it then needs a
+    stable `client_id`.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        topic_filter: str,
+        on_message: Callable[[FloorMessage], None],
+        *,
+        client_id: str | None = None,
+        persistent: bool = False,
+        tls: TlsSettings | None = None,
+        username: str | None = None,
+        password_file: Path | None = None,
+    ) -> None:
+        if persistent and client_id is None:
+            raise ValueError("a persistent subscriber needs a client_id")
+        self._host, self._port, self._filter = host, port, topic_filter
+        self._handler = on_message
+        self._persistent = persistent
+        self._client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"floor-watch-{uuid.uuid4().hex[:12]}",
+            protocol=mqtt.MQTTv5,
+        )
+        security.configure(
+            self._client, tls=tls, username=username, password_file=password_file, logger=log
+        )
+        self._client.reconnect_delay_set(1, 2)
+        self._client.on_connect = self._on_connect
+        self._client.on_subscribe = self._on_subscribe
+        self._client.on_message = self._on_message
+        self._ready = threading.Event()
+        self._error: str | None = None
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Connect and subscribe; FloorLinkError when that fails within `timeout`."""
+        properties = Properties(PacketTypes.CONNECT)
+        if self._persistent:
+            properties.SessionExpiryInterval = 24 * 3600
+        try:
+            self._client.connect(
+                self._host, self._port, 30, clean_start=not self._persistent,
+                properties=properties,
+            )
+        except (OSError, ValueError) as exc:
+            raise FloorLinkError(f"cannot connect to {self._host}:{self._port}: {exc}") from None
+        self._client.loop_start()
+        if not self._ready.wait(timeout) or self._error:
+            self.stop()
+            raise FloorLinkError(self._error or f"no subscription within {timeout} s")
+
+    def stop(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if reason.is_failure:
+            self._error = f"refused by the broker: {reason}"
+            self._ready.set()
+            client.disconnect()
+            return
+        client.subscribe(self._filter, qos=1)
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[ReasonCode],
+        properties: Properties | None,
+    ) -> None:
+        failed = [str(r) for r in reasons if r.is_failure]
+        if failed:
+            self._error = f"subscription to {self._filter} refused: {', '.join(failed)}"
+        self._ready.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            document = json.loads(message.payload)
+        except ValueError:
+            document = None
+        self._handler(
+            FloorMessage(
+                topic=message.topic,
+                retain=bool(message.retain),
+                payload=document if isinstance(document, dict) else None,
+                raw=bytes(message.payload),
+                received_ns=time.time_ns(),
+            )
+        )
+
+
+class Collector:
+    """An `on_message` handler that keeps every message and lets a thread wait for a
+    condition on them (tests, the benchmark, scripts)."""
+
+    def __init__(self) -> None:
+        self._messages: list[FloorMessage] = []
+        self._changed = threading.Condition()
+
+    def __call__(self, message: FloorMessage) -> None:
+        with self._changed:
+            self._messages.append(message)
+            self._changed.notify_all()
+
+    @property
+    def messages(self) -> list[FloorMessage]:
+        with self._changed:
+            return list(self._messages)
+
+    def wait_for(self, predicate: Callable[[list[FloorMessage]], bool], timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: predicate(self._messages), timeout)

@@ -1,0 +1,475 @@
+"""Floor messages: what one journaled event tells the casino floor, as outbox rows.
+
+Theory of operation. The daemon journals an input event, folds it into the state, and
+in the SAME SQLite transaction inserts the rows `messages_for(...)` returns into the
+outbox; the publisher thread sends them later, in row order. So this module is pure:
+it reads the event, its result and the states before and after, and returns
+`(topic, payload, qos, retain)` tuples. It never raises on odd input shapes (a floor
+message must never stop a table), and never reads anything but the wall clock (and only
+when the caller passes no `stamp`).
+
+Every payload is one JSON object with the same envelope:
+
+    {"v": 1, "kind": "event", "table_id": "T7", "site": "lv", "seq": 118,
+     "ts": "2025-03-01T21:14:05.123Z", "ts_ns": 1740863645123000000,
+     "clock_synced": true, ...}
+
+`seq` is the journal seq of the event the message describes (several messages may
+share it). The publisher adds `msg_seq`, the outbox row id, when it sends the row:
+unique per table and increasing in publication order, so `(table_id, msg_seq)` is the
+de-duplication key (docs/floor.md).
+
+What is published for one event, in this order:
+
+1. `events`: every accepted event, except `state` queries and `tick`s that change
+   nothing but the action clock's countdown; with the fields it changed.
+   Or `refusals`: a refused event worth a supervisor's attention (`ROUTINE_REFUSALS`
+   lists the ones that are not).
+2. `faults`: faults raised and cleared.
+3. `tray`: a chip-tray discrepancy (or its resolution).
+4. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one.
+5. `state` (retained): the new state, when anything but the clock countdown and the
+   display text changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from controller.floor.clock import Stamp
+from controller.floor.topics import TableTopics
+from controller.journal.clock import kernel_clock_synced
+
+SCHEMA_VERSION: Final = 1
+QOS: Final = 1
+
+# Refusals a dealer makes and corrects in the normal run of play (a key pressed out of
+# turn, "MIN RAISE TO 40", a NEXT while a hand runs): the table shows them, the floor
+# does not need them. Every other refusal is published: refused seating and chip
+# changes, awards, misdeals, tray readings, event types added later, and input that is
+# not an event at all (a bug or tampering, never routine).
+ROUTINE_REFUSALS: Final = frozenset(
+    {"act", "key", "tick", "call_clock", "state", "puck", "start_hand"}
+)
+
+# Event types that never go to `events`: a query changes nothing.
+QUERIES: Final = frozenset({"state"})
+
+_TOP_FIELDS: Final = (
+    "hand", "phase", "button", "small_blind", "big_blind", "to_act", "pot_total",
+)
+_SEAT_FIELDS: Final = ("player", "stack", "bet", "status", "missed")
+_WHOLE_FIELDS: Final = ("pots", "fees", "showdown_order", "clock")
+_IN_HAND: Final = frozenset({"playing", "all_in", "folded"})
+_FAULT_EVENTS: Final = {"fault": True, "fault_clear": False, "fault_cleared": False}
+
+
+class OutboxMessage(NamedTuple):
+    """One outbox row as the journal inserts it."""
+
+    topic: str
+    payload: str
+    qos: int
+    retain: bool
+
+
+def messages_for(
+    event_record: Any,
+    result: Any,
+    state_before: Mapping[str, Any] | None,
+    state_after: Mapping[str, Any] | None,
+    *,
+    topics: TableTopics,
+    stamp: Stamp | None = None,
+) -> list[OutboxMessage]:
+    """The outbox rows for one journaled event.
+
+    `event_record`: a mapping or an object (`controller.journal.EventRecord` fits) with
+    `seq` (the event's journal seq), `event` (the input event) and optionally `wall_ns`
+    and `clock_synced` (the journal's time of it; without them: now). `result`: a mapping or object with
+    `ok` and, when refused, `error` (`code`, `message`); optionally `awards` (seat ->
+    chips paid) and `tray` (a reconciliation report, see `_tray`). `state_before` /
+    `state_after`: the state dicts of DESIGN.md ("State"); for a refusal they are equal
+    (or `state_after` is None). `stamp` overrides the time (tests, replays).
+    """
+    before = state_before if isinstance(state_before, Mapping) else {}
+    after = state_after if isinstance(state_after, Mapping) else before
+    event = _event_of(event_record)
+    event_type = event.get("type") if isinstance(event, Mapping) else None
+    kind_of_event = event_type if isinstance(event_type, str) else None
+    build = _Builder(topics, _int(_get(event_record, "seq")), stamp or _stamp_of(event_record))
+
+    if not bool(_get(result, "ok", True)):
+        if kind_of_event not in ROUTINE_REFUSALS:
+            error = _get(result, "error")
+            build.add(
+                topics.refusals,
+                "refusal",
+                event=event,
+                error={"code": _get(error, "code"), "message": _get(error, "message")},
+                hand=before.get("hand"),
+                phase=before.get("phase"),
+            )
+        return build.messages
+
+    changes = _changes(before, after)
+    if kind_of_event not in QUERIES and (kind_of_event != "tick" or changes):
+        build.add(
+            topics.events,
+            "event",
+            event=event,
+            hand=after.get("hand"),
+            phase=after.get("phase"),
+            changes=changes,
+        )
+    for fault, active, detail in _fault_changes(kind_of_event, event, before, after):
+        build.add(topics.faults, "fault", fault=fault, active=active, detail=detail)
+    tray = _tray(kind_of_event, result, before, after)
+    if tray is not None:
+        build.add(topics.tray, "tray", event=event, **tray)
+    if _ends_hand(before, after):
+        build.add(topics.hands, "hand_end", **_hand_end(kind_of_event, result, before, after))
+    if _starts_hand(before, after):
+        build.add(topics.hands, "hand_start", **_hand_start(before, after))
+    if changes:
+        build.add(topics.state, "state", retain=True, state=after)
+    return build.messages
+
+
+def state_message(
+    topics: TableTopics, state: Mapping[str, Any], *, seq: int | None, stamp: Stamp | None = None
+) -> OutboxMessage:
+    """The retained state, for the daemon to queue at start-up (after recovery)."""
+    build = _Builder(topics, seq, stamp or Stamp.now())
+    build.add(topics.state, "state", retain=True, state=state)
+    return build.messages[0]
+
+
+def fault_message(
+    topics: TableTopics,
+    fault: str,
+    *,
+    active: bool,
+    detail: Any = None,
+    seq: int | None,
+    stamp: Stamp | None = None,
+) -> OutboxMessage:
+    """A fault raised or cleared outside any event (a failed start-up check, say)."""
+    build = _Builder(topics, seq, stamp or Stamp.now())
+    build.add(topics.faults, "fault", fault=fault, active=active, detail=detail)
+    return build.messages[0]
+
+
+def status_payload(
+    topics: TableTopics, *, link: str, reason: str | None, unsent: int | None, stamp: Stamp,
+    will: bool = False,
+) -> str:
+    """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
+
+    The last will is set when the link comes up and published by the broker when the
+    link dies, so its `ts` is the time the link came up, and it says `will: true`.
+    """
+    return dumps(
+        _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will)
+    )
+
+
+def with_msg_seq(payload: str, msg_seq: int) -> str:
+    """The payload as published: the stored JSON object plus its `msg_seq`.
+
+    Spliced in as text (the stored bytes stay as they are, and the publisher's hot path
+    does not re-serialise); a payload that is not a JSON object, or already has a
+    `msg_seq`, is published as stored.
+    """
+    try:
+        document = json.loads(payload)
+    except ValueError:
+        return payload
+    if not isinstance(document, dict) or "msg_seq" in document:
+        return payload
+    body = payload.rstrip()[:-1].rstrip()
+    separator = "" if not document else ","
+    return f'{body}{separator}"msg_seq":{msg_seq}}}'
+
+
+def dumps(document: Any) -> str:
+    return json.dumps(_plain(document), separators=(",", ":"), ensure_ascii=False)
+
+
+def _document(kind: str, topics: TableTopics, stamp: Stamp, **body: Any) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "v": SCHEMA_VERSION,
+        "table_id": topics.table_id,
+        "site": topics.site,
+        "ts": stamp.iso,
+        "ts_ns": stamp.wall_ns,
+        "clock_synced": stamp.clock_synced,
+        **body,
+    }
+
+
+class _Builder:
+    def __init__(self, topics: TableTopics, seq: int | None, stamp: Stamp) -> None:
+        self._topics, self._seq, self._stamp = topics, seq, stamp
+        self.messages: list[OutboxMessage] = []
+
+    def add(self, topic: str, kind: str, *, retain: bool = False, **body: Any) -> None:
+        document = _document(kind, self._topics, self._stamp, seq=self._seq, **body)
+        self.messages.append(OutboxMessage(topic, dumps(document), QOS, retain))
+
+
+def _get(source: Any, name: str, default: Any = None) -> Any:
+    if isinstance(source, Mapping):
+        return source.get(name, default)
+    return getattr(source, name, default)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _event_of(record: Any) -> Any:
+    event = _get(record, "event")
+    if event is None and isinstance(record, Mapping):
+        return {k: v for k, v in record.items() if k not in ("seq", "wall_ns", "clock_synced")}
+    return event
+
+
+def _stamp_of(record: Any) -> Stamp:
+    wall_ns = _int(_get(record, "wall_ns"))
+    if wall_ns is None:
+        return Stamp.now()
+    synced = _get(record, "clock_synced")
+    return Stamp(wall_ns, synced if isinstance(synced, bool) else kernel_clock_synced())
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: mappings with string keys, lists, scalars (anything else as text)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(v) for v in value), key=str)
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _plain(dataclasses.asdict(value))
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+def _seats(state: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    seats = state.get("seats")
+    if not isinstance(seats, Mapping):
+        return {}
+    return {str(k): v for k, v in seats.items() if isinstance(v, Mapping)}
+
+
+def _seat_number(seat: str) -> int | None:
+    return int(seat) if seat.isascii() and seat.isdigit() else None
+
+
+def _seat_key(seat: str) -> tuple[int, str]:
+    number = _seat_number(seat)
+    return (number, "") if number is not None else (1 << 30, seat)
+
+
+def _without_countdown(state: Mapping[str, Any]) -> dict[str, Any]:
+    material = {k: v for k, v in state.items() if k != "display"}
+    clock = material.get("clock")
+    if isinstance(clock, Mapping):
+        material["clock"] = {k: v for k, v in clock.items() if k != "remaining_ms"}
+    return material
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """What the event changed, each as [before, after]; the countdown and display aside."""
+    if _without_countdown(before) == _without_countdown(after):
+        return {}
+    changes: dict[str, Any] = {}
+    for field in _TOP_FIELDS:
+        if before.get(field) != after.get(field):
+            changes[field] = [before.get(field), after.get(field)]
+    seats_before, seats_after = _seats(before), _seats(after)
+    seat_changes = {}
+    for seat in sorted(seats_before.keys() | seats_after.keys(), key=_seat_key):
+        old, new = seats_before.get(seat, {}), seats_after.get(seat, {})
+        diff = {f: [old.get(f), new.get(f)] for f in _SEAT_FIELDS if old.get(f) != new.get(f)}
+        if diff:
+            seat_changes[seat] = diff
+    if seat_changes:
+        changes["seats"] = seat_changes
+    material_before, material_after = _without_countdown(before), _without_countdown(after)
+    for field in _WHOLE_FIELDS:
+        if material_before.get(field) != material_after.get(field):
+            changes[field] = [before.get(field), after.get(field)]
+    if not changes:
+        # Something the project added to the state changed: say so without guessing.
+        changes["other"] = sorted(
+            k for k in material_before.keys() | material_after.keys()
+            if material_before.get(k) != material_after.get(k)
+        )
+    return changes
+
+
+def _phase(state: Mapping[str, Any]) -> str | None:
+    phase = state.get("phase")
+    return phase if isinstance(phase, str) else None
+
+
+def _ends_hand(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    return _phase(before) not in (None, "idle") and _phase(after) == "idle"
+
+
+def _starts_hand(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    hand_before, hand_after = _int(before.get("hand")) or 0, _int(after.get("hand"))
+    return hand_after is not None and hand_after > hand_before and _phase(after) != "idle"
+
+
+def _positions(state: Mapping[str, Any]) -> dict[str, Any]:
+    return {f: state.get(f) for f in ("button", "small_blind", "big_blind")}
+
+
+def _amount(value: Any) -> int:
+    return _int(value) or 0
+
+
+def _hand_start(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    seats_before, seats_after = _seats(before), _seats(after)
+    dealt_in = [s for s in sorted(seats_after, key=_seat_key)
+                if seats_after[s].get("status") in ("playing", "all_in")]
+    blinds = {str(after.get("small_blind")): "small", str(after.get("big_blind")): "big"}
+    posts = {
+        seat: {"amount": _amount(seats_after[seat].get("bet")), "blind": blinds.get(seat, "other")}
+        for seat in dealt_in
+        if _amount(seats_after[seat].get("bet")) > 0
+    }
+    pots = after.get("pots")
+    dead = sum(_amount(_get(p, "amount")) for p in pots) if isinstance(pots, list) else 0
+    return {
+        "hand": after.get("hand"),
+        **_positions(after),
+        "dealt_in": [n if (n := _seat_number(s)) is not None else s for s in dealt_in],
+        "players": {s: seats_after[s].get("player") for s in dealt_in},
+        "stacks": {s: seats_before.get(s, seats_after[s]).get("stack") for s in dealt_in},
+        "posts": posts,
+        "dead_money": dead,
+    }
+
+
+def _hand_end(
+    event_type: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> dict[str, Any]:
+    seats_before, seats_after = _seats(before), _seats(after)
+    in_hand = [s for s in sorted(seats_before, key=_seat_key)
+               if seats_before[s].get("status") in _IN_HAND]
+    reported = _get(result, "awards")
+    if isinstance(reported, Mapping):
+        awards = {str(k): _amount(v) for k, v in reported.items()}
+    else:
+        # What each seat's stack gained across the ending event: pots won, or chips
+        # returned (an uncalled bet, a misdeal). Checked by `reconciled` below.
+        awards = {}
+        for seat in in_hand:
+            if seat in seats_after:
+                gained = _amount(seats_after[seat].get("stack")) - _amount(
+                    seats_before[seat].get("stack")
+                )
+                if gained > 0:
+                    awards[seat] = gained
+    fees = after.get("fees") if isinstance(after.get("fees"), Mapping) else {}
+    pot_total = _int(before.get("pot_total"))
+    taken = _amount(_get(fees, "rake")) + _amount(_get(fees, "jackpot"))
+    return {
+        "hand": before.get("hand"),
+        "ended_by": event_type,
+        "void": event_type == "misdeal",
+        **_positions(before),
+        "players": {s: seats_before[s].get("player") for s in in_hand},
+        "pot_total": pot_total,
+        "pots": before.get("pots"),
+        "bets": {s: b for s in in_hand if (b := _amount(seats_before[s].get("bet"))) > 0},
+        "fees": fees,
+        "awards": awards,
+        "stacks": {s: seats_after[s].get("stack") for s in in_hand if s in seats_after},
+        # The pot is fully accounted for: what the seats got plus the fees taken.
+        "reconciled": pot_total is not None and sum(awards.values()) + taken == pot_total,
+    }
+
+
+def _fault_map(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    raw = state.get("faults")
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping):
+        return {str(k): v for k, v in raw.items()}
+    if isinstance(raw, (list, tuple)):
+        found: dict[str, Any] = {}
+        for item in raw:
+            key = item
+            if isinstance(item, Mapping):
+                key = item.get("id") or item.get("device") or item.get("code") or dumps(item)
+            found[str(key)] = item
+        return found
+    return {str(raw): raw}
+
+
+def _fault_changes(
+    event_type: str | None, event: Any, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[tuple[str, bool, Any]]:
+    """Faults raised and cleared: from the state's `faults` when it has one, else
+    from `fault` / `fault_clear` events."""
+    faults_before, faults_after = _fault_map(before), _fault_map(after)
+    if faults_before is not None or faults_after is not None:
+        faults_before, faults_after = faults_before or {}, faults_after or {}
+        raised = [(k, True, v) for k, v in faults_after.items() if faults_before.get(k) != v]
+        cleared = [(k, False, v) for k, v in faults_before.items() if k not in faults_after]
+        return raised + cleared
+    if event_type in _FAULT_EVENTS and isinstance(event, Mapping):
+        key = event.get("device") or event.get("code") or event.get("id") or "fault"
+        return [(str(key), _FAULT_EVENTS[event_type], event.get("message"))]
+    return []
+
+
+def _discrepancy(report: Mapping[str, Any] | None) -> int | None:
+    if report is None:
+        return None
+    for name in ("discrepancy", "difference"):
+        value = _int(report.get(name))
+        if value is not None:
+            return value
+    expected, counted = _int(report.get("expected")), _int(report.get("counted"))
+    if expected is not None and counted is not None:
+        return counted - expected
+    return None
+
+
+def _tray(
+    event_type: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """A tray discrepancy: the rules core (or the daemon) reconciles tray readings and
+    reports `tray: {expected, counted}` (or `discrepancy`) in the result or the state.
+    Published when a tray reading shows one, or when it changes (or clears)."""
+    report = _get(result, "tray")
+    if not isinstance(report, Mapping):
+        report = after.get("tray")
+    if not isinstance(report, Mapping):
+        return None
+    now = _discrepancy(report)
+    if now is None:
+        return None
+    previous_report = before.get("tray")
+    was = _discrepancy(previous_report if isinstance(previous_report, Mapping) else None) or 0
+    if (event_type == "tray" and now != 0) or now != was:
+        return {"discrepancy": now, "resolved": now == 0, "report": report}
+    return None

@@ -1,0 +1,151 @@
+"""The outbox: floor messages stored with their event, waiting for the broker's PUBACK.
+
+The journal inserts rows in the same transaction as the event they describe
+(`Journal.append(..., outbox=rows)`; `enqueue` is the same insert for tests, benchmarks
+and tools that fill an outbox without a journal); the publisher reads unsent rows in id
+order and marks them sent once the broker has acknowledged them. Ids come from
+AUTOINCREMENT: never reused, even after sent rows are deleted, so an id names one
+message for the table's lifetime and doubles as the message's `msg_seq`.
+
+Unsent rows are never deleted here. The bound (`outbox_max_messages`) is kept by
+deleting the oldest *sent* rows; what happens when unsent rows alone pass it is the
+publisher's alarm (publisher.py, docs/floor.md).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.floor.messages import OutboxMessage
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS outbox ("
+    "id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER, topic TEXT NOT NULL, "
+    "payload TEXT NOT NULL, qos INTEGER NOT NULL DEFAULT 1, "
+    "retain INTEGER NOT NULL DEFAULT 0, created_ns INTEGER NOT NULL, "
+    "sent INTEGER NOT NULL DEFAULT 0)"
+)
+BUSY_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    id: int
+    topic: str
+    payload: str
+    qos: int
+    retain: bool
+    created_ns: int
+
+
+def connect(db_path: Path) -> sqlite3.Connection:
+    """A connection for the publisher (or a tool): WAL, autocommit, schema ensured.
+
+    `synchronous=NORMAL` is for this connection's own writes only, the "sent" marks:
+    after a power cut a mark may be lost and its row sent again, which consumers drop
+    as a duplicate; nothing is ever lost that way. The journal keeps `FULL` for events.
+    """
+    conn = sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    ensure_schema(conn)
+    return conn
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    conn.execute(SCHEMA)
+
+
+def enqueue(
+    conn: sqlite3.Connection,
+    messages: Iterable[OutboxMessage],
+    *,
+    seq: int | None,
+    created_ns: int | None = None,
+) -> list[int]:
+    """Insert rows inside the caller's open transaction (no commit); their ids."""
+    created = time.time_ns() if created_ns is None else created_ns
+    ids = []
+    for topic, payload, qos, retain in messages:
+        cursor = conn.execute(
+            "INSERT INTO outbox (seq, topic, payload, qos, retain, created_ns) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (seq, topic, payload, qos, int(retain), created),
+        )
+        ids.append(int(cursor.lastrowid or 0))
+    return ids
+
+
+def first_unsent_id(conn: sqlite3.Connection) -> int | None:
+    row = conn.execute("SELECT MIN(id) FROM outbox WHERE sent = 0").fetchone()
+    return None if row[0] is None else int(row[0])
+
+
+def last_id(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT MAX(id) FROM outbox").fetchone()
+    return 0 if row[0] is None else int(row[0])
+
+
+def unsent_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[OutboxRow]:
+    rows = conn.execute(
+        "SELECT id, topic, payload, qos, retain, created_ns FROM outbox "
+        "WHERE id > ? AND sent = 0 ORDER BY id LIMIT ?",
+        (after_id, limit),
+    ).fetchall()
+    return [OutboxRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+
+def mark_sent(conn: sqlite3.Connection, after_id: int, through_id: int) -> int:
+    """Mark the rows with after_id < id <= through_id sent; how many were unsent."""
+    cursor = conn.execute(
+        "UPDATE outbox SET sent = 1 WHERE id > ? AND id <= ? AND sent = 0",
+        (after_id, through_id),
+    )
+    return cursor.rowcount
+
+
+def count_unsent(conn: sqlite3.Connection, after_id: int = 0) -> int:
+    """Unsent rows; `after_id` (all rows up to it known sent) keeps the scan short."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM outbox WHERE id > ? AND sent = 0", (after_id,)
+    ).fetchone()
+    return int(row[0])
+
+
+def count_rows(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+
+
+def delete_oldest_sent(conn: sqlite3.Connection, how_many: int) -> int:
+    if how_many <= 0:
+        return 0
+    cursor = conn.execute(
+        "DELETE FROM outbox WHERE id IN "
+        "(SELECT id FROM outbox WHERE sent = 1 ORDER BY id LIMIT ?)",
+        (how_many,),
+    )
+    return cursor.rowcount
+
+
+def prune_sent(conn: sqlite3.Connection, keep: int) -> int:
+    """Delete sent rows but the newest `keep` (kept for recall); how many went."""
+    if keep < 0:
+        raise ValueError(f"keep must be 0 or more (got {keep})")
+    if keep == 0:
+        return conn.execute("DELETE FROM outbox WHERE sent = 1").rowcount
+    cursor = conn.execute(
+        "DELETE FROM outbox WHERE sent = 1 AND id < "
+        "(SELECT id FROM outbox WHERE sent = 1 ORDER BY id DESC LIMIT 1 OFFSET ?)",
+        (keep - 1,),
+    )
+    return cursor.rowcount
+
+
+def enforce_bound(conn: sqlite3.Connection, max_rows: int) -> int:
+    """Delete the oldest sent rows until at most `max_rows` rows remain (unsent rows
+    are never deleted, so the table may stay above the bound); how many went."""
+    return delete_oldest_sent(conn, count_rows(conn) - max_rows)

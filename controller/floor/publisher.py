@@ -1,0 +1,575 @@
+"""The publisher thread: outbox rows to the broker, in order, marked sent on PUBACK.
+
+Theory of operation. One thread owns everything here: its own SQLite connection to the
+journal database, one paho client (MQTT 5, client id = the table id, persistent
+session, last will on the status topic) and the select() loop that drives it (paho's
+external-loop API: `socket()`, `loop_read()`, `loop_write()`, `loop_misc()`). So paho's
+callbacks run on this thread, and no lock guards the in-flight bookkeeping.
+
+- **Order.** Rows are published in id order with at most `window` unacknowledged at a
+  time. Rows are marked sent only as a contiguous prefix of PUBACKed rows: the outbox
+  is "everything up to the watermark is sent, everything after is not".
+- **Reconnect.** After every (re)connect, paho's own pending messages are dropped and
+  publishing restarts at the first row not yet acknowledged. The outbox is the only
+  queue; a row in flight when the link died is sent again (consumers drop the
+  duplicate by `(table_id, msg_seq)`). Failed attempts back off exponentially with
+  jitter, so forty tables do not reconnect in step.
+- **Refusals.** MQTT 5 lets the broker refuse one message (PUBACK reason "not
+  authorized" when the ACL forbids the topic). The row stays unsent, the error is
+  shown in the status, and publishing restarts from it after a back-off: a
+  misconfigured ACL stalls the feed visibly instead of losing messages.
+- **Alarm and overflow.** `alarm` is raised while unsent rows reach
+  `outbox_alarm_percent` of `outbox_max_messages`. When unsent rows alone reach
+  `outbox_max_messages` the outbox is full: the table keeps playing, the journal keeps
+  inserting rows, nothing unsent is deleted (the database grows past the bound
+  instead), and `overflowed` is set and stays set until `clear_overflow()` (a
+  supervisor's acknowledgement), so a full outbox is never forgotten once it drains.
+  The bound itself is kept by deleting the oldest *sent* rows.
+- **Status.** `status()` returns an immutable `LinkStatus` snapshot, safe from any
+  thread, for the dealer display's link indicator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import select
+import socket
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.floor import outbox, security
+from controller.floor.clock import Stamp
+from controller.floor.messages import status_payload, with_msg_seq
+from controller.floor.settings import FloorSettings
+
+log = logging.getLogger(__name__)
+
+SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the table's session a day
+UNSENDABLE = -1  # `sent` of a row paho cannot publish at all (a bad topic): kept, logged
+STABLE_AFTER_S = 10.0  # a link up this long resets the back-off
+_LARGE_BACKLOG = 500  # above this, unsent rows are counted at most every 0.2 s
+
+
+@dataclass(frozen=True)
+class LinkStatus:
+    """The floor link as the dealer display and the daemon see it."""
+
+    link: Literal["up", "down"]
+    since_ns: int  # wall time of the last up/down change
+    since_monotonic: float  # the same moment on the monotonic clock, for durations
+    unsent: int  # outbox rows not yet acknowledged by the broker
+    capacity: int  # outbox_max_messages
+    alarm: bool  # unsent rows at or above the alarm threshold
+    overflowed: bool  # unsent rows reached the capacity; sticky until clear_overflow()
+    last_error: str | None  # the latest connection or refusal problem, None when healthy
+    sent: int  # rows acknowledged since start()
+
+    def indicator(self) -> str:
+        """A short text for the dealer display."""
+        if self.overflowed:
+            return "FLOOR OUTBOX FULL"
+        if self.alarm:
+            return f"FLOOR OUTBOX {100 * self.unsent // max(1, self.capacity)}%"
+        if self.link == "down":
+            return f"LINK DOWN {self.unsent} QUEUED" if self.unsent else "LINK DOWN"
+        if self.last_error:
+            return "LINK ERROR"
+        return "LINK OK"
+
+
+class Publisher:
+    """Sends one table's outbox to the floor broker. `start()`, `notify()` after each
+    journal commit, `status()` from anywhere, `stop()` at shutdown."""
+
+    def __init__(
+        self,
+        settings: FloorSettings,
+        *,
+        table_id: str,
+        db_path: Path,
+        window: int = 16,
+        backoff_min: float = 0.5,
+        backoff_max: float = 30.0,
+        connect_timeout: float = 5.0,
+        poll_interval: float = 0.5,
+        housekeeping_interval: float = 10.0,
+    ) -> None:
+        if window < 1:
+            raise ValueError(f"window must be at least 1 (got {window})")
+        self._settings = settings
+        self.topics = settings.topics_for(table_id)
+        self._db_path = Path(db_path)
+        self._window = window
+        self._backoff = (backoff_min, backoff_max)
+        self._connect_timeout = connect_timeout
+        self._poll_interval = poll_interval
+        self._housekeeping_interval = housekeeping_interval
+
+        now = time.monotonic()
+        self._status = LinkStatus(
+            link="down", since_ns=time.time_ns(), since_monotonic=now, unsent=0,
+            capacity=settings.outbox_max_messages, alarm=False, overflowed=False,
+            last_error=None, sent=0,
+        )
+        self._changed = threading.Condition()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+
+        # Owned by the publisher thread once started.
+        self._client: mqtt.Client | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._connected = False
+        self._failures = 0
+        self._next_attempt = 0.0
+        self._attempt_started = 0.0
+        self._refused: str | None = None
+        self._up_since = 0.0
+        self._receive_max: int | None = None
+        self._inflight: OrderedDict[int, tuple[int, str]] = OrderedDict()  # mid -> row
+        self._acked: set[int] = set()
+        self._rejected: dict[int, str] = {}
+        self._watermark = 0  # every row up to this id is sent
+        self._cursor = 0  # the last row id published on this connection
+        self._more = True  # the outbox may hold rows after the cursor
+        self._hold_until = 0.0
+        self._count_due = True
+        self._counted_at = 0.0
+        self._data_version: int | None = None
+        self._housekept_at = 0.0
+
+    # -- the daemon's side -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Check the credentials and TLS files, open the outbox, start the thread.
+
+        Raises FloorConfigError for unusable settings (missing password file, bad
+        certificate) and sqlite3.Error when the database cannot be opened: the daemon
+        shows these as a link fault and plays on.
+        """
+        if self._thread is not None:
+            raise RuntimeError("publisher already started")
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=self.topics.table_id, protocol=mqtt.MQTTv5
+        )
+        security.configure(
+            client,
+            tls=self._settings.tls,
+            username=self._settings.username,
+            password_file=self._settings.password_file,
+            logger=log,
+        )
+        client.connect_timeout = self._connect_timeout
+        client.max_inflight_messages_set(0)  # the window below is the bound
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        conn = outbox.connect(self._db_path)
+        conn.close()  # the schema exists; the thread opens its own connection
+        self._client = client
+        self._thread = threading.Thread(
+            target=self._run, name=f"floor-publisher-{self.topics.table_id}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Publish `down` (reason `stopped`), disconnect cleanly, end the thread.
+        Unsent rows stay in the outbox for the next start."""
+        thread = self._thread
+        if thread is None:
+            return
+        self._stopping.set()
+        self.notify()
+        thread.join(timeout)
+        if thread.is_alive():
+            log.warning("floor publisher did not stop within %.1f s", timeout)
+            return
+        self._thread = None
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def notify(self) -> None:
+        """New rows were committed: look now rather than at the next poll."""
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"\0")
+
+    def status(self) -> LinkStatus:
+        return self._status
+
+    def wait_for(self, predicate: Any, timeout: float) -> bool:
+        """Wait until `predicate(status)` holds; False on timeout."""
+        with self._changed:
+            return self._changed.wait_for(lambda: predicate(self._status), timeout)
+
+    def wait_drained(self, timeout: float) -> bool:
+        """Wait until the outbox holds no unsent row (checked on the database itself,
+        so rows committed just before the call count); False on timeout."""
+        self.notify()
+        deadline = time.monotonic() + timeout
+        with contextlib.closing(sqlite3.connect(self._db_path, timeout=10)) as conn:
+            while True:
+                if outbox.count_unsent(conn) == 0:
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                with self._changed:
+                    self._changed.wait(min(left, 0.1))
+
+    def prune_sent(self, keep: int) -> int:
+        """Housekeeping: delete sent rows but the newest `keep`; how many went."""
+        with contextlib.closing(outbox.connect(self._db_path)) as conn:
+            return outbox.prune_sent(conn, keep)
+
+    def clear_overflow(self) -> None:
+        """A supervisor acknowledged the full outbox; it stays set while still full."""
+        self._update_status(lambda s: replace(s, overflowed=s.unsent >= s.capacity))
+
+    # -- status ------------------------------------------------------------------------
+
+    def _update_status(self, change: Any) -> None:
+        with self._changed:
+            new = change(self._status)
+            if new != self._status:
+                self._status = new
+                self._changed.notify_all()
+
+    def _set_link(self, link: Literal["up", "down"], error: str | None) -> None:
+        stamp_ns, now = time.time_ns(), time.monotonic()
+
+        def change(s: LinkStatus) -> LinkStatus:
+            if s.link == link:
+                return replace(s, last_error=error)
+            return replace(s, link=link, since_ns=stamp_ns, since_monotonic=now,
+                           last_error=error)
+
+        self._update_status(change)
+
+    def _note_error(self, error: str, level: int = logging.WARNING) -> None:
+        if self._status.last_error != error:
+            log.log(level, "floor link %s: %s", self.topics.table_id, error)
+        self._update_status(lambda s: replace(s, last_error=error))
+
+    # -- the thread --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self._conn = outbox.connect(self._db_path)
+            first = outbox.first_unsent_id(self._conn)
+            self._watermark = first - 1 if first is not None else outbox.last_id(self._conn)
+            self._cursor = self._watermark
+            while not self._stopping.is_set():
+                try:
+                    self._step()
+                except sqlite3.Error as exc:  # a locked or failing database: retry
+                    self._note_error(f"outbox: {exc}", logging.ERROR)
+                    self._stopping.wait(self._backoff[0])
+                except Exception as exc:  # never a silent crash: log, show, retry
+                    log.exception("floor publisher step failed")
+                    self._note_error(f"publisher: {exc!r}", logging.ERROR)
+                    self._stopping.wait(self._backoff[1])
+            self._shutdown()
+        except Exception as exc:
+            log.exception("floor publisher stopped")
+            self._note_error(f"publisher stopped: {exc!r}", logging.ERROR)
+        finally:
+            if self._client is not None and self._client.socket() is not None:
+                with contextlib.suppress(Exception):
+                    self._client.disconnect()
+            if self._conn is not None:
+                self._conn.close()
+            self._set_link("down", self._status.last_error)
+
+    def _step(self) -> None:
+        client = self._require_client()
+        now = time.monotonic()
+        if client.socket() is None:
+            if now >= self._next_attempt:
+                self._connect()
+        elif not self._connected and now - self._attempt_started > 2 * self._connect_timeout:
+            self._refused = "no CONNACK from the broker"
+            client.disconnect()
+        elif self._connected and now - self._up_since > STABLE_AFTER_S:
+            self._failures = 0  # the link has held: the next outage backs off from the start
+        self._watch_database()
+        self._collect_acks()
+        if self._connected:
+            self._fill_window()
+        self._refresh_counts(now)
+        self._housekeeping(now)
+        self._wait(self._wait_timeout(now))
+
+    def _require_client(self) -> mqtt.Client:
+        assert self._client is not None, "start() creates the client"
+        return self._client
+
+    def _require_conn(self) -> sqlite3.Connection:
+        assert self._conn is not None, "the thread opens the connection"
+        return self._conn
+
+    def _connect(self) -> None:
+        client = self._require_client()
+        settings = self._settings
+        client.will_set(
+            self.topics.status,
+            status_payload(self.topics, link="down", reason="connection lost", unsent=None,
+                           stamp=Stamp.now(), will=True),
+            qos=1,
+            retain=True,
+        )
+        properties = Properties(PacketTypes.CONNECT)
+        properties.SessionExpiryInterval = SESSION_EXPIRY_S
+        self._attempt_started = time.monotonic()
+        try:
+            client.connect(
+                settings.host, settings.broker_port, settings.keepalive,
+                clean_start=False, properties=properties,
+            )
+        except (OSError, ValueError) as exc:  # refused, unreachable, TLS, DNS
+            self._attempt_failed(
+                f"cannot connect to {settings.host}:{settings.broker_port}: {exc}"
+            )
+
+    def _attempt_failed(self, reason: str) -> None:
+        self._failures += 1
+        low, high = self._backoff
+        delay = min(high, low * 2 ** min(self._failures - 1, 16)) * random.uniform(0.5, 1.0)
+        self._next_attempt = time.monotonic() + delay
+        self._note_error(reason)
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if reason.is_failure:
+            self._refused = f"refused by the broker: {reason}"
+            return  # paho closes the socket and calls _on_disconnect
+        self._connected = True
+        self._up_since = time.monotonic()
+        self._receive_max = getattr(properties, "ReceiveMaximum", None)
+        self._rewind()
+        client.publish(
+            self.topics.status,
+            status_payload(self.topics, link="up", reason=None, unsent=self._status.unsent,
+                           stamp=Stamp.now()),
+            qos=1,
+            retain=True,
+        )
+        log.info(
+            "floor link %s up: %s:%d", self.topics.table_id,
+            self._settings.host, self._settings.broker_port,
+        )
+        self._set_link("up", None)
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        was_up, self._connected = self._connected, False
+        if self._stopping.is_set():
+            return
+        why = self._refused or f"connection lost: {reason}"
+        self._refused = None
+        self._attempt_failed(why)
+        if was_up:
+            self._set_link("down", why)
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if mid not in self._inflight:
+            if reason.is_failure:  # the status message; Mosquitto then drops the link
+                self._refused = f"broker refused {self.topics.status}: {reason}"
+            return
+        if reason.is_failure:
+            self._rejected[mid] = str(reason)
+        else:
+            self._acked.add(mid)
+
+    def _rewind(self) -> None:
+        """Forget everything in flight; publish again from the first unsent row."""
+        self._require_client().drop_out_messages()
+        self._inflight.clear()
+        self._acked.clear()
+        self._rejected.clear()
+        self._cursor = self._watermark
+        self._more = True
+
+    def _watch_database(self) -> None:
+        version = self._require_conn().execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._data_version = version
+            self._more = True
+            self._count_due = True
+
+    def _collect_acks(self) -> None:
+        through: int | None = None
+        while self._inflight:
+            mid, (row_id, topic) = next(iter(self._inflight.items()))
+            if mid in self._acked:
+                self._acked.discard(mid)
+                self._inflight.popitem(last=False)
+                through = row_id
+                continue
+            if mid in self._rejected:
+                reason = self._rejected.pop(mid)
+                self._note_error(f"broker refused message {row_id} on {topic}: {reason}",
+                                 logging.ERROR)
+                # Mosquitto also drops the link after a refusal; a broker that does not
+                # gets the same treatment from us: back off, then retry from this row.
+                self._rewind()
+                self._failures += 1
+                low, high = self._backoff
+                self._hold_until = time.monotonic() + min(high, low * 2 ** min(self._failures, 16))
+            break
+        if through is not None:
+            marked = outbox.mark_sent(self._require_conn(), self._watermark, through)
+            self._watermark = through
+            self._count_due = True
+            self._failures = 0
+            # Acknowledged messages: whatever went wrong before has been overcome.
+            self._update_status(lambda s: replace(s, sent=s.sent + marked, last_error=None))
+
+    def _room(self) -> int:
+        window = min(self._window, self._receive_max or self._window)
+        return window - len(self._inflight)
+
+    def _fill_window(self) -> None:
+        room = self._room()
+        if room <= 0 or not self._more or time.monotonic() < self._hold_until:
+            return
+        client = self._require_client()
+        rows = outbox.unsent_after(self._require_conn(), self._cursor, room)
+        self._more = len(rows) == room
+        for row in rows:
+            try:
+                info = client.publish(
+                    row.topic, with_msg_seq(row.payload, row.id), qos=row.qos, retain=row.retain
+                )
+            except ValueError as exc:  # a row no broker could take: keep it, skip it
+                self._skip_unsendable(row, exc)
+                continue
+            self._inflight[info.mid] = (row.id, row.topic)
+            if row.qos == 0:
+                self._acked.add(info.mid)  # no PUBACK will come
+            self._cursor = row.id
+
+    def _skip_unsendable(self, row: outbox.OutboxRow, exc: ValueError) -> None:
+        self._note_error(f"outbox row {row.id} cannot be published ({exc}); "
+                         f"kept with sent = {UNSENDABLE}", logging.ERROR)
+        self._require_conn().execute(
+            "UPDATE outbox SET sent = ? WHERE id = ?", (UNSENDABLE, row.id)
+        )
+        self._cursor = row.id
+
+    def _refresh_counts(self, now: float) -> None:
+        if not self._count_due:
+            return
+        if self._status.unsent > _LARGE_BACKLOG and now - self._counted_at < 0.2:
+            return
+        self._count_due = False
+        self._counted_at = now
+        unsent = outbox.count_unsent(self._require_conn(), self._watermark)
+        settings = self._settings
+        alarm = unsent >= settings.alarm_threshold
+        full = unsent >= settings.outbox_max_messages
+        before = self._status
+        if alarm and not before.alarm:
+            log.error("floor outbox alarm: %d unsent messages (alarm at %d, capacity %d)",
+                      unsent, settings.alarm_threshold, settings.outbox_max_messages)
+        elif before.alarm and not alarm:
+            log.info("floor outbox alarm cleared: %d unsent messages", unsent)
+        if full and not before.overflowed:
+            log.error("floor outbox full: %d unsent messages; the table plays on, nothing "
+                      "unsent is deleted, the outbox grows past its bound", unsent)
+        self._update_status(
+            lambda s: replace(s, unsent=unsent, alarm=alarm, overflowed=s.overflowed or full)
+        )
+
+    def _housekeeping(self, now: float) -> None:
+        if now - self._housekept_at < self._housekeeping_interval:
+            return
+        self._housekept_at = now
+        deleted = outbox.enforce_bound(self._require_conn(), self._settings.outbox_max_messages)
+        if deleted:
+            log.info("floor outbox at its bound: deleted the %d oldest sent messages", deleted)
+
+    def _wait_timeout(self, now: float) -> float:
+        timeout = self._poll_interval
+        if self._client is not None and self._client.socket() is None:
+            timeout = min(timeout, max(0.0, self._next_attempt - now))
+        elif self._connected and self._more and self._room() > 0:
+            timeout = max(0.0, self._hold_until - now)
+        return timeout
+
+    def _wait(self, timeout: float) -> None:
+        """One select() over the wake-up socket and the MQTT socket, then paho's I/O."""
+        client = self._require_client()
+        sock = client.socket()
+        readable: list[Any] = [self._wake_r]
+        writable: list[Any] = []
+        pending = False
+        if sock is not None:
+            readable.append(sock)
+            if client.want_write():
+                writable.append(sock)
+            pending_bytes = getattr(sock, "pending", None)
+            pending = bool(pending_bytes and pending_bytes())  # TLS bytes already read
+        try:
+            ready_r, ready_w, _ = select.select(readable, writable, [], 0.0 if pending else timeout)
+        except (OSError, ValueError):  # the socket closed under us
+            ready_r, ready_w = [], []
+        if self._wake_r in ready_r:
+            with contextlib.suppress(BlockingIOError):
+                while self._wake_r.recv(4096):
+                    pass
+            self._more = True
+            self._count_due = True
+        if sock is None:
+            return
+        if (sock in ready_r or pending) and client.socket() is sock:
+            client.loop_read()
+        if sock in ready_w and client.socket() is sock:
+            client.loop_write()
+        if client.socket() is sock:
+            client.loop_misc()
+
+    def _shutdown(self) -> None:
+        """Say `down` ourselves and disconnect cleanly (the broker then drops the will);
+        wait briefly for PUBACKs in flight so fewer rows are sent twice."""
+        client = self._require_client()
+        if not self._connected:
+            return
+        info = client.publish(
+            self.topics.status,
+            status_payload(self.topics, link="down", reason="stopped",
+                           unsent=self._status.unsent, stamp=Stamp.now()),
+            qos=1,
+            retain=True,
+        )
+        deadline = time.monotonic() + 2.0
+        while (
+            (self._inflight or not info.is_published())
+            and self._connected
+            and time.monotonic() < deadline
+        ):
+            self._wait(0.05)
+            self._collect_acks()
+        client.disconnect()
+        self._connected = False

@@ -1,0 +1,61 @@
+"""The durable journal of input events (see ``store.py`` for the theory of operation).
+
+Public surface::
+
+    Journal.open(dir, config_text)       write: append, record_config, log_system, prune
+    Journal.open_readonly(dir)           read: iter_events, latest_snapshot, recall, verify
+    Journal.salvage(dir) / salvage(dir)  the technician's recovery after a failed check
+
+Technician's documentation: ``docs/journal.md``.
+"""
+
+from controller.journal.clock import WallClock, kernel_clock_synced
+from controller.journal.errors import (
+    ChainBroken,
+    ConfigMismatch,
+    JournalBusy,
+    JournalCorrupt,
+    JournalError,
+    JournalIntegrityError,
+    JournalNotFound,
+    SnapshotMissing,
+    TornTail,
+)
+from controller.journal.integrity import verify_archive
+from controller.journal.records import (
+    ConfigRecord,
+    EventRecord,
+    LogKind,
+    PruneReport,
+    SalvageReport,
+    SystemLogRecord,
+    VerifyResult,
+)
+from controller.journal.salvage import salvage
+from controller.journal.schema import RECALL_HANDS
+from controller.journal.store import Journal
+
+__all__ = [
+    "RECALL_HANDS",
+    "ChainBroken",
+    "ConfigMismatch",
+    "ConfigRecord",
+    "EventRecord",
+    "Journal",
+    "JournalBusy",
+    "JournalCorrupt",
+    "JournalError",
+    "JournalIntegrityError",
+    "JournalNotFound",
+    "LogKind",
+    "PruneReport",
+    "SalvageReport",
+    "SnapshotMissing",
+    "SystemLogRecord",
+    "TornTail",
+    "VerifyResult",
+    "WallClock",
+    "kernel_clock_synced",
+    "salvage",
+    "verify_archive",
+]

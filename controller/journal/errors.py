@@ -1,0 +1,127 @@
+"""What can be wrong with a journal, one class per fault, each saying what to do.
+
+Every class derives from :class:`JournalError`. The integrity faults
+(:class:`JournalCorrupt`, :class:`ChainBroken`, :class:`TornTail`,
+:class:`SnapshotMissing`) are memory faults: the daemon shows them as a sticky
+fault, locks play and waits for a technician; nothing clears them automatically.
+:class:`ConfigMismatch` is a refusal, not damage: the journal is intact but was
+started with another configuration. :class:`JournalBusy` and
+:class:`JournalNotFound` are about where and when the journal is opened.
+
+``code`` is a stable machine-readable name; ``display`` is short enough for the
+dealer's two-line display.
+"""
+
+from __future__ import annotations
+
+RECOVERY_HINT = (
+    "Play stays locked. Keep the state directory as it is for the supervisor, "
+    "then run the journal salvage (docs/journal.md, 'Recovering a failed journal'), "
+    "which moves the damaged files aside and keeps every event up to the damage."
+)
+
+
+class JournalError(Exception):
+    """Base of every journal fault."""
+
+    code = "journal_error"
+    display = "JOURNAL FAULT"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class JournalBusy(JournalError, BlockingIOError):
+    """Another process (usually the running daemon) holds the journal for writing."""
+
+    code = "journal_busy"
+    display = "JOURNAL IN USE"
+
+
+class JournalNotFound(JournalError, FileNotFoundError):
+    """A read-only open found no journal in the directory."""
+
+    code = "journal_not_found"
+    display = "NO JOURNAL"
+
+
+class JournalIntegrityError(JournalError):
+    """Base of the memory faults found by :meth:`Journal.verify` or at open."""
+
+    code = "journal_integrity"
+    display = "MEMORY FAULT"
+
+
+class JournalCorrupt(JournalIntegrityError):
+    """SQLite cannot read the database, or ``PRAGMA quick_check`` reports damage."""
+
+    code = "journal_corrupt"
+    display = "MEMORY FAULT DB"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"journal database is damaged: {detail}. {RECOVERY_HINT}")
+        self.detail = detail
+
+
+class ChainBroken(JournalIntegrityError):
+    """The hash chain does not hold at ``seq``: a record was changed, lost or inserted."""
+
+    code = "chain_broken"
+    display = "MEMORY FAULT CHAIN"
+
+    def __init__(self, seq: int, reason: str) -> None:
+        super().__init__(f"journal hash chain broken at seq {seq}: {reason}. {RECOVERY_HINT}")
+        self.seq = seq
+        self.reason = reason
+
+
+class TornTail(JournalIntegrityError):
+    """Events that were acknowledged are no longer in the journal (its end was cut off)."""
+
+    code = "torn_tail"
+    display = "MEMORY FAULT TAIL"
+
+    def __init__(self, last_seq: int, acknowledged_seq: int, reason: str = "") -> None:
+        what = reason or (
+            f"the journal ends at seq {last_seq} but seq {acknowledged_seq} was "
+            f"acknowledged, so {acknowledged_seq - last_seq} acknowledged event(s) are missing"
+        )
+        super().__init__(
+            f"journal tail is torn: {what}. The storage lost written data (power cut "
+            f"on a card that ignores flushes, or a copied/replaced file). {RECOVERY_HINT}"
+        )
+        self.last_seq = last_seq
+        self.acknowledged_seq = acknowledged_seq
+
+
+class SnapshotMissing(JournalIntegrityError):
+    """A snapshot recorded with the event at ``seq`` is gone."""
+
+    code = "snapshot_missing"
+    display = "MEMORY FAULT SNAP"
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(
+            f"journal snapshot for seq {seq} is missing although its event records one. "
+            f"{RECOVERY_HINT}"
+        )
+        self.seq = seq
+
+
+class ConfigMismatch(JournalError):
+    """The journal was started with another configuration than the one given."""
+
+    code = "config_mismatch"
+    display = "CONFIG DIFFERS"
+
+    def __init__(self, recorded_sha256: str, given_sha256: str, diff: str) -> None:
+        super().__init__(
+            f"the journal was started with another configuration "
+            f"(recorded {recorded_sha256[:12]}, given {given_sha256[:12]}):\n{diff}\n"
+            f"Use the configuration the journal was started with, or a new state "
+            f"directory for the new configuration."
+        )
+        self.recorded_sha256 = recorded_sha256
+        self.given_sha256 = given_sha256
+        self.diff = diff

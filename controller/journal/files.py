@@ -1,0 +1,206 @@
+"""The journal directory on disk: the writer's lock, connections, atomic creation.
+
+Layout of the state directory (``StateDirectory=table-controller`` in the unit)::
+
+    journal.sqlite3        the database (WAL mode)
+    journal.sqlite3-wal    SQLite's write-ahead log: part of the database, never delete it
+    journal.sqlite3-shm    SQLite's WAL index (rebuilt when missing)
+    journal.ack            last acknowledged seq and hash (see schema.py)
+    journal.lock           flock()ed by the one process that writes
+    archive/               pruned events, one SQLite file per prune (optional)
+    damaged/               journals moved aside by the salvage, never deleted
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from types import TracebackType
+
+from controller.journal.errors import JournalBusy, JournalCorrupt, JournalError
+from controller.journal.schema import (
+    APPLICATION_ID,
+    BUSY_TIMEOUT_SECONDS,
+    CONNECTION_PRAGMAS,
+    CREATION_PRAGMAS,
+    DB_NAME,
+    FORMAT_VERSION,
+    LOCK_NAME,
+    META_CHAIN_BASE_SEQ,
+    META_CLEAN_SHUTDOWN,
+    META_CREATED_NS,
+    META_FORMAT,
+    META_SNAPSHOTS_PRUNED_THROUGH,
+    SCHEMA,
+    fsync_directory,
+    sha256_hex,
+)
+
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def acquire_lock(directory: Path) -> int:
+    """Take the writer's lock; released by :func:`release_lock` or by the process dying."""
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise JournalBusy(
+            f"the journal in {directory} is open for writing by another process "
+            f"(the running table-controller service?). Stop it first: "
+            f"systemctl stop table-controller"
+        ) from None
+    return fd
+
+
+def release_lock(fd: int) -> None:
+    with suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection in autocommit mode: transactions are explicit BEGIN ... COMMIT."""
+    try:
+        if readonly:
+            conn = sqlite3.connect(
+                f"{path.absolute().as_uri()}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=BUSY_TIMEOUT_SECONDS,
+            )
+            return conn
+        conn = sqlite3.connect(
+            str(path),
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_SECONDS,
+        )
+        for pragma in CONNECTION_PRAGMAS:
+            conn.execute(pragma).fetchall()
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":
+            conn.close()
+            raise JournalError(f"{path}: cannot switch the database to WAL mode (got {mode!r})")
+        return conn
+    except sqlite3.DatabaseError as error:
+        raise JournalCorrupt(f"{path}: {error}") from error
+
+
+def check_format(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse files that are not (or no longer) a journal this program can read."""
+    try:
+        application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    except sqlite3.DatabaseError as error:
+        raise JournalCorrupt(f"{path}: {error}") from error
+    if application_id != APPLICATION_ID:
+        raise JournalCorrupt(
+            f"{path} is not a table-controller journal (application id {application_id:#x})"
+        )
+    if version > FORMAT_VERSION:
+        raise JournalError(
+            f"{path} has journal format {version}; this program reads up to "
+            f"{FORMAT_VERSION}. Install the newer table-controller that wrote it."
+        )
+    missing = {"meta", "configs", "events", "snapshots", "system_log", "outbox"} - tables
+    if missing:
+        raise JournalCorrupt(f"{path} lacks the table(s) {', '.join(sorted(missing))}")
+
+
+def schema_statements() -> list[str]:
+    return [statement.strip() for statement in SCHEMA.split(";") if statement.strip()]
+
+
+def remove_leftovers(directory: Path, name: str) -> None:
+    """Delete an unfinished creation (it never held an acknowledged event)."""
+    for suffix in ("", *SQLITE_SIDE_FILES):
+        with suppress(FileNotFoundError):
+            (directory / f"{name}{suffix}").unlink()
+
+
+def create_database(directory: Path, populate: Callable[[sqlite3.Connection], None]) -> Path:
+    """Create ``journal.sqlite3`` atomically: build it aside, then rename it into place.
+
+    A crash during creation leaves only ``journal.sqlite3.new``, removed at the next
+    attempt, never a half-initialised journal that would look damaged.
+    """
+    final = directory / DB_NAME
+    temp_name = f"{DB_NAME}.new"
+    temp = directory / temp_name
+    remove_leftovers(directory, temp_name)
+    conn = sqlite3.connect(str(temp), isolation_level=None)
+    try:
+        for pragma in CREATION_PRAGMAS:
+            conn.execute(pragma)
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in schema_statements():
+            conn.execute(statement)
+        populate(conn)
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA journal_mode = WAL").fetchall()
+    finally:
+        conn.close()
+    fd = os.open(temp, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp, final)
+    fsync_directory(directory)
+    return final
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self._conn.execute("COMMIT")
+        elif self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+
+def create_journal(directory: Path, config_text: str, now: tuple[int, bool, int]) -> None:
+    """A new, empty journal started with ``config_text`` (``now`` from WallClock.now())."""
+    wall_ns, synced, _mono = now
+
+    def populate(conn: sqlite3.Connection) -> None:
+        conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [
+                (META_FORMAT, str(FORMAT_VERSION)),
+                (META_CREATED_NS, str(wall_ns)),
+                (META_CHAIN_BASE_SEQ, "0"),
+                (META_SNAPSHOTS_PRUNED_THROUGH, "0"),
+                (META_CLEAN_SHUTDOWN, "1"),
+            ],
+        )
+        conn.execute(
+            "INSERT INTO configs (id, sha256, text, from_seq, wall_ns, clock_synced, by) "
+            "VALUES (1, ?, ?, 1, ?, ?, NULL)",
+            (sha256_hex(config_text), config_text, wall_ns, int(synced)),
+        )
+
+    create_database(directory, populate)

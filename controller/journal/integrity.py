@@ -1,0 +1,347 @@
+"""Checking a journal: the database, the hash chain, the snapshots, the tail.
+
+Used by :meth:`Journal.verify`, by the salvage (which keeps the longest prefix that
+passes the chain check) and by :func:`verify_archive`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.journal.errors import (
+    ChainBroken,
+    JournalCorrupt,
+    JournalIntegrityError,
+    SnapshotMissing,
+    TornTail,
+)
+from controller.journal.records import VerifyResult
+from controller.journal.schema import (
+    META_CHAIN_BASE_HASH,
+    META_CHAIN_BASE_SEQ,
+    META_SNAPSHOTS_PRUNED_THROUGH,
+    AckMark,
+    RowContent,
+    genesis_hash,
+)
+
+QUICK_CHECK_LINES = 5
+
+# Text columns are read as bytes so that a flipped byte that is no longer valid UTF-8
+# is reported as a broken record instead of raising inside the sqlite3 module.
+_SCAN_SQL = (
+    "SELECT seq, hand, config_id, CAST(event AS BLOB), accepted, "
+    "CAST(refusal_code AS BLOB), CAST(refusal_message AS BLOB), CAST(by AS BLOB), "
+    "wall_ns, clock_synced, mono_ns, snapshot_sha256, hash "
+    "FROM events WHERE seq > ? ORDER BY seq LIMIT ?"
+)
+_BATCH = 512
+
+
+@dataclass(frozen=True, slots=True)
+class ChainBase:
+    """Where the chain starts: after ``seq`` (0 for a journal never pruned), from ``hash``."""
+
+    seq: int
+    hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedRow:
+    """One event row that passed the chain check, with its stored values."""
+
+    content: RowContent
+    config_id: int
+    hash: bytes
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return {str(key): str(value) for key, value in conn.execute("SELECT key, value FROM meta")}
+
+
+def verified_configs(conn: sqlite3.Connection) -> tuple[dict[int, str], list[str]]:
+    """``({config id: sha256}, problems)``: configuration rows whose text matches their hash."""
+    good: dict[int, str] = {}
+    problems: list[str] = []
+    for config_id, sha, text in conn.execute(
+        "SELECT id, sha256, CAST(text AS BLOB) FROM configs ORDER BY id"
+    ):
+        actual = hashlib.sha256(bytes(text)).hexdigest()
+        if actual == sha:
+            good[int(config_id)] = str(sha)
+        else:
+            problems.append(f"configuration record {config_id} does not match its SHA-256")
+    return good, problems
+
+
+def chain_base(meta: dict[str, str], configs: dict[int, str]) -> ChainBase | None:
+    """The chain's starting point; None when it cannot be known (first config damaged)."""
+    base_seq = int(meta.get(META_CHAIN_BASE_SEQ, "0"))
+    if base_seq > 0:
+        return ChainBase(base_seq, bytes.fromhex(meta[META_CHAIN_BASE_HASH]))
+    if 1 not in configs:
+        return None
+    return ChainBase(0, genesis_hash(configs[1]))
+
+
+def _text(value: object, seq: int, column: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return bytes(value).decode("utf-8")  # type: ignore[call-overload]
+    except (UnicodeDecodeError, TypeError) as error:
+        raise ChainBroken(seq, f"stored {column} is not valid text ({error})") from None
+
+
+class ChainScanner:
+    """Walks the events in seq order from ``base``, yielding rows whose link holds.
+
+    Stops at the first gap, unreadable row or hash mismatch and keeps it in
+    ``problem``; ``last`` is then the last good (seq, hash).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, base: ChainBase, configs: dict[int, str]):
+        self._conn = conn
+        self._configs = configs
+        self.base = base
+        self.last = (base.seq, base.hash)
+        self.count = 0
+        self.problem: JournalIntegrityError | None = None
+
+    def rows(self) -> Iterator[ScannedRow]:
+        expected = self.base.seq + 1
+        previous = self.base.hash
+        while True:
+            try:
+                batch = self._conn.execute(_SCAN_SQL, (expected - 1, _BATCH)).fetchall()
+            except sqlite3.DatabaseError as error:
+                self.problem = JournalCorrupt(f"reading events after seq {expected - 1}: {error}")
+                return
+            if not batch:
+                return
+            for raw in batch:
+                try:
+                    row = self._check(raw, expected, previous)
+                except JournalIntegrityError as problem:
+                    self.problem = problem
+                    return
+                previous = row.hash
+                self.last = (expected, previous)
+                self.count += 1
+                expected += 1
+                yield row
+
+    def _check(self, raw: tuple[object, ...], expected: int, previous: bytes) -> ScannedRow:
+        (seq, hand, config_id, event, accepted, code, message, by, wall_ns, synced, mono_ns,
+         snapshot_sha, stored_hash) = raw  # fmt: skip
+        if seq != expected:
+            raise ChainBroken(expected, f"event {expected} is missing (next stored event is {seq})")
+        if not isinstance(config_id, int) or config_id not in self._configs:
+            raise ChainBroken(
+                expected, f"its configuration record {config_id!r} is missing or damaged"
+            )
+        if not isinstance(stored_hash, bytes):
+            raise ChainBroken(expected, "its stored hash is missing or damaged")
+        if snapshot_sha is not None and not isinstance(snapshot_sha, bytes):
+            raise ChainBroken(expected, "its snapshot hash is damaged")
+        event_text = _text(event, expected, "event")
+        if event_text is None:
+            raise ChainBroken(expected, "its event text is missing")
+        content = RowContent(
+            seq=expected,
+            hand=hand,  # type: ignore[arg-type]
+            config_sha256=self._configs[config_id],
+            event=event_text,
+            accepted=accepted,  # type: ignore[arg-type]
+            refusal_code=_text(code, expected, "refusal code"),
+            refusal_message=_text(message, expected, "refusal message"),
+            by=_text(by, expected, "'by'"),
+            wall_ns=wall_ns,  # type: ignore[arg-type]
+            clock_synced=synced,  # type: ignore[arg-type]
+            mono_ns=mono_ns,  # type: ignore[arg-type]
+            snapshot_sha256=snapshot_sha,
+        )
+        try:
+            digest = content.digest(previous)
+        except (TypeError, ValueError) as error:
+            raise ChainBroken(expected, f"its stored values cannot be hashed ({error})") from None
+        if digest != stored_hash:
+            raise ChainBroken(
+                expected,
+                "its stored content does not match its hash (changed after it was written)",
+            )
+        return ScannedRow(content, config_id, stored_hash)
+
+
+def quick_check(conn: sqlite3.Connection) -> tuple[str, JournalCorrupt | None]:
+    try:
+        lines = [
+            line.strip()
+            for row in conn.execute("PRAGMA quick_check")
+            for line in str(row[0]).splitlines()
+            if line.strip() and not line.startswith("*** in database")
+        ]
+    except sqlite3.DatabaseError as error:
+        return str(error), JournalCorrupt(f"PRAGMA quick_check failed: {error}")
+    text = "; ".join(lines[:QUICK_CHECK_LINES])
+    if lines == ["ok"]:
+        return text, None
+    more = f" (and {len(lines) - QUICK_CHECK_LINES} more)" if len(lines) > QUICK_CHECK_LINES else ""
+    return text, JournalCorrupt(f"PRAGMA quick_check reports {text}{more}")
+
+
+def _check_snapshots(
+    conn: sqlite3.Connection,
+    recorded: dict[int, bytes],
+    last_seq: int,
+    checked: range,
+    pruned_through: int,
+) -> list[JournalIntegrityError]:
+    """Snapshots against the hashes their events record (``recorded``, for ``checked``)."""
+    problems: list[JournalIntegrityError] = []
+    stored: set[int] = set()
+    for seq, state in conn.execute("SELECT seq, CAST(state AS BLOB) FROM snapshots ORDER BY seq"):
+        stored.add(seq)
+        if seq > last_seq:
+            problems.append(
+                TornTail(
+                    last_seq,
+                    seq,
+                    f"a snapshot exists for seq {seq} beyond the last event {last_seq}, "
+                    f"so events were cut off the end",
+                )
+            )
+        elif seq in checked and seq not in recorded:
+            problems.append(ChainBroken(seq, "a snapshot is stored that its event does not record"))
+        elif seq in recorded and hashlib.sha256(bytes(state)).digest() != recorded[seq]:
+            problems.append(
+                ChainBroken(seq, "its snapshot does not match the hash recorded with the event")
+            )
+    for seq in sorted(recorded):
+        if seq > pruned_through and seq not in stored:
+            problems.append(SnapshotMissing(seq))
+    return problems
+
+
+def verify_connection(
+    conn: sqlite3.Connection, ack: AckMark | None, *, ack_warning: str | None = None
+) -> VerifyResult:
+    """Every check, collecting all problems (the most basic first)."""
+    problems: list[JournalIntegrityError] = []
+    warnings: list[str] = [ack_warning] if ack_warning else []
+    quick, corrupt = quick_check(conn)
+    if corrupt is not None:
+        problems.append(corrupt)
+    try:
+        meta = read_meta(conn)
+        configs, config_problems = verified_configs(conn)
+    except sqlite3.DatabaseError as error:
+        problems.append(JournalCorrupt(f"reading meta and configurations: {error}"))
+        return VerifyResult(
+            last_seq=0, checked_from_seq=1, events_checked=0, quick_check=quick,
+            problems=tuple(problems), warnings=tuple(warnings),
+        )  # fmt: skip
+    base = chain_base(meta, configs)
+    if base is None:
+        problems.append(ChainBroken(1, "the first configuration record is damaged"))
+        return VerifyResult(
+            last_seq=0, checked_from_seq=1, events_checked=0, quick_check=quick,
+            problems=tuple(problems), warnings=tuple(warnings),
+        )  # fmt: skip
+    scanner = ChainScanner(conn, base, configs)
+    recorded: dict[int, bytes] = {}
+    for row in scanner.rows():
+        if row.content.snapshot_sha256 is not None:
+            recorded[row.content.seq] = row.content.snapshot_sha256
+    if scanner.problem is not None:
+        if isinstance(scanner.problem, ChainBroken) and config_problems:
+            scanner.problem = ChainBroken(
+                scanner.problem.seq, f"{scanner.problem.reason}; {'; '.join(config_problems)}"
+            )
+        problems.append(scanner.problem)
+    try:
+        stored_last = conn.execute("SELECT MAX(seq) FROM events").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        problems.append(JournalCorrupt(f"reading the last event: {error}"))
+        stored_last = None
+    last_seq = int(stored_last) if stored_last is not None else base.seq
+    if ack is not None:
+        if ack.seq > last_seq:
+            problems.append(TornTail(last_seq, ack.seq))
+        elif ack.seq > base.seq and scanner.problem is None:
+            row = conn.execute("SELECT hash FROM events WHERE seq = ?", (ack.seq,)).fetchone()
+            if row is None or row[0] != ack.hash:
+                problems.append(
+                    ChainBroken(ack.seq, "it differs from the event acknowledged with that seq")
+                )
+    pruned_through = int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0"))
+    try:
+        problems.extend(
+            _check_snapshots(
+                conn, recorded, last_seq, range(base.seq + 1, scanner.last[0] + 1), pruned_through
+            )
+        )
+    except sqlite3.DatabaseError as error:
+        problems.append(JournalCorrupt(f"reading snapshots: {error}"))
+    problems.sort(key=_severity)
+    return VerifyResult(
+        last_seq=last_seq,
+        checked_from_seq=base.seq + 1,
+        events_checked=scanner.count,
+        quick_check=quick,
+        problems=tuple(problems),
+        warnings=tuple(warnings),
+    )
+
+
+_ORDER = (JournalCorrupt, TornTail, ChainBroken, SnapshotMissing)
+
+
+def _severity(problem: JournalIntegrityError) -> int:
+    for index, kind in enumerate(_ORDER):
+        if isinstance(problem, kind):
+            return index
+    return len(_ORDER)
+
+
+def verify_archive(path: Path) -> VerifyResult:
+    """Check an archive written by ``Journal.prune(archive=True)`` on its own."""
+    from controller.journal.files import connect
+
+    conn = connect(path, readonly=True)
+    try:
+        problems: list[JournalIntegrityError] = []
+        quick, corrupt = quick_check(conn)
+        if corrupt is not None:
+            problems.append(corrupt)
+        meta = read_meta(conn)
+        configs, _ = verified_configs(conn)
+        base = chain_base(meta, configs)
+        if base is None:
+            problems.append(ChainBroken(1, "the archive's first configuration record is damaged"))
+            return VerifyResult(last_seq=0, checked_from_seq=1, events_checked=0,
+                                quick_check=quick, problems=tuple(problems))  # fmt: skip
+        scanner = ChainScanner(conn, base, configs)
+        for _ in scanner.rows():
+            pass
+        if scanner.problem is not None:
+            problems.append(scanner.problem)
+        end_seq = int(meta.get("chain_end_seq", "0"))
+        end_hash = bytes.fromhex(meta.get("chain_end_hash", ""))
+        if scanner.problem is None and scanner.last != (end_seq, end_hash):
+            problems.append(
+                TornTail(scanner.last[0], end_seq, "the archive does not end where it says")
+            )
+        return VerifyResult(
+            last_seq=scanner.last[0],
+            checked_from_seq=base.seq + 1,
+            events_checked=scanner.count,
+            quick_check=quick,
+            problems=tuple(problems),
+        )
+    finally:
+        conn.close()

@@ -1,0 +1,175 @@
+"""Keeping the journal's size bounded.
+
+What must stay: everything recovery needs (the latest snapshot and every event after
+it) and everything recall needs (every event of the last ``keep_hands`` hands, at
+least :data:`RECALL_HANDS`). The first kept seq is the smaller of the two starts;
+every event before it goes, with the snapshots older than the latest, the sent
+outbox messages of removed events and the oldest system log entries beyond
+``keep_log_entries``. Unsent outbox messages are never removed here: the floor link
+may still deliver them.
+
+The hash chain survives: the hash of the last removed event is stored in ``meta`` as
+the chain's checkpoint, and :meth:`Journal.verify` checks from there. With
+``archive=True`` the removed events (and every configuration record) are first
+written to ``archive/journal-FIRST-LAST.sqlite3``, a self-contained file whose own
+chain can be checked with :func:`controller.journal.verify_archive`. The archive is
+built under a temporary name and renamed into place once complete, so a crash
+leaves either no archive or a complete one, and a repeated prune finds it done.
+
+A prune with no snapshot yet removes no events (recovery would need them all).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from controller.journal.files import schema_statements
+from controller.journal.queries import set_meta
+from controller.journal.records import LogKind, PruneReport
+from controller.journal.schema import (
+    ARCHIVE_DIR,
+    CREATION_PRAGMAS,
+    EVENT_COLUMNS,
+    META_CHAIN_BASE_HASH,
+    META_CHAIN_BASE_SEQ,
+    META_SNAPSHOTS_PRUNED_THROUGH,
+    RECALL_HANDS,
+    fsync_directory,
+)
+
+if TYPE_CHECKING:
+    from controller.journal.store import Journal
+
+
+def prune(
+    journal: Journal, *, keep_hands: int, archive: bool, keep_log_entries: int
+) -> PruneReport:
+    if keep_hands < RECALL_HANDS:
+        raise ValueError(
+            f"keep_hands must be at least {RECALL_HANDS}: recall shows the last {RECALL_HANDS} hands"
+        )
+    if keep_log_entries < 100:
+        raise ValueError("keep_log_entries must be at least 100")
+    conn = journal.connection
+    bytes_before = journal.size_bytes()
+    base = journal.chain_base_value
+    snapshot = journal.latest_snapshot()
+    recall_start = journal.first_seq_of_last_hands(keep_hands)
+    last_seq = journal.last_seq
+    if snapshot is None:
+        cutoff = base.seq + 1
+    else:
+        cutoff = snapshot[0] if recall_start is None else min(snapshot[0], recall_start)
+    cutoff = max(cutoff, base.seq + 1)
+    archive_path: Path | None = None
+    if cutoff > base.seq + 1 and archive:
+        archive_path = _write_archive(journal, base.seq, base.hash, cutoff - 1)
+    removed = {"events": 0, "snapshots": 0, "outbox": 0, "log": 0}
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if cutoff > base.seq + 1:
+            new_base_hash = conn.execute(
+                "SELECT hash FROM events WHERE seq = ?", (cutoff - 1,)
+            ).fetchone()[0]
+            removed["events"] = conn.execute("DELETE FROM events WHERE seq < ?", (cutoff,)).rowcount
+            removed["outbox"] = conn.execute(
+                "DELETE FROM outbox WHERE seq < ? AND sent != 0", (cutoff,)
+            ).rowcount
+            set_meta(conn, META_CHAIN_BASE_SEQ, str(cutoff - 1))
+            set_meta(conn, META_CHAIN_BASE_HASH, bytes(new_base_hash).hex())
+        if snapshot is not None:
+            removed["snapshots"] = conn.execute(
+                "DELETE FROM snapshots WHERE seq < ?", (snapshot[0],)
+            ).rowcount
+            set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(snapshot[0] - 1))
+        removed["log"] = conn.execute(
+            "DELETE FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ?",
+            (keep_log_entries,),
+        ).rowcount
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    journal.log_system(
+        LogKind.PRUNE,
+        {
+            "kept_from_seq": cutoff,
+            "last_seq": last_seq,
+            "removed_events": removed["events"],
+            "removed_snapshots": removed["snapshots"],
+            "archive": str(archive_path) if archive_path else None,
+        },
+    )
+    # Give the freed pages back and leave an empty WAL (checkpoint, vacuum, checkpoint).
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    conn.execute("PRAGMA incremental_vacuum").fetchall()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    return PruneReport(
+        removed_events=removed["events"],
+        removed_snapshots=removed["snapshots"],
+        removed_outbox=removed["outbox"],
+        removed_log_entries=removed["log"],
+        kept_from_seq=cutoff,
+        archive=archive_path,
+        bytes_before=bytes_before,
+        bytes_after=journal.size_bytes(),
+    )
+
+
+def _write_archive(journal: Journal, base_seq: int, base_hash: bytes, last: int) -> Path:
+    directory = journal.directory / ARCHIVE_DIR
+    directory.mkdir(exist_ok=True)
+    for unfinished in directory.glob("*.tmp*"):  # a prune killed while archiving
+        with suppress(FileNotFoundError):
+            unfinished.unlink()
+    final = directory / f"journal-{base_seq + 1:010d}-{last:010d}.sqlite3"
+    if final.exists():  # a previous prune wrote it and crashed before deleting
+        return final
+    temp = final.with_suffix(".tmp")
+    source = journal.connection
+    target = sqlite3.connect(str(temp), isolation_level=None)
+    try:
+        for pragma in CREATION_PRAGMAS:
+            target.execute(pragma)
+        target.execute("PRAGMA synchronous = FULL")
+        target.execute("BEGIN")
+        for statement in schema_statements():
+            target.execute(statement)
+        target.executemany(
+            "INSERT INTO configs VALUES (?, ?, ?, ?, ?, ?, ?)",
+            source.execute("SELECT * FROM configs ORDER BY id").fetchall(),
+        )
+        meta = {
+            META_CHAIN_BASE_SEQ: str(base_seq),
+            "chain_end_seq": str(last),
+        }
+        if base_seq > 0:
+            meta[META_CHAIN_BASE_HASH] = base_hash.hex()
+        cursor = source.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE seq > ? AND seq <= ? ORDER BY seq",
+            (base_seq, last),
+        )
+        end_hash = b""
+        while rows := cursor.fetchmany(1024):
+            target.executemany(
+                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
+            )
+            end_hash = bytes(rows[-1][-1])
+        meta["chain_end_hash"] = end_hash.hex()
+        target.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
+        target.execute("COMMIT")
+    finally:
+        target.close()
+    fd = os.open(temp, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp, final)
+    fsync_directory(directory)
+    return final

@@ -1,0 +1,271 @@
+"""The journal's file format: tables, canonical encodings, the hash chain, the ack mark.
+
+Everything that decides the bytes on disk lives here, so the writer, the verifier
+and the salvage read and write the same thing.
+
+Hash chain: ``hash[seq] = SHA-256(hash[seq - 1] || canonical_row(seq))``, where the
+canonical row is a compact JSON array of every stored field of the event row, the
+SHA-256 of the configuration in force and the SHA-256 of the snapshot stored with it
+(if any). The chain starts from ``SHA-256(GENESIS_PREFIX || first config's SHA-256)``
+or, after pruning, from the checkpoint hash kept in ``meta``.
+
+Ack mark: a 52-byte sidecar file (``journal.ack``) rewritten in place after every
+commit with the seq and hash just acknowledged. It is deliberately *not* fsynced per
+event (that would double the cost of an append): after a process crash it is exact,
+after a power cut it may lag behind, but it is never ahead of what was durably
+committed unless the storage lost committed data. So "ack mark ahead of the
+database" means a torn tail that SQLite alone would silently roll back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FORMAT_VERSION = 1
+APPLICATION_ID = 0x54434A31  # "TCJ1": lets `file`/sqlite tools tell what the file is
+DB_NAME = "journal.sqlite3"
+ACK_NAME = "journal.ack"
+LOCK_NAME = "journal.lock"
+ARCHIVE_DIR = "archive"
+DAMAGED_DIR = "damaged"
+GENESIS_PREFIX = b"table-controller journal v1\x00"
+DIGEST_SIZE = 32
+RECALL_HANDS = 10  # recall shows the last 10 hands, the one in progress included
+
+# Pragmas set on every read-write connection. WAL + synchronous=FULL: a commit
+# returns only after the WAL has been fsynced, so an acknowledged event survives a
+# power cut; WAL lets the floor-link publisher read the outbox on its own connection.
+CONNECTION_PRAGMAS = (
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = FULL",
+    "PRAGMA foreign_keys = OFF",
+)
+BUSY_TIMEOUT_SECONDS = 5.0
+
+# Set before the first table exists (auto_vacuum cannot change afterwards): freed
+# pages after pruning go back to the filesystem with `PRAGMA incremental_vacuum`.
+CREATION_PRAGMAS = (
+    "PRAGMA auto_vacuum = INCREMENTAL",
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    f"PRAGMA user_version = {FORMAT_VERSION}",
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS configs (
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT NOT NULL,
+    text TEXT NOT NULL,
+    from_seq INTEGER NOT NULL,
+    wall_ns INTEGER NOT NULL,
+    clock_synced INTEGER NOT NULL,
+    by TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    hand INTEGER,
+    config_id INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    accepted INTEGER NOT NULL,
+    refusal_code TEXT,
+    refusal_message TEXT,
+    by TEXT,
+    wall_ns INTEGER NOT NULL,
+    clock_synced INTEGER NOT NULL,
+    mono_ns INTEGER NOT NULL,
+    snapshot_sha256 BLOB,
+    hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS snapshots (
+    seq INTEGER PRIMARY KEY,
+    state TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS system_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    wall_ns INTEGER NOT NULL,
+    clock_synced INTEGER NOT NULL,
+    mono_ns INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL DEFAULT 1, retain INTEGER NOT NULL DEFAULT 0, created_ns INTEGER NOT NULL, sent INTEGER NOT NULL DEFAULT 0);
+"""
+
+# meta keys
+META_FORMAT = "format_version"
+META_CREATED_NS = "created_wall_ns"
+META_CHAIN_BASE_SEQ = "chain_base_seq"
+META_CHAIN_BASE_HASH = "chain_base_hash"
+META_SNAPSHOTS_PRUNED_THROUGH = "snapshots_pruned_through"
+META_CLEAN_SHUTDOWN = "clean_shutdown"
+META_LAST_BOOT_ID = "last_boot_id"
+
+EVENT_COLUMNS = (
+    "seq, hand, config_id, event, accepted, refusal_code, refusal_message, by, "
+    "wall_ns, clock_synced, mono_ns, snapshot_sha256, hash"
+)
+
+
+def canonical_json(value: Any) -> str:
+    """The one JSON encoding used for stored events and hashed content."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def genesis_hash(first_config_sha256: str) -> bytes:
+    return hashlib.sha256(GENESIS_PREFIX + first_config_sha256.encode("ascii")).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class RowContent:
+    """The hashed fields of one event row, exactly as stored."""
+
+    seq: int
+    hand: int | None
+    config_sha256: str
+    event: str
+    accepted: int
+    refusal_code: str | None
+    refusal_message: str | None
+    by: str | None
+    wall_ns: int
+    clock_synced: int
+    mono_ns: int
+    snapshot_sha256: bytes | None
+
+    def digest(self, previous: bytes) -> bytes:
+        content = json.dumps(
+            [
+                self.seq,
+                self.hand,
+                self.config_sha256,
+                self.event,
+                self.accepted,
+                self.refusal_code,
+                self.refusal_message,
+                self.by,
+                self.wall_ns,
+                self.clock_synced,
+                self.mono_ns,
+                self.snapshot_sha256.hex() if self.snapshot_sha256 is not None else None,
+            ],
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(previous + content.encode("utf-8")).digest()
+
+
+def snapshot_digest(state: str) -> bytes:
+    return hashlib.sha256(state.encode("utf-8")).digest()
+
+
+def refusal_from_result(result: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+    """``(code, message)`` from a replay-style result or a bare error mapping."""
+    if not result:
+        return None, None
+    error = result.get("error", result)
+    if not isinstance(error, Mapping):
+        raise ValueError(f"result error must be a mapping, got {type(error).__name__}")
+    code = error.get("code")
+    message = error.get("message")
+    return (None if code is None else str(code)), (None if message is None else str(message))
+
+
+# ---------------------------------------------------------------------------
+# Ack mark
+
+_ACK_MAGIC = b"TCACK\x00\x01\x00"
+_ACK_STRUCT = struct.Struct(">8sQ32s")
+_ACK_SIZE = _ACK_STRUCT.size + 4
+
+
+@dataclass(frozen=True, slots=True)
+class AckMark:
+    """The last seq acknowledged to a caller, and its chain hash."""
+
+    seq: int
+    hash: bytes
+
+
+class AckMarkDamaged(ValueError):
+    """The ack mark file exists but does not hold a valid record."""
+
+
+def encode_ack(mark: AckMark) -> bytes:
+    body = _ACK_STRUCT.pack(_ACK_MAGIC, mark.seq, mark.hash)
+    return body + struct.pack(">I", zlib.crc32(body))
+
+
+def decode_ack(data: bytes) -> AckMark:
+    if len(data) < _ACK_SIZE:
+        raise AckMarkDamaged(f"ack mark is {len(data)} bytes, expected {_ACK_SIZE}")
+    body, (crc,) = data[: _ACK_STRUCT.size], struct.unpack(">I", data[_ACK_STRUCT.size : _ACK_SIZE])
+    if zlib.crc32(body) != crc:
+        raise AckMarkDamaged("ack mark checksum does not match")
+    magic, seq, digest = _ACK_STRUCT.unpack(body)
+    if magic != _ACK_MAGIC:
+        raise AckMarkDamaged("ack mark has an unknown format")
+    return AckMark(seq, digest)
+
+
+def read_ack(path: Path) -> AckMark | None:
+    """The mark in ``path``; None when there is none yet."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    if not data:  # created at open, nothing acknowledged yet
+        return None
+    return decode_ack(data)
+
+
+class AckFile:
+    """The open ack mark: rewritten in place (one ``pwrite``) after every commit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+
+    def write(self, mark: AckMark) -> None:
+        os.pwrite(self._fd, encode_ack(mark), 0)
+
+    def sync(self) -> None:
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def fsync_directory(path: Path) -> None:
+    """Make a created, renamed or removed directory entry durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_ack_safely(path: Path) -> tuple[AckMark | None, str | None]:
+    """``(mark, warning)``: an unreadable mark is a warning (the tail check is skipped)."""
+    try:
+        return read_ack(path), None
+    except AckMarkDamaged as error:
+        return None, f"{path.name} is unreadable ({error}); the tail check was skipped"
+    except OSError as error:
+        return None, f"{path.name} cannot be read ({error}); the tail check was skipped"

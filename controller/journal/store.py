@@ -1,0 +1,669 @@
+"""The journal: every input event, durable before it is applied.
+
+Theory of operation
+-------------------
+One SQLite database per state directory, in WAL mode with ``synchronous=FULL``.
+:meth:`Journal.append` is one transaction holding the event row, its hash-chain
+value, an optional snapshot of the folded state and the outbound messages for the
+floor link; it returns only after SQLite has fsynced the commit, so whatever the
+caller does next (apply the event, light a LED, print a replay line) happens after
+the event is safe from a power cut. Afterwards the ack mark (``journal.ack``) is
+rewritten with the seq and hash just acknowledged, which is how a tail lost by the
+storage is told apart from a transaction SQLite rolled back because it never
+finished (see ``schema.py``).
+
+The journal knows nothing of poker: events are JSON objects, snapshots opaque text.
+Recovery is the caller's fold: :meth:`latest_snapshot`, then :meth:`iter_events`
+after it, each under the configuration :meth:`config_for_seq` names.
+
+Faults are sticky: a torn tail found at open, or any problem found by
+:meth:`verify`, is kept in :attr:`fault`, and :meth:`append` refuses to add events
+after it until a technician runs the salvage (:func:`controller.journal.salvage`).
+The system log (:meth:`log_system`) still works, so faults and device events are
+recorded while play is locked.
+
+One process writes (``journal.lock`` is flocked); readers (``tablectl state``,
+recall, the MQTT publisher) use their own connections. Methods may be called from
+several threads of the writing process; a lock serialises them.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import suppress
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from controller.journal import queries
+from controller.journal.clock import WallClock, boot_id
+from controller.journal.errors import (
+    ChainBroken,
+    ConfigMismatch,
+    JournalCorrupt,
+    JournalError,
+    JournalIntegrityError,
+    JournalNotFound,
+    TornTail,
+)
+from controller.journal.files import (
+    Transaction,
+    acquire_lock,
+    check_format,
+    connect,
+    create_journal,
+    release_lock,
+    remove_leftovers,
+)
+from controller.journal.integrity import ChainBase, chain_base, verify_connection
+from controller.journal.records import (
+    ConfigRecord,
+    EventRecord,
+    LogKind,
+    PruneReport,
+    SalvageReport,
+    SystemLogRecord,
+    VerifyResult,
+)
+from controller.journal.schema import (
+    ACK_NAME,
+    DB_NAME,
+    EVENT_COLUMNS,
+    META_CLEAN_SHUTDOWN,
+    META_LAST_BOOT_ID,
+    RECALL_HANDS,
+    AckFile,
+    AckMark,
+    RowContent,
+    canonical_json,
+    read_ack_safely,
+    refusal_from_result,
+    sha256_hex,
+    snapshot_digest,
+)
+
+OutboxItem = tuple[str, str] | tuple[str, str, int, bool | int]
+
+
+class Journal:
+    """A state directory's journal. Create with :meth:`open` or :meth:`open_readonly`."""
+
+    def __init__(
+        self,
+        *,
+        directory: Path,
+        conn: sqlite3.Connection,
+        clock: WallClock,
+        lock_fd: int | None,
+        ack_file: AckFile | None,
+        ack_at_open: AckMark | None,
+        ack_warning: str | None,
+    ) -> None:
+        self.directory = directory
+        self.path = directory / DB_NAME
+        self._conn = conn
+        self._clock = clock
+        self._lock_fd = lock_fd
+        self._ack_file = ack_file
+        self._ack_at_open = ack_at_open
+        self._ack_warning = ack_warning
+        self._mutex = threading.RLock()
+        self._closed = False
+        self.fault: JournalIntegrityError | None = None
+        self._chain_base = self._read_chain_base()
+        self._config = self._current_config()
+        self._clock_synced_seen = clock.synced()
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(
+        cls,
+        path_dir: str | os.PathLike[str],
+        config_text: str,
+        *,
+        allow_config_change: bool = False,
+        clock: WallClock | None = None,
+    ) -> Journal:
+        """Open (or create) the journal in ``path_dir`` for writing.
+
+        A new journal records ``config_text`` as its configuration. An existing one
+        must have been started with the same text (its current configuration, after
+        any :meth:`record_config`), else :class:`ConfigMismatch` names the difference.
+        With ``allow_config_change`` (the daemon) the journal opens under its recorded
+        configuration and the caller records the new one between hands.
+
+        Raises :class:`JournalBusy` if another process writes it, :class:`JournalCorrupt`
+        if SQLite cannot read it, :class:`TornTail` if the database is gone but
+        events were acknowledged. A torn tail found in an existing database does not
+        raise: it becomes :attr:`fault` (sticky) and is logged.
+        """
+        directory = Path(path_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        clock = clock or WallClock()
+        lock_fd = acquire_lock(directory)
+        conn: sqlite3.Connection | None = None
+        ack_file: AckFile | None = None
+        try:
+            db_path = directory / DB_NAME
+            ack, ack_warning = read_ack_safely(directory / ACK_NAME)
+            created = False
+            if not db_path.exists():
+                if ack is not None and ack.seq > 0:
+                    raise TornTail(
+                        0,
+                        ack.seq,
+                        f"{DB_NAME} is missing although events up to seq {ack.seq} "
+                        f"were acknowledged",
+                    )
+                if (directory / f"{DB_NAME}-wal").exists():
+                    raise JournalCorrupt(
+                        f"{DB_NAME} is missing but its write-ahead log {DB_NAME}-wal is there"
+                    )
+                create_journal(directory, config_text, clock.now())
+                created = True
+            remove_leftovers(directory, f"{DB_NAME}.new")
+            conn = connect(db_path)
+            check_format(conn, db_path)
+            ack_file = AckFile(directory / ACK_NAME)
+            try:
+                journal = cls(
+                    directory=directory,
+                    conn=conn,
+                    clock=clock,
+                    lock_fd=lock_fd,
+                    ack_file=ack_file,
+                    ack_at_open=ack,
+                    ack_warning=ack_warning,
+                )
+            except sqlite3.DatabaseError as error:
+                raise JournalCorrupt(f"{db_path}: {error}") from error
+            recorded = journal._config
+            given_sha = sha256_hex(config_text)
+            if recorded.sha256 != given_sha and not allow_config_change:
+                raise ConfigMismatch(
+                    recorded.sha256, given_sha, queries.config_diff(recorded.text, config_text)
+                )
+            try:
+                journal._start(created=created, given_sha=given_sha)
+            except sqlite3.DatabaseError as error:
+                raise JournalCorrupt(f"{db_path}: recording the start failed: {error}") from error
+            return journal
+        except BaseException:
+            if ack_file is not None:
+                ack_file.close()
+            if conn is not None:
+                conn.close()
+            release_lock(lock_fd)
+            raise
+
+    @classmethod
+    def open_readonly(cls, path_dir: str | os.PathLike[str]) -> Journal:
+        """Open for reading only (``tablectl state``, recall): no lock, nothing written."""
+        directory = Path(path_dir)
+        db_path = directory / DB_NAME
+        if not db_path.exists():
+            raise JournalNotFound(f"no journal in {directory} ({DB_NAME} does not exist)")
+        ack, ack_warning = read_ack_safely(directory / ACK_NAME)
+        conn = connect(db_path, readonly=True)
+        try:
+            check_format(conn, db_path)
+            return cls(
+                directory=directory,
+                conn=conn,
+                clock=WallClock(),
+                lock_fd=None,
+                ack_file=None,
+                ack_at_open=ack,
+                ack_warning=ack_warning,
+            )
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            raise JournalCorrupt(f"{db_path}: {error}") from error
+        except BaseException:
+            conn.close()
+            raise
+
+    @staticmethod
+    def salvage(
+        path_dir: str | os.PathLike[str],
+        config_text: str | None = None,
+        *,
+        clock: WallClock | None = None,
+        force: bool = False,
+    ) -> SalvageReport:
+        """The technician's recovery: see :func:`controller.journal.salvage.salvage`."""
+        from controller.journal.salvage import salvage
+
+        return salvage(path_dir, config_text, clock=clock, force=force)
+
+    def _start(self, *, created: bool, given_sha: str) -> None:
+        """Record the start: power-up, unclean shutdown, configuration, tail check."""
+        this_boot = boot_id()
+        tail_problem = self._check_tail()
+        with self._mutex, self._transaction():
+            meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+            last_boot = meta.get(META_LAST_BOOT_ID)
+            self._insert_log(
+                LogKind.POWER_UP,
+                {"boot_id": this_boot, "new_boot": last_boot != this_boot, "pid": os.getpid()},
+            )
+            if not created and meta.get(META_CLEAN_SHUTDOWN) != "1":
+                self._insert_log(LogKind.UNCLEAN_SHUTDOWN, {"last_seq": self._last_seq()})
+            self._insert_log(
+                LogKind.CONFIG_LOADED,
+                {
+                    "sha256": self._config.sha256,
+                    "config_id": self._config.id,
+                    "given_sha256": given_sha,
+                    "matches": given_sha == self._config.sha256,
+                },
+            )
+            if tail_problem is not None:
+                self._insert_log(
+                    LogKind.INTEGRITY,
+                    {"ok": False, "problems": [{"code": tail_problem.code,
+                                                "message": tail_problem.message}]},
+                )  # fmt: skip
+            self._set_meta(META_CLEAN_SHUTDOWN, "0")
+            self._set_meta(META_LAST_BOOT_ID, this_boot)
+        if tail_problem is not None:
+            self.fault = tail_problem
+
+    def _check_tail(self) -> JournalIntegrityError | None:
+        """The cheap part of verify(): is everything acknowledged still here?"""
+        ack = self._ack_at_open
+        if ack is None:
+            return None
+        try:
+            return self._compare_tail(ack)
+        except JournalCorrupt as problem:
+            return problem
+        except sqlite3.DatabaseError as error:
+            return JournalCorrupt(f"reading the end of the journal: {error}")
+
+    def _compare_tail(self, ack: AckMark) -> JournalIntegrityError | None:
+        last_seq = self._last_seq()
+        if ack.seq > last_seq:
+            return TornTail(last_seq, ack.seq)
+        if ack.seq > self._chain_base.seq:
+            row = self._conn.execute("SELECT hash FROM events WHERE seq = ?", (ack.seq,)).fetchone()
+            if row is None or row[0] != ack.hash:
+                return ChainBroken(ack.seq, "it differs from the event acknowledged with that seq")
+        return None
+
+    # ------------------------------------------------------------------ writing
+
+    def append(
+        self,
+        event: Mapping[str, Any],
+        *,
+        accepted: bool,
+        by: str | None,
+        result: Mapping[str, Any] | None = None,
+        snapshot: str | None = None,
+        outbox: Iterable[OutboxItem] = (),
+        hand: int | None = None,
+    ) -> int:
+        """Record one input event durably and return its seq.
+
+        ``result`` carries a refusal (``{"ok": false, "error": {"code", "message"}}``
+        or just ``{"code", "message"}``); ``snapshot`` is the folded state after this
+        event as opaque JSON text; ``outbox`` rows are ``(topic, payload)`` or
+        ``(topic, payload, qos, retain)``; ``hand`` is the hand the event belongs to
+        (the hand in progress, or between hands the last one; 0 before the first).
+        When this returns, the event survives a power cut.
+        """
+        self._writable()
+        if self.fault is not None:
+            raise self.fault
+        if not isinstance(event, Mapping):
+            raise TypeError(f"event must be a mapping, got {type(event).__name__}")
+        event_json = canonical_json(dict(event))
+        code, message = refusal_from_result(result)
+        if accepted and (code is not None or message is not None):
+            raise ValueError("an accepted event cannot carry a refusal")
+        if hand is not None and (not isinstance(hand, int) or isinstance(hand, bool)):
+            raise TypeError(f"hand must be an int or None, got {hand!r}")
+        if by is not None and not isinstance(by, str):
+            raise TypeError(f"by must be a string or None, got {by!r}")
+        snapshot_sha = snapshot_digest(snapshot) if snapshot is not None else None
+        outbox_rows = [queries.outbox_row(item) for item in outbox]
+        with self._mutex:
+            wall_ns, synced, mono_ns = self._clock.now()
+            with self._transaction():
+                seq, previous = self._head()
+                seq += 1
+                content = RowContent(
+                    seq=seq,
+                    hand=hand,
+                    config_sha256=self._config.sha256,
+                    event=event_json,
+                    accepted=int(accepted),
+                    refusal_code=code,
+                    refusal_message=message,
+                    by=by,
+                    wall_ns=wall_ns,
+                    clock_synced=int(synced),
+                    mono_ns=mono_ns,
+                    snapshot_sha256=snapshot_sha,
+                )
+                digest = content.digest(previous)
+                self._conn.execute(
+                    f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (seq, hand, self._config.id, event_json, int(accepted), code, message, by,
+                     wall_ns, int(synced), mono_ns, snapshot_sha, digest),
+                )  # fmt: skip
+                if snapshot is not None:
+                    self._conn.execute(
+                        "INSERT INTO snapshots (seq, state) VALUES (?, ?)", (seq, snapshot)
+                    )
+                if outbox_rows:
+                    self._conn.executemany(
+                        "INSERT INTO outbox (seq, topic, payload, qos, retain, created_ns) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [(seq, *row, wall_ns) for row in outbox_rows],
+                    )
+                self._note_clock_sync(synced, wall_ns, mono_ns)
+            assert self._ack_file is not None
+            self._ack_file.write(AckMark(seq, digest))
+        return seq
+
+    def record_config(self, config_text: str, *, by: str | None = None) -> ConfigRecord:
+        """Record an accepted configuration change; later events are recorded under it.
+
+        For the daemon, between hands. Replay's durable mode refuses a different
+        configuration instead (``open`` raises :class:`ConfigMismatch`).
+        """
+        self._writable()
+        if self.fault is not None:
+            raise self.fault
+        sha = sha256_hex(config_text)
+        if sha == self._config.sha256:
+            return self._config
+        with self._mutex:
+            wall_ns, synced, mono_ns = self._clock.now()
+            with self._transaction():
+                from_seq = self._head()[0] + 1
+                cursor = self._conn.execute(
+                    "INSERT INTO configs (sha256, text, from_seq, wall_ns, clock_synced, by) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (sha, config_text, from_seq, wall_ns, int(synced), by),
+                )
+                self._insert_log(
+                    LogKind.CONFIG_CHANGE,
+                    {
+                        "sha256": sha,
+                        "config_id": cursor.lastrowid,
+                        "previous_sha256": self._config.sha256,
+                        "from_seq": from_seq,
+                        "by": by,
+                        "diff": queries.config_diff(self._config.text, config_text),
+                    },
+                )
+            self._config = self._current_config()
+        return self._config
+
+    def log_system(self, kind: str, detail: Mapping[str, Any] | None = None) -> int:
+        """Add a durable system log entry (see :class:`LogKind`); returns its id.
+
+        Works while :attr:`fault` is set, so faults and device events are recorded
+        while play is locked.
+        """
+        self._writable()
+        if not isinstance(kind, str) or not kind:
+            raise ValueError("a system log entry needs a kind")
+        with self._mutex, self._transaction():
+            return self._insert_log(kind, dict(detail or {}))
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database and truncate it; for idle moments (between hands).
+
+        SQLite also checkpoints by itself every 1000 WAL pages, so this is not needed
+        for correctness; it keeps the WAL (and the next recovery) small.
+        """
+        self._writable()
+        with self._mutex:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            if self._ack_file is not None:
+                self._ack_file.sync()
+
+    def close(self) -> None:
+        """Orderly shutdown: log it, set the clean-shutdown marker, checkpoint, release."""
+        if self._closed:
+            return
+        with self._mutex:
+            try:
+                if self._lock_fd is not None:
+                    with suppress(sqlite3.Error):
+                        with self._transaction():
+                            self._insert_log(LogKind.SHUTDOWN, {"last_seq": self._last_seq()})
+                            self._set_meta(META_CLEAN_SHUTDOWN, "1")
+                        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    if self._ack_file is not None:
+                        with suppress(OSError):
+                            self._ack_file.sync()
+                        self._ack_file.close()
+            finally:
+                self._conn.close()
+                if self._lock_fd is not None:
+                    release_lock(self._lock_fd)
+                    self._lock_fd = None
+                self._closed = True
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last recorded event (0 when none was recorded)."""
+        with self._mutex:
+            return self._last_seq()
+
+    def head(self) -> tuple[int, str]:
+        """``(last_seq, chain hash as hex)``: publish it to the floor as an outside anchor."""
+        with self._mutex:
+            seq, digest = self._head()
+        return seq, digest.hex()
+
+    @property
+    def config_text(self) -> str:
+        """The configuration in force (the latest recorded)."""
+        return self._config.text
+
+    @property
+    def config_sha256(self) -> str:
+        return self._config.sha256
+
+    @property
+    def config_id(self) -> int:
+        return self._config.id
+
+    def config_matches(self, config_text: str) -> bool:
+        return sha256_hex(config_text) == self._config.sha256
+
+    def configs(self) -> list[ConfigRecord]:
+        with self._mutex:
+            return queries.configs(self._conn)
+
+    def config_for_seq(self, seq: int) -> ConfigRecord:
+        """The configuration an event was (or the next event will be) recorded under."""
+        with self._mutex:
+            return queries.config_for_seq(self._conn, seq)
+
+    def iter_events(self, after_seq: int = 0) -> Iterator[EventRecord]:
+        """Events with seq > ``after_seq`` in order, read in batches (appends may interleave)."""
+        last = after_seq
+        while True:
+            with self._mutex:
+                batch = queries.events_after(self._conn, last)
+            if not batch:
+                return
+            yield from batch
+            last = batch[-1].seq
+
+    def event(self, seq: int) -> EventRecord | None:
+        with self._mutex:
+            return queries.event_at(self._conn, seq)
+
+    def first_seq_of_last_hands(self, count: int) -> int | None:
+        """The first seq of the last ``count`` distinct hands (walking back from the end)."""
+        with self._mutex:
+            return queries.first_seq_of_last_hands(self._conn, count)
+
+    def events_for_last_hands(self, count: int = RECALL_HANDS) -> list[EventRecord]:
+        """Every event of the last ``count`` hands, the one in progress included."""
+        start = self.first_seq_of_last_hands(count)
+        return [] if start is None else list(self.iter_events(after_seq=start - 1))
+
+    def latest_snapshot(self) -> tuple[int, str] | None:
+        """``(seq, state text)`` of the newest snapshot, or None."""
+        with self._mutex:
+            return queries.latest_snapshot(self._conn)
+
+    def iter_system_log(
+        self, after_id: int = 0, kinds: Iterable[str] | None = None
+    ) -> Iterator[SystemLogRecord]:
+        with self._mutex:
+            records = queries.system_log(self._conn, after_id, kinds)
+        yield from records
+
+    def size_bytes(self) -> int:
+        """Bytes the journal occupies on disk (database + WAL)."""
+        total = 0
+        for suffix in ("", "-wal"):
+            with suppress(FileNotFoundError):
+                total += (self.directory / f"{DB_NAME}{suffix}").stat().st_size
+        return total
+
+    # ------------------------------------------------------------------ checking
+
+    def verify(self, *, log: bool = True) -> VerifyResult:
+        """Check the database, the hash chain, the snapshots and the tail.
+
+        Every problem is collected (most basic first). A failure sets the sticky
+        :attr:`fault`; the result is logged (kind ``integrity``) unless ``log`` is
+        False or the journal is read-only.
+        """
+        with self._mutex:
+            try:
+                result = verify_connection(
+                    self._conn, self._ack_at_open, ack_warning=self._ack_warning
+                )
+            except sqlite3.DatabaseError as error:
+                result = VerifyResult(
+                    last_seq=0,
+                    checked_from_seq=1,
+                    events_checked=0,
+                    quick_check=str(error),
+                    problems=(JournalCorrupt(str(error)),),
+                )
+            if not result.ok:
+                self.fault = result.problems[0]
+            if log and self._lock_fd is not None:
+                with suppress(sqlite3.Error), self._transaction():
+                    self._insert_log(LogKind.INTEGRITY, result.summary())
+        return result
+
+    # ------------------------------------------------------------------ retention
+
+    def prune(
+        self, keep_hands: int, *, archive: bool = False, keep_log_entries: int = 10_000
+    ) -> PruneReport:
+        """Delete what neither recovery nor recall needs; see ``retention.py``."""
+        from controller.journal.retention import prune
+
+        self._writable()
+        if self.fault is not None:
+            raise self.fault  # never thin out a damaged journal: it is evidence
+        with self._mutex:
+            report = prune(
+                self, keep_hands=keep_hands, archive=archive, keep_log_entries=keep_log_entries
+            )
+            self._chain_base = self._read_chain_base()
+        return report
+
+    # ------------------------------------------------------------------ internals
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The underlying connection, for the retention and salvage modules."""
+        return self._conn
+
+    @property
+    def mutex(self) -> threading.RLock:
+        return self._mutex
+
+    @property
+    def chain_base_value(self) -> ChainBase:
+        return self._chain_base
+
+    def _writable(self) -> None:
+        if self._closed:
+            raise JournalError("the journal is closed")
+        if self._lock_fd is None:
+            raise JournalError("the journal was opened read-only")
+
+    def _transaction(self) -> Transaction:
+        return Transaction(self._conn)
+
+    def _read_chain_base(self) -> ChainBase:
+        meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        first = self._conn.execute("SELECT sha256 FROM configs WHERE id = 1").fetchone()
+        base = chain_base(meta, {1: first[0]} if first else {})
+        if base is None:
+            raise JournalCorrupt("the first configuration record is missing")
+        return base
+
+    def _current_config(self) -> ConfigRecord:
+        return queries.current_config(self._conn)
+
+    def _head(self) -> tuple[int, bytes]:
+        row = self._conn.execute(
+            "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return self._chain_base.seq, self._chain_base.hash
+        if not isinstance(row[1], bytes):
+            raise JournalCorrupt(f"the hash of the last event (seq {row[0]}) is unreadable")
+        return int(row[0]), row[1]
+
+    def _last_seq(self) -> int:
+        return self._head()[0]
+
+    def _set_meta(self, key: str, value: str) -> None:
+        queries.set_meta(self._conn, key, value)
+
+    def _insert_log(self, kind: str, detail: Mapping[str, Any]) -> int:
+        wall_ns, synced, mono_ns = self._clock.now()
+        cursor = self._conn.execute(
+            "INSERT INTO system_log (kind, detail, wall_ns, clock_synced, mono_ns, last_seq) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (str(kind), canonical_json(dict(detail)), wall_ns, int(synced), mono_ns,
+             self._last_seq()),
+        )  # fmt: skip
+        self._note_clock_sync(synced, wall_ns, mono_ns)
+        return int(cursor.lastrowid or 0)
+
+    def _note_clock_sync(self, synced: bool, wall_ns: int, mono_ns: int) -> None:
+        """Log the moment the wall clock became trustworthy, inside the current transaction."""
+        if synced and not self._clock_synced_seen:
+            self._clock_synced_seen = True
+            self._insert_log(
+                LogKind.CLOCK_SYNC, {"wall_ns": wall_ns, "mono_ns": mono_ns, "boot_id": boot_id()}
+            )
+        elif not synced:
+            self._clock_synced_seen = False

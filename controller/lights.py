@@ -1,0 +1,183 @@
+"""What the seat lights, the clock display and the dealer's two text lines show: pure
+functions of the contract state (``controller.rules.state_view``) and the device status.
+
+Seat lights. Each seat shows the pattern of the first condition that holds, in this
+order (the ``LightPatterns`` field named in brackets):
+
+1. the table is in a fault state (``fault``: every seat, so nobody plays on)
+2. the seat is one the puck check lights: where the button puck is and where it must
+   go (``puck``)
+3. the seat is on the clock in its last seconds, past the warning point (``clock_warning``)
+4. the seat is on the clock (``clock``)
+5. the seat is to act (``to_act``)
+6. the seat is all-in (``all_in``)
+7. the seat has a missed-blind marker, MS or ML (``missed_blind``)
+8. the seat is waiting to be dealt in (``waiting``)
+9. the seat is sitting out (``sitting_out``)
+10. anyone else seated (``seated``); an empty seat (``empty``)
+
+Patterns are the drivers' names (``off``, ``on``, ``slow_blink``, ``fast_blink``,
+``pulse``; a light without PWM shows ``pulse`` as ``slow_blink``). ``LightPatterns``
+holds the defaults; ``LightPatterns.from_mapping`` reads a YAML mapping of the same
+names (for a `lights.patterns:` configuration section).
+
+Texts are messages (``controller.rules.text``) rendered in the table's language; every
+line fits the display's 40 ASCII characters.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from controller.rules.text import Message, from_json, localize, msg, render
+
+PATTERN_NAMES = ("off", "on", "slow_blink", "fast_blink", "pulse")
+LINE = 40
+
+
+@dataclass(frozen=True, kw_only=True)
+class LightPatterns:
+    """The pattern of each seat condition (see the module's order of precedence)."""
+
+    fault: str = "fast_blink"
+    puck: str = "fast_blink"
+    clock_warning: str = "fast_blink"
+    clock: str = "slow_blink"
+    to_act: str = "on"
+    all_in: str = "pulse"
+    missed_blind: str = "slow_blink"
+    waiting: str = "pulse"
+    sitting_out: str = "off"
+    seated: str = "off"
+    empty: str = "off"
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value not in PATTERN_NAMES:
+                raise ValueError(
+                    f"lights pattern {item.name}: {value!r} is not one of {', '.join(PATTERN_NAMES)}"
+                )
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> LightPatterns:
+        known = {item.name for item in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown lights pattern {unknown[0]!r}; known: {', '.join(sorted(known))}"
+            )
+        return cls(**{name: str(value) for name, value in data.items()})
+
+
+DEFAULT_PATTERNS = LightPatterns()
+
+
+def seat_patterns(
+    view: Mapping[str, Any], seats: int, patterns: LightPatterns = DEFAULT_PATTERNS, *,
+    fault: bool = False, puck_seats: Collection[int] = (),
+) -> dict[int, str]:
+    """The pattern of every seat 1..``seats``."""
+    return {
+        seat: _seat_pattern(view, seat, patterns, fault, puck_seats)
+        for seat in range(1, seats + 1)
+    }
+
+
+def _seat_pattern(
+    view: Mapping[str, Any], seat: int, patterns: LightPatterns, fault: bool,
+    puck_seats: Collection[int],
+) -> str:
+    if fault:
+        return patterns.fault
+    if seat in puck_seats:
+        return patterns.puck
+    clock = view.get("clock")
+    if clock is not None and clock.get("seat") == seat:
+        return patterns.clock_warning if clock.get("warning") else patterns.clock
+    if view.get("to_act") == seat:
+        return patterns.to_act
+    info = view.get("seats", {}).get(str(seat))
+    if info is None:
+        return patterns.empty
+    status = info.get("status")
+    if status == "all_in":
+        return patterns.all_in
+    if info.get("missed"):
+        return patterns.missed_blind
+    if status == "waiting":
+        return patterns.waiting
+    if status == "sitting_out":
+        return patterns.sitting_out
+    return patterns.seated
+
+
+@dataclass(frozen=True)
+class ClockFace:
+    """The action-clock display: the countdown (None: blank digits), whether the warning
+    point has passed, and at expiry what happened (shown on the dealer display)."""
+
+    ms: int | None
+    warning: bool
+    outcome: Message | None = None
+
+
+ACTION_WORDS = {"fold": "word.fold", "check": "word.check"}
+
+
+def clock_face(view: Mapping[str, Any], expired: tuple[int, str] | None = None) -> ClockFace:
+    """``expired``: (seat, action) of a ``ClockExpired`` effect the shell still shows."""
+    if expired is not None:
+        seat, action = expired
+        word = render(msg(ACTION_WORDS.get(action, "word.fold")))
+        return ClockFace(0, True, msg("clock.expired", seat=seat, action=word))
+    clock = view.get("clock")
+    if clock is None:
+        return ClockFace(None, False)
+    return ClockFace(int(clock["remaining_ms"]), bool(clock["warning"]))
+
+
+def fit(text: str) -> str:
+    """What the display can show: printable ASCII, at most 40 characters."""
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in text)[:LINE]
+
+
+def _wrapped(text: str) -> list[str]:
+    return textwrap.wrap(text, LINE)[:2] or [""]
+
+
+def dealer_lines(
+    view: Mapping[str, Any], *, language: str = "en", fault: str | None = None,
+    refusal: str | None = None, expired: tuple[int, str] | None = None,
+    alerts: Sequence[Message] = (),
+) -> tuple[str, str]:
+    """The dealer display's two lines.
+
+    ``fault``: the table's fault (a device or the journal), English from the shell;
+    ``refusal``: the English message of the key or event just refused (shown until the
+    next accepted one); ``expired``: the clock just ran out; ``alerts``: puck and tray
+    messages (``controller.puck``, ``controller.tray``). Otherwise the state's
+    ``display_text``: the entry's prompt, or who is to act and the call, the showdown
+    order, a notice.
+    """
+    situation = [render(from_json(m), language) for m in view.get("display_text") or []]
+    first = situation[0] if situation else ""
+    if fault is not None:
+        return fit(render(msg("fault.line", what=localize(fault, language)), language)), fit(first)
+    if refusal is not None:
+        line = render(msg("refused.line", reason=refusal), language)
+        if len(line) > LINE:
+            top, *rest = _wrapped(line)
+            return fit(top), fit(rest[0] if rest else "")
+        return fit(first), fit(line)
+    if expired is not None:
+        outcome = clock_face(view, expired).outcome
+        assert outcome is not None
+        return fit(render(outcome, language)), fit(first)
+    if alerts:
+        return fit(render(alerts[0], language)), fit(first)
+    lines = situation + ["", ""]
+    return fit(lines[0]), fit(lines[1])

@@ -1,0 +1,34 @@
+"""The dealer keypad's grammar, as pure state folded like every other event.
+
+Keys (DESIGN.md): ``0``-``9``, ``FOLD``, ``CHECK`` (checks, or calls facing a bet),
+``BET`` digits ``ENTER`` (bet or raise to a total), ``ALLIN``, ``ENTER``, ``CLEAR``,
+``CLOCK``, ``NEXT`` (start the next hand when idle), ``FUNC`` (menus). ``FOLD``,
+``CHECK`` and ``ALLIN`` act at once for the seat to act. A refused key changes nothing:
+the digits typed so far stay until ``CLEAR``.
+
+Each key sequence ends in an ordinary rules event (``act``, ``sit``, ``award``,
+``push``, ``misdeal`` ...) that the table checks and applies like any other; the
+keypad's own state (the unfinished entry, the signed-in dealer, the PIN lock-out) lives
+in ``TableState.keypad`` so that it is journalled, snapshotted and replayed.
+
+Modules: ``grammar`` (what each key does), ``betting`` (the fast path), ``menus``
+(FUNC 1-6, 8), ``award`` (FUNC 7), ``push`` (FUNC 9), ``supervisor`` (FUNC 0),
+``prompt`` (the display while an entry is unfinished). ``docs/dealer.md`` is the card.
+"""
+
+from controller.rules.keypad.base import KEYS
+from controller.rules.keypad.grammar import check, press, translate
+from controller.rules.keypad.prompt import (
+    collecting_pin,
+    notice,
+    pin_entry,
+    prompt,
+    signed_in,
+    view,
+)
+from controller.rules.keypad.supervisor import LOCKOUT_MS, MAX_PIN_TRIES, locked_ms
+
+__all__ = [
+    "KEYS", "LOCKOUT_MS", "MAX_PIN_TRIES", "check", "collecting_pin", "locked_ms", "notice",
+    "pin_entry", "press", "prompt", "signed_in", "translate", "view",
+]

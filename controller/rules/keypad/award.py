@@ -1,0 +1,100 @@
+"""FUNC 7 (or any seat number at the showdown): award the pots, pot by pot.
+
+The display names a pot and its amount (``MAIN POT 300: WINNER``); the dealer keys a
+winning seat and ``ENTER``, more seats and ``ENTER`` for a split, then ``ENTER`` alone
+to close the pot. The display goes on to the next pot that no winner so far is
+eligible for; a pot with one seat eligible, or one where a seat already keyed is
+eligible, is settled by the ranking without asking (a seat that won a larger pot beats
+everyone in the smaller one too). After the last pot the keyed winners, in the order
+keyed, are the ``award`` ranking: each group is the best hand among the seats not yet
+ranked, so every pot goes to the seats keyed for it. Seats never keyed forfeit (P5).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from controller.rules.events import Award
+from controller.rules.hand import current_pots
+from controller.rules.keypad.base import Press, Step, context, type_digit
+from controller.rules.pots import Pot
+from controller.rules.text import EN, msg, refuse, render
+
+if TYPE_CHECKING:
+    from controller.rules.table import Table
+
+
+def pot_name(index: int) -> str:
+    return EN["word.main_pot"] if index == 0 else render(msg("word.side_pot", index=index))
+
+
+def _ranked(entry: dict[str, Any]) -> set[int]:
+    return {seat for group in entry["winners"] for seat in group}
+
+
+def _next_pot(pots: list[Pot], entry: dict[str, Any], start: int) -> int | None:
+    """The first pot from ``start`` whose winner is not settled yet."""
+    ranked = _ranked(entry)
+    for index in range(start, len(pots)):
+        eligible = set(pots[index].eligible)
+        if len(eligible) > 1 and not eligible & ranked:
+            return index
+    return None
+
+
+def start(p: Press, first_digit: str | None = None) -> Step:
+    table = p.table
+    if table.state.phase != "showdown":
+        raise refuse("not_showdown", "refuse.not_showdown")
+    entry: dict[str, Any] = {
+        "mode": "award", "pot": 0, "winners": [], "current": [], "field": "seat",
+        "digits": "", "ctx": context(table),
+    }
+    pots = current_pots(table.state)
+    index = _next_pot(pots, entry, 0)
+    if index is None:  # nothing contested: every pot has one seat eligible
+        return p.done(_award(p, pots, entry))
+    entry["pot"] = index
+    if first_digit is not None:
+        entry = type_digit(entry, first_digit)
+    return p.stay(entry)
+
+
+def _award(p: Press, pots: list[Pot], entry: dict[str, Any]) -> Award:
+    groups = [list(group) for group in entry["winners"]]
+    ranked = _ranked(entry)
+    for pot in pots:  # uncontested pots: their only seat
+        if not set(pot.eligible) & ranked:
+            groups.append(list(pot.eligible))
+            ranked |= set(pot.eligible)
+    return Award(by=p.by, ranking=tuple(tuple(sorted(g)) for g in groups))
+
+
+def award(p: Press, entry: dict[str, Any]) -> Step:
+    if p.key != "ENTER":
+        raise refuse("bad_key", "keypad.award_keys")
+    pots = current_pots(p.table.state)
+    index = int(entry["pot"])
+    pot = pots[index]
+    current = list(entry["current"])
+    seat = p.number(entry, empty_ok=True)
+    if seat is not None:
+        if seat not in pot.eligible:
+            raise refuse("bad_ranking", "keypad.not_in_pot", seat=seat, name=pot_name(index))
+        if seat in current:
+            raise refuse("bad_ranking", "keypad.already_winner", seat=seat)
+        return p.stay(dict(entry, current=current + [seat], digits=""))
+    if not current:
+        seats = " ".join(str(s) for s in pot.eligible)
+        raise refuse("bad_ranking", "keypad.pot_needs_winner", name=pot_name(index), seats=seats)
+    entry = dict(entry, winners=entry["winners"] + [current], current=[], digits="")
+    following = _next_pot(pots, entry, index + 1)
+    if following is not None:
+        return p.stay(dict(entry, pot=following))
+    return p.done(_award(p, pots, entry))
+
+
+def prompt_pot(table: Table, entry: dict[str, Any]) -> tuple[str, int]:
+    pots = current_pots(table.state)
+    index = int(entry["pot"])
+    return pot_name(index), pots[index].amount

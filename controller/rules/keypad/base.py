@@ -1,0 +1,139 @@
+"""Shared pieces of the key grammar: one key press being read, its result, number fields.
+
+The keypad's state is the dict ``TableState.keypad`` (journalled like everything else):
+
+- ``entry``: the unfinished entry, or absent. Every entry has a ``mode`` (which
+  sequence) and usually a ``step``; an entry that is typing a number has ``field``
+  (``seat`` | ``amount`` | ``code``) and ``digits``. Entries tied to the betting (a bet,
+  pushed chips, an award) carry ``ctx``, the hand, phase and seat to act when they
+  began, and are dropped silently once the table has moved on.
+- ``dealer``: the signed-in dealer's id (FUNC 8).
+- ``pin_failures``, ``locked_until_ms``: the supervisor PIN lock-out (FUNC 0).
+- ``notice``: a one-line message left by the last key (a wrong PIN, how pushed chips
+  were read), shown until the next accepted key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from controller.rules import effects
+from controller.rules.events import Event, Key
+from controller.rules.text import Message, refuse, to_json
+
+if TYPE_CHECKING:
+    from controller.rules.table import Table
+
+KEYS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+        "FOLD", "CHECK", "BET", "ALLIN", "ENTER", "CLEAR", "CLOCK", "NEXT", "FUNC")
+#: Longest number of each field kind (a card or PIN may be longer than an amount).
+MAX_DIGITS = {"seat": 3, "amount": 9, "code": 12}
+
+
+@dataclass
+class Step:
+    """What one key does: the keypad afterwards, and an event to apply (or none)."""
+
+    keypad: dict[str, Any]
+    event: Event | None = None
+    effects: list[effects.Effect] = field(default_factory=list)
+
+
+def context(table: Table) -> list[Any]:
+    h = table.state.hand
+    return [table.state.hand_number, table.state.phase, h.to_act if h is not None else None]
+
+
+def live_entry(table: Table) -> dict[str, Any] | None:
+    """The unfinished entry, unless the table has moved on since it began."""
+    entry = table.state.keypad.get("entry")
+    if not entry:
+        return None
+    if "ctx" in entry and entry["ctx"] != context(table):
+        return None
+    return dict(entry)
+
+
+class Press:
+    """One key being read against the table; builds the ``Step``."""
+
+    def __init__(self, table: Table, event: Key) -> None:
+        self.table = table
+        self.key = event.key
+        self.pin_ok = event.pin_ok
+        pad = dict(table.state.keypad)
+        pad.pop("notice", None)  # a notice lasts until the next accepted key
+        pad.pop("entry", None)
+        self.pad = pad
+        self.by = event.by if event.by is not None else pad.get("dealer")
+        self.entry = live_entry(table)
+
+    # -- results ----------------------------------------------------------------------
+
+    def stay(self, entry: dict[str, Any]) -> Step:
+        """Keep typing: the entry goes on."""
+        return Step(dict(self.pad, entry=entry))
+
+    def done(
+        self, event: Event | None = None, *, notice: Message | None = None,
+        extra: list[effects.Effect] | None = None, **pad: Any,
+    ) -> Step:
+        """The entry is over; ``event`` (if any) is applied; ``pad`` updates the keypad."""
+        new = dict(self.pad, **pad)
+        for name in [k for k, v in new.items() if v is None]:
+            del new[name]
+        if notice is not None:
+            new["notice"] = to_json(notice)
+        return Step(new, event, list(extra or []))
+
+    # -- reading fields ------------------------------------------------------------------
+
+    def number(self, entry: dict[str, Any], *, empty_ok: bool = False) -> int | None:
+        """The number typed, once ``ENTER`` ends it (None when empty and allowed)."""
+        digits = self.text(entry, empty_ok=empty_ok)
+        return int(digits) if digits else None
+
+    def text(self, entry: dict[str, Any], *, empty_ok: bool = False) -> str:
+        if self.key != "ENTER":
+            raise refuse("bad_key", "keypad.finish_or_clear")
+        digits = str(entry.get("digits", ""))
+        if not digits and not empty_ok:
+            what = "keypad.type_amount" if entry.get("field") == "amount" else "keypad.type_number"
+            raise refuse("bad_key", what)
+        return digits
+
+    def choice(self, options: dict[str, Any], choice_key: str, default: Any = ...) -> Any:
+        """A one-key choice among ``options`` (``ENTER`` takes ``default`` if given)."""
+        if self.key in options:
+            return options[self.key]
+        if self.key == "ENTER" and default is not ...:
+            return default
+        from controller.rules.text import EN
+        raise refuse("bad_key", "keypad.choose", choice=EN[choice_key])
+
+    def confirm(self) -> None:
+        if self.key != "ENTER":
+            raise refuse("bad_key", "keypad.confirm")
+
+
+def type_digit(entry: dict[str, Any], key: str) -> dict[str, Any]:
+    """``entry`` with one more digit in its number field."""
+    kind = entry["field"]
+    digits = str(entry.get("digits", ""))
+    if len(digits) >= MAX_DIGITS[kind]:
+        raise refuse("bad_key", "keypad.too_long")
+    if not digits and key == "0" and kind != "code":
+        raise refuse("bad_key", "keypad.leading_zero")
+    return dict(entry, digits=digits + key)
+
+
+def field_entry(mode: str, step: str, kind: str, **values: Any) -> dict[str, Any]:
+    return {"mode": mode, "step": step, "field": kind, "digits": "", **values}
+
+
+def seat_to_act(table: Table) -> int:
+    h = table.state.hand
+    if h is None or h.to_act is None:
+        raise refuse("no_action", "refuse.no_one_to_act")
+    return h.to_act

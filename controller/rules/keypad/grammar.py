@@ -1,0 +1,124 @@
+"""Reading one key: the table of what each key does, with or without an entry.
+
+Without an entry (the fast path):
+
+=========  ===================================================================
+key        does
+=========  ===================================================================
+FOLD       the seat to act folds
+CHECK      the seat to act checks, or calls when facing a bet
+ALLIN      the seat to act puts every chip in
+BET        starts ``BET`` amount ``ENTER``: bet or raise to that total
+0-9        a seat number for the action key that follows (``5 CHECK``); at the
+           showdown, the first winning seat of the award
+CLOCK      calls the clock on the seat to act
+NEXT       starts the next hand
+FUNC       the menus (``FUNC`` then one digit)
+CLEAR      drops the unfinished entry, and any notice
+ENTER      nothing to enter (refused)
+=========  ===================================================================
+
+With an entry, digits type its number, ``ENTER`` ends the number, ``CLEAR`` drops the
+entry, and the entry's mode reads every other key (``MODES``). A refused key changes
+nothing, the typed digits included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from controller.rules import effects
+from controller.rules.events import CallClock, Key, StartHand
+from controller.rules.keypad import award, betting, menus, push, supervisor
+from controller.rules.keypad.base import KEYS, Press, Step, context, seat_to_act, type_digit
+from controller.rules.text import refuse
+
+if TYPE_CHECKING:
+    from controller.rules.table import Table
+
+MODES: dict[str, Callable[[Press, dict[str, Any]], Step]] = {
+    "seat": betting.seat_first,
+    "bet": betting.bet,
+    "sit": menus.sit,
+    "sit_out": menus.sit_out,
+    "sit_in": menus.sit_in,
+    "leave": menus.leave,
+    "chips": menus.chips,
+    "move": menus.move,
+    "sign_in": menus.sign_in,
+    "award": award.award,
+    "push": push.push,
+    "supervisor": supervisor.supervisor,
+}
+
+
+def translate(table: Table, event: Key) -> Step:
+    """What ``event``'s key does; raises ``Refusal`` and changes nothing if refused."""
+    if event.key not in KEYS:
+        raise refuse("bad_key", "keypad.unknown_key", key=repr(event.key))
+    p = Press(table, event)
+    if p.key == "CLEAR":
+        return p.done()
+    entry = p.entry
+    if entry is None:
+        return _fast(p)
+    if entry.get("mode") == "func":
+        return _func(p)
+    if "field" in entry and p.key.isdigit():
+        return p.stay(type_digit(entry, p.key))
+    return MODES[str(entry["mode"])](p, entry)
+
+
+def _fast(p: Press) -> Step:
+    table = p.table
+    key = p.key
+    if key.isdigit():
+        if table.state.phase == "showdown":
+            return award.start(p, first_digit=key)
+        if table.state.phase == "idle":
+            raise refuse("bad_key", "keypad.idle_digits")
+        seat_to_act(table)
+        entry = {"mode": "seat", "field": "seat", "digits": "", "ctx": context(table)}
+        return p.stay(type_digit(entry, key))
+    if key in betting.ACTIONS:
+        return betting.act(p, seat_to_act(table))
+    if key == "BET":
+        return betting.start_bet(p, seat_to_act(table))
+    if key == "CLOCK":
+        return p.done(CallClock(by=p.by))
+    if key == "NEXT":
+        return p.done(StartHand(by=p.by))
+    if key == "FUNC":
+        return p.stay({"mode": "func"})
+    raise refuse("bad_key", "keypad.nothing_to_enter")
+
+
+def _func(p: Press) -> Step:
+    key = p.key
+    if key in menus.MENUS:
+        first, _ = menus.MENUS[key]
+        return p.stay(dict(first))
+    if key == "7":
+        return award.start(p)
+    if key == "9":
+        return push.start(p)
+    if key == "0":
+        return supervisor.start(p)
+    raise refuse("bad_key", "keypad.choose_menu")
+
+
+def check(table: Table, event: Key) -> None:
+    step = translate(table, event)
+    if step.event is not None:
+        table.check(step.event)
+
+
+def press(table: Table, event: Key) -> list[effects.Effect]:
+    step = translate(table, event)
+    out: list[effects.Effect] = []
+    if step.event is not None:
+        out = table.apply(step.event)
+    # after the event: a misdeal replaces table.state (keeping the keypad as it was)
+    table.state.keypad = step.keypad
+    return out + step.effects

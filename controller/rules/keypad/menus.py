@@ -1,0 +1,172 @@
+"""FUNC 1-6 and 8: players and the dealer.
+
+====  ===================================================================  ============
+FUNC  keys after FUNC n                                                    event
+====  ===================================================================  ============
+1     seat ENTER, chips ENTER, card ENTER (ENTER alone: no card), 1 or 2   ``sit``
+2     seat ENTER                                                           ``sit_out``
+3     seat ENTER, 1 WAIT / 2 POST / ENTER (the house default)              ``sit_in``
+4     seat ENTER, ENTER to confirm                                         ``leave``
+5     seat ENTER, amount ENTER (a busted seat: then 1 WAIT / 2 POST)       ``chips``
+6     from-seat ENTER, to-seat ENTER, 1 WAIT / 2 POST                      ``move_seat``
+8     dealer id ENTER (ENTER alone signs the dealer out)                   (keypad)
+====  ===================================================================  ============
+
+Each step is checked as soon as it is keyed (a taken seat is refused at the seat, a
+buy-in out of bounds at the chips), so a refusal comes where the mistake is.
+
+Player names: a player card number typed in is the player's name; without a card the
+name is generated, ``SEAT3-H12`` (seat 3, sat down when 12 hands had been started),
+with ``-2``, ``-3`` ... added if that name is already at the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import effects
+from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
+from controller.rules.keypad.base import Press, Step, field_entry
+from controller.rules.seating import occupied, seat_in_range
+from controller.rules.text import msg, refuse
+
+WAIT_POST = {"1": "wait", "2": "post"}
+
+
+@dataclass(frozen=True)
+class DealerSignedIn(effects.Effect):
+    dealer: str
+
+
+@dataclass(frozen=True)
+class DealerSignedOut(effects.Effect):
+    dealer: str | None
+
+
+def player_name(p: Press, seat: int, card: str) -> str:
+    if card:
+        return card
+    names = {s.player for s in p.table.state.seats.values()}
+    base = f"SEAT{seat}-H{p.table.state.hand_number}"
+    name, n = base, 1
+    while name in names:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def _empty_seat(p: Press, seat: int) -> None:
+    seat_in_range(p.table.settings, seat)
+    if seat in p.table.state.seats:
+        raise refuse("seat_taken", "refuse.seat_taken", seat=seat)
+
+
+def sit(p: Press, e: dict[str, Any]) -> Step:
+    step = e["step"]
+    if step == "seat":
+        seat = p.number(e)
+        assert seat is not None
+        _empty_seat(p, seat)
+        return p.stay(field_entry("sit", "chips", "amount", seat=seat))
+    seat = int(e["seat"])
+    if step == "chips":
+        chips = p.number(e)
+        assert chips is not None
+        p.table.check(Sit(seat=seat, player=player_name(p, seat, ""), chips=chips))
+        return p.stay(field_entry("sit", "player", "code", seat=seat, chips=chips))
+    if step == "player":
+        player = player_name(p, seat, p.text(e, empty_ok=True))
+        p.table.check(Sit(seat=seat, player=player, chips=int(e["chips"])))
+        return p.stay({"mode": "sit", "step": "entry", "seat": seat, "chips": e["chips"],
+                       "player": player})
+    entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
+    return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=int(e["chips"]),
+                      entry=entry))
+
+
+def sit_out(p: Press, e: dict[str, Any]) -> Step:
+    seat = p.number(e)
+    assert seat is not None
+    return p.done(SitOut(by=p.by, seat=seat))
+
+
+def sit_in(p: Press, e: dict[str, Any]) -> Step:
+    if e["step"] == "seat":
+        seat = p.number(e)
+        assert seat is not None
+        p.table.check(SitIn(seat=seat))
+        return p.stay({"mode": "sit_in", "step": "entry", "seat": seat})
+    entry = p.choice(WAIT_POST, "choice.wait_post", None)
+    return p.done(SitIn(by=p.by, seat=int(e["seat"]), entry=entry))
+
+
+def leave(p: Press, e: dict[str, Any]) -> Step:
+    if e["step"] == "seat":
+        seat = p.number(e)
+        assert seat is not None
+        p.table.check(Leave(seat=seat))
+        return p.stay({"mode": "leave", "step": "confirm", "seat": seat})
+    p.confirm()
+    return p.done(Leave(by=p.by, seat=int(e["seat"])))
+
+
+def chips(p: Press, e: dict[str, Any]) -> Step:
+    step = e["step"]
+    if step == "seat":
+        seat = p.number(e)
+        assert seat is not None
+        occupied(p.table.state, p.table.settings, seat)
+        return p.stay(field_entry("chips", "amount", "amount", seat=seat))
+    seat = int(e["seat"])
+    if step == "amount":
+        amount = p.number(e)
+        assert amount is not None
+        p.table.check(Chips(seat=seat, amount=amount))
+        s = p.table.state.seats[seat]
+        if s.away and s.stack < p.table.settings.game.smallest_chip and not s.in_hand:
+            return p.stay({"mode": "chips", "step": "entry", "seat": seat, "amount": amount})
+        return p.done(Chips(by=p.by, seat=seat, amount=amount))
+    entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
+    return p.done(Chips(by=p.by, seat=seat, amount=int(e["amount"]), entry=entry))
+
+
+def move(p: Press, e: dict[str, Any]) -> Step:
+    step = e["step"]
+    if step == "from":
+        seat = p.number(e)
+        assert seat is not None
+        occupied(p.table.state, p.table.settings, seat)
+        return p.stay(field_entry("move", "to", "seat", seat_from=seat))
+    seat_from = int(e["seat_from"])
+    if step == "to":
+        seat_to = p.number(e)
+        assert seat_to is not None
+        p.table.check(MoveSeat(from_seat=seat_from, to_seat=seat_to))
+        return p.stay({"mode": "move", "step": "entry", "seat_from": seat_from,
+                       "seat_to": seat_to})
+    entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
+    return p.done(MoveSeat(by=p.by, from_seat=seat_from, to_seat=int(e["seat_to"]),
+                           entry=entry))
+
+
+def sign_in(p: Press, e: dict[str, Any]) -> Step:
+    dealer = p.text(e, empty_ok=True)
+    if dealer:
+        return p.done(notice=msg("notice.dealer_in", dealer=dealer),
+                      extra=[DealerSignedIn(dealer)], dealer=dealer)
+    return p.done(notice=msg("notice.dealer_out"),
+                  extra=[DealerSignedOut(p.pad.get("dealer"))], dealer=None)
+
+
+#: FUNC digit -> (the entry it starts, the function reading the keys that follow)
+MENUS: dict[str, tuple[dict[str, Any], Callable[[Press, dict[str, Any]], Step]]] = {
+    "1": (field_entry("sit", "seat", "seat"), sit),
+    "2": (field_entry("sit_out", "seat", "seat"), sit_out),
+    "3": (field_entry("sit_in", "seat", "seat"), sit_in),
+    "4": (field_entry("leave", "seat", "seat"), leave),
+    "5": (field_entry("chips", "seat", "seat"), chips),
+    "6": (field_entry("move", "from", "seat"), move),
+    "8": (field_entry("sign_in", "id", "code"), sign_in),
+}

@@ -1,0 +1,165 @@
+"""What the dealer display says while an entry is unfinished, and the keypad's public view.
+
+``prompt(table)`` gives the two lines (messages, see ``controller.rules.text``) for the
+entry in progress: what to key next, and what has been keyed so far. A PIN shows as
+stars only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from controller.rules.keypad import supervisor
+from controller.rules.keypad.award import prompt_pot
+from controller.rules.keypad.base import live_entry
+from controller.rules.state import TableState
+from controller.rules.text import EN, Message, from_json, msg, render
+
+if TYPE_CHECKING:
+    from controller.rules.table import Table
+
+ENTER_WAIT = msg("prompt.enter_wait")
+CONFIRM = msg("prompt.confirm_keys")
+ACTION_WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
+                "bet": "word.bet", "raise": "word.raise", "all_in": "word.all_in"}
+
+
+def _typed(entry: dict[str, Any]) -> Message:
+    return msg("prompt.typed", digits=entry.get("digits", ""))
+
+
+def _seats(seats: list[int]) -> str:
+    return " ".join(str(s) for s in seats) or "-"
+
+
+def prompt(table: Table) -> list[Message] | None:
+    """The entry's two lines, or None when no entry is unfinished."""
+    e = live_entry(table)
+    if e is None:
+        return None
+    mode, step = e["mode"], e.get("step")
+    seat = e.get("seat")
+    if mode == "seat":
+        return [msg("prompt.seat_action", digits=e["digits"]), msg("prompt.seat_action_keys")]
+    if mode == "bet":
+        return [msg("prompt.bet", seat=seat), _typed(e)]
+    if mode == "func":
+        return [msg("prompt.func_1"), msg("prompt.func_2")]
+    if mode == "sit":
+        if step == "seat":
+            return [msg("prompt.sit_seat"), _typed(e)]
+        if step == "chips":
+            return [msg("prompt.sit_chips", seat=seat), _typed(e)]
+        if step == "player":
+            return [msg("prompt.sit_player", seat=seat), _typed(e)]
+        return [msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
+                msg("prompt.player", player=e["player"])]
+    if mode == "sit_out":
+        return [msg("prompt.sit_out_seat"), _typed(e)]
+    if mode == "sit_in":
+        if step == "seat":
+            return [msg("prompt.sit_in_seat"), _typed(e)]
+        return [msg("prompt.sit_in_entry", seat=seat), msg("prompt.enter_house")]
+    if mode == "leave":
+        if step == "seat":
+            return [msg("prompt.leave_seat"), _typed(e)]
+        return [msg("prompt.leave_confirm", seat=seat), CONFIRM]
+    if mode == "chips":
+        if step == "seat":
+            return [msg("prompt.chips_seat"), _typed(e)]
+        if step == "amount":
+            return [msg("prompt.chips_amount", seat=seat), _typed(e)]
+        return [msg("prompt.chips_entry", seat=seat, amount=e["amount"]), ENTER_WAIT]
+    if mode == "move":
+        if step == "from":
+            return [msg("prompt.move_from"), _typed(e)]
+        if step == "to":
+            return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
+        return [msg("prompt.move_entry", seat_from=e["seat_from"], seat_to=e["seat_to"]),
+                ENTER_WAIT]
+    if mode == "sign_in":
+        return [msg("prompt.sign_in"), _typed(e)]
+    if mode == "award":
+        name, amount = prompt_pot(table, e)
+        return [msg("prompt.award", name=name, amount=amount),
+                msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
+    if mode == "push":
+        pile = "+".join(str(c) for c in e["chips"]) or "-"
+        second = _typed(e) if e["digits"] else msg("prompt.push_keys")
+        return [msg("prompt.push", seat=seat, pile=pile), second]
+    return _supervisor(table, e)
+
+
+def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
+    step = e["step"]
+    if step == "id":
+        return [msg("prompt.supervisor_id"), _typed(e)]
+    if step == "pin":
+        return [msg("prompt.pin", supervisor=e["supervisor"]),
+                msg("prompt.pin_typed", stars="*" * len(e["digits"]))]
+    if step == "menu":
+        return [msg("prompt.supervisor_1"), msg("prompt.supervisor_2")]
+    if step == "confirm":
+        func = e["func"]
+        if func == "void":
+            return [msg("prompt.void", hand=table.state.hand_number), CONFIRM]
+        if func == "undo":
+            h = table.state.hand
+            last = h.log[-1] if h is not None and h.log else {"seat": 0, "action": "check"}
+            word = EN[ACTION_WORDS.get(str(last["action"]), "word.check")]
+            return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
+        return [msg("prompt.tray_ack"), CONFIRM]
+    if step == "b11_seat":
+        return [msg("prompt.b11_seat"), _typed(e)]
+    if step == "b11_ruling":
+        return [msg("prompt.b11_ruling", seat=e["seat"]), msg("prompt.cancel")]
+    action = EN["word.fill"] if e["func"] == "fill" else EN["word.credit"]
+    if step == "value":
+        total = sum(int(v) * int(c) for v, c in e["counts"])
+        second = _typed(e) if e["digits"] else msg("prompt.fill_total", amount=total)
+        return [msg("prompt.fill_value", action=action), second]
+    return [msg("prompt.fill_count", action=action, value=e["value"]), _typed(e)]
+
+
+def notice(state: TableState) -> Message | None:
+    raw = state.keypad.get("notice")
+    return from_json(raw) if raw else None
+
+
+def signed_in(state: TableState) -> str | None:
+    """The signed-in dealer's id: the shell stamps it as ``by`` on every event."""
+    dealer = state.keypad.get("dealer")
+    return str(dealer) if dealer is not None else None
+
+
+def collecting_pin(state: TableState) -> bool:
+    """A PIN is being typed: the shell should not echo or publish these keys."""
+    entry = state.keypad.get("entry") or {}
+    return entry.get("mode") == "supervisor" and entry.get("step") == "pin"
+
+
+def pin_entry(state: TableState, key: str) -> tuple[str, str] | None:
+    """(supervisor id, PIN) when ``key`` would end a PIN entry: the daemon verifies it
+    and records the verdict in the key event (``pin_ok``) before journalling it, so that
+    a replay of the journal never needs the PIN file."""
+    entry = state.keypad.get("entry") or {}
+    if key != "ENTER" or not collecting_pin(state) or not entry.get("digits"):
+        return None
+    return str(entry["supervisor"]), str(entry["digits"])
+
+
+def view(table: Table) -> dict[str, Any]:
+    """The keypad as the state view shows it (never a PIN digit)."""
+    entry = live_entry(table)
+    lines = prompt(table)
+    note = notice(table.state)
+    return {
+        "entry": (
+            None if entry is None
+            else {k: v for k, v in entry.items() if k in ("mode", "step", "seat")}
+        ),
+        "prompt": [render(line) for line in lines] if lines is not None else None,
+        "notice": render(note) if note is not None else None,
+        "dealer": signed_in(table.state),
+        "supervisor_locked_ms": supervisor.locked_ms(table.state),
+    }

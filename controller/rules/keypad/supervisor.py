@@ -1,0 +1,155 @@
+"""FUNC 0: supervisor functions behind a PIN.
+
+``FUNC 0``, supervisor id ``ENTER``, PIN ``ENTER``, then one function:
+
+====  ==========================================================  ===================
+key   then                                                        event (``by``: the
+                                                                  supervisor)
+====  ==========================================================  ===================
+1     ``ENTER`` to confirm: void the hand in progress             ``misdeal``
+2     ``ENTER`` to confirm: take back the last action (R12)       ``undo``
+3     seat ``ENTER``, ``1`` kill / ``2`` keep (B11)               ``dealt_in_error``
+4     chip value ``ENTER`` count ``ENTER`` ... ``ENTER`` alone    ``tray_fill``
+5     the same, chips sent back to the cage                       ``tray_credit``
+6     ``ENTER`` to confirm: acknowledge the tray difference       ``tray_ack``
+====  ==========================================================  ===================
+
+A PIN opens the menu for one function; ``CLEAR`` leaves it.
+
+The core never sees a PIN file. At the ``ENTER`` that ends a PIN, the verdict is the
+key event's ``pin_ok`` when the shell recorded one, otherwise the verifier the shell
+injected into the ``Table`` (``Table.pin_verifier(supervisor_id, pin) -> bool``); with
+neither, the PIN is refused as unavailable. ``MAX_PIN_TRIES`` wrong PINs in a row lock
+the supervisor menu for ``LOCKOUT_MS`` of table time (time comes from ``tick`` events);
+each wrong PIN and the lock-out are effects the shell logs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import effects
+from controller.rules.events import DealtInError, Misdeal, TrayAck, TrayCredit, TrayFill, Undo
+from controller.rules.keypad.base import Press, Step, field_entry
+from controller.rules.state import TableState
+from controller.rules.text import msg, refuse
+
+MAX_PIN_TRIES = 3
+LOCKOUT_MS = 5 * 60 * 1000
+
+FUNCTIONS = {"1": "void", "2": "undo", "3": "b11", "4": "fill", "5": "credit", "6": "ack"}
+CONFIRMED = {"void": Misdeal, "undo": Undo, "ack": TrayAck}
+
+
+@dataclass(frozen=True)
+class SupervisorSignedIn(effects.Effect):
+    supervisor: str
+
+
+@dataclass(frozen=True)
+class PinRejected(effects.Effect):
+    supervisor: str
+    failures: int
+
+
+@dataclass(frozen=True)
+class SupervisorLocked(effects.Effect):
+    supervisor: str
+    until_ms: int  # table time (TableState.elapsed_ms) when the lock ends
+
+
+def locked_ms(state: TableState) -> int:
+    """How long the supervisor menu stays locked (0: it is not)."""
+    until = state.keypad.get("locked_until_ms")
+    return max(int(until) - state.elapsed_ms, 0) if until is not None else 0
+
+
+def start(p: Press) -> Step:
+    left = locked_ms(p.table.state)
+    if left:
+        raise refuse("locked", "keypad.locked", seconds=-(-left // 1000))
+    p.pad.pop("locked_until_ms", None)
+    return p.stay(field_entry("supervisor", "id", "code"))
+
+
+def supervisor(p: Press, e: dict[str, Any]) -> Step:
+    step = e["step"]
+    if step == "id":
+        supervisor_id = p.text(e)
+        return p.stay(field_entry("supervisor", "pin", "code", supervisor=supervisor_id))
+    if step == "pin":
+        return _pin(p, e)
+    sid = str(e["supervisor"])
+    table = p.table
+    if step == "menu":
+        function = p.choice(FUNCTIONS, "choice.supervisor")
+        if function in CONFIRMED:
+            table.check(CONFIRMED[function]())
+            return p.stay({"mode": "supervisor", "step": "confirm", "func": function,
+                           "supervisor": sid})
+        if function == "b11":
+            return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
+        return p.stay(field_entry("supervisor", "value", "amount", supervisor=sid,
+                                  func=function, counts=[]))
+    if step == "confirm":
+        p.confirm()
+        return p.done(CONFIRMED[str(e["func"])](by=sid))
+    if step == "b11_seat":
+        seat = p.number(e)
+        assert seat is not None
+        table.check(DealtInError(seat=seat, ruling="kill"))
+        return p.stay({"mode": "supervisor", "step": "b11_ruling", "seat": seat,
+                       "supervisor": sid})
+    if step == "b11_ruling":
+        ruling = p.choice({"1": "kill", "2": "keep"}, "choice.kill_keep")
+        return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
+    return _tray_move(p, e, sid)
+
+
+def _tray_move(p: Press, e: dict[str, Any], sid: str) -> Step:
+    counts = {int(value): int(count) for value, count in e["counts"]}
+    if e["step"] == "value":
+        value = p.number(e, empty_ok=True)
+        if value is None:
+            if not counts:
+                raise refuse("bad_key", "keypad.fill_needs_chips")
+            kind = TrayFill if e["func"] == "fill" else TrayCredit
+            pairs = tuple(sorted(counts.items()))
+            amount = sum(v * c for v, c in pairs)
+            return p.done(kind(by=sid, amount=amount, counts=pairs))
+        chip = p.table.settings.game.smallest_chip
+        if value % chip:
+            raise refuse("bad_amount", "refuse.tray_units", amount=chip)
+        return p.stay(dict(e, step="count", value=value, digits=""))
+    count = p.number(e)
+    assert count is not None
+    value = int(e["value"])
+    counts[value] = counts.get(value, 0) + count
+    entry = dict(e, step="value", counts=sorted([v, c] for v, c in counts.items()), digits="")
+    entry.pop("value")
+    return p.stay(entry)
+
+
+def _pin(p: Press, e: dict[str, Any]) -> Step:
+    sid = str(e["supervisor"])
+    pin = p.text(e)
+    verdict = p.pin_ok
+    if verdict is None:
+        verifier = p.table.pin_verifier
+        if verifier is None:
+            raise refuse("pin_unavailable", "keypad.pin_unavailable")
+        verdict = bool(verifier(sid, pin))
+    if verdict:
+        p.pad.pop("pin_failures", None)
+        step = p.stay({"mode": "supervisor", "step": "menu", "supervisor": sid})
+        step.effects.append(SupervisorSignedIn(sid))
+        return step
+    failures = int(p.pad.get("pin_failures", 0)) + 1
+    if failures >= MAX_PIN_TRIES:
+        until = p.table.state.elapsed_ms + LOCKOUT_MS
+        return p.done(notice=msg("notice.locked", seconds=LOCKOUT_MS // 1000),
+                      extra=[SupervisorLocked(sid, until)],
+                      pin_failures=None, locked_until_ms=until)
+    return p.done(notice=msg("notice.wrong_pin", tries=MAX_PIN_TRIES - failures),
+                  extra=[PinRejected(sid, failures)], pin_failures=failures)

@@ -1,0 +1,126 @@
+"""R10 with ``game.out_of_turn: record``: actions keyed out of turn wait for the seat's turn.
+
+Theory of operation. An ``act`` for a seat that still has to act on this street, but
+is not the seat to act, is recorded in ``Hand.out_of_turn`` as pending, with where the
+hand log stood and the wager the seat faced. When the action reaches that seat, the
+record is settled before anything else happens:
+
+- binding when every seat that acted in between checked or folded and the wager is
+  the same: the recorded action is carried out as if keyed now (if it is still legal);
+- void otherwise (someone bet, called or raised): the seat acts afresh.
+
+A check keyed out of turn holds the seat to it for the rest of the street: whether the
+record was binding or void, that seat may not bet or raise on this street (it may still
+call or fold). With ``out_of_turn: reject`` (the default) nothing here is used.
+
+Records are replaced, never mutated in place: the engine's undo keeps a shallow copy of
+the hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import betting, effects
+from controller.rules.events import Act
+from controller.rules.settings import RuleSettings
+from controller.rules.state import Hand, TableState
+from controller.rules.text import refuse
+
+PASSIVE = ("check", "fold")
+
+
+@dataclass(frozen=True)
+class OutOfTurnRecorded(effects.Effect):
+    seat: int
+    action: str
+    to: int | None
+
+
+@dataclass(frozen=True)
+class OutOfTurnSettled(effects.Effect):
+    seat: int
+    binding: bool
+
+
+def pending(hand: Hand, seat: int) -> dict[str, Any] | None:
+    for record in hand.out_of_turn:
+        if record["seat"] == seat and record["status"] == "pending" and record["street"] == hand.street:
+            return record
+    return None
+
+
+def held_to_check(hand: Hand, seat: int) -> bool:
+    """The seat checked out of turn on this street: it may not bet or raise (R10)."""
+    return any(
+        r["seat"] == seat and r["street"] == hand.street and r["action"] == "check"
+        for r in hand.out_of_turn
+    )
+
+
+def check_record(state: TableState, settings: RuleSettings, event: Act) -> tuple[str, int]:
+    """Refuse an out-of-turn action that cannot be recorded; else (kind, total)."""
+    h = state.hand
+    assert h is not None and h.to_act is not None
+    seat = state.seats.get(event.seat)
+    if seat is None or not betting.needs_to_act(h, state.seats, event.seat):
+        raise refuse("not_your_turn", "refuse.not_your_turn", seat=event.seat, to_act=h.to_act)
+    if pending(h, event.seat) is not None:
+        raise refuse("out_of_turn", "refuse.already_out_of_turn", seat=event.seat)
+    kind, total = betting.check_action(
+        h, state.seats, event.seat, event.action, event.to, settings.game
+    )
+    check_held(h, event.seat, kind)
+    return kind, total
+
+
+def check_held(hand: Hand, seat: int, kind: str) -> None:
+    if kind in ("bet", "raise") and held_to_check(hand, seat):
+        raise refuse("raise_not_allowed", "refuse.held_to_check", seat=seat)
+
+
+def record(state: TableState, settings: RuleSettings, event: Act) -> list[effects.Effect]:
+    h = state.hand
+    assert h is not None
+    kind, total = check_record(state, settings, event)
+    action = "check" if kind == "check" else event.action
+    to = total if kind in ("bet", "raise") else None
+    entry = {
+        "seat": event.seat, "action": action, "to": to,
+        "street": h.street, "log_at": len(h.log), "facing": h.current_bet, "status": "pending",
+    }
+    h.out_of_turn = [*h.out_of_turn, entry]
+    return [OutOfTurnRecorded(event.seat, action, to)]
+
+
+def due(state: TableState) -> dict[str, Any] | None:
+    """The pending record of the seat now to act, if any."""
+    h = state.hand
+    if h is None or h.to_act is None:
+        return None
+    return pending(h, h.to_act)
+
+
+def is_binding(hand: Hand, entry: dict[str, Any]) -> bool:
+    between = [a for a in hand.log[entry["log_at"]:] if a["street"] == entry["street"]]
+    return hand.current_bet == entry["facing"] and all(a["action"] in PASSIVE for a in between)
+
+
+def settle(state: TableState, entry: dict[str, Any], binding: bool) -> effects.Effect:
+    """Mark the record bound or void (the caller carries out a binding action)."""
+    h = state.hand
+    assert h is not None
+    status = "bound" if binding else "void"
+    h.out_of_turn = [dict(r, status=status) if r is entry else r for r in h.out_of_turn]
+    return OutOfTurnSettled(entry["seat"], binding)
+
+
+def public(hand: Hand | None) -> list[dict[str, Any]]:
+    """The pending records, for the state view."""
+    if hand is None:
+        return []
+    return [
+        {"seat": r["seat"], "action": r["action"], "to": r["to"]}
+        for r in hand.out_of_turn if r["status"] == "pending" and r["street"] == hand.street
+    ]

@@ -1,0 +1,479 @@
+"""Every text shown to dealers and players, in English and Spanish.
+
+A text is a *message*: a catalogue key and its arguments, ``("display.to_act",
+{"seat": 7})``. ``render`` turns it into words in one language; ``display.language``
+(``en`` | ``es``) picks the language in the daemon. The rules core speaks English in
+its replay output (``Refusal.message``, the state's ``display``), and a message can
+always be recovered from that English text with ``parse``: refusals raised by modules
+that do not name their key are still shown in Spanish, by matching the English
+templates below.
+
+Rules for the catalogues (checked by ``tests/test_text.py``):
+
+- both catalogues have the same keys, and each key the same placeholders;
+- printable ASCII only, upper case: the dealer display shows 40 ASCII characters a
+  line (``drivers.display``), so Spanish is written without accents or tildes;
+- numbers are placeholders named in ``NUMBERS``; a placeholder named in ``NESTED``
+  holds another English message (``reason``, ``verb`` ...), translated in turn.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from controller.rules.errors import Refusal
+
+Message = tuple[str, dict[str, Any]]
+
+LANGUAGES = ("en", "es")
+
+#: Placeholders that hold numbers (parsed back as digits).
+NUMBERS = frozenset({
+    "seat", "to_act", "amount", "count", "value", "seconds", "hand", "tries", "index",
+    "last", "call", "expected", "counted", "difference", "chips", "seat_from", "seat_to",
+})
+#: Placeholders that hold another message, in English, translated in turn.
+NESTED = frozenset({"verb", "reason", "only", "name", "action", "choice"})
+
+EN: dict[str, str] = {
+    # -- words used inside other messages ------------------------------------------
+    "word.raise_to": "RAISE TO",
+    "word.bet": "BET",
+    "word.raise": "RAISE",
+    "word.fold": "FOLD",
+    "word.check": "CHECK",
+    "word.call": "CALL",
+    "word.all_in": "ALL IN",
+    "word.check_or_fold": "CHECK OR FOLD",
+    "word.call_or_fold": "CALL OR FOLD",
+    "word.main_pot": "MAIN POT",
+    "word.side_pot": "SIDE POT {index}",
+    "word.wait": "WAIT",
+    "word.post": "POST",
+    "word.kill": "KILL",
+    "word.keep": "KEEP",
+    # -- why a seat may not raise (betting.py) ---------------------------------------
+    "reason.all_chips": "CALLING TAKES ALL ITS CHIPS",
+    "reason.no_answer": "NO ONE LEFT TO ANSWER A RAISE",
+    "reason.not_reopened": "BETTING NOT REOPENED",
+    "reason.no_check_raise": "NO CHECK-RAISE AT THIS TABLE",
+    "reason.capped": "BETTING IS CAPPED",
+    "reason.raises_capped": "RAISES ARE CAPPED",
+    "reason.held_to_check": "CHECKED OUT OF TURN",
+    # -- refusals of the rules engine -------------------------------------------------
+    "refuse.already_moving": "SEAT {seat} IS ALREADY MOVING",
+    "refuse.already_out": "SEAT {seat} IS ALREADY SITTING OUT",
+    "refuse.already_seated": "{player} IS ALREADY IN SEAT {seat}",
+    "refuse.no_chips_to_put_in": "SEAT {seat} HAS NO CHIPS TO PUT IN",
+    "refuse.amount_units": "AMOUNTS IN UNITS OF {amount}",
+    "refuse.chip_units": "CHIPS IN UNITS OF {amount}",
+    "refuse.max_buy_in_add": "MAX BUY-IN {amount}: SEAT {seat} MAY ADD {value}",
+    "refuse.max_buy_in": "MAX BUY-IN {amount}",
+    "refuse.min_buy_in_add": "MIN BUY-IN {amount}: SEAT {seat} MUST ADD AT LEAST {value}",
+    "refuse.no_chips_to_play": "SEAT {seat} HAS NO CHIPS TO PLAY",
+    "refuse.min_buy_in": "MIN BUY-IN {amount}",
+    "refuse.max": "MAX {verb} {amount}",
+    "refuse.min": "MIN {verb} {amount}",
+    "refuse.more_than": "RAISE MUST BE MORE THAN {amount}",
+    "refuse.seat_has_only": "SEAT {seat} HAS ONLY {amount}",
+    "refuse.only_in_all": "SEAT {seat} HAS ONLY {amount} IN ALL",
+    "refuse.needs_amount": "{action} NEEDS AN AMOUNT: THE TOTAL BET",
+    "refuse.keep_preflop": "KEEP ONLY BEFORE THE FLOP, FOR A PLAYER PRESENT",
+    "refuse.dealt_in_already": "SEAT {seat} IS DEALT IN ALREADY",
+    "refuse.ranking_empty": "RANKING IS EMPTY: LIST THE HANDS SHOWN, BEST FIRST",
+    "refuse.not_in_hand": "SEAT {seat} IS NOT IN THE HAND",
+    "refuse.ranked_twice": "SEAT {seat} IS RANKED TWICE",
+    "refuse.pot_unranked": "{name} HAS NO RANKED SEAT: RANK ONE OF {seats}",
+    "refuse.no_seat": "NO SEAT {seat}: SEATS ARE 1-{last}",
+    "refuse.cannot_check": "CANNOT CHECK: CALL {call} OR FOLD",
+    "refuse.clock_running": "CLOCK ALREADY RUNNING ON SEAT {seat}",
+    "refuse.empty_seat": "SEAT {seat} IS EMPTY",
+    "refuse.hand_in_play": "HAND {hand} IS STILL IN PLAY",
+    "refuse.time_between_hands": "COLLECT TIME FROM SEAT {seat} BETWEEN HANDS",
+    "refuse.must_post": "SEAT {seat} MUST POST MISSED BLINDS TO PLAY",
+    "refuse.no_one_to_act": "NO ONE IS TO ACT",
+    "refuse.needs_chips": "SEAT {seat} NEEDS CHIPS TO PLAY",
+    "refuse.no_hand_to_void": "NO HAND IN PROGRESS TO VOID",
+    "refuse.no_hand": "NO HAND IN PROGRESS",
+    "refuse.no_straddle": "NO STRADDLE AT THIS TABLE",
+    "refuse.no_straddle_heads_up": "NO STRADDLE HEADS-UP",
+    "refuse.straddle_first": "STRADDLE ONLY BEFORE ANY ACTION",
+    "refuse.straddle_seat": "ONLY SEAT {seat} (LEFT OF THE BIG BLIND) MAY STRADDLE",
+    "refuse.straddle_needs": "STRADDLE NEEDS {amount}",
+    "refuse.no_time_fee": "THIS TABLE DOES NOT CHARGE TIME",
+    "refuse.two_players": "NEED TWO PLAYERS WITH CHIPS TO DEAL",
+    "refuse.not_out": "SEAT {seat} IS NOT SITTING OUT",
+    "refuse.not_showdown": "NO SHOWDOWN TO AWARD",
+    "refuse.not_your_turn": "SEAT {seat} IS NOT TO ACT: SEAT {to_act} IS",
+    "refuse.nothing_to_undo": "NO ACTION TO TAKE BACK",
+    "refuse.puck_missing": "PLACE THE BUTTON PUCK TO START THE GAME",
+    "refuse.no_raise": "NO RAISE: {reason}",
+    "refuse.may_only": "SEAT {seat} MAY ONLY {only}: {reason}",
+    "refuse.seat_taken": "SEAT {seat} IS TAKEN",
+    "refuse.already_out_of_turn": "SEAT {seat} ALREADY ACTED OUT OF TURN",
+    "refuse.held_to_check": "SEAT {seat} CHECKED OUT OF TURN: NO BET OR RAISE",
+    "refuse.tray_units": "TRAY CHIPS IN UNITS OF {amount}",
+    "refuse.puck_block": "MOVE BUTTON TO SEAT {seat} FIRST",
+    # -- refusals of the keypad grammar ------------------------------------------------
+    "keypad.unknown_key": "UNKNOWN KEY {key}",
+    "keypad.too_long": "NUMBER TOO LONG: CLEAR",
+    "keypad.leading_zero": "NUMBER CANNOT START WITH 0",
+    "keypad.type_number": "TYPE THE NUMBER, THEN ENTER",
+    "keypad.type_amount": "TYPE THE AMOUNT, THEN ENTER",
+    "keypad.finish_bet": "FINISH THE BET WITH ENTER, OR CLEAR",
+    "keypad.finish_or_clear": "FINISH THE ENTRY, OR CLEAR",
+    "keypad.idle_digits": "PRESS NEXT TO DEAL, FUNC FOR MENUS",
+    "keypad.nothing_to_enter": "NOTHING TO ENTER",
+    "keypad.press_action": "SEAT {seat}: PRESS FOLD, CHECK, BET OR ALLIN",
+    "keypad.choose_menu": "CHOOSE A MENU: 0-9, OR CLEAR",
+    "keypad.choose": "CHOOSE {choice}, OR CLEAR",
+    "keypad.confirm": "PRESS ENTER TO CONFIRM, CLEAR TO CANCEL",
+    "keypad.not_in_pot": "SEAT {seat} IS NOT IN THE {name}",
+    "keypad.already_winner": "SEAT {seat} IS ALREADY A WINNER",
+    "keypad.pot_needs_winner": "{name} NEEDS A WINNER: ONE OF {seats}",
+    "keypad.award_keys": "SEAT, ENTER; ENTER ALONE ENDS THE POT",
+    "keypad.push_needs_chips": "KEY EACH CHIP, THEN ENTER",
+    "keypad.push_keys": "CHIP ENTER; THEN CHECK, BET OR ENTER",
+    "keypad.pin_unavailable": "PIN CHECK NOT AVAILABLE",
+    "keypad.locked": "SUPERVISOR MENU LOCKED: {seconds} S",
+    "keypad.need_id": "TYPE YOUR ID, THEN ENTER",
+    "keypad.fill_needs_chips": "KEY A CHIP VALUE AND ITS COUNT",
+    # -- choices offered in prompts --------------------------------------------------
+    "choice.wait_post": "1 WAIT 2 POST",
+    "choice.kill_keep": "1 KILL 2 KEEP",
+    "choice.supervisor": "1-6",
+    # -- the dealer display: what happens next ------------------------------------------
+    "display.ready": "READY",
+    "display.hand": "HAND {hand}",
+    "display.to_act": "SEAT {seat} TO ACT",
+    "display.check": "CHECK",
+    "display.call": "CALL {amount}",
+    "display.call_all_in": "CALL {amount} ALL IN",
+    "display.showdown": "SHOWDOWN: ENTER RANKING",
+    "display.show_order": "SHOW: {seats}",
+    "display.out_of_turn": "SEAT {seat} {action} OUT OF TURN",
+    # -- keypad prompts -------------------------------------------------------------------
+    "prompt.typed": "{digits}_",
+    "prompt.bet": "SEAT {seat} BET/RAISE TO",
+    "prompt.seat_action": "SEAT {digits}_",
+    "prompt.seat_action_keys": "FOLD CHECK BET ALLIN",
+    "prompt.func_1": "1 SEAT 2 OUT 3 IN 4 LEAVE 5 CHIPS",
+    "prompt.func_2": "6 MOVE 7 AWARD 8 DEALER 9 PUSH 0 SUPER",
+    "prompt.sit_seat": "SEAT PLAYER: SEAT",
+    "prompt.sit_chips": "SEAT {seat}: CHIPS",
+    "prompt.sit_player": "SEAT {seat}: CARD (ENTER: NONE)",
+    "prompt.sit_entry": "SEAT {seat} {chips}: 1 WAIT 2 POST",
+    "prompt.player": "PLAYER {player}",
+    "prompt.sit_out_seat": "SIT OUT: SEAT",
+    "prompt.sit_in_seat": "SIT IN: SEAT",
+    "prompt.sit_in_entry": "SEAT {seat} SIT IN: 1 WAIT 2 POST",
+    "prompt.leave_seat": "LEAVE: SEAT",
+    "prompt.leave_confirm": "SEAT {seat} LEAVES: ENTER",
+    "prompt.chips_seat": "BUY CHIPS: SEAT",
+    "prompt.chips_amount": "SEAT {seat} BUYS: AMOUNT",
+    "prompt.chips_entry": "SEAT {seat} +{amount}: 1 WAIT 2 POST",
+    "prompt.move_from": "MOVE: FROM SEAT",
+    "prompt.move_to": "MOVE SEAT {seat}: TO SEAT",
+    "prompt.move_entry": "SEAT {seat_from} TO {seat_to}: 1 WAIT 2 POST",
+    "prompt.award": "{name} {amount}: WINNER",
+    "prompt.award_winners": "WON: {seats} {digits}_",
+    "prompt.sign_in": "DEALER SIGN-IN: ID (ENTER ALONE: OUT)",
+    "prompt.push": "SEAT {seat} PUSHED: {pile}",
+    "prompt.push_keys": "CHIP ENTER; CHECK=CALL BET=RAISE",
+    "prompt.supervisor_id": "SUPERVISOR: ID",
+    "prompt.pin": "SUPERVISOR {supervisor}: PIN",
+    "prompt.pin_typed": "{stars}_",
+    "prompt.supervisor_1": "1 VOID 2 UNDO 3 DEALT IN ERROR",
+    "prompt.supervisor_2": "4 FILL 5 CREDIT 6 TRAY ACK",
+    "prompt.void": "VOID HAND {hand}: ENTER",
+    "prompt.undo": "TAKE BACK SEAT {seat} {action}: ENTER",
+    "prompt.b11_seat": "DEALT IN ERROR: SEAT",
+    "prompt.b11_ruling": "SEAT {seat}: 1 KILL 2 KEEP",
+    "prompt.fill_value": "{action}: CHIP VALUE (ENTER: DONE)",
+    "prompt.fill_count": "{action}: COUNT OF {value}",
+    "prompt.fill_total": "TOTAL {amount}",
+    "prompt.tray_ack": "ACKNOWLEDGE TRAY: ENTER",
+    "prompt.confirm_keys": "ENTER=YES CLEAR=NO",
+    "prompt.enter_wait": "ENTER ALONE: WAIT",
+    "prompt.enter_house": "ENTER ALONE: HOUSE RULE",
+    "prompt.cancel": "CLEAR: CANCEL",
+    "word.fill": "FILL",
+    "word.credit": "CREDIT",
+    # -- notices after a key ----------------------------------------------------------------
+    "notice.wrong_pin": "WRONG PIN: {tries} TRIES LEFT",
+    "notice.locked": "WRONG PIN: MENU LOCKED {seconds} S",
+    "notice.dealer_in": "DEALER {dealer} SIGNED IN",
+    "notice.dealer_out": "DEALER SIGNED OUT",
+    "notice.pushed": "READ AS {action} ({rule})",
+    "notice.pushed_to": "READ AS {action} TO {amount} ({rule})",
+    # -- lights, clock, puck, tray, faults (controller.lights, .puck, .tray) -----------------
+    "clock.expired": "TIME: SEAT {seat} {action}",
+    "puck.move": "MOVE BUTTON TO SEAT {seat}",
+    "puck.place": "PLACE BUTTON ON SEAT {seat}",
+    "puck.two_seats": "BUTTON SEEN AT SEATS {seats}",
+    "tray.alarm": "TRAY OFF BY {difference}: CALL SUPERVISOR",
+    "fault.line": "FAULT: {what}",
+    "refused.line": "NO: {reason}",
+}
+
+ES: dict[str, str] = {
+    "word.raise_to": "SUBIR A",
+    "word.bet": "APOSTAR",
+    "word.raise": "SUBIR",
+    "word.fold": "NO VA",
+    "word.check": "PASA",
+    "word.call": "IGUALA",
+    "word.all_in": "TODO",
+    "word.check_or_fold": "PASAR O NO IR",
+    "word.call_or_fold": "IGUALAR O NO IR",
+    "word.main_pot": "BOTE PRINCIPAL",
+    "word.side_pot": "BOTE LATERAL {index}",
+    "word.wait": "ESPERA",
+    "word.post": "PAGA",
+    "word.kill": "MUERTA",
+    "word.keep": "SIGUE",
+    "reason.all_chips": "IGUALAR LE CUESTA TODAS SUS FICHAS",
+    "reason.no_answer": "NADIE PUEDE RESPONDER A UNA SUBIDA",
+    "reason.not_reopened": "LA APUESTA NO SE HA REABIERTO",
+    "reason.no_check_raise": "SIN PASAR Y SUBIR EN ESTA MESA",
+    "reason.capped": "APUESTAS AL TOPE",
+    "reason.raises_capped": "SUBIDAS AL TOPE",
+    "reason.held_to_check": "PASO FUERA DE TURNO",
+    "refuse.already_moving": "EL ASIENTO {seat} YA SE ESTA CAMBIANDO",
+    "refuse.already_out": "EL ASIENTO {seat} YA ESTA AUSENTE",
+    "refuse.already_seated": "{player} YA ESTA EN EL ASIENTO {seat}",
+    "refuse.no_chips_to_put_in": "EL ASIENTO {seat} NO TIENE FICHAS",
+    "refuse.amount_units": "CANTIDADES EN UNIDADES DE {amount}",
+    "refuse.chip_units": "FICHAS EN UNIDADES DE {amount}",
+    "refuse.max_buy_in_add": "COMPRA MAXIMA {amount}: ASIENTO {seat} PUEDE SUMAR {value}",
+    "refuse.max_buy_in": "COMPRA MAXIMA {amount}",
+    "refuse.min_buy_in_add": "COMPRA MINIMA {amount}: ASIENTO {seat} DEBE SUMAR {value} O MAS",
+    "refuse.no_chips_to_play": "EL ASIENTO {seat} NO TIENE FICHAS PARA JUGAR",
+    "refuse.min_buy_in": "COMPRA MINIMA {amount}",
+    "refuse.max": "MAXIMO {verb} {amount}",
+    "refuse.min": "MINIMO {verb} {amount}",
+    "refuse.more_than": "LA SUBIDA DEBE SUPERAR {amount}",
+    "refuse.seat_has_only": "EL ASIENTO {seat} SOLO TIENE {amount}",
+    "refuse.only_in_all": "EL ASIENTO {seat} SOLO TIENE {amount} EN TOTAL",
+    "refuse.needs_amount": "{action} NECESITA CANTIDAD: LA APUESTA TOTAL",
+    "refuse.keep_preflop": "SEGUIR SOLO ANTES DEL FLOP, CON EL JUGADOR PRESENTE",
+    "refuse.dealt_in_already": "EL ASIENTO {seat} YA TIENE CARTAS",
+    "refuse.ranking_empty": "ORDEN VACIO: MANOS MOSTRADAS, LA MEJOR PRIMERO",
+    "refuse.not_in_hand": "EL ASIENTO {seat} NO ESTA EN LA MANO",
+    "refuse.ranked_twice": "EL ASIENTO {seat} ESTA DOS VECES",
+    "refuse.pot_unranked": "{name} SIN GANADOR: UNO DE {seats}",
+    "refuse.no_seat": "NO HAY ASIENTO {seat}: ASIENTOS 1-{last}",
+    "refuse.cannot_check": "NO PUEDE PASAR: IGUALA {call} O NO VA",
+    "refuse.clock_running": "RELOJ YA EN MARCHA EN ASIENTO {seat}",
+    "refuse.empty_seat": "EL ASIENTO {seat} ESTA VACIO",
+    "refuse.hand_in_play": "LA MANO {hand} SIGUE EN JUEGO",
+    "refuse.time_between_hands": "COBRAR TIEMPO AL ASIENTO {seat} ENTRE MANOS",
+    "refuse.must_post": "EL ASIENTO {seat} DEBE PAGAR CIEGAS PARA JUGAR",
+    "refuse.no_one_to_act": "NADIE DEBE HABLAR",
+    "refuse.needs_chips": "EL ASIENTO {seat} NECESITA FICHAS",
+    "refuse.no_hand_to_void": "NO HAY MANO QUE ANULAR",
+    "refuse.no_hand": "NO HAY MANO EN JUEGO",
+    "refuse.no_straddle": "SIN STRADDLE EN ESTA MESA",
+    "refuse.no_straddle_heads_up": "SIN STRADDLE MANO A MANO",
+    "refuse.straddle_first": "STRADDLE SOLO ANTES DE HABLAR",
+    "refuse.straddle_seat": "SOLO EL ASIENTO {seat} (IZQ. CIEGA GRANDE) HACE STRADDLE",
+    "refuse.straddle_needs": "EL STRADDLE ES {amount}",
+    "refuse.no_time_fee": "ESTA MESA NO COBRA TIEMPO",
+    "refuse.two_players": "FALTAN DOS JUGADORES CON FICHAS",
+    "refuse.not_out": "EL ASIENTO {seat} NO ESTA AUSENTE",
+    "refuse.not_showdown": "NO HAY MANO QUE ADJUDICAR",
+    "refuse.not_your_turn": "NO HABLA EL {seat}: HABLA EL {to_act}",
+    "refuse.nothing_to_undo": "NO HAY ACCION QUE DESHACER",
+    "refuse.puck_missing": "PONGA EL BOTON PARA EMPEZAR",
+    "refuse.no_raise": "SIN SUBIDA: {reason}",
+    "refuse.may_only": "EL ASIENTO {seat} SOLO PUEDE {only}: {reason}",
+    "refuse.seat_taken": "EL ASIENTO {seat} ESTA OCUPADO",
+    "refuse.already_out_of_turn": "EL ASIENTO {seat} YA HABLO FUERA DE TURNO",
+    "refuse.held_to_check": "EL ASIENTO {seat} PASO FUERA DE TURNO: NO APUESTA",
+    "refuse.tray_units": "FICHAS DE BANCA EN UNIDADES DE {amount}",
+    "refuse.puck_block": "MUEVA EL BOTON AL ASIENTO {seat} ANTES",
+    "keypad.unknown_key": "TECLA DESCONOCIDA {key}",
+    "keypad.too_long": "NUMERO DEMASIADO LARGO: BORRE",
+    "keypad.leading_zero": "EL NUMERO NO EMPIEZA POR 0",
+    "keypad.type_number": "TECLEE EL NUMERO Y ENTER",
+    "keypad.type_amount": "TECLEE LA CANTIDAD Y ENTER",
+    "keypad.finish_bet": "TERMINE LA APUESTA CON ENTER O BORRE",
+    "keypad.finish_or_clear": "TERMINE LA ENTRADA O BORRE",
+    "keypad.idle_digits": "NEXT PARA REPARTIR, FUNC PARA MENUS",
+    "keypad.nothing_to_enter": "NADA QUE ENTRAR",
+    "keypad.press_action": "ASIENTO {seat}: FOLD, CHECK, BET O ALLIN",
+    "keypad.choose_menu": "ELIJA MENU: 0-9, O BORRE",
+    "keypad.choose": "ELIJA {choice}, O BORRE",
+    "keypad.confirm": "ENTER PARA CONFIRMAR, CLEAR CANCELA",
+    "keypad.not_in_pot": "EL ASIENTO {seat} NO ESTA EN EL {name}",
+    "keypad.already_winner": "EL ASIENTO {seat} YA ES GANADOR",
+    "keypad.pot_needs_winner": "{name} NECESITA GANADOR: UNO DE {seats}",
+    "keypad.award_keys": "ASIENTO, ENTER; ENTER SOLO CIERRA EL BOTE",
+    "keypad.push_needs_chips": "TECLEE CADA FICHA Y ENTER",
+    "keypad.push_keys": "FICHA ENTER; LUEGO CHECK, BET O ENTER",
+    "keypad.pin_unavailable": "NO SE PUEDE COMPROBAR EL PIN",
+    "keypad.locked": "MENU DE SUPERVISOR BLOQUEADO: {seconds} S",
+    "keypad.need_id": "TECLEE SU NUMERO Y ENTER",
+    "keypad.fill_needs_chips": "TECLEE VALOR DE FICHA Y CANTIDAD",
+    "choice.wait_post": "1 ESPERA 2 PAGA",
+    "choice.kill_keep": "1 MUERTA 2 SIGUE",
+    "choice.supervisor": "1-6",
+    "display.ready": "LISTO",
+    "display.hand": "MANO {hand}",
+    "display.to_act": "HABLA EL ASIENTO {seat}",
+    "display.check": "PASA",
+    "display.call": "IGUALA {amount}",
+    "display.call_all_in": "IGUALA {amount} TODO",
+    "display.showdown": "DESCUBRIR: ENTRE EL ORDEN",
+    "display.show_order": "MUESTRAN: {seats}",
+    "display.out_of_turn": "ASIENTO {seat} {action} FUERA DE TURNO",
+    "prompt.typed": "{digits}_",
+    "prompt.bet": "ASIENTO {seat} APUESTA/SUBE A",
+    "prompt.seat_action": "ASIENTO {digits}_",
+    "prompt.seat_action_keys": "FOLD CHECK BET ALLIN",
+    "prompt.func_1": "1 SENTAR 2 AUS 3 VUELVE 4 SALE 5 COMPRA",
+    "prompt.func_2": "6 CAMBIO 7 BOTE 8 CRUP 9 EMPUJE 0 SUP",
+    "prompt.sit_seat": "SENTAR JUGADOR: ASIENTO",
+    "prompt.sit_chips": "ASIENTO {seat}: FICHAS",
+    "prompt.sit_player": "ASIENTO {seat}: TARJETA (ENTER: NINGUNA)",
+    "prompt.sit_entry": "ASIENTO {seat} {chips}: 1 ESPERA 2 PAGA",
+    "prompt.player": "JUGADOR {player}",
+    "prompt.sit_out_seat": "AUSENTE: ASIENTO",
+    "prompt.sit_in_seat": "VUELVE: ASIENTO",
+    "prompt.sit_in_entry": "ASIENTO {seat} VUELVE: 1 ESPERA 2 PAGA",
+    "prompt.leave_seat": "SALE: ASIENTO",
+    "prompt.leave_confirm": "SALE EL ASIENTO {seat}: ENTER",
+    "prompt.chips_seat": "COMPRA FICHAS: ASIENTO",
+    "prompt.chips_amount": "ASIENTO {seat} COMPRA: CANTIDAD",
+    "prompt.chips_entry": "ASIENTO {seat} +{amount}: 1 ESPERA 2 PAGA",
+    "prompt.move_from": "CAMBIO: DEL ASIENTO",
+    "prompt.move_to": "CAMBIO DEL {seat}: AL ASIENTO",
+    "prompt.move_entry": "DEL {seat_from} AL {seat_to}: 1 ESPERA 2 PAGA",
+    "prompt.award": "{name} {amount}: GANADOR",
+    "prompt.award_winners": "GANAN: {seats} {digits}_",
+    "prompt.sign_in": "CRUPIER: NUMERO (ENTER SOLO: SALE)",
+    "prompt.push": "ASIENTO {seat} EMPUJA: {pile}",
+    "prompt.push_keys": "FICHA ENTER; CHECK=IGUALA BET=SUBE",
+    "prompt.supervisor_id": "SUPERVISOR: NUMERO",
+    "prompt.pin": "SUPERVISOR {supervisor}: PIN",
+    "prompt.pin_typed": "{stars}_",
+    "prompt.supervisor_1": "1 ANULAR 2 DESHACER 3 CARTAS POR ERROR",
+    "prompt.supervisor_2": "4 RELLENO 5 CREDITO 6 BANCA OK",
+    "prompt.void": "ANULAR MANO {hand}: ENTER",
+    "prompt.undo": "DESHACER ASIENTO {seat} {action}: ENTER",
+    "prompt.b11_seat": "CARTAS POR ERROR: ASIENTO",
+    "prompt.b11_ruling": "ASIENTO {seat}: 1 MUERTA 2 SIGUE",
+    "prompt.fill_value": "{action}: VALOR FICHA (ENTER: FIN)",
+    "prompt.fill_count": "{action}: CUANTAS DE {value}",
+    "prompt.fill_total": "TOTAL {amount}",
+    "prompt.tray_ack": "DAR POR BUENA LA BANCA: ENTER",
+    "prompt.confirm_keys": "ENTER=SI CLEAR=NO",
+    "prompt.enter_wait": "ENTER SOLO: ESPERA",
+    "prompt.enter_house": "ENTER SOLO: REGLA DE LA CASA",
+    "prompt.cancel": "CLEAR: CANCELAR",
+    "word.fill": "RELLENO",
+    "word.credit": "CREDITO",
+    "notice.wrong_pin": "PIN ERRONEO: QUEDAN {tries} INTENTOS",
+    "notice.locked": "PIN ERRONEO: MENU BLOQUEADO {seconds} S",
+    "notice.dealer_in": "CRUPIER {dealer} ENTRA",
+    "notice.dealer_out": "CRUPIER SALE",
+    "notice.pushed": "LEIDO COMO {action} ({rule})",
+    "notice.pushed_to": "LEIDO COMO {action} A {amount} ({rule})",
+    "clock.expired": "TIEMPO: ASIENTO {seat} {action}",
+    "puck.move": "MUEVA EL BOTON AL ASIENTO {seat}",
+    "puck.place": "PONGA EL BOTON EN EL ASIENTO {seat}",
+    "puck.two_seats": "BOTON VISTO EN ASIENTOS {seats}",
+    "tray.alarm": "BANCA DESCUADRADA {difference}: SUPERVISOR",
+    "fault.line": "FALLO: {what}",
+    "refused.line": "NO: {reason}",
+}
+
+CATALOGUES: Mapping[str, Mapping[str, str]] = {"en": EN, "es": ES}
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def msg(key: str, /, **args: Any) -> Message:
+    """A message; an unknown key is a programming error, raised at once."""
+    if key not in EN:
+        raise KeyError(f"no text {key!r} in the catalogue")
+    return key, args
+
+
+def render(message: Message, language: str = "en") -> str:
+    key, args = message
+    catalogue = CATALOGUES.get(language, EN)
+    template = catalogue.get(key) or EN[key]
+    values = {
+        name: (localize(str(value), language) if name in NESTED else value)
+        for name, value in args.items()
+    }
+    return template.format(**values)
+
+
+def refuse(code: str, key: str, /, **args: Any) -> Refusal:
+    """A refusal whose English message comes from the catalogue (raise it)."""
+    message = msg(key, **args)
+    return Refusal(code, render(message), key=key, key_args=args)
+
+
+@cache
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if name:
+            parts.append(rf"(?P<{name}>-?\d+)" if name in NUMBERS else rf"(?P<{name}>.*?)")
+    return re.compile("".join(parts) + r"\Z")
+
+
+@cache
+def _by_specificity() -> tuple[str, ...]:
+    """Keys, the most literal text first, so that the narrowest template wins."""
+    def literal_size(key: str) -> int:
+        return sum(len(lit) for lit, _, _, _ in string.Formatter().parse(EN[key]))
+    return tuple(sorted(EN, key=lambda k: (-literal_size(k), k)))
+
+
+def parse(english: str) -> Message | None:
+    """The message whose English rendering is ``english``, or None."""
+    for key in _by_specificity():
+        match = _pattern(EN[key]).match(english)
+        if match:
+            args: dict[str, Any] = {
+                name: (int(value) if name in NUMBERS else value)
+                for name, value in match.groupdict().items()
+            }
+            return key, args
+    return None
+
+
+def localize(english: str, language: str) -> str:
+    """``english`` in ``language``: itself when it is not a catalogue message."""
+    if language == "en" or not english:
+        return english
+    message = parse(english)
+    return render(message, language) if message is not None else english
+
+
+def refusal_text(refusal: Refusal, language: str) -> str:
+    """A refusal's words in ``language``."""
+    if refusal.key is not None and refusal.key in EN:
+        return render((refusal.key, refusal.key_args), language)
+    return localize(refusal.message, language)
+
+
+def to_json(message: Message) -> list[Any]:
+    key, args = message
+    return [key, dict(args)]
+
+
+def from_json(data: Any) -> Message:
+    key, args = data
+    return str(key), dict(args)

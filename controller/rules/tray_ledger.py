@@ -1,0 +1,91 @@
+"""The chip tray's ledger as the rules core keeps it: readings, fills, credits and
+acknowledgements, with the table time at which any of them last changed.
+
+The core does not know the opening float (that is the daemon's `tray:` configuration),
+so it does not judge the tray: ``controller.tray`` reconciles this ledger against the
+float. What the core guarantees is that everything the reconciliation needs is folded
+from journalled events, so a replay gives the same tray report.
+
+Chips sold at the table are ``TableState.bought_in`` (``sit`` chips and ``chips``
+events). Fills and credits are the project events ``tray_fill`` and ``tray_credit``; a
+``tray_ack`` records what the supervisor saw when acknowledging a difference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import effects
+from controller.rules.events import TrayAck, TrayCredit, TrayFill
+from controller.rules.state import TableState
+
+
+@dataclass(frozen=True)
+class TrayMoved(effects.Effect):
+    kind: str  # fill | credit
+    amount: int
+
+
+@dataclass(frozen=True)
+class TrayAcknowledged(effects.Effect):
+    by: str | None
+
+
+def signature(state: TableState) -> tuple[Any, ...]:
+    """Everything whose change restarts the wait for a stable tray."""
+    return (
+        state.tray_read, tuple(sorted(state.tray.items())), state.bought_in,
+        len(state.tray_moves), len(state.tray_acks),
+    )
+
+
+def totals(state: TableState) -> tuple[int, int]:
+    """(fills, credits) so far."""
+    fills = sum(m["amount"] for m in state.tray_moves if m["kind"] == "fill")
+    credits = sum(m["amount"] for m in state.tray_moves if m["kind"] == "credit")
+    return fills, credits
+
+
+def record_move(state: TableState, event: TrayFill | TrayCredit) -> list[effects.Effect]:
+    kind = "fill" if isinstance(event, TrayFill) else "credit"
+    move = {
+        "kind": kind,
+        "amount": event.amount,
+        "counts": {str(value): count for value, count in event.counts} or None,
+        "by": event.by,
+        "hand": state.hand_number,
+        "at_ms": state.elapsed_ms,
+    }
+    state.tray_moves = [*state.tray_moves, move]
+    return [TrayMoved(kind, event.amount)]
+
+
+def record_ack(state: TableState, event: TrayAck) -> list[effects.Effect]:
+    fills, credits = totals(state)
+    ack = {
+        "by": event.by,
+        "hand": state.hand_number,
+        "at_ms": state.elapsed_ms,
+        "read": state.tray_read,
+        "counted": sum(value * count for value, count in state.tray.items()),
+        "sold": state.bought_in,
+        "fills": fills,
+        "credits": credits,
+    }
+    state.tray_acks = [*state.tray_acks, ack]
+    return [TrayAcknowledged(event.by)]
+
+
+def view(state: TableState) -> dict[str, Any]:
+    """The ledger as the state view shows it."""
+    fills, credits = totals(state)
+    return {
+        "read": state.tray_read,
+        "counts": {str(value): count for value, count in sorted(state.tray.items())},
+        "unchanged_ms": state.elapsed_ms - state.tray_since_ms,
+        "sold": state.bought_in,
+        "fills": fills,
+        "credits": credits,
+        "acks": len(state.tray_acks),
+    }

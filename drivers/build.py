@@ -1,0 +1,210 @@
+"""Opening the table's five devices from the ``hardware:`` settings.
+
+API
+---
+::
+
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    devices = open_devices(settings, events)                  # as the settings say
+    devices = open_devices(settings, events, simulated=True)  # everything simulated
+    with devices:
+        devices.puck      # PuckSensor    -> PuckMoved, PuckFault on `events`
+        devices.lights    # SeatLights    .show(seat, Pattern.FAST_BLINK), .lamp_test()
+        devices.keypad    # Keypad        -> KeyPressed
+        devices.tray      # ChipTray      -> TrayCounts; .request_counts()
+        devices.display   # ClockDisplay  .show_clock(ms, warning), .show_text(l1, l2)
+        # every device may also put DeviceFault / DeviceCleared on `events`
+
+``simulated=None`` (the default) takes ``settings.simulated``; a serial device with
+``simulated: true`` in its own section is simulated either way. Simulated devices run
+the real drivers: pins on a gpiozero ``MockFactory``, serial devices on a pty pair
+published as a symlink in a temporary directory (the way ``/dev/serial/by-id/`` names
+USB adapters). A device with ``enabled: false``, or pins with no seats, is an absent
+stand-in.
+
+``devices.sim`` (a ``Simulators``, or None when nothing is simulated) holds the handles
+that play the devices; each is None when that device is not simulated::
+
+    sim.puck.place(3); sim.puck.lift(); sim.puck.see([2, 5]); sim.puck.bounce(3)
+    sim.lights.level(4); sim.lights.history(4); sim.lights.wait_for_level(4, 1.0)
+    sim.keypad.press("BET", "1", "2", "0", "ENTER")
+    sim.tray.set_counts({5: 100, 25: 40}); sim.tray.flood(1000); sim.tray.flood(None)
+    sim.display.shown; sim.display.wait_shown(line1="SEAT 7 TO ACT")
+    sim.keypad.unplug(); sim.keypad.replug()       # also tray and display
+    sim.keypad.send_garbage(b"\\xa5\\x5a\\x03")         # noise, torn frames
+    sim.keypad.drop_outgoing(2); sim.display.drop_incoming(1); sim.tray.mute()
+    sim.directory                                   # where the symlinks live
+
+``open_devices`` checks the settings first (``settings.validate``) and raises
+``HardwareConfigError`` listing every problem; ``GpioUnavailable`` when the pins cannot
+be used. ``Devices.close()`` stops everything and removes the temporary directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import queue
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .absent import AbsentDisplay, AbsentKeypad, AbsentLights, AbsentPuck, AbsentTray
+from .display import SerialClockDisplay
+from .errors import HardwareConfigError
+from .events import DeviceEvent
+from .interfaces import ChipTray, ClockDisplay, Keypad, PuckSensor, SeatLights
+from .keypad import SerialKeypad
+from .lights import GpioSeatLights
+from .pins import mock_pin_factory, real_pin_factory
+from .puck import GpioPuckSensor
+from .settings import HardwareSettings, SerialDeviceSettings, validate
+from .sim.display import SimDisplay
+from .sim.keypad import SimKeypad
+from .sim.pins import SimLights, SimPuck
+from .sim.tray import SimTray
+from .tray import SerialChipTray
+
+
+@dataclasses.dataclass
+class Simulators:
+    """The simulated devices' handles (None where the device is not simulated)."""
+
+    directory: Path
+    puck: SimPuck | None = None
+    lights: SimLights | None = None
+    keypad: SimKeypad | None = None
+    tray: SimTray | None = None
+    display: SimDisplay | None = None
+    pin_factory: Any = None
+
+    def close(self) -> None:
+        for device in (self.keypad, self.tray, self.display):
+            if device is not None:
+                device.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@dataclasses.dataclass
+class Devices:
+    """The table's five devices, and the simulators when there are any."""
+
+    puck: PuckSensor
+    lights: SeatLights
+    keypad: Keypad
+    tray: ChipTray
+    display: ClockDisplay
+    sim: Simulators | None = None
+    pin_factory: Any = None
+
+    def close(self) -> None:
+        """Stop every device, then the simulators. Safe to call twice."""
+        for device in (self.keypad, self.tray, self.display, self.puck, self.lights):
+            device.close()
+        if self.sim is not None:
+            self.sim.close()
+        if self.pin_factory is not None:
+            with contextlib.suppress(Exception):
+                self.pin_factory.close()
+            self.pin_factory = None
+
+    def __enter__(self) -> Devices:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def open_devices(
+    settings: HardwareSettings,
+    events: queue.Queue[DeviceEvent],
+    simulated: bool | None = None,
+) -> Devices:
+    """Open every device named in ``settings``; see the module documentation."""
+    if simulated is not None:
+        settings = dataclasses.replace(settings, simulated=simulated)
+    problems = validate(settings)
+    if problems:
+        raise HardwareConfigError(problems)
+    opened: list[Any] = []
+    sim: Simulators | None = None
+    try:
+        factory: Any = None
+        has_pins = bool(settings.puck.pins or settings.lights.pins)
+        if settings.simulated:
+            sim = Simulators(directory=Path(tempfile.mkdtemp(prefix="table-sim-")))
+            opened.append(sim)
+            if has_pins:
+                factory = mock_pin_factory(pwm=settings.lights.pwm)
+                sim.pin_factory = factory
+        elif has_pins:
+            factory = real_pin_factory(settings)
+
+        puck: PuckSensor = AbsentPuck()
+        if settings.puck.pins:
+            puck = GpioPuckSensor(settings.puck, events, pin_factory=factory)
+            opened.append(puck)
+            if sim is not None:
+                sim.puck = SimPuck(settings.puck, factory)
+        lights: SeatLights = AbsentLights()
+        if settings.lights.pins:
+            lights = GpioSeatLights(settings.lights, pin_factory=factory)
+            opened.append(lights)
+            if sim is not None:
+                sim.lights = SimLights(settings.lights, factory)
+
+        def simulate(device: SerialDeviceSettings) -> bool:
+            return settings.simulated or device.simulated
+
+        def sim_dir() -> Simulators:
+            nonlocal sim
+            if sim is None:
+                sim = Simulators(directory=Path(tempfile.mkdtemp(prefix="table-sim-")))
+                opened.append(sim)
+            return sim
+
+        keypad: Keypad = AbsentKeypad()
+        if settings.keypad.enabled:
+            port = settings.keypad.port
+            if simulate(settings.keypad):
+                simulators = sim_dir()
+                simulators.keypad = SimKeypad(simulators.directory / "usb-Table_Sim_Keypad-if00")
+                port = simulators.keypad.path
+            keypad = SerialKeypad(settings.keypad, events, port=port)
+            opened.append(keypad)
+        tray: ChipTray = AbsentTray()
+        if settings.tray.enabled:
+            port = settings.tray.port
+            if simulate(settings.tray):
+                simulators = sim_dir()
+                simulators.tray = SimTray(simulators.directory / "usb-Table_Sim_Tray-if00")
+                port = simulators.tray.path
+            tray = SerialChipTray(settings.tray, events, port=port)
+            opened.append(tray)
+        display: ClockDisplay = AbsentDisplay()
+        if settings.display.enabled:
+            port = settings.display.port
+            if simulate(settings.display):
+                simulators = sim_dir()
+                simulators.display = SimDisplay(simulators.directory / "usb-Table_Sim_Display-if00")
+                port = simulators.display.path
+            display = SerialClockDisplay(settings.display, events, port=port)
+            opened.append(display)
+    except BaseException:
+        for device in reversed(opened):
+            with contextlib.suppress(Exception):
+                device.close()
+        if factory is not None:
+            with contextlib.suppress(Exception):
+                factory.close()
+        raise
+    return Devices(
+        puck=puck,
+        lights=lights,
+        keypad=keypad,
+        tray=tray,
+        display=display,
+        sim=sim,
+        pin_factory=factory,
+    )

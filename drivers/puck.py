@@ -1,0 +1,170 @@
+"""The button-puck sensor: one hall-effect sensor per seat on GPIO.
+
+A reading is the set of seats whose sensor sees the puck. A reading is reported once
+it has held for ``debounce_ms``: no seat is ``PuckMoved(seat=None)`` (lifted), one seat
+is ``PuckMoved(seat=n)``, two or more is ``PuckFault(seats=...)``. Only changes are
+reported, and the first settled reading after start.
+
+Debouncing is done here rather than by the pin backend (``bounce_time``), because
+backends differ: some report the first edge and ignore the rest, which can leave the
+last (true) level unreported. ``PuckDebouncer`` holds the timing rule, free of threads
+and clocks, so it is tested with made-up times.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpiozero import DigitalInputDevice
+
+from .errors import GpioUnavailable
+from .events import DeviceEvent, PuckFault, PuckMoved
+from .settings import PuckSettings
+
+POLL_INTERVAL = 0.5  # re-read every sensor this often, in case an edge went unseen
+
+PuckEvent = PuckMoved | PuckFault
+
+
+def reading_event(seen: frozenset[int]) -> PuckEvent:
+    """The event for a settled reading."""
+    if len(seen) >= 2:
+        return PuckFault(seats=tuple(sorted(seen)))
+    return PuckMoved(seat=next(iter(seen), None))
+
+
+class PuckDebouncer:
+    """Raw readings with their times in, settled readings out."""
+
+    def __init__(self, debounce: float) -> None:
+        self._debounce = debounce
+        self._raw: frozenset[int] | None = None
+        self._since = 0.0
+        self._reported: frozenset[int] | None = None
+
+    def observe(self, seen: frozenset[int], now: float) -> None:
+        """The sensors read ``seen`` at ``now``."""
+        if seen != self._raw:
+            self._raw = seen
+            self._since = now
+
+    def due(self) -> float | None:
+        """When the current raw reading will have settled, if it is news."""
+        if self._raw is None or self._raw == self._reported:
+            return None
+        return self._since + self._debounce
+
+    def settle(self, now: float) -> PuckEvent | None:
+        """The event to report at ``now``, if the raw reading has settled and is news."""
+        due = self.due()
+        if due is None or now < due or self._raw is None:
+            return None
+        self._reported = self._raw
+        return reading_event(self._raw)
+
+
+def _input_options(settings: PuckSettings) -> dict[str, Any]:
+    pull = settings.pull
+    if pull == "auto":
+        pull = "up" if settings.active_level == "low" else "down"
+    if pull == "none":
+        return {"pull_up": None, "active_state": settings.active_level == "high"}
+    return {"pull_up": pull == "up"}  # gpiozero: pulled up means active low
+
+
+class GpioPuckSensor:
+    """The puck sensors on GPIO; reports on ``events`` from its own thread."""
+
+    def __init__(
+        self,
+        settings: PuckSettings,
+        events: queue.Queue[DeviceEvent],
+        *,
+        pin_factory: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._events = events
+        self._clock = clock
+        self._debouncer = PuckDebouncer(settings.debounce_ms / 1000)
+        self._cond = threading.Condition()
+        self._dirty = False
+        self._stop = threading.Event()
+        self._seat: int | None = None
+        self._fault: tuple[int, ...] = ()
+        self._sensors: dict[int, Any] = {}
+        options = _input_options(settings)
+        try:
+            for seat, pin in sorted(settings.pins.items()):
+                sensor = DigitalInputDevice(pin, bounce_time=None, pin_factory=pin_factory, **options)
+                self._sensors[seat] = sensor
+                sensor.when_activated = self._changed
+                sensor.when_deactivated = self._changed
+        except Exception as error:
+            self._close_sensors()
+            raise GpioUnavailable(f"puck sensor pins cannot be used: {error}") from error
+        self._thread = threading.Thread(target=self._run, name="puck", daemon=True)
+        self._thread.start()
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(self._sensors)
+
+    @property
+    def seat(self) -> int | None:
+        return self._seat
+
+    @property
+    def fault_seats(self) -> tuple[int, ...]:
+        return self._fault
+
+    def read(self) -> frozenset[int]:
+        """The seats whose sensor sees the puck right now (not debounced)."""
+        return frozenset(seat for seat, sensor in self._sensors.items() if sensor.is_active)
+
+    def _changed(self) -> None:
+        with self._cond:
+            self._dirty = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            # Pins are read outside the lock: gpiozero may hold its own locks while it
+            # calls _changed.
+            seen = self.read()
+            now = self._clock()
+            with self._cond:
+                self._debouncer.observe(seen, now)
+                event = self._debouncer.settle(now)
+                due = self._debouncer.due()
+            if event is not None:
+                if isinstance(event, PuckFault):
+                    self._seat, self._fault = None, event.seats
+                else:
+                    self._seat, self._fault = event.seat, ()
+                self._events.put(event)
+            with self._cond:
+                if not self._dirty and not self._stop.is_set():
+                    wait = POLL_INTERVAL if due is None else min(POLL_INTERVAL, due - self._clock())
+                    self._cond.wait(max(wait, 0.0))
+                self._dirty = False
+
+    def close(self) -> None:
+        self._stop.set()
+        self._changed()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(5.0)
+        self._close_sensors()
+
+    def _close_sensors(self) -> None:
+        for sensor in self._sensors.values():
+            sensor.close()
+
+    def __enter__(self) -> GpioPuckSensor:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,257 @@
+"""The YAML ``hardware:`` section, as frozen values the drivers are built with.
+
+``controller.config`` reads YAML into these dataclasses; the drivers never read files.
+The field names are the YAML keys, so keep them stable. Every field has a default, so an
+empty ``hardware:`` section is a valid (if not very useful) table: no puck sensors, no
+seat lights, and serial devices with no port, which only run simulated.
+
+Example::
+
+    hardware:
+      simulated: false
+      pin_factory: lgpio          # or leave out: GPIOZERO_PIN_FACTORY / gpiozero's choice
+      gpiochip: 0                 # or leave out: gpiozero picks (4 on some Pi 5 kernels)
+      puck:
+        pins: {1: 5, 2: 6, 3: 13}  # seat -> BCM pin
+        active_level: low
+        debounce_ms: 30
+      lights:
+        pins: {1: 17, 2: 27, 3: 22}
+        pwm: true
+        active_high: true
+      keypad:  {port: /dev/serial/by-id/usb-Table_Keypad-if00, baud: 115200}
+      tray:    {port: /dev/serial/by-id/usb-Table_Tray-if00, baud: 115200}
+      display: {port: /dev/serial/by-id/usb-Table_Display-if00, baud: 115200}
+
+``validate_pins`` (GPIO conflicts) and ``validate`` (everything) return problems as
+sentences a technician can act on; the config loader attaches file positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+ActiveLevel = Literal["high", "low"]
+Pull = Literal["auto", "up", "down", "none"]
+
+#: BCM numbers of the GPIO lines on the 40-pin header of every Raspberry Pi since the B+.
+HEADER_PINS = range(0, 28)
+
+#: Serial device paths that are the Pi's primary UART on the header: GPIO 14 (TXD) and
+#: GPIO 15 (RXD). ``/dev/serial0`` is the stable alias the OS keeps for it.
+UART_PORTS: Mapping[str, Mapping[int, str]] = MappingProxyType(
+    {
+        path: MappingProxyType({14: "UART TX", 15: "UART RX"})
+        for path in ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+    }
+)
+
+
+def _frozen_map(value: Mapping[int, int]) -> Mapping[int, int]:
+    return MappingProxyType(dict(value))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PuckSettings:
+    """``hardware.puck``: one hall-effect sensor per seat that sees the dealer button."""
+
+    pins: Mapping[int, int] = field(default_factory=dict)
+    """Seat number -> BCM pin of that seat's sensor. Default: none (no puck sensor)."""
+
+    active_level: ActiveLevel = "low"
+    """Line level when the sensor sees the puck: ``low`` (open-drain hall sensors, the
+    usual kind) or ``high``. Default ``low``."""
+
+    pull: Pull = "auto"
+    """Internal pull resistor: ``auto`` (up for active-low, down for active-high),
+    ``up``, ``down`` or ``none`` (the board has its own). Default ``auto``."""
+
+    debounce_ms: int = 30
+    """A reading must hold this long before it is reported; two seats seeing the puck
+    for longer than this is a fault. Default 30."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pins", _frozen_map(self.pins))
+
+
+@dataclass(frozen=True, kw_only=True)
+class LightsSettings:
+    """``hardware.lights``: one LED per seat (whose turn, missed blinds, clock warning)."""
+
+    pins: Mapping[int, int] = field(default_factory=dict)
+    """Seat number -> BCM pin of that seat's LED. Default: none (no seat lights)."""
+
+    pwm: bool = False
+    """Drive the LEDs with PWM, which allows the ``pulse`` pattern (without PWM, pulse is
+    shown as a slow blink). Default ``false``."""
+
+    active_high: bool = True
+    """``true`` when a high line lights the LED (LED to ground), ``false`` when a low line
+    does (LED to 3.3 V). Default ``true``."""
+
+    slow_blink_ms: int = 1000
+    """Period of the slow blink (half on, half off). Default 1000."""
+
+    fast_blink_ms: int = 250
+    """Period of the fast blink. Default 250."""
+
+    pulse_ms: int = 2000
+    """Period of the pulse (fade in and out), PWM only. Default 2000."""
+
+    lamp_test_ms: int = 300
+    """How long the lamp test lights each seat in turn. Default 300."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pins", _frozen_map(self.pins))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SerialDeviceSettings:
+    """``hardware.keypad``, ``hardware.tray``, ``hardware.display``: a serial device."""
+
+    enabled: bool = True
+    """Whether the table has this device. A disabled device is never opened and raises
+    no faults. Default ``true``."""
+
+    simulated: bool = False
+    """Run this one device against its simulator even when the rest is real (bench
+    work). Default ``false``."""
+
+    port: str | None = None
+    """Serial port path; use the stable ``/dev/serial/by-id/...`` name in production.
+    Default: none, which is a config error for an enabled, real device."""
+
+    baud: int = 115200
+    """Baud rate (8 data bits, no parity, 1 stop bit). Default 115200."""
+
+    ack_timeout_ms: int = 250
+    """How long to wait for an acknowledgement before sending a frame again. Default 250."""
+
+    retries: int = 4
+    """How many times an unacknowledged frame is sent again before the device is
+    reported faulty and the link restarted. Default 4."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HardwareSettings:
+    """The ``hardware:`` section."""
+
+    simulated: bool = False
+    """Run every device against its simulator (bench mode, tests). Default ``false``."""
+
+    pin_factory: str | None = None
+    """gpiozero pin factory name (``lgpio`` on a Pi, ``mock`` for tests). Default: none,
+    which leaves the choice to ``GPIOZERO_PIN_FACTORY`` or gpiozero's own default."""
+
+    gpiochip: int | None = None
+    """The gpiochip number the header pins belong to (the lgpio factory's ``chip``).
+    Default: none, which lets gpiozero pick for the board (0, or 4 on a Pi 5 running an
+    older kernel). Setting it selects the lgpio factory unless ``pin_factory`` says
+    otherwise."""
+
+    puck: PuckSettings = field(default_factory=PuckSettings)
+    """The button-puck sensors. Default: none."""
+
+    lights: LightsSettings = field(default_factory=LightsSettings)
+    """The seat lights. Default: none."""
+
+    keypad: SerialDeviceSettings = field(default_factory=SerialDeviceSettings)
+    """The dealer keypad. Default: enabled, no port."""
+
+    tray: SerialDeviceSettings = field(default_factory=SerialDeviceSettings)
+    """The RFID chip tray reader. Default: enabled, no port."""
+
+    display: SerialDeviceSettings = field(default_factory=SerialDeviceSettings)
+    """The clock and dealer text display. Default: enabled, no port."""
+
+    def serial_devices(self) -> dict[str, SerialDeviceSettings]:
+        """The serial devices by the name used in events and messages."""
+        return {"keypad": self.keypad, "tray": self.tray, "display": self.display}
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _times(n: int) -> str:
+    return "twice" if n == 2 else f"{n} times"
+
+
+def validate_pins(settings: HardwareSettings) -> list[str]:
+    """Problems with the GPIO pins: a pin off the header, a pin used twice, a pin that
+    an enabled serial device on the Pi's own UART needs (GPIO 14 TX, 15 RX).
+
+    Serial devices sharing one port are reported by ``validate``, not here.
+    """
+    problems: list[str] = []
+    uses: dict[int, list[str]] = {}
+    for kind, pins in (("puck", settings.puck.pins), ("lights", settings.lights.pins)):
+        for seat, pin in sorted(pins.items()):
+            if pin not in HEADER_PINS:
+                problems.append(
+                    f"pin {pin} ({kind} seat {seat}) is not a GPIO on the header "
+                    f"(BCM {HEADER_PINS.start}-{HEADER_PINS.stop - 1})"
+                )
+            uses.setdefault(pin, []).append(f"{kind} seat {seat}")
+    claimed_ports: set[str] = set()
+    for name, device in settings.serial_devices().items():
+        if not device.enabled or device.port is None:
+            continue
+        uart = UART_PORTS.get(device.port)
+        if uart is None or device.port in claimed_ports:
+            continue
+        claimed_ports.add(device.port)
+        for pin, role in uart.items():
+            uses.setdefault(pin, []).append(f"{name} serial port {device.port} ({role})")
+    for pin, users in sorted(uses.items()):
+        if len(users) > 1:
+            problems.append(f"pin {pin} is used {_times(len(users))}: {_join(users)}")
+    return problems
+
+
+def validate(settings: HardwareSettings) -> list[str]:
+    """Every problem with the section: ``validate_pins`` plus ports, bauds and timings."""
+    problems: list[str] = []
+    for kind, pins in (("puck", settings.puck.pins), ("lights", settings.lights.pins)):
+        for seat in sorted(pins):
+            if seat < 1:
+                problems.append(f"{kind} seat {seat} is not a seat number (seats start at 1)")
+    problems += validate_pins(settings)
+    if settings.gpiochip is not None and settings.gpiochip < 0:
+        problems.append(f"gpiochip {settings.gpiochip} must be 0 or more")
+    puck = settings.puck
+    if puck.debounce_ms < 0:
+        problems.append(f"puck debounce_ms {puck.debounce_ms} must be 0 or more")
+    clash = {("up", "high"): "down", ("down", "low"): "up"}.get((puck.pull, puck.active_level))
+    if clash is not None:
+        problems.append(
+            f"puck pull {puck.pull} reads an active-{puck.active_level} sensor as always "
+            f"seeing the puck: use pull {clash}, none or auto"
+        )
+    lights = settings.lights
+    for name in ("slow_blink_ms", "fast_blink_ms", "pulse_ms", "lamp_test_ms"):
+        value = getattr(lights, name)
+        if value <= 0:
+            problems.append(f"lights {name} {value} must be more than 0")
+    ports: dict[str, list[str]] = {}
+    for name, device in settings.serial_devices().items():
+        if not device.enabled:
+            continue
+        if device.baud <= 0:
+            problems.append(f"{name} baud {device.baud} must be more than 0")
+        if device.ack_timeout_ms <= 0:
+            problems.append(f"{name} ack_timeout_ms {device.ack_timeout_ms} must be more than 0")
+        if device.retries < 0:
+            problems.append(f"{name} retries {device.retries} must be 0 or more")
+        if device.port is None:
+            if not (settings.simulated or device.simulated):
+                problems.append(f"{name} has no port (give its /dev/serial/by-id/... path)")
+            continue
+        ports.setdefault(device.port, []).append(name)
+    for port, names in sorted(ports.items()):
+        if len(names) > 1:
+            problems.append(f"serial port {port} is used {_times(len(names))}: {_join(names)}")
+    return problems

@@ -1,0 +1,71 @@
+"""Fixtures for the driver tests: an event queue, a directory for simulated ports, and
+helpers that wait on queues with generous timeouts (never on the wall clock's luck)."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from drivers.events import DeviceEvent
+from drivers.settings import SerialDeviceSettings
+
+WAIT = 15.0  # generous: a loaded CI machine is slow, a passing test never waits this long
+
+
+@pytest.fixture
+def events() -> queue.Queue[DeviceEvent]:
+    return queue.Queue()
+
+
+@pytest.fixture
+def sim_dir(tmp_path: Path) -> Iterator[Path]:
+    directory = tmp_path / "by-id"
+    directory.mkdir()
+    yield directory
+
+
+def fast_link(port: str) -> SerialDeviceSettings:
+    """Serial settings with short timeouts, so faults are found quickly."""
+    return SerialDeviceSettings(port=port, ack_timeout_ms=100, retries=3)
+
+
+def next_event(events: queue.Queue[DeviceEvent], timeout: float = WAIT) -> DeviceEvent:
+    try:
+        return events.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no event within {timeout} s") from None
+
+
+def take(events: queue.Queue[DeviceEvent], count: int, timeout: float = WAIT) -> list[DeviceEvent]:
+    return [next_event(events, timeout) for _ in range(count)]
+
+
+def wait_for(
+    events: queue.Queue[DeviceEvent], wanted: type, timeout: float = WAIT
+) -> tuple[DeviceEvent, list[DeviceEvent]]:
+    """The first event of type ``wanted``, and the events skipped on the way."""
+    skipped: list[DeviceEvent] = []
+    while True:
+        event = next_event(events, timeout)
+        if isinstance(event, wanted):
+            return event, skipped
+        skipped.append(event)
+
+
+def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
+    """Poll ``predicate`` until it holds (for state that has no event to wait on)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def assert_quiet(events: queue.Queue[DeviceEvent]) -> None:
+    """Nothing more is queued now (checked without waiting)."""
+    assert events.empty(), f"unexpected events: {list(events.queue)}"

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+from pathlib import Path
+
+import pytest
+
+from drivers.events import DeviceCleared, DeviceEvent, DeviceFault, KeyPressed
+from drivers.keypad import KEYPAD, SerialKeypad
+from drivers.messages import Message
+from drivers.serial_link import MAX_BACKOFF, SerialLink, backoff_delays
+from drivers.sim.keypad import SimKeypad
+
+from .conftest import WAIT, fast_link, next_event
+
+
+def test_backoff_doubles_up_to_two_seconds() -> None:
+    delays = list(itertools.islice(backoff_delays(), 12))
+    assert delays[:4] == [0.05, 0.1, 0.2, 0.4]
+    assert max(delays) == MAX_BACKOFF == 2.0
+    assert delays[-3:] == [2.0, 2.0, 2.0]
+
+
+def test_missing_at_start_then_plugged_in(
+    sim_dir: Path, events: queue.Queue[DeviceEvent]
+) -> None:
+    path = sim_dir / "usb-Table_Keypad-if00"
+    with SerialKeypad(fast_link(str(path)), events) as driver:
+        fault = next_event(events)
+        assert fault == DeviceFault(
+            device="keypad",
+            message=f"keypad is missing: nothing at {path} (unplugged or wrong port setting)",
+        )
+        assert driver.fault == fault.message and not driver.connected
+        with SimKeypad(path) as sim:
+            assert next_event(events) == DeviceCleared(device="keypad")
+            sim.press("NEXT")
+            assert next_event(events) == KeyPressed(key="NEXT")
+        assert isinstance(next_event(events), DeviceFault)  # the simulator closed
+
+
+def test_a_path_that_is_not_a_serial_port(
+    tmp_path: Path, events: queue.Queue[DeviceEvent]
+) -> None:
+    not_a_port = tmp_path / "notes.txt"
+    not_a_port.write_text("hello")
+    with SerialKeypad(fast_link(str(not_a_port)), events):
+        fault = next_event(events)
+        assert isinstance(fault, DeviceFault)
+        assert fault.message.startswith(f"keypad port {not_a_port} cannot be opened")
+
+
+def test_a_failing_handler_does_not_stop_the_link(
+    sim_dir: Path, events: queue.Queue[DeviceEvent], caplog: pytest.LogCaptureFixture
+) -> None:
+    delivered: list[Message] = []
+
+    def handler(message: Message) -> None:
+        delivered.append(message)
+        if len(delivered) == 1:
+            raise RuntimeError("bug in the handler")
+
+    with SimKeypad(sim_dir / "port") as sim:
+        link = SerialLink(
+            device="keypad", codec=KEYPAD, port=sim.path, baud=115200, events=events,
+            on_message=handler, ack_timeout=0.1, retries=3,
+        )
+        with caplog.at_level(logging.ERROR), link:
+            link.start()
+            sim.press("1", "2")
+            assert sim.wait_delivered(2, WAIT)
+        assert len(delivered) == 2
+        assert "handling KeyMessage(key='1') failed" in caplog.text
+    assert events.empty()
+
+
+def test_noise_is_logged_at_a_limited_rate(
+    sim_dir: Path, events: queue.Queue[DeviceEvent], caplog: pytest.LogCaptureFixture
+) -> None:
+    with SimKeypad(sim_dir / "port") as sim, caplog.at_level(logging.WARNING, logger="drivers"):
+        with SerialKeypad(fast_link(sim.path), events) as driver:
+            assert driver.wait_connected(WAIT)
+            for _ in range(200):
+                sim.send_garbage(b"\xa5\x5a\x01\x01" + bytes(30))
+            sim.press("CLEAR")
+            assert next_event(events) == KeyPressed(key="CLEAR")
+            assert driver.counters.bad_header == 200
+        lines = [r for r in caplog.records if "dropped input" in r.getMessage()]
+        assert len(lines) == 1  # one line, not 200 (the next may come after 10 s)
+
+
+def test_close_twice_is_harmless(sim_dir: Path, events: queue.Queue[DeviceEvent]) -> None:
+    with SimKeypad(sim_dir / "port") as sim:
+        driver = SerialKeypad(fast_link(sim.path), events)
+        assert driver.wait_connected(WAIT)
+        driver.close()
+        driver.close()
+        assert events.empty()

@@ -1,0 +1,358 @@
+"""Random tables and random event streams for the rules core's property tests.
+
+The generator leans on the engine's own ``legal`` so that streams reach deep into
+hands (side pots, run-outs, showdowns, several hands in a row), and mixes in junk:
+wrong seats, wrong amounts, events out of place, unknown keys. It draws every choice
+through a ``Chooser`` so the same code serves hypothesis (which shrinks) and a plain
+seeded ``random.Random`` (for quick soak runs).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from controller.rules import Refusal, Table, parse_event, state_view
+from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
+from controller.rules.state import TableState
+
+T = TypeVar("T")
+
+NAMES = ("ana", "luis", "marta", "ivan", "sofia", "jorge", "elena", "pablo", "rosa", "tomas")
+KEYS = (
+    "0",
+    "1",
+    "2",
+    "5",
+    "9",
+    "FOLD",
+    "CHECK",
+    "BET",
+    "ALLIN",
+    "ENTER",
+    "CLEAR",
+    "CLOCK",
+    "NEXT",
+    "FUNC",
+    "JUNK",
+)
+
+
+class Chooser(Protocol):
+    def integer(self, low: int, high: int) -> int: ...
+
+    def pick(self, options: Sequence[T]) -> T: ...
+
+
+class RandomChooser:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[self.rng.randrange(len(options))]
+
+
+def random_settings(c: Chooser) -> RuleSettings:
+    chip = c.pick((1, 1, 5))
+    big = chip * c.pick((2, 2, 4, 10))
+    structure = c.pick(("no_limit", "pot_limit", "fixed_limit"))
+    small = big // 2 - (big // 2) % chip or chip
+    fee_mode = c.pick(("none", "rake", "rake", "time"))
+    game = GameSettings(
+        structure=structure,
+        big_blind=big,
+        small_blind=small,
+        smallest_chip=chip,
+        button=c.pick(("dead", "moving")),
+        straddle=c.pick((False, True)),
+        straddle_in_limit=c.pick((False, True)),
+        check_raise=c.pick((True, True, False)),
+        max_raises_big_bet=c.pick((None, None, 1, 2)),
+        limit_cap_raises=c.pick((3, 3, 4)),
+        missed_small_blind=c.pick(("dead", "live")),
+        missed_blind_return=c.pick(("post_or_wait", "post_only")),
+    )
+    return RuleSettings(
+        seats=c.integer(2, 10),
+        game=game,
+        clock=ClockSettings(
+            seconds=c.pick((5, 60)),
+            warning=c.pick((0, 2)),
+            on_expiry=c.pick(("fold", "check_or_fold")),
+            shot_clock=c.pick((False, False, True)),
+            time_banks=c.pick((0, 1)),
+            time_bank_seconds=3,
+        ),
+        fees=FeeSettings(
+            mode=fee_mode,
+            rake_percent=c.pick((5, 10)),
+            rake_cap=chip * c.pick((1, 3, 100)),
+            no_flop_no_drop=c.pick((True, False)),
+            jackpot_drop=c.pick((0, chip)),
+            jackpot_min_pot=c.pick((0, 20 * chip)),
+        ),
+    )
+
+
+def stack_amount(c: Chooser, settings: RuleSettings) -> int:
+    chip = settings.game.smallest_chip
+    big = settings.game.big_blind
+    return c.pick(
+        (
+            chip,
+            big // 2 or chip,
+            big,
+            3 * big,
+            10 * big,
+            50 * big,
+            100 * big,
+            c.integer(1, 60) * chip,
+            c.integer(1, 30) * chip + 1,
+        )
+    )
+
+
+def legal_action(c: Chooser, table: Table) -> dict[str, Any] | None:
+    """A betting action for the seat to act, legal most of the time."""
+    h = table.state.hand
+    legal = table.legal()
+    if h is None or h.to_act is None or legal is None:
+        return None
+    seat = h.to_act
+    chip = table.settings.game.smallest_chip
+    options: list[dict[str, Any]] = [
+        {"action": "fold"},
+        {"action": "call"},
+        {"action": "call"},
+        {"action": "all_in"},
+    ]
+    if legal.check:
+        options += [{"action": "check"}, {"action": "check"}]
+    low, high = legal.min_raise_to, legal.max_raise_to
+    if low is not None and high is not None:
+        middle = low + (c.integer(0, max((high - low) // chip, 0)) * chip)
+        options += [
+            {"action": "raise", "to": low},
+            {"action": "bet", "to": high},
+            {"action": "raise", "to": middle},
+            {"action": "raise", "to": low},
+        ]
+    choice = dict(c.pick(options))
+    return {"type": "act", "seat": seat, **choice}
+
+
+def junk_action(c: Chooser, table: Table) -> dict[str, Any]:
+    h = table.state.hand
+    seat = h.to_act if h is not None and h.to_act is not None else c.integer(1, 9)
+    legal = table.legal()
+    base = legal.min_raise_to if legal and legal.min_raise_to else table.settings.game.big_blind
+    return c.pick(
+        (
+            {"type": "act", "seat": c.integer(0, 11), "action": "call"},
+            {"type": "act", "seat": seat, "action": "check"},
+            {"type": "act", "seat": seat, "action": "raise"},
+            {"type": "act", "seat": seat, "action": "raise", "to": base - 1},
+            {"type": "act", "seat": seat, "action": "raise", "to": base + 1},
+            {"type": "act", "seat": seat, "action": "bet", "to": base * 1000},
+            {"type": "act", "seat": seat, "action": "bet", "to": 0},
+            {"type": "act", "seat": seat, "action": "raise", "to": -5},
+            {"type": "act", "seat": seat, "action": "dance"},
+        )
+    )
+
+
+def ranking(c: Chooser, table: Table) -> dict[str, Any]:
+    h = table.state.hand
+    live = [s for s in (h.dealt if h else []) if table.state.seats[s].live]
+    order = list(live)
+    for i in range(len(order) - 1, 0, -1):  # a shuffle through the chooser
+        j = c.integer(0, i)
+        order[i], order[j] = order[j], order[i]
+    groups: list[list[int]] = []
+    for seat in order:
+        if groups and c.integer(0, 3) == 0:
+            groups[-1].append(seat)
+        else:
+            groups.append([seat])
+    kind = c.integer(0, 9)
+    if kind == 0 and len(groups) > 1:
+        groups = groups[:-1]  # a hand mucked (P5), or a pot left with no one ranked
+    elif kind == 1:
+        groups = []
+    elif kind == 2 and groups:
+        groups.append([groups[0][0]])  # ranked twice
+    elif kind == 3:
+        groups.append([c.integer(0, 11)])
+    return {"type": "award", "ranking": groups}
+
+
+def other_event(c: Chooser, table: Table) -> dict[str, Any]:
+    settings = table.settings
+    state = table.state
+    seat = c.integer(0, settings.seats + 1)
+    taken = sorted(state.seats)
+    if taken and c.integer(0, 1):
+        seat = c.pick(taken)
+    free = [s for s in range(1, settings.seats + 1) if s not in state.seats]
+    player = c.pick(NAMES)
+    entry = c.pick(("wait", "post"))
+    chip = settings.game.smallest_chip
+    return c.pick(
+        (
+            {
+                "type": "sit",
+                "seat": c.pick(free) if free else seat,
+                "player": player,
+                "chips": stack_amount(c, settings),
+                "entry": entry,
+            },
+            {"type": "leave", "seat": seat},
+            {"type": "sit_out", "seat": seat},
+            {"type": "sit_in", "seat": seat, "entry": entry},
+            {
+                "type": "move_seat",
+                "from": seat,
+                "to": c.pick(free) if free else seat,
+                "entry": entry,
+            },
+            {"type": "chips", "seat": seat, "amount": c.pick((chip, 20 * chip, chip + 1))},
+            {"type": "start_hand"},
+            {"type": "misdeal"},
+            {"type": "undo"},
+            {"type": "straddle", "seat": seat},
+            {"type": "time_fee", "seat": seat, "amount": c.pick((chip, 2 * chip, 3))},
+            {"type": "dealt_in_error", "seat": seat, "ruling": c.pick(("kill", "keep"))},
+            {"type": "key", "key": c.pick(KEYS)},
+            {"type": "call_clock"},
+            {"type": "tick", "ms": c.pick((1000, 2500, 60000))},
+            {"type": "puck", "seat": c.pick((None, seat))},
+            {"type": "tray", "counts": {"5": c.integer(0, 9)}},
+            {"type": "state"},
+            {"type": c.pick(("dance", "sit", "act", "award"))},
+        )
+    )
+
+
+def next_event(c: Chooser, table: Table) -> dict[str, Any]:
+    state = table.state
+    roll = c.integer(0, 99)
+    if state.phase == "idle":
+        if len(state.seats) < 2 or roll < 15:
+            return (
+                other_event(c, table)
+                if roll < 60
+                else {
+                    "type": "sit",
+                    "seat": c.integer(1, table.settings.seats),
+                    "player": c.pick(NAMES),
+                    "chips": stack_amount(c, table.settings),
+                    "entry": c.pick(("wait", "post")),
+                }
+            )
+        return {"type": "start_hand"}
+    if state.phase == "showdown":
+        return ranking(c, table) if roll < 85 else other_event(c, table)
+    if roll < 80:
+        action = legal_action(c, table)
+        if action is not None:
+            return action
+    if roll < 88:
+        return junk_action(c, table)
+    return other_event(c, table)
+
+
+def opening(settings: RuleSettings, c: Chooser) -> list[dict[str, Any]]:
+    """A few players sitting down, so that most streams play hands at once."""
+    seats = list(range(1, settings.seats + 1))
+    count = c.integer(2, settings.seats)
+    events = []
+    for index in range(count):
+        seat = c.pick(seats)
+        seats.remove(seat)
+        events.append(
+            {
+                "type": "sit",
+                "seat": seat,
+                "player": NAMES[index],
+                "chips": stack_amount(c, settings),
+            }
+        )
+    return events
+
+
+# -- invariants ------------------------------------------------------------------------
+
+
+def chips_on_table(state: TableState) -> int:
+    """Every chip the table accounts for: stacks, chips bought waiting to play, live
+    bets, the pots, and everything the house took."""
+    total = state.rake_total + state.jackpot_total + state.time_fees_total
+    for seat in state.seats.values():
+        total += seat.stack + seat.pending_chips + seat.bet + seat.gathered
+    if state.hand is not None:
+        total += state.hand.dead_money
+    return total
+
+
+def check_invariants(table: Table) -> dict[str, Any]:
+    state = table.state
+    assert chips_on_table(state) == state.bought_in - state.cashed_out, "chips not conserved"
+    view = state_view(table)
+    bets = sum(s["bet"] for s in view["seats"].values())
+    assert view["pot_total"] == sum(p["amount"] for p in view["pots"]) + bets
+    for seat in state.seats.values():
+        assert seat.stack >= 0 and seat.bet >= 0 and seat.gathered >= 0
+    if view["legal"] is not None:
+        legal = view["legal"]
+        low, high = legal["min_raise_to"], legal["max_raise_to"]
+        assert (low is None) == (high is None)
+        if low is not None:
+            assert low <= high
+    if state.hand is None:
+        assert all(s.bet == 0 and s.gathered == 0 for s in state.seats.values())
+    else:
+        for pot in view["pots"]:
+            assert pot["amount"] > 0 and pot["eligible"] == sorted(pot["eligible"])
+    return view
+
+
+def apply_checked(table: Table, obj: dict[str, Any]) -> bool:
+    """Apply one event; a refusal must leave the state exactly as it was."""
+    before = table.state.to_dict()
+    try:
+        table.apply(parse_event(obj))
+    except Refusal:
+        after = table.state.to_dict()
+        assert after == before, f"refused {obj} changed the state"
+        return False
+    return True
+
+
+def play(settings: RuleSettings, events: list[dict[str, Any]]) -> Table:
+    table = Table(settings)
+    for obj in events:
+        try:
+            table.apply(parse_event(obj))
+        except Refusal:
+            pass
+    return table
+
+
+def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, Any]]]:
+    """A random table and a checked stream of events played on it."""
+    settings = random_settings(c)
+    table = Table(settings)
+    events: list[dict[str, Any]] = []
+    for obj in opening(settings, c):
+        apply_checked(table, obj)
+        events.append(obj)
+    for _ in range(steps):
+        obj = next_event(c, table)
+        apply_checked(table, obj)
+        events.append(obj)
+        check_invariants(table)
+    return settings, events

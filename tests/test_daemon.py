@@ -1,0 +1,192 @@
+"""The daemon in-process with simulated devices: keypad bytes in, seat-light pins and
+display text out, through the journal (controller.daemon.loop, service, outputs)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from controller.daemon.outputs import FAULT_LINE
+from controller.journal import Journal
+from tests.daemon_helpers import (
+    journal_events,
+    lit,
+    press,
+    running,
+    seat_players,
+    shown,
+    view,
+    wait_for,
+    write_config,
+)
+
+PLAYERS = {2: "ana", 5: "luis", 8: "marta"}
+
+
+def test_keypad_keys_light_the_seat_to_act_and_write_the_display(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "NEXT")
+        wait_for(lambda: view(daemon)["phase"] == "preflop")
+        # seat 8 (the button, three-handed) is first to act: its light is on, no other
+        wait_for(lambda: lit(daemon, 8) == 1.0, what="seat 8 light on")
+        assert all(lit(daemon, seat) == 0.0 for seat in (1, 2, 3, 4, 5, 6, 7, 9))
+        wait_for(lambda: shown(daemon).line1 == "SEAT 8 TO ACT")
+        assert shown(daemon).line2 == "CALL 10"
+        press(daemon, "FOLD")
+        wait_for(lambda: lit(daemon, 2) == 1.0, what="seat 2 light on")
+        wait_for(lambda: lit(daemon, 8) == 0.0, what="seat 8 light off")
+        wait_for(lambda: shown(daemon).line1 == "SEAT 2 TO ACT")
+        press(daemon, "BET", "4", "0", "ENTER")
+        wait_for(lambda: view(daemon)["to_act"] == 5)
+        assert view(daemon)["seats"]["2"]["bet"] == 40
+    events = journal_events(tmp_path / "state")
+    keys = [e.event["key"] for e in events if e.event["type"] == "key"]
+    assert keys == ["NEXT", "FOLD", "BET", "4", "0", "ENTER"]
+    assert all(e.accepted for e in events if e.event["type"] == "key")
+
+
+def test_a_refused_key_is_shown_and_journalled_and_changes_nothing(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "NEXT")
+        wait_for(lambda: view(daemon)["phase"] == "preflop")
+        before = view(daemon)
+        press(daemon, "BET", "1", "5", "ENTER")  # below the minimum raise to 20
+        wait_for(lambda: shown(daemon).line2.startswith("NO: "), what="refusal shown")
+        after = view(daemon)
+        assert after["seats"] == before["seats"] and after["to_act"] == before["to_act"]
+        assert lit(daemon, 8) == 1.0
+    events = journal_events(tmp_path / "state")
+    refused = [e for e in events if not e.accepted]
+    assert refused and refused[-1].event == {"type": "key", "key": "ENTER"}
+    assert refused[-1].refusal_code
+
+
+def test_every_event_is_journalled_with_the_signed_in_dealer(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "FUNC", "8", "4", "2", "ENTER")  # dealer 42 signs in
+        wait_for(lambda: view(daemon)["keypad"]["dealer"] == "42")
+        press(daemon, "NEXT", "FOLD")
+        wait_for(lambda: view(daemon)["to_act"] == 2)
+    events = journal_events(tmp_path / "state")
+    last_keys = [e for e in events if e.event["type"] == "key"][-2:]
+    assert [e.by for e in last_keys] == ["42", "42"]
+    ticks = [e for e in events if e.event["type"] == "tick"]
+    assert ticks and all(e.by is None for e in ticks)
+
+
+def test_the_clock_is_journalled_only_when_it_matters(tmp_path: Path) -> None:
+    """A 2-second clock with its warning at 1 s: a tick exactly at the warning point and
+    one at expiry, which folds the seat, not one every 100 ms."""
+    config = write_config(tmp_path, clock=2, warning=1)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "NEXT", "CLOCK")
+        wait_for(lambda: view(daemon)["clock"] is not None)
+        seq_called = daemon.controller.recorder.last_seq  # type: ignore[union-attr]
+        wait_for(lambda: view(daemon)["clock"] is None, what="the clock expired")
+        assert view(daemon)["seats"]["8"]["status"] == "folded"
+        assert lit(daemon, 8) == 0.0
+    events = journal_events(tmp_path / "state")
+    after = [e for e in events if e.seq > seq_called]
+    ticks = [e.event["ms"] for e in after if e.event["type"] == "tick"]
+    assert 2 <= len(ticks) <= 3, ticks  # warning, expiry (a slow machine may add none)
+    assert 1000 <= ticks[0] <= 1300, ticks  # the warning point, scheduled exactly
+    assert sum(ticks) >= 2000
+
+
+def test_a_running_clock_resumes_after_restart_with_no_more_time(tmp_path: Path) -> None:
+    config = write_config(tmp_path, clock=60, warning=10)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "NEXT", "CLOCK")
+        wait_for(lambda: view(daemon)["clock"] is not None)
+        started = time.monotonic()
+        seq = daemon.controller.recorder.last_seq  # type: ignore[union-attr]
+        # the periodic tick (every 5 s while a clock runs) bounds what a power cut loses
+        wait_for(lambda: daemon.controller.recorder.last_seq > seq, timeout=8)  # type: ignore[union-attr]
+        left = view(daemon)["clock"]["remaining_ms"]
+        assert 54_000 <= left <= 60_000 - 4_900
+        elapsed = time.monotonic() - started
+    with running(config) as again:
+        clock = view(again)["clock"]
+        assert clock is not None and clock["seat"] == 8
+        assert clock["remaining_ms"] <= 60_000 - int(elapsed * 1000) + 5_100
+        wait_for(lambda: shown(again).clock_ms is not None)
+        assert shown(again).clock_ms <= clock["remaining_ms"] + 1000
+
+
+def test_device_faults_go_to_the_system_log_and_the_display(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        sim = daemon.devices.sim  # type: ignore[union-attr]
+        assert sim is not None and sim.keypad is not None
+        sim.keypad.unplug()
+        wait_for(lambda: shown(daemon).line1.startswith("FAULT"), what="fault shown")
+        sim.keypad.replug()
+        wait_for(lambda: not shown(daemon).line1.startswith("FAULT"), what="fault cleared")
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        kinds = [(e.kind, e.detail.get("device")) for e in journal.iter_system_log()]
+    assert ("device_fault", "keypad") in kinds and ("device_clear", "keypad") in kinds
+
+
+def test_a_new_configuration_waits_for_the_hand_to_end(tmp_path: Path) -> None:
+    config = write_config(tmp_path, big_blind=10)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "NEXT")
+        wait_for(lambda: view(daemon)["phase"] == "preflop")
+        write_config(tmp_path, big_blind=20)
+        daemon.controller.reload()  # type: ignore[union-attr]  # as SIGHUP does, in-loop below
+        daemon.reload()
+        wait_for(lambda: daemon.controller.pending_config is not None)  # type: ignore[union-attr]
+        assert daemon.journal is not None and len(daemon.journal.configs()) == 1
+        press(daemon, "FOLD", "FOLD")  # the hand ends: seat 5 wins the blinds
+        wait_for(lambda: view(daemon)["phase"] == "idle")
+        wait_for(lambda: len(daemon.journal.configs()) == 2)  # type: ignore[union-attr]
+        press(daemon, "NEXT")
+        wait_for(lambda: view(daemon)["phase"] == "preflop")
+        assert view(daemon)["legal"]["call"] == 20
+        # a broken file is reported and ignored
+        (tmp_path / "table.yaml").write_text("table: {id: T1, seats: 99}\n")
+        daemon.reload()
+        press(daemon, "FOLD")
+        assert len(daemon.journal.configs()) == 2
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        assert "config_change" in [e.kind for e in journal.iter_system_log()]
+
+
+def test_snapshots_are_taken_and_recovery_gives_the_same_state(tmp_path: Path) -> None:
+    config = write_config(tmp_path, snapshot_every=7)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        press(daemon, "NEXT", "BET", "3", "0", "ENTER", "CHECK", "FOLD")
+        wait_for(lambda: view(daemon)["phase"] == "flop")
+        before = view(daemon)
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        assert journal.latest_snapshot() is not None
+    with running(config) as again:
+        after = view(again)
+        assert {k: v for k, v in after.items() if k != "display"} == \
+            {k: v for k, v in before.items() if k != "display"}
+        wait_for(lambda: lit(again, 2) == 1.0, what="outputs re-driven after recovery")
+        wait_for(lambda: shown(again).line1 == "SEAT 2 TO ACT")
+
+
+def test_a_memory_fault_locks_play_until_salvage(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+    (tmp_path / "state" / "journal.sqlite3").unlink()  # the storage lost the database
+    with running(config) as daemon:
+        wait_for(lambda: shown(daemon).line1 == FAULT_LINE)
+        assert all(daemon.devices.lights.pattern(s).value == "fast_blink"  # type: ignore[union-attr]
+                   for s in range(1, 10))
+        outcome = daemon.submit({"type": "sit", "seat": 1, "player": "x", "chips": 100})
+        assert not outcome.ok and outcome.error["code"] == "memory_fault"  # type: ignore[index]
+        assert outcome.seq is None

@@ -1,0 +1,109 @@
+"""`tablectl floor watch` against a real Mosquitto: one JSON line per message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.floor.localbroker import LocalBroker
+from controller.floor.publisher import Publisher
+from controller.floor.settings import FloorSettings
+from tests.test_floor_publisher import WAIT, _journal_events
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    local = LocalBroker(tmp_path / "broker")
+    local.start()
+    yield local
+    local.kill()
+
+
+def _watch(*arguments: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", "watch", *arguments],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def _started(process: subprocess.Popen[str]) -> str:
+    """The first line on standard error: `watching ...` once subscribed, or the error."""
+    assert process.stderr is not None
+    return process.stderr.readline()
+
+
+def _lines(process: subprocess.Popen[str]) -> list[dict[str, Any]]:
+    out, _ = process.communicate(timeout=WAIT)
+    assert process.returncode == 0
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_watch_prints_a_tables_messages_one_json_line_each(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    db = tmp_path / "journal.sqlite3"
+    publisher = Publisher(FloorSettings(site="lv", host=broker.host, port=broker.port),
+                          table_id="T1", db_path=db)
+    publisher.start()
+    try:
+        _journal_events(db, 1, 1)  # before the watch: its state is retained
+        assert publisher.wait_drained(WAIT)
+        watch = _watch("--host", broker.host, "--port", str(broker.port), "--table", "T1",
+                       "--count", "4")
+        assert _started(watch) == (
+            f"watching casino/+/table/T1/# on {broker.host}:{broker.port}\n")
+        _journal_events(db, 2, 1)
+        publisher.notify()
+        lines = _lines(watch)
+    finally:
+        publisher.stop()
+    retained = sorted(line["topic"] for line in lines if line["retain"])
+    assert retained == ["casino/lv/table/T1/state", "casino/lv/table/T1/status"]
+    live = [line for line in lines if not line["retain"]]
+    assert [line["topic"] for line in live] == ["casino/lv/table/T1/events",
+                                                "casino/lv/table/T1/state"]
+    assert [(m["message"]["seq"], m["message"]["msg_seq"]) for m in live] == [(2, 3), (2, 4)]
+    assert all(m["message"]["table_id"] == "T1" for m in lines)
+
+
+def test_watch_reads_the_broker_and_table_from_a_configuration(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    config = tmp_path / "table.yaml"
+    config.write_text(
+        'table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
+        f"floor: {{site: east, host: {broker.host}, port: {broker.port}}}\n"
+    )
+    watch = _watch("--config", str(config), "--timeout", "0.5")
+    assert _started(watch) == f"watching casino/east/table/T9/# on {broker.host}:{broker.port}\n"
+    assert _lines(watch) == []
+
+
+def test_watch_says_what_is_wrong(broker: LocalBroker, tmp_path: Path) -> None:
+    usage = _watch("--host", broker.host, "--port", str(broker.port))
+    assert "give --table ID or --all" in _started(usage)
+    assert usage.wait(WAIT) == 2
+
+    config = tmp_path / "table.yaml"
+    config.write_text('table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
+                      "floor: {site: east, host: broker, prot: 1}\n")
+    bad_config = _watch("--config", str(config))
+    assert f"{config}:3:" in _started(bad_config)
+    assert bad_config.wait(WAIT) == 2
+
+    secured = LocalBroker(tmp_path / "secured", listener_options="allow_anonymous false")
+    secured.start()
+    try:
+        refused = _watch("--host", secured.host, "--port", str(secured.port), "--all")
+        assert _started(refused) == "tablectl floor watch: refused by the broker: Not authorized\n"
+        assert refused.wait(WAIT) == 1
+    finally:
+        secured.kill()

@@ -1,0 +1,133 @@
+"""controller.rules.keypad: purity of a refused key, the dealer id, the PIN hooks the
+shell uses. The key sequences themselves are proved by tests/scenarios/*keypad*.yaml."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.rules import Refusal, Table, parse_event, state_view
+from controller.rules import keypad as pad
+from controller.rules.events import Act, Sit
+from controller.rules.keypad.menus import DealerSignedIn
+from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
+from controller.rules.state import TableState
+from tests.keypad_tables import THREE, feed, keys, table
+
+PINS = {"1042": "2468"}
+
+
+def verifier(supervisor: str, pin: str) -> bool:
+    return PINS.get(supervisor) == pin
+
+
+def test_a_refused_key_changes_nothing() -> None:
+    t = table(THREE + keys("NEXT BET 1 5"))
+    before = json.dumps(t.state.to_dict(), sort_keys=True)
+    with pytest.raises(Refusal, match="MIN RAISE TO 20"):
+        t.apply(parse_event({"type": "key", "key": "ENTER"}))
+    assert json.dumps(t.state.to_dict(), sort_keys=True) == before
+
+
+def test_keypad_state_survives_a_snapshot() -> None:
+    t = table(THREE + keys("FUNC 8 1 2 0 7 ENTER NEXT FUNC 9 2 5 ENTER"))
+    restored = TableState.from_dict(json.loads(json.dumps(t.state.to_dict())))
+    assert restored.keypad == t.state.keypad
+    assert pad.signed_in(restored) == "1207"
+
+
+def test_events_from_keys_carry_the_signed_in_dealer() -> None:
+    t = table(THREE)
+    out = feed(t, keys("FUNC 8 1 2 0 7 ENTER"))
+    assert DealerSignedIn("1207") in out
+    step = pad.translate(t, parse_event({"type": "key", "key": "NEXT"}))  # type: ignore[arg-type]
+    assert step.event is not None and step.event.by == "1207"
+    feed(t, keys("NEXT"))
+    step = pad.translate(t, parse_event({"type": "key", "key": "FOLD"}))  # type: ignore[arg-type]
+    assert step.event == Act(by="1207", seat=8, action="fold")
+    # a `by` stamped on the key event itself wins
+    step = pad.translate(t, parse_event({"type": "key", "key": "FOLD", "by": "77"}))  # type: ignore[arg-type]
+    assert step.event is not None and step.event.by == "77"
+
+
+def test_a_player_seated_without_a_card_gets_a_generated_name() -> None:
+    t = table(THREE + [{"type": "start_hand"}] + keys("FUNC 1 3 ENTER 2 0 0 ENTER ENTER"))
+    step = pad.translate(t, parse_event({"type": "key", "key": "2"}))  # type: ignore[arg-type]
+    assert step.event == Sit(seat=3, player="SEAT3-H1", chips=200, entry="post")
+
+
+def test_supervisor_events_are_by_the_supervisor() -> None:
+    t = table(THREE + keys("FUNC 8 1 2 0 7 ENTER NEXT FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 1"),
+              pin_verifier=verifier)
+    step = pad.translate(t, parse_event({"type": "key", "key": "ENTER"}))  # type: ignore[arg-type]
+    assert step.event is not None and step.event.by == "1042"
+
+
+def test_the_pin_is_never_shown() -> None:
+    t = table(keys("FUNC 0 1 0 4 2 ENTER 2 4 6"), pin_verifier=verifier)
+    assert pad.collecting_pin(t.state)
+    view = state_view(t)
+    assert "246" not in json.dumps(view)
+    assert view["display"] == ["SUPERVISOR 1042: PIN", "***_"]
+
+
+def test_pin_entry_tells_the_shell_what_to_verify() -> None:
+    t = table(keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8"))
+    assert pad.pin_entry(t.state, "ENTER") == ("1042", "2468")
+    assert pad.pin_entry(t.state, "5") is None
+    t2 = table(keys("FUNC 0 1 0 4 2"))
+    assert pad.pin_entry(t2.state, "ENTER") is None
+
+
+def test_wrong_pins_are_logged_then_lock_the_menu() -> None:
+    t = table(pin_verifier=verifier)
+    out = feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
+    assert PinRejected("1042", 1) in out
+    feed(t, [{"type": "tick", "ms": 1000}])
+    feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
+    out = feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
+    assert SupervisorLocked("1042", 1000 + pad.LOCKOUT_MS) in out
+    assert pad.locked_ms(t.state) == pad.LOCKOUT_MS
+
+
+def test_the_verifier_is_asked_once_per_check() -> None:
+    calls = []
+
+    def counting(supervisor: str, pin: str) -> bool:
+        calls.append((supervisor, pin))
+        return True
+
+    t = table(keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8"), pin_verifier=counting)
+    feed(t, keys("ENTER"))
+    assert set(calls) == {("1042", "2468")}
+    assert pad.view(t)["entry"] == {"mode": "supervisor", "step": "menu"}
+
+
+@pytest.mark.parametrize("key", pad.KEYS)
+def test_every_key_is_read_or_refused_in_every_entry(key: str) -> None:
+    """No key crashes the grammar, whatever entry is open."""
+    openers = ["", "FUNC", "BET", "5", "FUNC 1", "FUNC 1 3 ENTER", "FUNC 1 3 ENTER 2 0 0 ENTER",
+               "FUNC 1 3 ENTER 2 0 0 ENTER ENTER", "FUNC 2", "FUNC 3",
+               "FUNC 2 5 ENTER FUNC 3 5 ENTER",
+               "FUNC 4", "FUNC 4 5 ENTER", "FUNC 5", "FUNC 5 5 ENTER", "FUNC 6",
+               "FUNC 6 5 ENTER", "FUNC 6 5 ENTER 6 ENTER", "FUNC 8", "FUNC 9", "FUNC 9 5 ENTER",
+               "FUNC 0", "FUNC 0 1 ENTER", "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER",
+               "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 3", "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4",
+               "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4 2 5 ENTER"]
+    for opener in openers:
+        _press_or_refuse(table(THREE + keys("NEXT") + keys(opener), pin_verifier=verifier),
+                         key, opener)
+    for opener in ["", "2", "FUNC 7", "FUNC 7 5 ENTER"]:  # at the showdown
+        t = table(THREE + keys("NEXT ALLIN ALLIN CHECK") + keys(opener), pin_verifier=verifier)
+        assert t.state.phase == "showdown"
+        _press_or_refuse(t, key, opener)
+
+
+def _press_or_refuse(t: Table, key: str, opener: str) -> None:
+    before = json.dumps(t.state.to_dict(), sort_keys=True)
+    try:
+        t.apply(parse_event({"type": "key", "key": key}))
+    except Refusal:
+        assert json.dumps(t.state.to_dict(), sort_keys=True) == before, opener
+    state_view(t)  # the prompt renders whatever the entry

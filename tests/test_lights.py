@@ -1,0 +1,83 @@
+"""controller.lights: seat patterns, the clock display, the dealer's two lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.lights import (
+    LightPatterns,
+    clock_face,
+    dealer_lines,
+    seat_patterns,
+)
+from controller.rules import state_view
+from controller.rules.text import msg
+from tests.keypad_tables import THREE, keys, table
+
+
+def test_defaults_follow_the_order_of_precedence() -> None:
+    t = table(THREE + keys("NEXT CLOCK") + [
+        {"type": "sit", "seat": 4, "player": "new", "chips": 500},
+        {"type": "sit", "seat": 6, "player": "away", "chips": 500},
+        {"type": "sit_out", "seat": 6},
+    ])
+    view = state_view(t)
+    lights = seat_patterns(view, 9)
+    assert lights[8] == "slow_blink"  # on the clock
+    assert lights[2] == lights[5] == "off"  # playing, not to act
+    assert lights[4] == "pulse"  # waiting
+    assert lights[6] == "off"  # sitting out
+    assert lights[1] == "off"  # empty
+    assert seat_patterns(view, 9, fault=True) == dict.fromkeys(range(1, 10), "fast_blink")
+    assert seat_patterns(view, 9, puck_seats=(1, 8))[1] == "fast_blink"
+
+
+def test_warning_to_act_all_in_and_missed_blinds() -> None:
+    t = table(THREE + keys("NEXT CLOCK") + [{"type": "tick", "ms": 51000}])
+    assert seat_patterns(state_view(t), 9)[8] == "fast_blink"
+    t = table(THREE + keys("NEXT ALLIN"))
+    lights = seat_patterns(state_view(t), 9)
+    assert lights[8] == "pulse" and lights[2] == "on"
+    t = table(THREE + keys("NEXT FUNC 2 5 ENTER FOLD FOLD NEXT FOLD NEXT FOLD"))
+    view = state_view(t)
+    assert view["seats"]["5"]["missed"]
+    assert seat_patterns(view, 9)[5] == "slow_blink"
+
+
+def test_patterns_are_configurable_and_checked() -> None:
+    patterns = LightPatterns.from_mapping({"to_act": "pulse", "sitting_out": "slow_blink"})
+    t = table(THREE + keys("NEXT"))
+    assert seat_patterns(state_view(t), 9, patterns)[8] == "pulse"
+    with pytest.raises(ValueError, match="'blinky' is not one of off, on"):
+        LightPatterns(to_act="blinky")
+    with pytest.raises(ValueError, match="unknown lights pattern 'to_akt'"):
+        LightPatterns.from_mapping({"to_akt": "on"})
+
+
+def test_the_clock_display() -> None:
+    t = table(THREE + keys("NEXT"))
+    assert clock_face(state_view(t)).ms is None
+    t = table(THREE + keys("NEXT CLOCK") + [{"type": "tick", "ms": 50500}])
+    face = clock_face(state_view(t))
+    assert (face.ms, face.warning, face.outcome) == (9500, True, None)
+    face = clock_face(state_view(t), expired=(8, "fold"))
+    assert face.ms == 0 and face.outcome == msg("clock.expired", seat=8, action="FOLD")
+
+
+def test_dealer_lines() -> None:
+    t = table(THREE + keys("NEXT"))
+    view = state_view(t)
+    assert dealer_lines(view) == ("SEAT 8 TO ACT", "CALL 10")
+    assert dealer_lines(view, language="es") == ("HABLA EL ASIENTO 8", "IGUALA 10")
+    assert dealer_lines(view, refusal="MIN RAISE TO 20") == ("SEAT 8 TO ACT", "NO: MIN RAISE TO 20")
+    assert dealer_lines(view, language="es", refusal="MIN RAISE TO 20") == (
+        "HABLA EL ASIENTO 8", "NO: MINIMO SUBIR A 20")
+    long = "SEAT 4 MAY ONLY CALL OR FOLD: NO ONE LEFT TO ANSWER A RAISE"
+    top, bottom = dealer_lines(view, refusal=long)
+    assert (top + " " + bottom) == "NO: " + long and len(top) <= 40 and len(bottom) <= 40
+    assert dealer_lines(view, fault="JOURNAL CHECK FAILED")[0] == "FAULT: JOURNAL CHECK FAILED"
+    assert dealer_lines(view, expired=(8, "fold")) == ("TIME: SEAT 8 FOLD", "SEAT 8 TO ACT")
+    assert dealer_lines(view, alerts=[msg("puck.move", seat=4)]) == (
+        "MOVE BUTTON TO SEAT 4", "SEAT 8 TO ACT")
+    t = table(THREE + keys("NEXT BET 3"))
+    assert dealer_lines(state_view(t), language="es") == ("ASIENTO 8 APUESTA/SUBE A", "3_")

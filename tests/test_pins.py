@@ -1,0 +1,80 @@
+"""controller.pins and `tablectl pin`: salted scrypt hashes in a 0600 file."""
+
+from __future__ import annotations
+
+import io
+import stat
+from pathlib import Path
+
+import pytest
+
+from controller import pins
+from controller.cli import main
+
+FAST = {"n": 2**4, "r": 1, "p": 1}  # cheap parameters: these tests check logic, not cost
+
+
+def test_hash_and_verify() -> None:
+    encoded = pins.hash_pin("2468")
+    assert encoded.startswith(f"scrypt${pins.N}${pins.R}${pins.P}$")
+    assert "2468" not in encoded
+    assert pins.verify_pin("2468", encoded)
+    assert not pins.verify_pin("2469", encoded)
+    assert pins.hash_pin("2468", **FAST) != pins.hash_pin("2468", **FAST)  # fresh salt
+
+
+@pytest.mark.parametrize("pin", ["123", "12a4", "", "1234567890123"])
+def test_a_pin_is_4_to_12_digits(pin: str) -> None:
+    with pytest.raises(ValueError, match="4 to 12 digits"):
+        pins.hash_pin(pin)
+
+
+def test_the_file_is_written_0600_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "etc" / "pins"
+    pins.save_pins(path, {"1042": pins.hash_pin("2468", **FAST)})
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert list(pins.load_pins(path)) == ["1042"]
+    assert pins.load_pins(tmp_path / "missing") == {}
+    path.write_text("1042 plain-text-pin\n", encoding="utf-8")
+    with pytest.raises(pins.PinFileError, match="not a scrypt PIN hash"):
+        pins.load_pins(path)
+
+
+def test_the_verifier_reads_the_file_when_it_changes(tmp_path: Path) -> None:
+    path = tmp_path / "pins"
+    verify = pins.PinFile(path)
+    assert not verify("1042", "2468")
+    pins.save_pins(path, {"1042": pins.hash_pin("2468", **FAST)})
+    assert verify("1042", "2468")
+    assert verify("1042", "2468")  # remembered
+    assert not verify("1042", "1111")
+    assert not verify("7", "2468")
+    pins.save_pins(path, {"1042": pins.hash_pin("1357", **FAST)})
+    assert not verify("1042", "2468")
+    assert verify("1042", "1357")
+
+
+def test_tablectl_pin_set_list_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pins"
+    monkeypatch.setenv(pins.ENV_PATH, str(path))
+    monkeypatch.setattr("sys.stdin", io.StringIO("2468\n"))
+    assert main(["pin", "set", "1042", "--stdin"]) == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert pins.PinFile(path)("1042", "2468")
+    assert main(["pin", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1042"
+    monkeypatch.setattr("sys.stdin", io.StringIO("24\n"))
+    assert main(["pin", "set", "1042", "--stdin"]) == 2
+    assert "4 to 12 digits" in capsys.readouterr().err
+    assert main(["pin", "set", "ana", "--stdin"]) == 2
+    assert main(["pin", "remove", "1042"]) == 0
+    assert pins.load_pins(path) == {}
+    assert main(["pin", "remove", "1042"]) == 1
+
+
+def test_tablectl_pin_asks_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = iter(["2468", "2469"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt: next(answers))
+    assert main(["pin", "set", "1042", "--file", str(tmp_path / "pins")]) == 1
+    assert not (tmp_path / "pins").exists()
