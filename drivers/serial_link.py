@@ -376,12 +376,17 @@ class SerialLink:
         if isinstance(message, Ack):
             self._on_ack(received.seq)
             return
-        if message.ACKED:
-            port.write(Ack().encode(received.seq))
-            if self._last_accepted.get(message.TYPE) == received.seq:
-                self._counts["duplicates"] += 1
-                return
+        if not message.ACKED:
+            self._deliver(message)
+            return
+        if self._last_accepted.get(message.TYPE) == received.seq:
+            self._counts["duplicates"] += 1  # its ACK was lost: acknowledge it again
+        else:
             self._last_accepted[message.TYPE] = received.seq
+            self._deliver(message)
+        port.write(Ack().encode(received.seq))  # after delivery: an ACK means "done"
+
+    def _deliver(self, message: Message) -> None:
         try:
             self._on_message(message)
         except Exception:

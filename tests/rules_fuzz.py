@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from controller.rules import Refusal, Table, parse_event, state_view
+from controller.rules.events import EVENT_TYPES
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 from controller.rules.state import TableState
 

@@ -858,6 +858,7 @@ def test_a_faulty_journal_is_not_pruned(journal: Journal, tmp_path: Path) -> Non
     with Journal.open(crashed, CONFIG) as j, pytest.raises(TornTail):
         j.prune(keep_hands=10)
 
+
 def test_a_journal_without_events_has_no_ack_warning(journal_dir: Path) -> None:
     with Journal.open(journal_dir, CONFIG):
         pass

@@ -31,7 +31,10 @@ def load_harness() -> ModuleType:
 def test_fifty_kills_lose_nothing_acknowledged(tmp_path: Path) -> None:
     harness = load_harness()
     seed = random.randrange(2**32)
-    report = harness.kill_loop(tmp_path / "state", kills=50, rng=random.Random(seed))
+    try:
+        report = harness.kill_loop(tmp_path / "state", kills=50, rng=random.Random(seed))
+    except harness.KillLoopFailure as failure:
+        pytest.fail(f"seed {seed}: {failure}")
     assert report.kills == 50, seed
     assert report.killed_while_streaming >= 25, (seed, report)
     assert report.acknowledged > 100, (seed, report)
@@ -42,7 +45,10 @@ def test_fifty_kills_lose_nothing_acknowledged(tmp_path: Path) -> None:
 def test_kills_during_pruning_and_archiving_lose_nothing(tmp_path: Path) -> None:
     harness = load_harness()
     seed = random.randrange(2**32)
-    report = harness.kill_loop(
-        tmp_path / "state", kills=15, rng=random.Random(seed), prune_every=30
-    )
+    try:
+        report = harness.kill_loop(
+            tmp_path / "state", kills=15, rng=random.Random(seed), prune_every=30
+        )
+    except harness.KillLoopFailure as failure:
+        pytest.fail(f"seed {seed}: {failure}")
     assert report.kills == 15 and report.acknowledged > 30, (seed, report)

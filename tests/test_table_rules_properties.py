@@ -182,6 +182,11 @@ class Oracle:
         else:
             passed_now = between(previous.big_blind, pos.big_blind, n) + [pos.big_blind]
             skipped = between(previous.big_blind, pos.big_blind, n)
+            if self.moving and not pos.heads_up:
+                # moving button: a seat skipped where the small blind would have been
+                # gets no marker; only the seats the big blind jumped over from there
+                start = pos.small_blind if pos.small_blind is not None else pos.button
+                skipped = between(start, pos.big_blind, n)
         for s in skipped:
             if s in occupant and s not in present and not self.debts[occupant[s]].new:
                 self.debts[occupant[s]].big = True

@@ -311,9 +311,13 @@ class Planner:
                 sb_post = Post(button, "small_blind", max(self.game.sb_amount, owed.live), owed.dead)
         posts = (sb_post, Post(bb, "big_blind", self.game.big_blind, 0), *self.penalty(bb))
         passed, travel = self.travel(bb)
+        # the markers follow where the big blind really went
+        bb_prev = self.pos.big_blind if self.pos.big_blind is not None else bb
+        missed = [(s, kind) for s, kind in place.missed if kind == "small"]
+        missed += [(s, "big") for s in between(bb_prev, bb, self.n) if self.marks(s)]
         return HandPlan(
             button=button, small_blind=button, sb_position=button, big_blind=bb,
-            dealt=(bb, button), posts=posts, missed=tuple(place.missed),
+            dealt=(bb, button), posts=posts, missed=tuple(missed),
             settled=(first, second), heads_up=True, first_of_game=False, passed=passed,
             bb_travel=travel,
         )

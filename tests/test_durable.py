@@ -1,0 +1,147 @@
+"""Replay's durable mode (controller.durable) and `tablectl state`: the replay contract
+through the journal (DESIGN.md, durable mode)."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.config import load_config
+from controller.durable import durable_replay
+from controller.journal import Journal
+from controller.replay import dumps, replay
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
+CONFIG = """\
+table: {id: "T7", seats: 9}
+game: {structure: no_limit, small_blind: 5, big_blind: BB, smallest_chip: 5}
+"""
+LINES = [
+    "# three players",
+    '{"type": "sit", "seat": 2, "player": "ana", "chips": 1000}',
+    '{"type": "sit", "seat": 5, "player": "luis", "chips": 600}',
+    "",
+    '{"type": "sit", "seat": 8, "player": "marta", "chips": 1500}',
+    '{"type": "start_hand"}',
+    "not json at all",
+    '{"type": "act", "seat": 2, "action": "fold"}',
+    "[1, 2, 3]",
+    '{"type": "state"}',
+    '{"type": "act", "seat": 8, "action": "raise", "to": 30}',
+    '{"type": "act", "seat": 2, "action": "call"}',
+    '{"type": "state"}',
+]
+
+
+def config_file(tmp_path: Path, big_blind: int = 10) -> Path:
+    path = tmp_path / f"table-{big_blind}.yaml"
+    path.write_text(CONFIG.replace("BB", str(big_blind)))
+    return path
+
+
+def durable(config: Path, state_dir: Path, lines: list[str]) -> tuple[int, list[str]]:
+    out = io.StringIO()
+    status = durable_replay(load_config(config), str(state_dir), lines, out)
+    return status, out.getvalue().splitlines()
+
+
+def plain(config: Path, lines: list[str]) -> list[str]:
+    return [dumps(line) for line in replay(load_config(config).rules, lines)]
+
+
+def test_durable_output_is_the_plain_replay_output(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    status, got = durable(config, tmp_path / "state", LINES)
+    assert status == 0
+    assert got == plain(config, LINES)
+
+
+def test_the_shared_example_gives_the_same_lines_durably(tmp_path: Path) -> None:
+    if not (EXAMPLES / "sample-hand.jsonl").exists():
+        pytest.skip("../shared/examples is not beside this checkout")
+    lines = (EXAMPLES / "sample-hand.jsonl").read_text().splitlines()
+    status, got = durable(EXAMPLES / "table.yaml", tmp_path / "state", lines)
+    assert status == 0 and got == plain(EXAMPLES / "table.yaml", lines)
+
+
+def test_an_existing_journal_is_continued(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    state = tmp_path / "state"
+    status1, first = durable(config, state, LINES[:7])
+    status2, second = durable(config, state, LINES[7:])
+    assert status1 == status2 == 0
+    assert first + second == plain(config, LINES)
+    assert json.loads(second[0])["seq"] == len(first) + 1
+
+
+def test_every_line_is_recorded_refusals_queries_and_junk_included(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    durable(config, tmp_path / "state", LINES)
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        records = list(journal.iter_events())
+    events = [line for line in LINES if line.strip() and not line.startswith("#")]
+    assert len(records) == len(events)
+    assert records[4].event == {"type": "invalid", "raw": "not json at all"}
+    assert not records[4].accepted and records[4].refusal_code == "bad_event"
+    assert [r.accepted for r in records].count(False) == 3
+    assert records[7].event == {"type": "state"} and records[7].accepted
+
+
+def test_a_different_configuration_is_refused_naming_the_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    durable(config_file(tmp_path, 10), state, LINES[:3])
+    capsys.readouterr()
+    status, got = durable(config_file(tmp_path, 20), state, LINES[3:])
+    assert status != 0 and got == []
+    message = capsys.readouterr().err
+    assert "game.big_blind: 10 -> 20" in message
+    with Journal.open_readonly(state) as journal:
+        assert journal.last_seq == 2
+
+
+def test_state_command_prints_the_fold(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                       ) -> None:
+    state = tmp_path / "state"
+    assert main(["state", "--state-dir", str(state)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"last_seq": 0, "state": None}
+    config = config_file(tmp_path)
+    _, got = durable(config, state, LINES)
+    capsys.readouterr()
+    assert main(["state", "--state-dir", str(state)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    last = json.loads(got[-1])
+    assert printed == {"last_seq": last["seq"], "state": last["state"]}
+
+
+def test_random_streams_with_snapshots_fold_to_the_same_state(tmp_path: Path) -> None:
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "daemon_killloop.py"
+    spec = importlib.util.spec_from_file_location("daemon_killloop", path)
+    assert spec is not None and spec.loader is not None
+    harness = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = harness
+    spec.loader.exec_module(harness)
+    config = tmp_path / "kill.yaml"
+    config.write_text(harness.CONFIG)
+    settings = load_config(config)
+    lines = harness.make_lines(settings.rules, 600, random.Random(7)) + ['{"type": "state"}']
+    state = tmp_path / "state"
+    pieces = [lines[:150], lines[150:151], lines[151:420], lines[420:]]
+    got: list[str] = []
+    for piece in pieces:
+        status, out = durable(config, state, piece)
+        assert status == 0
+        got += out
+    assert got == plain(config, lines)
+    with Journal.open_readonly(state) as journal:
+        assert journal.latest_snapshot() is not None
+        assert journal.verify(log=False).ok
