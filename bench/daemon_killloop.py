@@ -27,6 +27,7 @@ At the end the rest of the stream is replayed without a kill and the final state
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -70,10 +71,8 @@ def make_lines(rules: RuleSettings, count: int, rng: random.Random) -> list[str]
             lines.append(obj)
             return
         lines.append(json.dumps(obj))
-        try:
+        with contextlib.suppress(Refusal):
             table.apply(parse_event(obj))
-        except Refusal:
-            pass
 
     for seat in range(1, 7):
         push({"type": "sit", "seat": seat, "player": next(names), "chips": 1000})
@@ -163,10 +162,11 @@ def kill_loop(directory: Path, *, kills: int, rng: random.Random, lines_count: i
                 box.append(json.loads(out))
                 flag.set()
 
-        def write(proc: subprocess.Popen[str] = process, start: int = done) -> None:
+        def write(proc: subprocess.Popen[str] = process, feed: list[str] = lines[done:]
+                  ) -> None:
             assert proc.stdin is not None
             try:
-                for text in lines[start:]:
+                for text in feed:
                     proc.stdin.write(text + "\n")
                 proc.stdin.close()
             except (BrokenPipeError, OSError, ValueError):

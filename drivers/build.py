@@ -4,7 +4,7 @@ API
 ---
 ::
 
-    events: queue.Queue[DeviceEvent] = queue.Queue()
+    events: queue.Queue[DeviceEvent] = queue.Queue()   # or the controller's own queue
     devices = open_devices(settings, events)                  # as the settings say
     devices = open_devices(settings, events, simulated=True)  # everything simulated
     with devices:
@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import queue
 import shutil
 import tempfile
 from pathlib import Path
@@ -53,7 +52,7 @@ from typing import Any
 from .absent import AbsentDisplay, AbsentKeypad, AbsentLights, AbsentPuck, AbsentTray
 from .display import SerialClockDisplay
 from .errors import HardwareConfigError
-from .events import DeviceEvent
+from .events import EventSink
 from .interfaces import ChipTray, ClockDisplay, Keypad, PuckSensor, SeatLights
 from .keypad import SerialKeypad
 from .lights import GpioSeatLights
@@ -118,7 +117,7 @@ class Devices:
 
 def open_devices(
     settings: HardwareSettings,
-    events: queue.Queue[DeviceEvent],
+    events: EventSink,
     simulated: bool | None = None,
 ) -> Devices:
     """Open every device named in ``settings``; see the module documentation."""

@@ -20,12 +20,11 @@ repeated frame does no harm.
 
 from __future__ import annotations
 
-import queue
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from .errors import BadPayload
-from .events import DeviceEvent
+from .events import EventSink
 from .messages import Codec, Message, ascii_text, expect_size
 from .serial_link import SerialDevice, SerialLink
 from .settings import SerialDeviceSettings
@@ -131,7 +130,7 @@ class SerialClockDisplay(SerialDevice):
     def __init__(
         self,
         settings: SerialDeviceSettings,
-        events: queue.Queue[DeviceEvent],
+        events: EventSink,
         *,
         port: str | None = None,
         **link_options: Any,

@@ -8,7 +8,7 @@ turns these into rules events. Every event is a small frozen value that checks i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 #: The dealer keypad's keys, exactly as ``KeyPressed.key`` spells them.
 KEYS: tuple[str, ...] = (
@@ -101,3 +101,10 @@ class DeviceCleared:
 
 
 DeviceEvent = KeyPressed | PuckMoved | PuckFault | TrayCounts | DeviceFault | DeviceCleared
+
+
+class EventSink(Protocol):
+    """Where drivers put their events: the controller's ``queue.Queue`` (any item type
+    that includes ``DeviceEvent``), or anything else with a ``put``."""
+
+    def put(self, item: DeviceEvent, /) -> None: ...

@@ -12,14 +12,13 @@ type  name   dir       payload
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
 from .errors import BadPayload
-from .events import KEYS, DeviceEvent, KeyPressed
+from .events import KEYS, EventSink, KeyPressed
 from .messages import Codec, Message, expect_size
 from .serial_link import SerialDevice, SerialLink
 from .settings import SerialDeviceSettings
@@ -73,7 +72,7 @@ class SerialKeypad(SerialDevice):
     def __init__(
         self,
         settings: SerialDeviceSettings,
-        events: queue.Queue[DeviceEvent],
+        events: EventSink,
         *,
         port: str | None = None,
         **link_options: Any,

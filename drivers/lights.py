@@ -100,7 +100,8 @@ class GpioSeatLights:
         self._patterns: dict[int, Pattern] = dict.fromkeys(self._leds, Pattern.OFF)
         self._written: dict[int, float] = dict.fromkeys(self._leds, 0.0)
         self._epoch = clock()
-        self._lamp_start: float | None = None
+        self._lamp_index = 0
+        self._lamp_since: float | None = None
         self._lamp_done: threading.Event | None = None
         self._cond = threading.Condition()
         self._dirty = False
@@ -137,7 +138,8 @@ class GpioSeatLights:
         with self._cond:
             if self._lamp_done is not None:
                 self._lamp_done.set()
-            self._lamp_start = self._clock()
+            self._lamp_index = 0
+            self._lamp_since = None
             self._lamp_done = done
             self._dirty = True
             self._cond.notify()
@@ -147,19 +149,27 @@ class GpioSeatLights:
         """Set every light to its level at ``now``; return when the next change is due.
         The animation thread calls this; without it (``animate=False``) tests do."""
         finished: threading.Event | None = None
+        lamp_seat: int | None = None
+        lamp_due = 0.0
+        step = self._settings.lamp_test_ms / 1000
         with self._cond:
             patterns = dict(self._patterns)
-            lamp_start = self._lamp_start
-            if lamp_start is not None:
-                step = self._settings.lamp_test_ms / 1000
-                index = int((now - lamp_start) // step) if now >= lamp_start else 0
-                if index >= len(self._leds):
+            if self._lamp_done is not None:
+                # Each seat stays lit a full step even when this thread runs late.
+                if self._lamp_since is None:
+                    self._lamp_since = now
+                elif now >= self._lamp_since + step:  # the same sum as the due time
+                    self._lamp_index += 1
+                    self._lamp_since = now
+                if self._lamp_index < len(self._leds):
+                    lamp_seat = list(self._leds)[self._lamp_index]
+                    lamp_due = self._lamp_since + step
+                else:
                     finished, self._lamp_done = self._lamp_done, None
-                    self._lamp_start = lamp_start = None
-        if lamp_start is not None:
-            for position, seat in enumerate(self._leds):
-                self._write(seat, 1.0 if position == index else 0.0)
-            return lamp_start + (index + 1) * step
+        if lamp_seat is not None:
+            for seat in self._leds:
+                self._write(seat, 1.0 if seat == lamp_seat else 0.0)
+            return lamp_due
         ms = int((now - self._epoch) * 1000 + 1e-6)  # a wake a hair early counts as on time
         due: int | None = None
         for seat, pattern in patterns.items():

@@ -13,7 +13,6 @@ and clocks, so it is tested with made-up times.
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from typing import Any
 from gpiozero import DigitalInputDevice
 
 from .errors import GpioUnavailable
-from .events import DeviceEvent, PuckFault, PuckMoved
+from .events import EventSink, PuckFault, PuckMoved
 from .settings import PuckSettings
 
 POLL_INTERVAL = 0.5  # re-read every sensor this often, in case an edge went unseen
@@ -82,7 +81,7 @@ class GpioPuckSensor:
     def __init__(
         self,
         settings: PuckSettings,
-        events: queue.Queue[DeviceEvent],
+        events: EventSink,
         *,
         pin_factory: Any = None,
         clock: Callable[[], float] = time.monotonic,

@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -48,7 +47,7 @@ import serial
 
 from .droplog import DropLog
 from .errors import BadPayload, LinkError, UnknownFrameType
-from .events import DeviceCleared, DeviceEvent, DeviceFault, DeviceName
+from .events import DeviceCleared, DeviceFault, DeviceName, EventSink
 from .frames import Frame, FrameDecoder
 from .messages import PROTOCOL_MAJOR, Ack, Codec, Hello, Ident, Message, Ping
 
@@ -147,7 +146,7 @@ class SerialLink:
         codec: Codec,
         port: str,
         baud: int,
-        events: queue.Queue[DeviceEvent],
+        events: EventSink,
         on_message: Callable[[Message], None],
         on_session: Callable[[], None] | None = None,
         ack_timeout: float = 0.25,

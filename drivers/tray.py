@@ -15,12 +15,11 @@ type  name            dir       payload
 
 from __future__ import annotations
 
-import queue
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 from .errors import BadPayload
-from .events import DeviceEvent, TrayCounts
+from .events import EventSink, TrayCounts
 from .frames import MAX_PAYLOAD
 from .messages import Codec, Message, expect_size
 from .serial_link import SerialDevice, SerialLink
@@ -86,7 +85,7 @@ class SerialChipTray(SerialDevice):
     def __init__(
         self,
         settings: SerialDeviceSettings,
-        events: queue.Queue[DeviceEvent],
+        events: EventSink,
         *,
         port: str | None = None,
         **link_options: Any,

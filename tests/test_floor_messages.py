@@ -294,45 +294,69 @@ def test_a_misdeal_summary_is_void() -> None:
         "hand_end", True, {"2": 5, "5": 10}, True)
 
 
-def test_faults_from_the_state_are_raised_and_cleared() -> None:
-    lost = {**SEATED, "faults": [{"device": "tray", "message": "TRAY NOT FOUND"}]}
-    raised = _build({"type": "device", "device": "tray", "status": "lost"}, SEATED, lost)
-    assert _leaves(raised) == ["events", "faults", "state"]
-    fault = _docs(raised)[1]
-    assert (fault["fault"], fault["active"]) == ("tray", True)
-    assert fault["detail"] == {"device": "tray", "message": "TRAY NOT FOUND"}
-    cleared = _build({"type": "device", "device": "tray", "status": "back"}, lost, SEATED)
-    fault = _docs(cleared)[1]
-    assert (fault["kind"], fault["fault"], fault["active"]) == ("fault", "tray", False)
-
-
-def test_fault_events_are_published_when_the_state_has_no_faults_field() -> None:
-    event = {"type": "fault", "device": "keypad", "message": "KEYPAD LOST"}
-    messages = _build(event, SEATED)
-    assert _leaves(messages) == ["events", "faults"]
-    assert _docs(messages)[1]["fault"] == "keypad"
-    clear = _build({"type": "fault_clear", "device": "keypad"}, SEATED)
-    assert _docs(clear)[1]["active"] is False
-
-
-def test_a_tray_discrepancy_is_published() -> None:
+def test_a_tray_discrepancy_is_published_when_raised_changed_and_cleared() -> None:
     reading = {"type": "tray", "counts": {"5": 98}}
-    report = {"expected": 500, "counted": 490}
-    messages = _build(reading, SEATED, result={"ok": True, "tray": report})
-    assert _leaves(messages) == ["events", "tray"]
-    tray = _docs(messages)[1]
-    assert (tray["discrepancy"], tray["resolved"], tray["report"]) == (-10, False, report)
-    assert _build(reading, SEATED, result={"ok": True, "tray": {"discrepancy": 0}}) == \
-        _build(reading, SEATED)[:1]
+    calm = {"alarm": False, "difference": None, "expected": 500, "counted": None}
+    alarm = {"alarm": True, "difference": -10, "expected": 500, "counted": 490}
+
+    def tray(before: dict[str, Any], after: dict[str, Any]) -> list[OutboxMessage]:
+        return messages_for({"seq": 9, "event": reading}, {"ok": True}, SEATED, SEATED,
+                            topics=TOPICS, stamp=STAMP, tray_before=before, tray_after=after)
+
+    raised = tray(calm, alarm)
+    assert _leaves(raised) == ["events", "tray"]
+    document = _docs(raised)[1]
+    assert (document["kind"], document["discrepancy"], document["alarm"], document["resolved"],
+            document["report"]) == ("tray", -10, True, False, alarm)
+    assert _leaves(tray(alarm, alarm)) == ["events"]  # still the same: said already
+    changed = _docs(tray(alarm, {**alarm, "difference": -35, "counted": 465}))[1]
+    assert changed["discrepancy"] == -35
+    acknowledged = _docs(tray(alarm, {**alarm, "alarm": False, "acknowledged": -10}))[1]
+    assert (acknowledged["alarm"], acknowledged["resolved"]) == (False, True)
+    assert _leaves(tray(calm, calm)) == ["events"]
+    # Without an `alarm` flag, any difference is a discrepancy.
+    assert _docs(tray({}, {"expected": 500, "counted": 495}))[1]["discrepancy"] == -5
+
+
+def test_with_the_rules_core_ticks_stay_quiet_and_hands_are_summarised() -> None:
+    from controller.rules import RuleSettings, Table, parse_event, state_view
+
+    table = Table(RuleSettings())
+    published = []
+    for seq, event in enumerate([
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 600},
+        {"type": "tray", "counts": {"5": 100}},
+        {"type": "start_hand"},
+        {"type": "call_clock"},
+        {"type": "tick", "ms": 1000},
+        {"type": "tick", "ms": 1000},
+        {"type": "tick", "ms": 58000},  # expiry: the seat is folded, the hand ends
+    ], start=1):
+        before = state_view(table)
+        parsed = parse_event(event)
+        table.check(parsed)
+        table.apply(parsed)
+        messages = messages_for({"seq": seq, "event": event}, {"ok": True}, before,
+                                state_view(table), topics=TOPICS, stamp=STAMP)
+        published += [(seq, leaf) for leaf in _leaves(messages)]
+    assert published == [
+        (1, "events"), (1, "state"), (2, "events"), (2, "state"), (3, "events"), (3, "state"),
+        (4, "events"), (4, "hands"), (4, "state"), (5, "events"), (5, "state"),
+        (8, "events"), (8, "hands"), (8, "state"),
+    ]
 
 
 def test_the_retained_state_and_faults_outside_events() -> None:
     message = state_message(TOPICS, PAID, seq=40, stamp=STAMP)
     assert (message.topic, message.retain) == (f"{ROOT}/state", True)
     assert json.loads(message.payload)["state"] == PAID
-    fault = fault_message(TOPICS, "memory", active=True, detail="INTEGRITY CHECK FAILED",
-                          seq=None, stamp=STAMP)
-    assert json.loads(fault.payload)["fault"] == "memory"
+    fault = fault_message(TOPICS, "tray", active=True, detail="TRAY NOT FOUND", seq=41,
+                          stamp=STAMP)
+    assert (fault.topic, fault.retain) == (f"{ROOT}/faults", False)
+    document = json.loads(fault.payload)
+    assert (document["kind"], document["fault"], document["active"], document["detail"],
+            document["seq"]) == ("fault", "tray", True, "TRAY NOT FOUND", 41)
 
 
 def test_the_publisher_adds_the_msg_seq() -> None:
@@ -364,17 +388,20 @@ _state_like = st.fixed_dictionaries(
         "hand": _json | st.integers(0, 3), "phase": _json | st.sampled_from(["idle", "flop"]),
         "seats": _json | st.dictionaries(st.sampled_from(["1", "2", "²"]) | st.text(max_size=2),
                                          _json, max_size=2),
-        "pots": _json, "fees": _json, "faults": _json, "tray": _json, "pot_total": _json,
+        "pots": _json, "fees": _json, "clock": _json, "tray": _json, "pot_total": _json,
     },
 )
 
 
 @settings(max_examples=200, deadline=None)
 @given(event=_json, result=_json | st.fixed_dictionaries({"ok": st.booleans()}),
-       before=_state_like, after=_state_like)
-def test_odd_shapes_never_stop_a_table(event: Any, result: Any, before: Any, after: Any) -> None:
+       before=_state_like, after=_state_like, tray_before=_json, tray_after=_json)
+def test_odd_shapes_never_stop_a_table(
+    event: Any, result: Any, before: Any, after: Any, tray_before: Any, tray_after: Any
+) -> None:
     messages = messages_for({"seq": 1, "event": event}, result, before, after,
-                            topics=TOPICS, stamp=STAMP)
+                            topics=TOPICS, stamp=STAMP, tray_before=tray_before,
+                            tray_after=tray_after)
     for message in messages:
         assert json.loads(message.payload)["table_id"] == "T7"
         assert message.topic.startswith(ROOT + "/")

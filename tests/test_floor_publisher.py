@@ -21,7 +21,7 @@ import pytest
 from controller.floor import outbox
 from controller.floor.consumer import Collector, FloorLinkError, FloorMessage, Subscriber
 from controller.floor.localbroker import LocalBroker
-from controller.floor.messages import messages_for
+from controller.floor.messages import fault_message, messages_for
 from controller.floor.publisher import LinkStatus, Publisher
 from controller.floor.settings import FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, subscription
@@ -152,6 +152,15 @@ def test_events_arrive_in_order_with_their_sequence_numbers(
         status = _wait_status(publisher, lambda s: s.unsent == 0)
         assert (status.link, status.sent, status.alarm, status.indicator()) == (
             "up", 400, False, "LINK OK")
+
+        # A fault is no event: the daemon queues its message on its own.
+        fault = fault_message(publisher.topics, "tray", active=True, detail="TRAY NOT FOUND",
+                              seq=200)
+        assert publisher.enqueue([fault], seq=200) == [401]
+        _wait_delivered(back_office, 401)
+        last = _table_payloads(back_office.messages)[-1]
+        assert (last["kind"], last["fault"], last["seq"], last["msg_seq"]) == (
+            "fault", "tray", 200, 401)
 
         late = Collector()  # a consumer arriving now gets the retained state and status
         subscriber = Subscriber(broker.host, broker.port, "casino/lv/table/T1/#", late)

@@ -103,7 +103,7 @@ def test_a_different_configuration_is_recorded_between_hands(tmp_path: Path) -> 
         assert controller is not None and controller.fault is None
         assert controller.pending_config is not None  # a hand is in progress: held
         assert daemon.journal is not None and len(daemon.journal.configs()) == 1
-        for seat in (2, 5):
+        for _ in range(2):
             if view(daemon)["phase"] != "idle":
                 assert daemon.submit({"type": "act", "seat": view(daemon)["to_act"],
                                       "action": "fold"}).ok

@@ -39,8 +39,9 @@ from tests.rules_fuzz import (
 T = TypeVar("T")
 
 PROPERTY = settings(
-    max_examples=60, deadline=None, derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    max_examples=100, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.large_base_example],
 )
 
 
@@ -77,23 +78,13 @@ def _stream(data: st.DataObject, steps: int) -> tuple[Table, list[dict[str, Any]
 
 @PROPERTY
 @given(st.data())
-def test_chips_are_conserved_and_refusals_change_nothing(data: st.DataObject) -> None:
-    _stream(data, steps=150)
-
-
-@PROPERTY
-@given(st.data())
-def test_same_events_give_the_same_state(data: st.DataObject) -> None:
-    table, events = _stream(data, steps=100)
+def test_random_streams_keep_every_invariant(data: st.DataObject) -> None:
+    table, events = _stream(data, steps=150)
+    # the same events give the same state, byte for byte
     again = play(table.settings, events)
     assert again.state.to_dict() == table.state.to_dict()
     assert json.dumps(state_view(again)) == json.dumps(state_view(table))
-
-
-@PROPERTY
-@given(st.data())
-def test_snapshots_are_lossless(data: st.DataObject) -> None:
-    table, _ = _stream(data, steps=80)
+    # a journal snapshot (the JSON form) restores the same table
     snapshot = json.loads(json.dumps(table.state.to_dict()))
     restored = Table(table.settings, TableState.from_dict(snapshot))
     assert restored.state.to_dict() == table.state.to_dict()
@@ -102,7 +93,7 @@ def test_snapshots_are_lossless(data: st.DataObject) -> None:
 
 def test_long_random_sessions() -> None:
     """A few long seeded sessions: many hands in a row on one table."""
-    for seed in range(6):
+    for seed in range(8):
         chooser = RandomChooser(random.Random(seed))
         rules = random_settings(chooser)
         table = Table(rules)

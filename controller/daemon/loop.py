@@ -37,7 +37,7 @@ import logging
 import queue
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller import puck as puck_check
@@ -98,6 +98,19 @@ class Display:
     puck_fault_seats: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class LastShown:
+    """What the loop last showed, for a screen on another thread (``tablectl bench``).
+    Every show replaces it whole and none is changed afterwards, so a reader takes
+    ``Controller.last_shown`` once and needs no lock."""
+
+    view: dict[str, Any] | None  # the state view; None while play is locked
+    puck: puck_check.PuckCheck | None = None  # None without a puck sensor
+    tray: tray_check.TrayStatus | None = None
+    device_faults: dict[str, str] = field(default_factory=dict)
+    fault: str | None = None  # the sticky fault's code while play is locked
+
+
 class Controller:
     def __init__(
         self,
@@ -136,6 +149,7 @@ class Controller:
         self._watchdog_next = time.monotonic()
         self._status_text: str | None = None
         self.loops = 0
+        self.last_shown: LastShown | None = None
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -223,7 +237,9 @@ class Controller:
             self._show()
             return outcome
         now = self.timekeeper.now()
-        if not self._tell_time(now):
+        if not self._time_matters():
+            self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
+        elif not self._tell_time(now):
             return Outcome(None, False, event, {"code": self._lock_code(),
                                                 "message": "MEMORY FAULT: CALL TECHNICIAN"})
         secret = _typing_pin(recorder)
@@ -271,7 +287,12 @@ class Controller:
         entry = pin_entry(self.recorder.table.state, str(event.get("key", "")).upper())
         if entry is None:
             return event
-        verdict = bool(self.pin_verifier(*entry)) if self.pin_verifier is not None else False
+        verdict = False
+        if self.pin_verifier is not None:
+            try:
+                verdict = bool(self.pin_verifier(*entry))
+            except Exception as error:  # a missing or broken PIN file: the PIN is wrong
+                log.error("supervisor PIN file cannot be used: %s", describe(error))
         return {**event, "pin_ok": verdict}
 
     # -- time --------------------------------------------------------------------------
@@ -298,6 +319,23 @@ class Controller:
         countdown = self.timekeeper.countdown_ms(state, now)
         if countdown is not None and self.display.expired is None:
             self.outputs.show_clock(countdown, self._warning(countdown))
+
+    def _time_matters(self) -> bool:
+        """Whether the rules' outcome of the next input may depend on the time since the
+        last tick: an action clock runs, the supervisor PIN is locked out, or the chip
+        tray's float check is waiting for a reading to hold still. Otherwise the time
+        that passed is dropped, not journalled: nothing in the state depends on it."""
+        assert self.recorder is not None
+        state = self.recorder.table.state
+        if state.clock is not None:
+            return True
+        if self.settings.tray.float_counts and state.tray_read:
+            return True
+        try:
+            from controller.rules.keypad import locked_ms
+        except ImportError:
+            return False
+        return bool(locked_ms(state))
 
     def _tell_time(self, now: int) -> bool:
         """Journal a tick for the time not yet told; False when the journal failed."""
@@ -336,6 +374,7 @@ class Controller:
             fault = self.fault
             self.outputs.show_fault(fault.display if fault is not None else "NO JOURNAL")
             self._status(f"LOCKED: {fault.code if fault else 'no journal'}: call a technician")
+            self.last_shown = LastShown(None, fault=fault.code if fault else "no journal")
             return
         table = self.recorder.table
         view = state_view(table)
@@ -343,13 +382,15 @@ class Controller:
         countdown = self.timekeeper.countdown_ms(table.state, now)
         alerts: list[Message] = []
         puck_seats: tuple[int, ...] = ()
+        check: puck_check.PuckCheck | None = None
         if self.has_puck:
             seen = self.display.puck_fault_seats or None
             check = puck_check.check(table.state, table.settings, self.settings.puck, seen)
             if check.message is not None:
                 alerts.append(check.message)
                 puck_seats = check.light_seats
-        alarm = tray_check.alarm_message(tray_check.status(table.state, self.settings.tray))
+        tray = tray_check.status(table.state, self.settings.tray)
+        alarm = tray_check.alarm_message(tray)
         if alarm is not None:
             alerts.append(alarm)
         faults = self.display.device_faults or {}
@@ -361,6 +402,7 @@ class Controller:
             expired=self.display.expired, alerts=alerts, puck_seats=puck_seats,
         )
         self._status(_status_line(view, faults))
+        self.last_shown = LastShown(view, check, tray, dict(faults))
 
     def _status(self, text: str) -> None:
         if text != self._status_text:

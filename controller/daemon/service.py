@@ -398,7 +398,11 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
             daemon.notifier.stopping("stopping")
             daemon.stop(signal.Signals(received).name)
             thread.join()
+    stopped = daemon.controller is not None and daemon.controller.stopped_reason is not None
     daemon.close()
+    if not stopped:
+        log.error("the controller loop ended unexpectedly")
+        return EXIT_START_FAILED
     return EXIT_OK
 
 

@@ -5,8 +5,12 @@ tray's stability only move with ``tick`` events, and a tick is journalled like a
 other input so that replaying the journal gives the same state. A tick every 100 ms
 would fill the journal with noise, so the daemon journals one only when it matters:
 
-- right before any other input event: the time elapsed since the last journalled tick,
-  so the event meets the table as it is at that instant;
+- right before any other input event, while time matters to the rules (an action
+  clock runs, the supervisor PIN is locked out, or the chip tray's float check waits
+  for a reading to hold still): the time elapsed since the last journalled tick, so the
+  event meets the table as it is at that instant. When nothing depends on time, the
+  idle time is dropped instead of journalled (``elapsed_ms`` is the table time during
+  which time mattered), which halves the journal's rows per hand;
 - exactly when the running clock crosses its warning point and when it expires (the
   loop sleeps until that instant, computed from the last tick, not by polling);
 - when the chip tray's reading has held for ``tray.stable_seconds`` (the float check);

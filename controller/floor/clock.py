@@ -9,11 +9,13 @@ arrival time instead.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from controller.journal.clock import kernel_clock_synced
+from controller.journal.clock import WallClock
+
+# The journal's clock: the sync flag is asked of the kernel once a minute, not per message.
+_CLOCK = WallClock()
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,8 @@ class Stamp:
 
     @classmethod
     def now(cls) -> Stamp:
-        return cls(time.time_ns(), kernel_clock_synced())
+        wall_ns, synced, _ = _CLOCK.now()
+        return cls(wall_ns, synced)
 
     @property
     def iso(self) -> str:

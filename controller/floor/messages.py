@@ -25,11 +25,15 @@ What is published for one event, in this order:
    nothing but the action clock's countdown; with the fields it changed.
    Or `refusals`: a refused event worth a supervisor's attention (`ROUTINE_REFUSALS`
    lists the ones that are not).
-2. `faults`: faults raised and cleared.
-3. `tray`: a chip-tray discrepancy (or its resolution).
-4. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one.
-5. `state` (retained): the new state, when anything but the clock countdown and the
+2. `tray`: a chip-tray discrepancy raised, changed or cleared (the reconciliation
+   reports before and after the event, `controller.tray.status(...).as_dict()`).
+3. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one.
+4. `state` (retained): the new state, when anything but the clock countdown and the
    display text changed.
+
+Faults are not events (the daemon shows them and writes them to the journal's system
+log): `fault_message` builds their rows, which the daemon hands to
+`Publisher.enqueue`.
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ import dataclasses
 import enum
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from controller.floor.clock import Stamp
@@ -64,9 +67,13 @@ _TOP_FIELDS: Final = (
     "hand", "phase", "button", "small_blind", "big_blind", "to_act", "pot_total",
 )
 _SEAT_FIELDS: Final = ("player", "stack", "bet", "status", "missed")
-_WHOLE_FIELDS: Final = ("pots", "fees", "showdown_order", "clock")
+_WHOLE_FIELDS: Final = ("pots", "fees", "showdown_order", "clock", "tray")
+# What moves with time alone (a whole field, or one key of it): a tick that changes
+# nothing else is not news, and does not refresh the retained state.
+_COUNTDOWN: Final = {
+    "display": None, "display_text": None, "clock": "remaining_ms", "tray": "unchanged_ms",
+}
 _IN_HAND: Final = frozenset({"playing", "all_in", "folded"})
-_FAULT_EVENTS: Final = {"fault": True, "fault_clear": False, "fault_cleared": False}
 
 
 class OutboxMessage(NamedTuple):
@@ -86,6 +93,8 @@ def messages_for(
     *,
     topics: TableTopics,
     stamp: Stamp | None = None,
+    tray_before: Mapping[str, Any] | None = None,
+    tray_after: Mapping[str, Any] | None = None,
 ) -> list[OutboxMessage]:
     """The outbox rows for one journaled event.
 
@@ -93,9 +102,11 @@ def messages_for(
     `seq` (the event's journal seq), `event` (the input event) and optionally `wall_ns`
     and `clock_synced` (the journal's time of it; without them: now). `result`: a mapping or object with
     `ok` and, when refused, `error` (`code`, `message`); optionally `awards` (seat ->
-    chips paid) and `tray` (a reconciliation report, see `_tray`). `state_before` /
-    `state_after`: the state dicts of DESIGN.md ("State"); for a refusal they are equal
-    (or `state_after` is None). `stamp` overrides the time (tests, replays).
+    chips paid). `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
+    for a refusal they are equal (or `state_after` is None). `tray_before` /
+    `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
+    `expected`, `counted`...), when the table checks its tray. `stamp` overrides the
+    time (tests, replays).
     """
     before = state_before if isinstance(state_before, Mapping) else {}
     after = state_after if isinstance(state_after, Mapping) else before
@@ -127,9 +138,7 @@ def messages_for(
             phase=after.get("phase"),
             changes=changes,
         )
-    for fault, active, detail in _fault_changes(kind_of_event, event, before, after):
-        build.add(topics.faults, "fault", fault=fault, active=active, detail=detail)
-    tray = _tray(kind_of_event, result, before, after)
+    tray = _tray(tray_before, tray_after)
     if tray is not None:
         build.add(topics.tray, "tray", event=event, **tray)
     if _ends_hand(before, after):
@@ -159,7 +168,8 @@ def fault_message(
     seq: int | None,
     stamp: Stamp | None = None,
 ) -> OutboxMessage:
-    """A fault raised or cleared outside any event (a failed start-up check, say)."""
+    """A fault raised (`active`) or cleared: a device lost or back, a memory fault.
+    `seq` is the journal's last seq when it happened."""
     build = _Builder(topics, seq, stamp or Stamp.now())
     build.add(topics.faults, "fault", fault=fault, active=active, detail=detail)
     return build.messages[0]
@@ -198,7 +208,11 @@ def with_msg_seq(payload: str, msg_seq: int) -> str:
 
 
 def dumps(document: Any) -> str:
-    return json.dumps(_plain(document), separators=(",", ":"), ensure_ascii=False)
+    try:  # the C encoder; `_jsonable` for values it does not know
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False,
+                          default=_jsonable)
+    except (TypeError, ValueError):  # keys it cannot take (tuples...), circular data
+        return json.dumps(_plain(document), separators=(",", ":"), ensure_ascii=False)
 
 
 def _document(kind: str, topics: TableTopics, stamp: Stamp, **body: Any) -> dict[str, Any]:
@@ -249,23 +263,30 @@ def _stamp_of(record: Any) -> Stamp:
     return Stamp(wall_ns, synced if isinstance(synced, bool) else kernel_clock_synced())
 
 
-def _plain(value: Any) -> Any:
+def _jsonable(value: Any) -> Any:
+    """What the JSON encoder makes of a value it does not know."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return str(value)
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
     """JSON-ready: mappings with string keys, lists, scalars (anything else as text)."""
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_plain(v) for v in value), key=str)
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _plain(dataclasses.asdict(value))
-    if isinstance(value, Path):
+    if depth > 50:  # deeper than any state: a cycle
         return str(value)
-    return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in value]
+    return _plain(_jsonable(value), depth + 1)
 
 
 def _seats(state: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -285,10 +306,15 @@ def _seat_key(seat: str) -> tuple[int, str]:
 
 
 def _without_countdown(state: Mapping[str, Any]) -> dict[str, Any]:
-    material = {k: v for k, v in state.items() if k != "display"}
-    clock = material.get("clock")
-    if isinstance(clock, Mapping):
-        material["clock"] = {k: v for k, v in clock.items() if k != "remaining_ms"}
+    material = {}
+    for field, value in state.items():
+        if field in _COUNTDOWN:
+            key = _COUNTDOWN[field]
+            if key is None:
+                continue
+            if isinstance(value, Mapping):
+                value = {k: v for k, v in value.items() if k != key}
+        material[field] = value
     return material
 
 
@@ -407,69 +433,29 @@ def _hand_end(
     }
 
 
-def _fault_map(state: Mapping[str, Any]) -> dict[str, Any] | None:
-    raw = state.get("faults")
-    if raw is None:
-        return None
-    if isinstance(raw, Mapping):
-        return {str(k): v for k, v in raw.items()}
-    if isinstance(raw, (list, tuple)):
-        found: dict[str, Any] = {}
-        for item in raw:
-            key = item
-            if isinstance(item, Mapping):
-                key = item.get("id") or item.get("device") or item.get("code") or dumps(item)
-            found[str(key)] = item
-        return found
-    return {str(raw): raw}
-
-
-def _fault_changes(
-    event_type: str | None, event: Any, before: Mapping[str, Any], after: Mapping[str, Any]
-) -> list[tuple[str, bool, Any]]:
-    """Faults raised and cleared: from the state's `faults` when it has one, else
-    from `fault` / `fault_clear` events."""
-    faults_before, faults_after = _fault_map(before), _fault_map(after)
-    if faults_before is not None or faults_after is not None:
-        faults_before, faults_after = faults_before or {}, faults_after or {}
-        raised = [(k, True, v) for k, v in faults_after.items() if faults_before.get(k) != v]
-        cleared = [(k, False, v) for k, v in faults_before.items() if k not in faults_after]
-        return raised + cleared
-    if event_type in _FAULT_EVENTS and isinstance(event, Mapping):
-        key = event.get("device") or event.get("code") or event.get("id") or "fault"
-        return [(str(key), _FAULT_EVENTS[event_type], event.get("message"))]
-    return []
-
-
-def _discrepancy(report: Mapping[str, Any] | None) -> int | None:
-    if report is None:
-        return None
-    for name in ("discrepancy", "difference"):
-        value = _int(report.get(name))
-        if value is not None:
-            return value
-    expected, counted = _int(report.get("expected")), _int(report.get("counted"))
-    if expected is not None and counted is not None:
-        return counted - expected
-    return None
+def _tray_signal(report: Mapping[str, Any] | None) -> tuple[bool, int | None]:
+    """(is there a discrepancy to report, the difference) of one reconciliation."""
+    if not isinstance(report, Mapping):
+        return False, None
+    difference = _int(report.get("difference"))
+    if difference is None:
+        expected, counted = _int(report.get("expected")), _int(report.get("counted"))
+        if expected is not None and counted is not None:
+            difference = counted - expected
+    alarm = report.get("alarm")
+    if isinstance(alarm, bool):
+        return alarm, difference
+    return bool(difference), difference
 
 
 def _tray(
-    event_type: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
-    """A tray discrepancy: the rules core (or the daemon) reconciles tray readings and
-    reports `tray: {expected, counted}` (or `discrepancy`) in the result or the state.
-    Published when a tray reading shows one, or when it changes (or clears)."""
-    report = _get(result, "tray")
-    if not isinstance(report, Mapping):
-        report = after.get("tray")
-    if not isinstance(report, Mapping):
+    """A discrepancy raised, changed or cleared (acknowledged or put right) by the event."""
+    if after is None:
         return None
-    now = _discrepancy(report)
-    if now is None:
+    was, was_difference = _tray_signal(before)
+    now, difference = _tray_signal(after)
+    if now == was and (not now or difference == was_difference):
         return None
-    previous_report = before.get("tray")
-    was = _discrepancy(previous_report if isinstance(previous_report, Mapping) else None) or 0
-    if (event_type == "tray" and now != 0) or now != was:
-        return {"discrepancy": now, "resolved": now == 0, "report": report}
-    return None
+    return {"discrepancy": difference, "alarm": now, "resolved": not now, "report": after}

@@ -40,6 +40,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -52,7 +53,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.floor import outbox, security
 from controller.floor.clock import Stamp
-from controller.floor.messages import status_payload, with_msg_seq
+from controller.floor.messages import OutboxMessage, status_payload, with_msg_seq
 from controller.floor.settings import FloorSettings
 
 log = logging.getLogger(__name__)
@@ -203,6 +204,24 @@ class Publisher:
         self._wake_r.close()
         self._wake_w.close()
 
+    def enqueue(self, messages: Iterable[OutboxMessage], *, seq: int) -> list[int]:
+        """Queue rows that belong to no journaled event (a device fault raised or
+        cleared: `fault_message`; the state re-published at start-up: `state_message`).
+        Committed durably in their own transaction, then sent in turn. `seq` is the
+        journal's last seq, so that its retention prunes them with the events around
+        them. Safe from any thread, before or after `start()`."""
+        with contextlib.closing(outbox.connect(self._db_path)) as conn:
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                ids = outbox.enqueue(conn, messages, seq=seq)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        self.notify()
+        return ids
+
     def notify(self) -> None:
         """New rows were committed: look now rather than at the next poll."""
         with contextlib.suppress(OSError):
@@ -211,7 +230,7 @@ class Publisher:
     def status(self) -> LinkStatus:
         return self._status
 
-    def wait_for(self, predicate: Any, timeout: float) -> bool:
+    def wait_for(self, predicate: Callable[[LinkStatus], bool], timeout: float) -> bool:
         """Wait until `predicate(status)` holds; False on timeout."""
         with self._changed:
             return self._changed.wait_for(lambda: predicate(self._status), timeout)
@@ -242,7 +261,7 @@ class Publisher:
 
     # -- status ------------------------------------------------------------------------
 
-    def _update_status(self, change: Any) -> None:
+    def _update_status(self, change: Callable[[LinkStatus], LinkStatus]) -> None:
         with self._changed:
             new = change(self._status)
             if new != self._status:

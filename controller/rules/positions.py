@@ -221,8 +221,8 @@ class Planner:
         assert self.pos.button is not None
         after_old = list(ring(self.pos.button, self.n))
         button = next(
-            (s for s in after_old if self.present(s) and self.dealt_last_hand(s)),
-            next(s for s in after_old if self.present(s)),
+            (s for s in after_old if self.entitled(s) and self.dealt_last_hand(s)),
+            next((s for s in after_old if self.entitled(s)), self.pos.button),
         )
         around = list(ring(button, self.n))[:-1]  # every seat but the button's
         sb = next((s for s in around if self.entitled(s)), None)
@@ -308,7 +308,7 @@ class Planner:
         if button in debtors:
             owed = self.owed_post(button)
             if owed is not None:
-                sb_post = Post(button, "small_blind", max(self.game.sb_amount, owed.live), owed.dead)
+                sb_post = Post(button, owed.kind, max(self.game.sb_amount, owed.live), owed.dead)
         posts = (sb_post, Post(bb, "big_blind", self.game.big_blind, 0), *self.penalty(bb))
         passed, travel = self.travel(bb)
         # the markers follow where the big blind really went

@@ -69,11 +69,14 @@ class SimTray(SimSerialDevice):
         if not self.in_session:
             return None
         if self._flood_interval is not None and now >= self._next_flood:
-            # Catch up at most one reading per turn: a flood, not a burst.
-            self._next_flood = max(self._next_flood + self._flood_interval, now)
-            smallest = min(self._counts, default=1)
-            self._counts[smallest] = (self._counts.get(smallest, 0) + 1) % 1000
-            self._report()
+            # Keep the average rate when this thread runs late, but never burst more
+            # than 50 ms worth of readings.
+            self._next_flood = max(self._next_flood, now - 0.05)
+            while now >= self._next_flood:
+                self._next_flood += self._flood_interval
+                smallest = min(self._counts, default=1)
+                self._counts[smallest] = (self._counts.get(smallest, 0) + 1) % 1000
+                self._report()
         elif now >= self._next_periodic:
             self._report()
         wanted = self._next_periodic

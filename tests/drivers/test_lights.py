@@ -142,16 +142,30 @@ def test_lamp_test_lights_each_seat_in_turn(pwm_factory: Any) -> None:
         lit_per_step = []
         for step in range(len(PINS)):
             clock.now = step * 0.3 + 0.01
-            assert lights.render(clock.now) == pytest.approx((step + 1) * 0.3)
+            assert lights.render(clock.now) == pytest.approx(clock.now + 0.3)
             lit_per_step.append([seat for seat in PINS if eyes.level(seat) == 1.0])
+            assert lights.render(clock.now + 0.299) == pytest.approx(clock.now + 0.3)
             assert not done.is_set()
         assert lit_per_step == [[1], [2], [3], [4], [5]]
-        clock.now = 1.5
+        clock.now = 4 * 0.3 + 0.01 + 0.3
         lights.render(clock.now)
         assert done.is_set()
         assert [seat for seat in PINS if eyes.level(seat) == 1.0] == [2]  # patterns are back
         for seat in PINS:
             assert 1.0 in eyes.history(seat)
+
+
+def test_a_late_lamp_test_still_lights_every_seat(pwm_factory: Any) -> None:
+    clock = FakeClock()
+    with GpioSeatLights(SETTINGS, pin_factory=pwm_factory, clock=clock, animate=False) as lights:
+        eyes = SimLights(SETTINGS, pwm_factory)
+        done = lights.lamp_test()
+        lit = []
+        while not done.is_set():
+            clock.now += 5.0  # the thread is seconds late every time
+            lights.render(clock.now)
+            lit.append([seat for seat in PINS if eyes.level(seat) == 1.0])
+        assert lit == [[1], [2], [3], [4], [5], []]
 
 
 def test_unknown_seats_are_ignored_and_patterns_checked(pwm_factory: Any) -> None:

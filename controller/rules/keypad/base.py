@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules import effects
 from controller.rules.events import Event, Key
-from controller.rules.text import Message, refuse, to_json
+from controller.rules.text import EN, Message, refuse, to_json
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
@@ -109,7 +109,6 @@ class Press:
             return options[self.key]
         if self.key == "ENTER" and default is not ...:
             return default
-        from controller.rules.text import EN
         raise refuse("bad_key", "keypad.choose", choice=EN[choice_key])
 
     def confirm(self) -> None:

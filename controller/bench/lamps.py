@@ -1,0 +1,116 @@
+"""The seat lights as an eye sees them, read off the simulated pins.
+
+The bench does not ask the lights driver which pattern it was told: it watches the
+pins the driver writes (gpiozero ``MockPin.states``, each entry the time since the
+previous change and the new level), so what the screen shows is what the LEDs do,
+lamp test and driver bugs included.
+
+A light is ``on``/``off`` (``dim`` for a steady PWM level in between) when it has held
+its level for a while; ``slow`` or ``fast`` when it has switched at least three times
+lately at a steady rhythm (told apart at the geometric mean of the configured blink
+periods); ``pulse`` when it went through levels in between.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from drivers.settings import LightsSettings
+
+MAX_HISTORY = 256
+"""Pin history entries kept before the watcher clears them (they grow while a light
+blinks)."""
+
+
+@dataclass(frozen=True)
+class Lamp:
+    """One seat light now: its brightness (0..1) and what it is doing."""
+
+    level: float
+    kind: str  # off | on | dim | slow | fast | pulse
+
+    @property
+    def lit(self) -> bool:
+        return self.level >= 0.5
+
+
+class _Seat:
+    def __init__(self, now: float) -> None:
+        self.pin_states: list[Any] | None = None  # the list object last read
+        self.seen = 0  # entries of it already taken
+        self.cursor = now  # when its latest entry happened
+        self.changes: deque[tuple[float, float]] = deque()  # (when, level)
+
+
+class LampWatcher:
+    """Call ``read()`` from one thread (the screen's); it is cheap enough for 10 Hz."""
+
+    def __init__(
+        self, pins: dict[int, Any], settings: LightsSettings,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._pins = pins
+        self._active_high = settings.active_high
+        self._clock = clock
+        fast, slow = settings.fast_blink_ms, settings.slow_blink_ms
+        self._fast_below = math.sqrt(fast * slow) / 1000  # seconds per period
+        self._window = max(fast, slow, settings.pulse_ms) / 1000 * 1.6
+        now = clock()
+        self._seats = {seat: _Seat(now) for seat in pins}
+        for seat, pin in pins.items():
+            self._restart(seat, pin, now)
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(sorted(self._pins))
+
+    def read(self) -> dict[int, Lamp]:
+        now = self._clock()
+        return {seat: self._read(seat, pin, now) for seat, pin in sorted(self._pins.items())}
+
+    def _brightness(self, state: Any) -> float:
+        value = float(state)
+        return value if self._active_high else 1.0 - value
+
+    def _restart(self, seat: int, pin: Any, now: float) -> None:
+        pin.clear_states()
+        watch = self._seats[seat]
+        watch.pin_states = pin.states
+        watch.seen = len(watch.pin_states)
+        watch.cursor = now
+
+    def _read(self, seat: int, pin: Any, now: float) -> Lamp:
+        watch = self._seats[seat]
+        states = pin.states
+        if states is not watch.pin_states:  # cleared by someone else: start over
+            watch.pin_states, watch.seen, watch.cursor = states, len(states), now
+        for entry in states[watch.seen:]:
+            watch.cursor += float(entry.timestamp)
+            watch.changes.append((watch.cursor, self._brightness(entry.state)))
+        watch.seen = len(states)
+        if watch.seen > MAX_HISTORY:
+            self._restart(seat, pin, now)
+        while watch.changes and watch.changes[0][0] < now - self._window:
+            watch.changes.popleft()
+        level = self._brightness(pin.state)
+        return Lamp(level, self._kind(list(watch.changes), level, now))
+
+    def _kind(self, changes: list[tuple[float, float]], level: float, now: float) -> str:
+        steady = "on" if level >= 0.999 else "off" if level <= 0.001 else "dim"
+        if any(0.001 < value < 0.999 for _, value in changes) and len(changes) >= 3:
+            return "pulse"
+        if len(changes) < 3:
+            return steady
+        times = [when for when, _ in changes]
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        last, before = gaps[-1], gaps[-2]
+        if not 0.5 <= last / max(before, 1e-6) <= 2.0:
+            return steady  # two changes that happened to be close: not a rhythm
+        if now - times[-1] > 1.5 * max(last, before):
+            return steady  # it stopped switching
+        return "fast" if last + before < self._fast_below else "slow"

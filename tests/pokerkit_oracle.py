@@ -1,0 +1,357 @@
+"""PokerKit as an independent oracle: the same hand, the same actions, the same cards.
+
+``play_hand(rng, structure)`` seats 2-9 players (stacks from a couple of blinds to
+hundreds, seats scattered round a 9-seat table), starts the first hand of a game in our
+core and the same hand in PokerKit, then plays it to the end: each action is chosen from
+our ``legal`` and fed to both. Cards come from a deck shuffled by ``rng`` and are dealt
+into PokerKit by hand (holes, burns, boards); at the showdown the ranking we pass to our
+``award`` is computed from PokerKit's own hand evaluation (``StandardHighHand``), and
+PokerKit pays its pots itself. The hand agrees when every stack ends the same.
+
+Where PokerKit knowingly differs from our rule book (``../shared/RULES.md``), the
+difference is named (``EXCLUSIONS``); a hand in which one of them shows up is counted
+under that name instead of compared. Any other disagreement is a ``mismatch``.
+
+PokerKit is set up to our rule book where it has a knob for it: cash-game mode, no
+antes, our blinds, and in fixed limit a first-round cap of ``limit_cap_raises`` raises
+over the big blind (PokerKit counts the blind as no bet, so its default would let the
+first round reach five bets: 10 at 2/4 where R3 caps it at 8).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import warnings
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pokerkit import (
+    Automation,
+    Card,
+    Deck,
+    FixedLimitTexasHoldem,
+    Mode,
+    NoLimitTexasHoldem,
+    StandardHighHand,
+    State,
+)
+
+from controller.rules import Refusal, Table
+from controller.rules.effects import Acted, Posted
+from controller.rules.events import Act, Award, Sit, StartHand
+from controller.rules.settings import GameSettings, RuleSettings
+
+AUTOMATIONS = (
+    Automation.ANTE_POSTING,
+    Automation.BET_COLLECTION,
+    Automation.BLIND_OR_STRADDLE_POSTING,
+    Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+    Automation.HAND_KILLING,
+    Automation.CHIPS_PUSHING,
+    Automation.CHIPS_PULLING,
+    Automation.RUNOUT_COUNT_SELECTION,
+)
+
+# Where PokerKit 0.7.7 knowingly differs from RULES.md; each was confirmed against the
+# rule book and PokerKit's source (pokerkit/state.py).
+EXCLUSIONS = {
+    "heads_up_limit_cap": (
+        "R3/R4: the fixed-limit cap counts only while three or more players are neither "
+        "folded nor all-in (unlimited heads-up); PokerKit caps every round at its "
+        "completion count whatever the number of players"
+    ),
+    "limit_short_all_in": (
+        "R5 and R3: in fixed limit an all-in of less than half a bet neither reopens the "
+        "betting nor counts toward the cap, and the next raise completes the bet; PokerKit "
+        "has no half-bet rule: it counts every all-in as a completion and prices the next "
+        "raise from the all-in"
+    ),
+    "short_big_blind": (
+        "B1: a big blind posted all-in for less keeps the full call and a minimum raise "
+        "to 2xBB; PokerKit lowers the amount to call to what the short blind posted"
+    ),
+    "fold_with_nothing_to_call": (
+        "DESIGN (act): fold is always allowed to the seat to act; PokerKit's cash-game "
+        "mode accepts such a fold with a warning and then goes wrong (it treats the "
+        "folded seat as having acted on a bet that never came)"
+    ),
+    "short_all_in_reopens": (
+        "R6: a no-limit all-in below the minimum bet, or below the big blind before any "
+        "raise, does not reopen the betting for players who already acted (TDA 47A); "
+        "PokerKit measures such an all-in against a raise size of 0 at the start of each "
+        "round and so reopens the betting for everyone"
+    ),
+}
+
+
+@dataclass
+class Outcome:
+    kind: str  # "agree", "mismatch", or a key of EXCLUSIONS
+    actions: int
+    detail: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def shuffled_deck(rng: random.Random) -> list[Card]:
+    cards = list(Deck.STANDARD)
+    rng.shuffle(cards)
+    return cards
+
+
+def random_stacks(rng: random.Random, count: int, big_blind: int) -> list[int]:
+    stacks = []
+    for _ in range(count):
+        kind = rng.random()
+        if kind < 0.15:
+            stacks.append(rng.randint(1, 3 * big_blind))  # short: often all-in at once
+        elif kind < 0.35:
+            stacks.append(rng.randint(3 * big_blind, 20 * big_blind))
+        elif kind < 0.9:
+            stacks.append(rng.randint(20 * big_blind, 200 * big_blind))
+        else:
+            stacks.append(rng.randint(200 * big_blind, 1000 * big_blind))
+    return stacks
+
+
+def rule_settings(structure: str, small_blind: int, big_blind: int) -> RuleSettings:
+    return RuleSettings(
+        seats=9,
+        game=GameSettings(
+            structure=structure,  # type: ignore[arg-type]
+            small_blind=small_blind,
+            big_blind=big_blind,
+            small_bet=big_blind,
+            big_bet=2 * big_blind,
+            smallest_chip=1,
+        ),
+    )
+
+
+def pokerkit_state(
+    settings: RuleSettings, stacks: list[int]
+) -> State:
+    game = settings.game
+    blinds = (game.sb_amount, game.big_blind)
+    if game.structure == "fixed_limit":
+        definition: Any = FixedLimitTexasHoldem(
+            AUTOMATIONS, True, 0, blinds, game.small_bet_amount, game.big_bet_amount,
+            mode=Mode.CASH_GAME,
+        )
+        first, *rest = definition.streets
+        definition.streets = (
+            dataclasses.replace(
+                first, max_completion_betting_or_raising_count=game.limit_cap_raises
+            ),
+            *rest,
+        )
+    else:
+        definition = NoLimitTexasHoldem(
+            AUTOMATIONS, True, 0, blinds, game.big_blind, mode=Mode.CASH_GAME
+        )
+    return definition(tuple(stacks), len(stacks))  # type: ignore[no-any-return]
+
+
+def deal_pending(pk: State, deck: list[Card]) -> None:
+    """Burn and deal in PokerKit until it needs a player to act or the hand is over."""
+    while pk.status and pk.actor_index is None:
+        if pk.can_burn_card():
+            pk.burn_card(deck.pop())
+        elif pk.can_deal_board():
+            count = pk.street.board_dealing_count if pk.street is not None else 1
+            pk.deal_board([deck.pop() for _ in range(count)])
+        elif pk.can_deal_hole():
+            break  # the caller deals holes
+        else:
+            break
+
+
+def skip_idle_checks(pk: State, deck: list[Card], ours: int | None) -> None:
+    """PokerKit still asks a seat that can only check (the big blind when everyone else
+    is all-in); our core does not ask it. Checking for it changes nothing."""
+    while (
+        pk.status and pk.actor_index is not None and pk.actor_index != ours
+        and pk.checking_or_calling_amount == 0 and not pk.can_complete_bet_or_raise_to()
+    ):
+        pk.check_or_call()
+        deal_pending(pk, deck)
+
+
+def choose_action(rng: random.Random, table: Table) -> tuple[str, int | None]:
+    legal = table.legal()
+    assert legal is not None
+    roll = rng.random()
+    low, high = legal.min_raise_to, legal.max_raise_to
+    if legal.check:
+        if roll < 0.01:
+            return "fold", None
+        if low is not None and high is not None and roll < 0.35:
+            return "bet", rng.choice((low, low, high, rng.randint(low, high)))
+        if low is not None and roll < 0.40:
+            return "all_in", None
+        return "check", None
+    if roll < 0.25:
+        return "fold", None
+    if low is not None and high is not None and roll < 0.45:
+        return "raise", rng.choice((low, low, high, rng.randint(low, high)))
+    if roll < 0.52:
+        return "all_in", None
+    return "call", None
+
+
+def ranking_from(pk: State, holes: dict[int, list[Card]], board: list[Card],
+                 seats: Iterable[int]) -> list[list[int]]:
+    """Our award ranking from PokerKit's evaluation of each live seat's best hand."""
+    hands = {seat: StandardHighHand.from_game(holes[seat], board) for seat in seats}
+    groups: list[list[int]] = []
+    for seat in sorted(hands, key=lambda s: hands[s], reverse=True):
+        if groups and hands[groups[-1][0]] == hands[seat]:
+            groups[-1].append(seat)
+        else:
+            groups.append([seat])
+    return groups
+
+
+class Features:
+    """What happened in the hand that one of PokerKit's known differences depends on."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def note(self, kind: str) -> None:
+        if kind not in self.found:
+            self.found.append(kind)
+
+
+def note_action(features: Features, game: GameSettings, kind: str, total: int,
+                legal_check: bool, before: dict[str, Any]) -> None:
+    """Note the known differences an action brings into play."""
+    if kind == "fold" and legal_check:
+        features.note("fold_with_nothing_to_call")
+    if kind not in ("bet", "raise"):
+        return
+    if game.structure == "fixed_limit":
+        if total < before["limit_target"]:
+            features.note("limit_short_all_in")
+        if before["bets"] >= game.limit_cap_raises + 1:
+            features.note("heads_up_limit_cap")  # past the cap: fewer than 3 can bet
+    elif total - before["current_bet"] < before["min_increment"] and not before["opened"]:
+        features.note("short_all_in_reopens")
+
+
+def play_hand(rng: random.Random, structure: str) -> Outcome:
+    big_blind = rng.choice((2, 2, 10))
+    small_blind = big_blind // 2
+    settings = rule_settings(structure, small_blind, big_blind)
+    count = rng.randint(2, 9)
+    seats = sorted(rng.sample(range(1, 10), count))
+    stacks = random_stacks(rng, count, big_blind)
+    table = Table(settings)
+    log: list[dict[str, Any]] = []
+    for index, (seat, stack) in enumerate(zip(seats, stacks, strict=True)):
+        table.apply(Sit(seat=seat, player=f"p{index}", chips=stack))
+        log.append({"type": "sit", "seat": seat, "player": f"p{index}", "chips": stack})
+    start = table.apply(StartHand())
+    log.append({"type": "start_hand"})
+    hand = table.state.hand
+    assert hand is not None
+    order = list(hand.dealt)  # PokerKit's player indices: left of the button first
+    index_of = {seat: i for i, seat in enumerate(order)}
+    features = Features()
+    for effect in start:
+        if isinstance(effect, Posted) and effect.kind == "big_blind" \
+                and effect.live < big_blind:
+            features.note("short_big_blind")
+    deck = shuffled_deck(rng)
+    holes = {seat: [deck.pop(), deck.pop()] for seat in order}
+    board: list[Card] = []
+    actions = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pk = pokerkit_state(settings, [stacks[seats.index(s)] for s in order])
+        for seat in order:
+            pk.deal_hole(holes[seat], index_of[seat])
+        try:
+            board_deck = list(deck)
+            deal_pending(pk, board_deck)
+            while table.state.hand is not None and table.state.hand.to_act is not None:
+                h = table.state.hand
+                seat = h.to_act
+                assert seat is not None
+                skip_idle_checks(pk, board_deck, index_of[seat])
+                if pk.actor_index != index_of[seat]:
+                    return _differ(features, actions, log,
+                                   f"to act: ours seat {seat}, PokerKit {pk.actor_index}")
+                legal = table.legal()
+                assert legal is not None
+                action, to = choose_action(rng, table)
+                try:
+                    table.check(Act(seat=seat, action=action, to=to))
+                except Refusal:  # all-in for more than a fixed-limit bet
+                    action, to = "call", None
+                before = {
+                    "current_bet": h.current_bet, "min_increment": h.min_increment,
+                    "bets": h.bets, "limit_target": _limit_target(table),
+                    # a full bet or raise this round (before the flop the blind is none)
+                    "opened": h.raises > 0 if h.street == "preflop" else h.bets > 0,
+                }
+                effects = table.apply(Act(seat=seat, action=action, to=to))
+                log.append({"type": "act", "seat": seat, "action": action, "to": to})
+                actions += 1
+                acted = next(e for e in effects if isinstance(e, Acted))
+                note_action(features, settings.game, acted.action, acted.total, legal.check, before)
+                if acted.action == "fold":
+                    pk.fold()
+                elif acted.action in ("check", "call"):
+                    pk.check_or_call()
+                else:
+                    pk.complete_bet_or_raise_to(acted.total)
+                deal_pending(pk, board_deck)
+            skip_idle_checks(pk, board_deck, None)
+            if table.state.phase == "showdown":
+                deal_pending(pk, board_deck)
+                board = [card for cards in pk.board_cards for card in cards]
+                live = [s for s in order if table.state.seats[s].live]
+                ranking = ranking_from(pk, holes, board, live)
+                table.apply(Award(ranking=tuple(tuple(g) for g in ranking)))
+                log.append({"type": "award", "ranking": ranking})
+        except (ValueError, AssertionError) as error:
+            return _differ(features, actions, log, f"PokerKit refused: {error}")
+    if table.state.phase != "idle":
+        return _differ(features, actions, log, f"our hand is still in {table.state.phase}")
+    if pk.status:
+        return _differ(features, actions, log, "PokerKit's hand is not over")
+    ours = [table.state.seats[s].stack for s in order]
+    theirs = list(pk.stacks)
+    if ours != theirs:
+        return _differ(features, actions, log, f"stacks: ours {ours}, PokerKit {theirs}")
+    return Outcome("agree", actions, events=log)
+
+
+def _limit_target(table: Table) -> int:
+    from controller.rules.betting import bet_size, limit_target
+
+    h = table.state.hand
+    assert h is not None
+    return limit_target(h, bet_size(table.settings.game, h.street))
+
+
+def _differ(features: Features, actions: int, log: list[dict[str, Any]], detail: str) -> Outcome:
+    kind = features.found[0] if features.found else "mismatch"
+    return Outcome(kind, actions, detail, log)
+
+
+def run(count: int, seed: int) -> tuple[Counter[str], list[Outcome]]:
+    """``count`` hands, alternating no-limit and fixed-limit."""
+    rng = random.Random(seed)
+    tally: Counter[str] = Counter()
+    mismatches: list[Outcome] = []
+    for number in range(count):
+        structure = "no_limit" if number % 2 == 0 else "fixed_limit"
+        outcome = play_hand(rng, structure)
+        tally[outcome.kind] += 1
+        if outcome.kind == "mismatch":
+            mismatches.append(outcome)
+    return tally, mismatches
