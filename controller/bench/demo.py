@@ -149,8 +149,7 @@ class Demo:
                 continue
             legal = view.get("legal")
             if view.get("to_act") is None or legal is None:
-                self._wait(lambda v, before=_progress(view): _progress(v) != before,
-                           "the hand is stuck")
+                self._wait_change(view, "the hand is stuck")
                 continue
             self._pause()
             self._act(choose(legal, self.rng))
@@ -236,6 +235,10 @@ class Demo:
             if time.monotonic() > deadline:
                 raise DemoStopped(what)
             self._stop.wait(0.02)
+
+    def _wait_change(self, view: dict[str, Any], what: str) -> None:
+        before = _progress(view)
+        self._wait(lambda v: _progress(v) != before, what)
 
     def _pause(self) -> None:
         if self._stop.wait(self.pace):

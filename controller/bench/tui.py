@@ -11,6 +11,7 @@ run the demo; the help lines on the screen come from the same tables
 
 from __future__ import annotations
 
+import contextlib
 import curses
 import threading
 from collections.abc import Callable
@@ -47,10 +48,8 @@ class App:
         screen = self.screen
         screen.keypad(True)
         screen.timeout(FRAME_MS)
-        try:
+        with contextlib.suppress(curses.error):  # a terminal that cannot hide it shows it
             curses.curs_set(0)
-        except curses.error:
-            pass  # a terminal without an invisible cursor: it stays visible
         bold, reverse, dim = curses.A_BOLD, curses.A_REVERSE, curses.A_DIM
         colours = {"lamp": curses.A_BOLD | curses.A_STANDOUT, "alarm": bold, "warn": bold,
                    "ok": 0, "key": 0}
@@ -184,10 +183,9 @@ class App:
 def paint(screen: curses.window, canvas: Canvas, styles: dict[str, int]) -> None:
     screen.erase()
     for row, col, text, style in canvas.pieces:
-        try:
+        # the bottom-right cell cannot be written without scrolling: harmless
+        with contextlib.suppress(curses.error):
             screen.addstr(row, col, text, styles.get(style, 0))
-        except curses.error:
-            pass  # the bottom-right cell cannot be written without scrolling: harmless
     screen.refresh()
 
 

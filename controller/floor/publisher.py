@@ -163,8 +163,8 @@ class Publisher:
         certificate) and sqlite3.Error when the database cannot be opened: the daemon
         shows these as a link fault and plays on.
         """
-        if self._thread is not None:
-            raise RuntimeError("publisher already started")
+        if self._thread is not None or self._stopping.is_set():
+            raise RuntimeError("a publisher starts once: make a new one to start again")
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=self.topics.table_id, protocol=mqtt.MQTTv5
         )
@@ -438,14 +438,25 @@ class Publisher:
             self._count_due = True
 
     def _collect_acks(self) -> None:
-        through: int | None = None
-        while self._inflight:
-            mid, (row_id, topic) = next(iter(self._inflight.items()))
-            if mid in self._acked:
+        """Mark the acknowledged prefix of the window sent; handle a refused message."""
+        done: list[int] = []
+        for mid in self._inflight:
+            if mid not in self._acked:
+                break
+            done.append(mid)
+        if done:
+            through = self._inflight[done[-1]][0]
+            marked = outbox.mark_sent(self._require_conn(), self._watermark, through)
+            for mid in done:  # forgotten only once the marks are committed
+                del self._inflight[mid]
                 self._acked.discard(mid)
-                self._inflight.popitem(last=False)
-                through = row_id
-                continue
+            self._watermark = through
+            self._count_due = True
+            self._failures = 0
+            # Acknowledged messages: whatever went wrong before has been overcome.
+            self._update_status(lambda s: replace(s, sent=s.sent + marked, last_error=None))
+        if self._inflight:
+            mid, (row_id, topic) = next(iter(self._inflight.items()))
             if mid in self._rejected:
                 reason = self._rejected.pop(mid)
                 self._note_error(f"broker refused message {row_id} on {topic}: {reason}",
@@ -456,14 +467,6 @@ class Publisher:
                 self._failures += 1
                 low, high = self._backoff
                 self._hold_until = time.monotonic() + min(high, low * 2 ** min(self._failures, 16))
-            break
-        if through is not None:
-            marked = outbox.mark_sent(self._require_conn(), self._watermark, through)
-            self._watermark = through
-            self._count_due = True
-            self._failures = 0
-            # Acknowledged messages: whatever went wrong before has been overcome.
-            self._update_status(lambda s: replace(s, sent=s.sent + marked, last_error=None))
 
     def _room(self) -> int:
         window = min(self._window, self._receive_max or self._window)
