@@ -767,7 +767,7 @@ def test_yaml_oddities_are_refused_with_their_place() -> None:
         BASE + "defaults: &d {seconds: 30}\nclock:\n  <<: *d\n  warning: !secret 5\n"
     ) == [
         "3:1: unknown section defaults; valid sections: table, game, clock, fees, hardware, "
-        "journal, display, floor, puck, tray, logging",
+        "journal, display, lights, supervisor, floor, puck, tray, logging",
         "5:3: clock: merge keys (<<) are not supported; write the options out",
         "6:12: clock.warning: expected an integer from 0 to 3600, got a value tagged !secret 5",
     ]
@@ -1138,3 +1138,17 @@ def test_check_config_unreadable_file(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr == f"{tmp_path / 'missing.yaml'}: cannot read: No such file or directory\n"
     assert check_config(str(tmp_path)).returncode == 2
+
+
+def test_lights_patterns_and_pin_file_are_read() -> None:
+    settings = load_config_text(
+        BASE + "lights:\n  to_act: fast_blink\nsupervisor:\n  pin_file: /srv/pins\n"
+    )
+    assert settings.lights.to_act == "fast_blink"
+    assert settings.lights.waiting == "pulse"  # untouched default
+    assert str(settings.supervisor.pin_file) == "/srv/pins"
+
+
+def test_an_unknown_light_pattern_is_refused_at_its_place() -> None:
+    [problem] = problems(BASE + "lights:\n  to_act: strobe\n")
+    assert "lights.to_act" in problem and "fast_blink" in problem

@@ -393,7 +393,7 @@ _state_like = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(event=_json, result=_json | st.fixed_dictionaries({"ok": st.booleans()}),
        before=_state_like, after=_state_like, tray_before=_json, tray_after=_json)
 def test_odd_shapes_never_stop_a_table(

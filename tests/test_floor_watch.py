@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from controller.cli import main
 from controller.floor.localbroker import LocalBroker
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
@@ -87,23 +88,24 @@ def test_watch_reads_the_broker_and_table_from_a_configuration(
     assert _lines(watch) == []
 
 
-def test_watch_says_what_is_wrong(broker: LocalBroker, tmp_path: Path) -> None:
-    usage = _watch("--host", broker.host, "--port", str(broker.port))
-    assert "give --table ID or --all" in _started(usage)
-    assert usage.wait(WAIT) == 2
+def test_watch_says_what_is_wrong(
+    broker: LocalBroker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["floor", "watch", "--host", broker.host, "--port", str(broker.port)]) == 2
+    assert "give --table ID or --all" in capsys.readouterr().err
 
     config = tmp_path / "table.yaml"
     config.write_text('table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
                       "floor: {site: east, host: broker, prot: 1}\n")
-    bad_config = _watch("--config", str(config))
-    assert f"{config}:3:" in _started(bad_config)
-    assert bad_config.wait(WAIT) == 2
+    assert main(["floor", "watch", "--config", str(config)]) == 2
+    assert f"{config}:3:" in capsys.readouterr().err
 
     secured = LocalBroker(tmp_path / "secured", listener_options="allow_anonymous false")
     secured.start()
     try:
-        refused = _watch("--host", secured.host, "--port", str(secured.port), "--all")
-        assert _started(refused) == "tablectl floor watch: refused by the broker: Not authorized\n"
-        assert refused.wait(WAIT) == 1
+        assert main(["floor", "watch", "--host", secured.host, "--port", str(secured.port),
+                     "--all"]) == 1
+        assert capsys.readouterr().err == (
+            "tablectl floor watch: refused by the broker: Not authorized\n")
     finally:
         secured.kill()

@@ -1,4 +1,5 @@
-"""The daemon's own small sections: `journal:`, `display:`, `puck:`, `tray:`, `logging:`.
+"""The daemon's own small sections: `journal:`, `display:`, `lights:`, `supervisor:`,
+`puck:`, `tray:`, `logging:`.
 
 Each is a frozen dataclass whose fields are the YAML keys (except `tray.float`, held
 in `float_counts`), with the defaults `config/table.example.yaml` documents.
@@ -13,6 +14,7 @@ from types import MappingProxyType
 from typing import Literal, cast, get_args
 
 from controller.config.reader import MONEY_MAX, Section
+from controller.lights import PATTERN_NAMES, LightPatterns
 
 Language = Literal["en", "es"]
 MismatchPolicy = Literal["warn", "block"]
@@ -50,6 +52,14 @@ class DisplaySettings:
     """`display:` the dealer display's wording."""
 
     language: Language = "en"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SupervisorSettings:
+    """`supervisor:` where the supervisors' PINs are kept (salted scrypt hashes written
+    by `tablectl pin set`, a file readable by the service alone)."""
+
+    pin_file: Path = Path("/etc/table-controller/pins")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,3 +147,23 @@ def read_logging(section: Section) -> LoggingSettings:
         return LoggingSettings(level=cast(LogLevel, text))
     section.choice_of("level", node, LOG_LEVELS, "INFO")
     return LoggingSettings()
+
+
+def read_lights(section: Section) -> LightPatterns:
+    """`lights:` the pattern shown for each seat condition (controller/lights.py)."""
+    defaults = LightPatterns()
+    chosen = {
+        name: section.get_choice(name, PATTERN_NAMES, getattr(defaults, name))
+        for name in LIGHT_CONDITIONS
+    }
+    return LightPatterns(**chosen)
+
+
+LIGHT_CONDITIONS: tuple[str, ...] = tuple(LightPatterns.__dataclass_fields__)
+
+
+def read_supervisor(section: Section) -> SupervisorSettings:
+    path = section.get_text(
+        "pin_file", "/etc/table-controller/pins", pattern_help="a file path"
+    )
+    return SupervisorSettings(pin_file=Path(path))

@@ -12,8 +12,10 @@ from yaml.nodes import MappingNode, Node
 from controller.config.daemon import (
     read_display,
     read_journal,
+    read_lights,
     read_logging,
     read_puck,
+    read_supervisor,
     read_tray,
 )
 from controller.config.errors import ConfigError
@@ -83,6 +85,8 @@ def _read(report: Report, node: MappingNode | None, text: str) -> Settings:
         hardware=_read_hardware(root, rules),
         journal=read_journal(root.get_section("journal")),
         display=read_display(root.get_section("display")),
+        lights=read_lights(root.get_section("lights")),
+        supervisor=read_supervisor(root.get_section("supervisor")),
         floor=read_floor(root.get_section("floor")),
         puck=read_puck(root.get_section("puck")),
         tray=read_tray(root.get_section("tray"), rules.game.smallest_chip if chip_ok else None),

@@ -7,12 +7,14 @@ from typing import Any
 
 from controller.config.daemon import (
     DisplaySettings,
+    SupervisorSettings,
     JournalSettings,
     LoggingSettings,
     PuckCheckSettings,
     TrayFloatSettings,
 )
 from controller.config.floor import FloorSettings
+from controller.lights import LightPatterns
 from controller.rules.settings import RuleSettings
 from drivers.settings import HardwareSettings
 
@@ -40,6 +42,10 @@ class Settings:
     """The file's text, exactly as read, for the journal's record of what was loaded."""
     sha256: str
     """Hex SHA-256 of the file's UTF-8 bytes."""
+    lights: LightPatterns = LightPatterns()
+    """`lights:` the pattern of each seat condition."""
+    supervisor: SupervisorSettings = SupervisorSettings()
+    """`supervisor:` where the PIN hashes are kept."""
     warnings: tuple[str, ...] = ()
     """`FILE:LINE:COL: warning: ...` for settings that are valid but probably not meant."""
 

@@ -1,7 +1,7 @@
 """Shared fuzzing check for the three protocols' receive paths (not a test module).
 
 Each hypothesis example builds noisy streams in bulk from one seed, so the CI run
-pushes ``FRAMES_PER_EXAMPLE * EXAMPLES`` good frames (110,000) through each protocol's
+pushes ``FRAMES_PER_EXAMPLE * EXAMPLES`` good frames (102,000) through each protocol's
 decoder, plus the noise and damaged frames between them.
 """
 
@@ -12,7 +12,7 @@ import random
 from drivers.messages import Codec
 from drivers.sim.line_noise import decode_stream, noisy_stream
 
-FRAMES_PER_EXAMPLE = 2200  # half to the host, half to the device
+FRAMES_PER_EXAMPLE = 2040  # half to the host, half to the device
 EXAMPLES = 50
 
 

@@ -1,0 +1,270 @@
+"""`tablectl bench` as a technician sees it: the real program in an 80x24 tmux pane,
+keys typed with ``send-keys``, the screen read back with ``capture-pane``.
+
+Every wait polls the captured screen until a condition holds (or fails after a
+generous timeout); nothing sleeps for luck. Each test has its own tmux server (a
+socket in its temporary folder) and its own copy of config/bench.yaml with the journal
+in that folder. ``tablectl bench --script`` and ``--demo`` (no screen) and
+``tablectl selftest --simulated --yes`` are checked here too.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TMUX = shutil.which("tmux")
+WAIT = 20.0  # generous for a loaded CI machine; a passing test never waits this long
+needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it)")
+
+
+def bench_config(folder: Path) -> Path:
+    """config/bench.yaml with its journal in ``folder``/state, logging at INFO."""
+    text = (ROOT / "config" / "bench.yaml").read_text()
+    text = text.replace("logging: {level: DEBUG}", "logging: {level: INFO}")
+    assert "state_dir: ./state" in text
+    path = folder / "bench.yaml"
+    path.write_text(text)
+    return path
+
+
+def tablectl(*args: str) -> list[str]:
+    return [sys.executable, "-m", "controller", *args]
+
+
+class Pane:
+    """One tmux pane running ``tablectl bench``, on a private tmux server."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        conf = folder / "tmux.conf"
+        conf.write_text('set -g remain-on-exit on\nset -g default-terminal "screen"\n'
+                        "set -g status off\n")
+        self.base = [str(TMUX), "-S", str(folder / "tmux.sock"), "-f", str(conf)]
+        self.command = " ".join(tablectl("bench", "--config", "bench.yaml"))
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run([*self.base, *args], capture_output=True, text=True,
+                              cwd=self.folder, timeout=10)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def start(self, extra: str = "") -> None:
+        self.tmux("new-session", "-d", "-s", "bench", "-x", "80", "-y", "24",
+                  "-c", str(self.folder), f"{self.command} {extra}".strip())
+
+    def restart(self) -> None:
+        self.tmux("respawn-pane", "-k", "-t", "bench", self.command)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "bench")
+
+    def escapes(self) -> str:
+        return self.tmux("capture-pane", "-p", "-e", "-t", "bench")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "bench", *keys)
+
+    def dead(self) -> bool:
+        return self.tmux("display-message", "-p", "-t", "bench", "#{pane_dead}").strip() == "1"
+
+    def wait(self, condition: Callable[[str], object], what: str,
+             timeout: float = WAIT) -> str:
+        """The screen once ``condition(screen)`` is true (polled)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if condition(screen):
+                return screen
+            if time.monotonic() > deadline:
+                log = self.folder / "state" / "bench.log"
+                tail = log.read_text()[-3000:] if log.exists() else "(no log)"
+                raise AssertionError(f"not within {timeout} s: {what}\n{screen}\n{tail}")
+            time.sleep(0.05)
+
+    def wait_text(self, text: str, timeout: float = WAIT) -> str:
+        return self.wait(lambda screen: text in screen, repr(text), timeout)
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def pane(tmp_path: Path) -> Iterator[Pane]:
+    bench_config(tmp_path)
+    screen = Pane(tmp_path)
+    try:
+        yield screen
+    finally:
+        screen.close()
+
+
+def to_act(screen: str) -> int:
+    found = re.search(r"SEAT (\d+) TO ACT", screen)
+    assert found, screen
+    return int(found.group(1))
+
+
+def seat_box(screen: str, seat: int) -> tuple[str, str, str]:
+    """The three lines of a seat's box on the ring (18 columns from its first line)."""
+    lines = screen.splitlines()
+    for row, line in enumerate(lines):
+        found = re.search(rf"[ >]{seat:>2} \S", line)
+        if found and row + 2 < len(lines):
+            col = found.start()
+            return tuple(line_[col:col + 18] for line_ in lines[row:row + 3])  # type: ignore[return-value]
+    raise AssertionError(f"seat {seat} not on the screen:\n{screen}")
+
+
+def stack(screen: str, seat: int) -> int:
+    return int(seat_box(screen, seat)[1].split()[0])
+
+
+def clock(screen: str) -> int | None:
+    found = re.search(r"CLOCK +(\d+)", screen)
+    return int(found.group(1)) if found else None
+
+
+@needs_tmux
+def test_a_hand_on_the_screen_resizes_and_resumes(pane: Pane) -> None:
+    pane.start()
+    pane.wait_text("DEALER")
+    screen = pane.wait_text("KEYPAD f=FOLD")  # the mapping is on the screen
+    assert "BENCH  p<n>=puck" in screen and "q=quit" in screen
+    assert all(len(line) <= 80 for line in screen.splitlines())
+
+    pane.keys("s")  # the demo's players sit down
+    pane.wait_text("players seated")
+    pane.keys("n")  # NEXT: the first hand
+    screen = pane.wait_text("TO ACT")
+    seat = to_act(screen)
+    # the seat to act: a pointer on its box, and the box in reverse video
+    assert seat_box(screen, seat)[0].startswith(f">{seat:>2} ")
+    assert "TO ACT" in seat_box(screen, seat)[2]
+    reverse = r"\x1b\[(?:[0-9]+;)*7(?:;[0-9]+)*m"  # SGR 7, maybe with others
+    assert re.search(rf"{reverse}>\s?{seat} ", pane.escapes()), pane.escapes()
+    before = stack(screen, seat)
+
+    pane.keys("b", "4", "0", "Enter")  # BET 4 0 ENTER: a raise to 40
+    screen = pane.wait(lambda s: f"SEAT {seat} TO ACT" not in s and "TO ACT" in s,
+                       "the next seat to act")
+    assert stack(screen, seat) == before - 40
+    assert "bet 40" in seat_box(screen, seat)[1]
+    assert not seat_box(screen, seat)[0].startswith(">")
+    caller = to_act(screen)
+    assert seat_box(screen, caller)[0].startswith(f">{caller:>2} ")
+
+    pane.keys("k")  # CLOCK: the countdown starts on the seat to act
+    first = clock(pane.wait(lambda s: clock(s) is not None, "the clock digits"))
+    assert first is not None and first <= 60
+    pane.wait(lambda s: (clock(s) or 99) < first, "the clock counting down", timeout=5)
+
+    pane.keys("c")  # the caller calls 40
+    screen = pane.wait(lambda s: f"SEAT {caller} TO ACT" not in s, "the call")
+    called = stack(screen, caller)
+    assert "bet 40" in seat_box(screen, caller)[1]
+
+    # resize: smaller than 80x24 gives one line per seat, tiny asks for more room,
+    # and back to 80x24 the ring again; the program lives through all of it
+    pane.tmux("resize-window", "-t", "bench", "-x", "60", "-y", "20")
+    pane.wait(lambda s: "| SEAT" in s and "DEALER" not in s, "the one-line-per-seat view")
+    pane.tmux("resize-window", "-t", "bench", "-x", "20", "-y", "6")
+    pane.wait_text("terminal too small")
+    pane.tmux("resize-window", "-t", "bench", "-x", "120", "-y", "40")
+    pane.wait_text("DEALER")
+    pane.tmux("resize-window", "-t", "bench", "-x", "80", "-y", "24")
+    screen = pane.wait(lambda s: "DEALER" in s and len(s.splitlines()[0]) <= 80, "80x24 again")
+    assert not pane.dead()
+    hand_title = re.search(r"hand \d+ \w+", screen)
+    assert hand_title, screen
+
+    pane.keys("q")  # quit: the journal stays, and the next start resumes the game
+    pane.wait(lambda s: pane.dead(), "the bench to stop")
+    assert "the game is kept in" in pane.screen()
+    assert (pane.folder / "state" / "journal.sqlite3").exists()
+    pane.restart()
+    screen = pane.wait_text("DEALER")
+    screen = pane.wait(lambda s: "TO ACT" in s, "the resumed hand")
+    assert hand_title.group(0) in screen
+    assert stack(screen, caller) == called and stack(screen, seat) == before - 40
+    pane.keys("q")
+    pane.wait(lambda s: pane.dead(), "the bench to stop")
+
+
+@needs_tmux
+def test_the_demo_plays_hands_by_itself(pane: Pane) -> None:
+    pane.start("--hands 2 --pace 0.02")
+    pane.wait_text("DEALER")
+    pane.keys("d")
+    screen = pane.wait_text("demo finished: 2 hand(s) played", timeout=40)
+    assert re.search(r"hand 2 (idle|preflop)", screen), screen
+    assert "TRAY" in screen and "ok" in screen
+    pane.keys("p", "4")  # the puck to seat 4: the sensor sees it there
+    pane.wait(lambda s: "puck seat 4" in s, "the puck at seat 4")
+    pane.keys("u", "k")  # pull the keypad's cable
+    pane.wait_text("keypad UNPLUGGED")
+    pane.keys("f")
+    pane.wait_text("keypad unplugged: key lost")
+    pane.keys("u", "k")
+    pane.wait_text("keypad ok")
+    pane.keys("q")
+    pane.wait(lambda s: pane.dead(), "the bench to stop")
+
+
+def test_script_without_a_screen(tmp_path: Path) -> None:
+    bench_config(tmp_path)
+    script = tmp_path / "hand.txt"
+    script.write_text("# two players, one hand\n"
+                      "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+                      "wait-for SEAT 6 TO ACT\nkeys BET 3 0 ENTER\nwait-for SEAT 2 TO ACT\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    screen = done.stdout
+    assert "hand 1 preflop" in screen
+    assert stack(screen, 6) == 970 and "bet 30" in seat_box(screen, 6)[1]
+    assert seat_box(screen, 2)[0].startswith(">")
+    assert "game is kept in" in done.stderr
+
+
+def test_demo_without_a_screen_and_a_bad_script(tmp_path: Path) -> None:
+    bench_config(tmp_path)
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--demo", "--hands", "1"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "demo finished: 1 hand(s) played" in done.stdout
+    bad = tmp_path / "bad.txt"
+    bad.write_text("keys NEXT\nfly 3\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(bad)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "line 2: unknown command 'fly'" in done.stderr
+
+
+def test_bench_without_a_config_says_what_to_do(tmp_path: Path) -> None:
+    done = subprocess.run(tablectl("bench", "--demo"), cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert "no --config given and there is no config/bench.yaml" in done.stderr
+
+
+def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:
+    bench_config(tmp_path)
+    done = subprocess.run(tablectl("selftest", "--config", "bench.yaml", "--simulated", "--yes"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    for device in ("display", "lights", "puck", "keypad", "tray"):
+        assert any(re.match(rf"PASS +{device} ", line) for line in lines), done.stdout
+    assert "9 seat lights" in done.stdout and "all 19 keys" in done.stdout
+    assert "200 x 5, 100 x 25, 40 x 100 = 7500" in done.stdout
+    assert lines[-1] == "selftest: all checks passed"
