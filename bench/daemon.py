@@ -211,8 +211,13 @@ def play_hands(daemon: Daemon, hands: int, rng: random.Random, *, faults: bool =
             device = rng.choice([d for d in (sim.tray, sim.display) if d is not None])
             device.unplug()
             device.replug()
-        if sim is not None and sim.lights is not None and number % 50 == 0:
-            sim.lights.clear_history()  # the mock pins' history is the simulator's, not ours
+        if sim is not None:
+            # the simulators remember everything they were told (mock pin states, display
+            # messages): that is test equipment, not the daemon, so it is not measured
+            if sim.lights is not None:
+                sim.lights.clear_history()
+            if sim.display is not None:
+                sim.display.history.clear()
         if on_hand is not None:
             on_hand(number)
 

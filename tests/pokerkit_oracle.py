@@ -258,7 +258,7 @@ def ranking_from(pk: State, holes: dict[int, list[Card]], board: list[Card],
 
 
 class Features:
-    """What happened in the hand that one of PokerKit's known differences depends on."""
+    """The known differences that came into play in a hand, in the order they did."""
 
     def __init__(self) -> None:
         self.found: list[str] = []
@@ -278,10 +278,41 @@ def note_action(features: Features, game: GameSettings, kind: str, total: int,
     if game.structure == "fixed_limit":
         if total < before["limit_target"]:
             features.note("limit_short_all_in")
-        if before["bets"] >= game.limit_cap_raises + 1:
-            features.note("heads_up_limit_cap")  # past the cap: fewer than 3 can bet
     elif total - before["current_bet"] < before["min_increment"] and not before["opened"]:
         features.note("short_all_in_reopens")
+
+
+def legal_difference(table: Table, pk: State) -> str | None:
+    """Where PokerKit's options for the seat to act differ from our ``legal``."""
+    legal = table.legal()
+    assert legal is not None
+    if pk.checking_or_calling_amount != legal.call:
+        return f"call: ours {legal.call}, PokerKit {pk.checking_or_calling_amount}"
+    ours = legal.min_raise_to is not None
+    theirs = pk.can_complete_bet_or_raise_to()
+    if ours != theirs:
+        return f"may raise: ours {ours} ({legal.no_raise_reason}), PokerKit {theirs}"
+    if ours:
+        low = pk.min_completion_betting_or_raising_to_amount
+        high = pk.max_completion_betting_or_raising_to_amount
+        if (low, high) != (legal.min_raise_to, legal.max_raise_to):
+            return (f"raise range: ours {legal.min_raise_to}-{legal.max_raise_to}, "
+                    f"PokerKit {low}-{high}")
+    return None
+
+
+def explain_legal(table: Table, features: Features) -> None:
+    """A fixed-limit raise we allow past the cap count: only while fewer than three
+    players can bet (R3/R4), unless a short all-in made PokerKit count one more."""
+    h = table.state.hand
+    legal = table.legal()
+    game = table.settings.game
+    if (
+        h is not None and legal is not None and game.structure == "fixed_limit"
+        and legal.min_raise_to is not None and h.bets >= game.limit_cap_raises + 1
+        and "limit_short_all_in" not in features.found
+    ):
+        features.note("heads_up_limit_cap")
 
 
 def play_hand(rng: random.Random, structure: str) -> Outcome:
@@ -310,6 +341,7 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
     deck = shuffled_deck(rng)
     holes = {seat: [deck.pop(), deck.pop()] for seat in order}
     board: list[Card] = []
+    split_pots = 0  # pots at a showdown with a tie
     actions = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -327,6 +359,10 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                 if pk.actor_index != index_of[seat]:
                     return _differ(features, actions, log,
                                    f"to act: ours seat {seat}, PokerKit {pk.actor_index}")
+                difference = legal_difference(table, pk)
+                if difference is not None:
+                    explain_legal(table, features)
+                    return _differ(features, actions, log, f"seat {seat}: {difference}")
                 legal = table.legal()
                 assert legal is not None
                 action, to = choose_action(rng, table)
@@ -358,9 +394,8 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                 board = [card for cards in pk.board_cards for card in cards]
                 live = [s for s in order if table.state.seats[s].live]
                 ranking = ranking_from(pk, holes, board, live)
-                if any(len(group) > 1 for group in ranking) \
-                        and len(current_pots(table.state)) > 1:
-                    features.note("odd_chips_of_merged_pots")
+                if any(len(group) > 1 for group in ranking):
+                    split_pots = len(current_pots(table.state))
                 table.apply(Award(ranking=tuple(tuple(g) for g in ranking)))
                 log.append({"type": "award", "ranking": ranking})
         except (ValueError, AssertionError) as error:
@@ -372,6 +407,11 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
     ours = [table.state.seats[s].stack for s in order]
     theirs = list(pk.stacks)
     if ours != theirs:
+        odd_chips = split_pots > 1 and sum(ours) == sum(theirs) and all(
+            abs(a - b) < split_pots for a, b in zip(ours, theirs, strict=True)
+        )
+        if odd_chips:
+            features.found.insert(0, "odd_chips_of_merged_pots")
         return _differ(features, actions, log, f"stacks: ours {ours}, PokerKit {theirs}")
     return Outcome("agree", actions, events=log)
 
