@@ -101,7 +101,8 @@ class Selftest:
 
     def __init__(self, devices: Devices, events: queue.Queue[DeviceEvent],
                  technician: Technician, *, puck_seats: tuple[int, ...] = (),
-                 timeout: float = 60.0, tray_counts: dict[int, int] | None = None) -> None:
+                 timeout: float = 60.0, tray_counts: dict[int, int] | None = None,
+                 connect_seconds: float = CONNECT_SECONDS) -> None:
         self.devices = devices
         self.events = events
         self.technician = technician
@@ -109,6 +110,7 @@ class Selftest:
         self.sim = devices.sim
         self.timeout = SIM_SECONDS if self._all_simulated() else timeout
         self.tray_counts = dict(tray_counts or {5: 100, 25: 40})
+        self.connect_seconds = connect_seconds
 
     def _all_simulated(self) -> bool:
         return self.sim is not None and all(
@@ -163,9 +165,9 @@ class Selftest:
         """Why the serial device ``name`` is not talking, or None when it is."""
         device = getattr(self.devices, name)
         wait = getattr(device, "wait_connected", None)
-        if wait is not None and wait(CONNECT_SECONDS):
+        if wait is not None and wait(self.connect_seconds):
             return None
-        return device.fault or f"the {name} did not answer within {CONNECT_SECONDS:g} s"
+        return device.fault or f"the {name} did not answer within {self.connect_seconds:g} s"
 
     @staticmethod
     def _until(condition: Callable[[], bool], timeout: float) -> bool:

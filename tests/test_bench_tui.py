@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from gpiozero.pins.mock import PinState
 
 ROOT = Path(__file__).resolve().parent.parent
 TMUX = shutil.which("tmux")
@@ -66,6 +67,10 @@ class Pane:
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "bench")
+
+    def history(self) -> str:
+        """The screen and what scrolled off it, lines joined as they were written."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-100", "-t", "bench")
 
     def escapes(self) -> str:
         return self.tmux("capture-pane", "-p", "-e", "-t", "bench")
@@ -128,6 +133,12 @@ def stack(screen: str, seat: int) -> int:
     return int(seat_box(screen, seat)[1].split()[0])
 
 
+def title_width(screen: str) -> int:
+    """The title row spans the screen (its last character is a space capture drops)."""
+    lines = screen.splitlines()
+    return len(lines[0]) if lines and lines[0].startswith(" BENCH") else 0
+
+
 def clock(screen: str) -> int | None:
     found = re.search(r"CLOCK +(\d+)", screen)
     return int(found.group(1)) if found else None
@@ -179,16 +190,16 @@ def test_a_hand_on_the_screen_resizes_and_resumes(pane: Pane) -> None:
     pane.tmux("resize-window", "-t", "bench", "-x", "20", "-y", "6")
     pane.wait_text("terminal too small")
     pane.tmux("resize-window", "-t", "bench", "-x", "120", "-y", "40")
-    pane.wait_text("DEALER")
+    pane.wait(lambda s: "DEALER" in s and title_width(s) == 119, "the ring at 120x40")
     pane.tmux("resize-window", "-t", "bench", "-x", "80", "-y", "24")
-    screen = pane.wait(lambda s: "DEALER" in s and len(s.splitlines()[0]) <= 80, "80x24 again")
+    screen = pane.wait(lambda s: "DEALER" in s and title_width(s) == 79, "the ring at 80x24")
     assert not pane.dead()
     hand_title = re.search(r"hand \d+ \w+", screen)
     assert hand_title, screen
 
     pane.keys("q")  # quit: the journal stays, and the next start resumes the game
     pane.wait(lambda s: pane.dead(), "the bench to stop")
-    assert "the game is kept in" in pane.screen()
+    assert "the game stays in" in pane.history()
     assert (pane.folder / "state" / "journal.sqlite3").exists()
     pane.restart()
     screen = pane.wait_text("DEALER")
@@ -206,7 +217,7 @@ def test_the_demo_plays_hands_by_itself(pane: Pane) -> None:
     pane.keys("d")
     screen = pane.wait_text("demo finished: 2 hand(s) played", timeout=40)
     assert re.search(r"hand 2 (idle|preflop)", screen), screen
-    assert "TRAY" in screen and "ok" in screen
+    assert re.search(r"TRAY .* expected \d+  ok", screen), screen  # buy-ins left the tray
     pane.keys("p", "4")  # the puck to seat 4: the sensor sees it there
     pane.wait(lambda s: "puck seat 4" in s, "the puck at seat 4")
     pane.keys("u", "k")  # pull the keypad's cable
@@ -232,7 +243,7 @@ def test_script_without_a_screen(tmp_path: Path) -> None:
     assert "hand 1 preflop" in screen
     assert stack(screen, 6) == 970 and "bet 30" in seat_box(screen, 6)[1]
     assert seat_box(screen, 2)[0].startswith(">")
-    assert "game is kept in" in done.stderr
+    assert "the game stays in" in done.stderr
 
 
 def test_demo_without_a_screen_and_a_bad_script(tmp_path: Path) -> None:
@@ -268,3 +279,64 @@ def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:
     assert "9 seat lights" in done.stdout and "all 19 keys" in done.stdout
     assert "200 x 5, 100 x 25, 40 x 100 = 7500" in done.stdout
     assert lines[-1] == "selftest: all checks passed"
+
+
+# -- the pieces, without a terminal ------------------------------------------------------
+
+
+def test_the_ring_fits_every_table_size() -> None:
+    from controller.bench.layout import ring_layout
+
+    for seats in range(2, 11):
+        for rows, cols in ((24, 80), (30, 100), (50, 200)):
+            layout = ring_layout(seats, rows, cols)
+            assert layout is not None, (seats, rows, cols)
+            boxes = layout.seats
+            assert sorted(boxes) == list(range(1, seats + 1))
+            assert all(box.col + box.width <= cols and box.row + box.height <= layout.bottom
+                       for box in boxes.values())
+            # clockwise from the dealer's left: seat 1 left of the last seat, both low
+            first, last = boxes[1], boxes[seats]
+            assert first.col < last.col and first.row == last.row
+    assert ring_layout(9, 23, 80) is None and ring_layout(9, 24, 79) is None
+
+
+class FakePin:
+    """A gpiozero MockPin's history: (seconds since the previous change, level)."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.state = 0.0
+        self.changed = clock()
+        self.states = [PinState(0.0, 0.0)]
+
+    def set(self, level: float) -> None:
+        self.states.append(PinState(self.clock() - self.changed, level))
+        self.state, self.changed = level, self.clock()
+
+    def clear_states(self) -> None:
+        self.states, self.changed = [PinState(0.0, self.state)], self.clock()
+
+
+def test_the_lamp_watcher_reads_patterns_off_the_pin() -> None:
+    from controller.bench.lamps import LampWatcher
+    from drivers.settings import LightsSettings
+
+    now = [100.0]
+    pin = FakePin(lambda: now[0])
+    watcher = LampWatcher({1: pin}, LightsSettings(), clock=lambda: now[0])
+
+    def run(level_at: Callable[[int], float], step: float, count: int) -> str:
+        for i in range(count):
+            now[0] += step
+            pin.set(level_at(i))
+        return watcher.read()[1].kind
+
+    assert watcher.read()[1].kind == "off"
+    assert run(lambda i: float(i % 2 == 0), 0.125, 12) == "fast"  # 250 ms period
+    assert run(lambda i: float(i % 2 == 0), 0.5, 6) == "slow"  # 1000 ms period
+    now[0] += 3.0
+    assert run(lambda i: 1.0, 0.1, 1) == "on"  # switched on and held
+    now[0] += 3.0
+    assert watcher.read()[1].kind == "on" and watcher.read()[1].lit
+    assert run(lambda i: (i % 5) / 4, 0.04, 40) == "pulse"

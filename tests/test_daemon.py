@@ -189,3 +189,22 @@ def test_a_memory_fault_locks_play_until_salvage(tmp_path: Path) -> None:
         outcome = daemon.submit({"type": "sit", "seat": 1, "player": "x", "chips": 100})
         assert not outcome.ok and outcome.error["code"] == "memory_fault"  # type: ignore[index]
         assert outcome.seq is None
+
+
+def test_with_a_floor_section_events_fill_the_outbox_and_play_goes_on(tmp_path: Path) -> None:
+    """No broker is listening: the link is down, the table plays, and every accepted
+    event's floor messages are in the outbox, written in the event's own transaction."""
+    import sqlite3
+
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + "floor: {site: lv, host: 127.0.0.1, port: 1}\n")
+    with running(config) as daemon:
+        assert daemon.publisher is not None
+        seat_players(daemon, {2: "ana", 5: "luis"})
+        assert daemon.submit({"type": "start_hand"}).ok
+    with sqlite3.connect(tmp_path / "state" / "journal.sqlite3") as conn:
+        topics = {row[0].rsplit("/", 1)[1] for row in conn.execute("SELECT topic FROM outbox")}
+        orphans = conn.execute(
+            "SELECT COUNT(*) FROM outbox WHERE seq NOT IN (SELECT seq FROM events)"
+        ).fetchone()[0]
+    assert {"events", "hands", "state"} <= topics and orphans == 0

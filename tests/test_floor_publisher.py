@@ -4,6 +4,7 @@ credentials, ACL and TLS. Every wait is on a condition, with a timeout."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -167,7 +168,7 @@ def test_events_arrive_in_order_with_their_sequence_numbers(
         subscriber.start()
         try:
             assert late.wait_for(lambda ms: len([m for m in ms if m.retain]) == 2, WAIT)
-            retained = {m.topic: m.payload for m in late.messages if m.retain}
+            retained = {m.topic: dict(m.payload or {}) for m in late.messages if m.retain}
             assert retained["casino/lv/table/T1/state"]["state"]["seats"]["1"]["stack"] == 205
             assert retained["casino/lv/table/T1/status"]["link"] == "up"
             publisher.stop()
@@ -375,72 +376,74 @@ def secured_broker(tmp_path: Path) -> Iterator[LocalBroker]:
     local.kill()
 
 
+@pytest.fixture
+def floor_system(secured_broker: LocalBroker, tmp_path: Path) -> Iterator[Collector]:
+    """The floor system's account: it may read every table."""
+    collector = Collector()
+    subscriber = Subscriber(
+        secured_broker.host, secured_broker.port, "casino/#", collector, username="floor",
+        password_file=_secret(tmp_path / "floor.pw", "floor-secret"),
+    )
+    subscriber.start()
+    yield collector
+    subscriber.stop()
+
+
 def test_clients_without_the_right_credentials_are_refused(
-    secured_broker: LocalBroker, tmp_path: Path
+    secured_broker: LocalBroker, floor_system: Collector, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     broker = secured_broker
     with pytest.raises(FloorLinkError, match="refused by the broker: Not authorized"):
         Subscriber(broker.host, broker.port, "casino/#", Collector()).start()
 
-    floor = Collector()
-    subscriber = Subscriber(broker.host, broker.port, "casino/#", floor, username="floor",
-                            password_file=_secret(tmp_path / "floor.pw", "floor-secret"))
-    subscriber.start()
+    db = tmp_path / "journal.sqlite3"
+    _journal_events(db, 1, 5)
+    wrong = _publisher(
+        _settings(broker, username="T1", password_file=_secret(tmp_path / "x", "guess")), db
+    )
+    wrong.start()
     try:
-        db = tmp_path / "journal.sqlite3"
-        _journal_events(db, 1, 5)
-        wrong = _publisher(
-            _settings(broker, username="T1", password_file=_secret(tmp_path / "x", "guess")), db
-        )
-        wrong.start()
-        try:
-            status = _wait_status(wrong, lambda s: s.last_error is not None)
-            assert "refused by the broker" in str(status.last_error)
-            assert (status.link, status.sent) == ("down", 0)
-        finally:
-            wrong.stop()
-        assert _unsent(db) == 10
-
-        right = _publisher(_settings(
-            broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")), db)
-        right.start()
-        try:
-            assert right.wait_drained(WAIT)
-            _wait_delivered(floor, 10)
-        finally:
-            right.stop()
+        status = _wait_status(wrong, lambda s: s.last_error is not None)
+        assert "refused by the broker" in str(status.last_error)
+        assert (status.link, status.sent) == ("down", 0)
     finally:
-        subscriber.stop()
+        wrong.stop()
+    assert _unsent(db) == 10
+
+    right = _publisher(_settings(
+        broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")), db)
+    right.start()
+    try:
+        assert right.wait_drained(WAIT)
+        _wait_delivered(floor_system, 10)
+    finally:
+        right.stop()
+    assert "refused by the broker" in caplog.text
+    for secret in ("t1-secret", "guess", "floor-secret"):
+        assert secret not in caplog.text
 
 
 def test_the_acl_keeps_a_table_to_its_own_topics(
-    secured_broker: LocalBroker, tmp_path: Path
+    secured_broker: LocalBroker, floor_system: Collector, tmp_path: Path
 ) -> None:
-    broker = secured_broker
-    floor = Collector()
-    subscriber = Subscriber(broker.host, broker.port, "casino/#", floor, username="floor",
-                            password_file=_secret(tmp_path / "floor.pw", "floor-secret"))
-    subscriber.start()
+    db = tmp_path / "t2.sqlite3"
+    _journal_events(db, 1, 3, table_id="T2")
+    # Table T1's credentials, publishing as table T2: the broker refuses the first
+    # message (the link status) and, being Mosquitto, drops the connection.
+    impostor = _publisher(_settings(
+        secured_broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")),
+        db, table_id="T2")
+    impostor.start()
     try:
-        db = tmp_path / "t2.sqlite3"
-        _journal_events(db, 1, 3, table_id="T2")
-        # Table T1's credentials, publishing as table T2: the broker refuses the first
-        # message (the link status) and, being Mosquitto, drops the connection.
-        impostor = _publisher(_settings(
-            broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")),
-            db, table_id="T2")
-        impostor.start()
-        try:
-            status = _wait_status(impostor, lambda s: "Not authorized" in str(s.last_error))
-            assert status.last_error == (
-                "broker refused casino/lv/table/T2/status: Not authorized")
-            assert (status.sent, status.unsent) == (0, 6)
-        finally:
-            impostor.stop()
-        assert _unsent(db) == 6  # kept, to be sent once the ACL is put right
-        assert not [m for m in floor.messages if "/T2/" in m.topic]
+        status = _wait_status(impostor, lambda s: "Not authorized" in str(s.last_error))
+        assert status.last_error == "broker refused casino/lv/table/T2/status: Not authorized"
+        assert (status.sent, status.unsent) == (0, 6)
     finally:
-        subscriber.stop()
+        impostor.stop()
+    assert _unsent(db) == 6  # kept, to be sent once the ACL is put right
+    assert not [m for m in floor_system.messages if "/T2/" in m.topic]
 
 
 # -- TLS -----------------------------------------------------------------------------------
@@ -563,9 +566,9 @@ def test_the_real_journals_outbox_is_drained(broker: LocalBroker, back_office: C
         assert journal.verify().problems == ()
 
 
-def test_a_table_without_a_floor_section_needs_no_broker() -> None:
-    # The daemon creates a Publisher only when `settings.floor` is set; nothing in
-    # controller.floor starts anything at import.
+def test_importing_the_floor_link_starts_nothing() -> None:
+    # The daemon creates a Publisher only when `settings.floor` is set; importing
+    # controller.floor starts no thread and opens no connection.
     code = "import controller.floor.publisher, threading; print(threading.active_count())"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True, env={**os.environ})

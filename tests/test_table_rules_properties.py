@@ -150,9 +150,12 @@ class Oracle:
     travel: int = 0
     disturbed: bool = True
     moved: set[str] = field(default_factory=set)
+    post_only: bool = False
+    last_bb: dict[str, int] = field(default_factory=dict)
 
     def seated(self, player: str) -> None:
         self.debts[player] = Debt()
+        self.last_bb.pop(player, None)
         self.disturbed = True
 
     def check_hand(self, table: Table, before: TableState, first: bool) -> None:
@@ -211,6 +214,20 @@ class Oracle:
                     f"hand {hand.number}: the big blind skipped due seats {skipped_due}"
                 )
 
+        # B3: heads-up, the player who had the big blind most recently has the button
+        if pos.heads_up and not first:
+            owing = [s for s in dealt if self.debts[dealt[s]].owes]
+            other = next(s for s in dealt if s != pos.button)
+            if owing:
+                assert owing == [other] or len(owing) == 2, (
+                    f"hand {hand.number}: heads-up, the player owing ({owing}) must take "
+                    f"the big blind"
+                )
+            else:
+                assert self.last_bb.get(dealt[pos.button], 0) >= self.last_bb.get(
+                    dealt[other], 0
+                ), f"hand {hand.number}: heads-up button went to the wrong player"
+
         # posts, debts, and where a debtor may sit
         posts: dict[int, tuple[int, int]] = {}
         for p in hand.posts:
@@ -240,12 +257,20 @@ class Oracle:
                 continue
             expected = self.expected_post(table, debt)
             got = posts.get(s, (0, 0))
+            if pos.heads_up and s == pos.button:
+                got = (max(got[0], table.settings.game.sb_amount), got[1])
+                expected = (max(expected[0], table.settings.game.sb_amount), expected[1])
             stack = before.seats[s].stack
             if sum(expected) <= playable(stack, table.settings.game.smallest_chip):
-                assert got[0] >= expected[0] and got[1] >= expected[1], (
+                assert got == expected, (
                     f"hand {hand.number}: seat {s} ({player}) owes {debt} and posted {got}, "
                     f"expected {expected}"
                 )
+
+        # B10a ruling: under post_only a big blind owing markers also pays the penalty
+        bb_debt = self.debts[bb_player]
+        if not first and self.post_only and not self.moving and (bb_debt.big or bb_debt.small):
+            assert posts.get(pos.big_blind, (0, 0))[1] == table.settings.game.sb_amount
 
         # the hand settles what it should
         for s, player in dealt.items():
@@ -253,6 +278,14 @@ class Oracle:
             if first or s == pos.big_blind or s in posts:
                 debt.big = debt.small = False
             debt.new = False
+        self.last_bb[bb_player] = hand.number
+
+        # the markers the engine shows are the oracle's
+        for s, seat in state.seats.items():
+            debt = self.debts[seat.player]
+            assert (seat.missed_big, seat.missed_small, seat.fresh) == (
+                debt.big, debt.small, debt.new
+            ), f"hand {hand.number}: seat {s} ({seat.player}) shows {seat}, oracle {debt}"
         self.passed = set(passed_now) if first else self.passed | set(passed_now)
         self.travel = 0 if first else self.travel + (
             (pos.big_blind - previous.big_blind) % n if previous else 0
@@ -355,7 +388,8 @@ def between_hands(table: Table, oracle: Oracle, rng: random.Random, names: list[
 def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -> Oracle:
     n = rng.randint(2, 10)
     table = make_table(n, **config)
-    oracle = Oracle(n, config.get("button") == "moving", config.get("missed_small") == "live")
+    oracle = Oracle(n, config.get("button") == "moving", config.get("missed_small") == "live",
+                    post_only=config.get("missed_return") == "post_only")
     names = list(NAMES)
     rng.shuffle(names)
     for seat in rng.sample(range(1, n + 1), rng.randint(2, n)):

@@ -176,7 +176,9 @@ def _clock(snap: Snapshot) -> tuple[str, str]:
 def _button(snap: Snapshot) -> tuple[str, str]:
     view = _view(snap)
     shown = snap.shown
-    if snap.puck_fault:
+    if not snap.has_puck:
+        seen = "(no sensor)"
+    elif snap.puck_fault:
         seen = "seats " + "+".join(str(seat) for seat in snap.puck_fault)
     elif snap.puck_seat is not None:
         seen = f"seat {snap.puck_seat}"
@@ -203,10 +205,12 @@ def _tray(snap: Snapshot, ui: UiState) -> tuple[str, str]:
         piece = f"{value}x{counts[value]}"
         parts.append(f"[{piece}]" if value == ui.tray_value else piece)
     total = sum(value * count for value, count in counts.items())
-    line = "TRAY " + " ".join(parts) + f" = {total}"
+    line = "TRAY " + (" ".join(parts) or "(empty)") + f" = {total}"
     status = snap.shown.tray if snap.shown is not None else None
     if status is None or not status.checked:
         return line, ""
+    if status.counted is not None and status.counted != total:
+        line += f"  read {status.counted}"  # the reader has not reported the change (yet)
     line += f"  expected {status.expected}"
     if status.alarm:
         return line + f"  OFF BY {status.difference}", "alarm"
@@ -223,7 +227,9 @@ def _devices(snap: Snapshot) -> list[tuple[str, str]]:
     if shown is not None and shown.fault is not None:
         pieces.append((f"LOCKED: {shown.fault}: call a technician", "alarm"))
     for name in ("keypad", "tray", "display"):
-        if name in snap.plugged and not snap.plugged[name]:
+        if name not in snap.plugged:
+            pieces.append((f"{name} (none)", "dim"))
+        elif not snap.plugged[name]:
             pieces.append((f"{name} UNPLUGGED", "alarm"))
         elif name in faults:
             pieces.append((f"{name}: {faults[name]}", "alarm"))

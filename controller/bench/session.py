@@ -47,6 +47,7 @@ class Snapshot:
     state_dir: str
     shown: LastShown | None  # what the loop last showed (None before the first show)
     lamps: dict[int, Lamp]
+    has_puck: bool  # a puck sensor is configured
     puck_seat: int | None  # where the puck sensor (the driver) sees the puck
     puck_fault: tuple[int, ...]  # seats seeing it at once, while that fault lasts
     display: DisplayShown  # what the simulated display received
@@ -285,6 +286,7 @@ class Bench:
             state_dir=str(self.daemon.state_dir),
             shown=self.last_shown(),
             lamps=self._lamps.read() if self._lamps is not None else {},
+            has_puck=sim.puck is not None,
             puck_seat=devices.puck.seat,
             puck_fault=tuple(devices.puck.fault_seats),
             display=sim.display.shown if sim.display is not None else DisplayShown(),

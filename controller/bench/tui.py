@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import curses
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ class App:
         screen = self.screen
         screen.keypad(True)
         screen.timeout(FRAME_MS)
+        curses.set_escdelay(25)  # Esc answers at once, not after a second
         with contextlib.suppress(curses.error):  # a terminal that cannot hide it shows it
             curses.curs_set(0)
         bold, reverse, dim = curses.A_BOLD, curses.A_REVERSE, curses.A_DIM
@@ -195,4 +197,8 @@ def run(bench: Bench, demo: DemoOptions, start_demo: bool = False) -> None:
     def main(screen: curses.window) -> None:
         App(screen, bench, demo, start_demo).run()
 
+    # LINES and COLUMNS in the environment would pin the size and defeat resizing:
+    # ncurses must ask the terminal
+    for name in ("LINES", "COLUMNS"):
+        os.environ.pop(name, None)
     curses.wrapper(main)

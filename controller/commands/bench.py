@@ -121,9 +121,8 @@ def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[
                 status = _headless(args, bench, script)
         finally:
             bench.close()
-    where = settings.journal.state_dir
-    print(f"bench stopped; the game is kept in {where} (the next tablectl bench resumes it; "
-          f"log: {log_path})", file=sys.stderr)
+    print(f"bench stopped: the game stays in {settings.journal.state_dir}/ for the next "
+          f"start (log: {log_path})", file=sys.stderr)
     return status
 
 

@@ -100,9 +100,9 @@ def messages_for(
 
     `event_record`: a mapping or an object (`controller.journal.EventRecord` fits) with
     `seq` (the event's journal seq), `event` (the input event) and optionally `wall_ns`
-    and `clock_synced` (the journal's time of it; without them: now). `result`: a mapping or object with
-    `ok` and, when refused, `error` (`code`, `message`); optionally `awards` (seat ->
-    chips paid). `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
+    and `clock_synced` (the journal's time of it; without them: now). `result`: a
+    mapping or object with `ok` and, when refused, `error` (`code`, `message`);
+    optionally `awards` (seat -> chips paid). `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
     for a refusal they are equal (or `state_after` is None). `tray_before` /
     `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
     `expected`, `counted`...), when the table checks its tray. `stamp` overrides the
@@ -320,7 +320,8 @@ def _without_countdown(state: Mapping[str, Any]) -> dict[str, Any]:
 
 def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     """What the event changed, each as [before, after]; the countdown and display aside."""
-    if _without_countdown(before) == _without_countdown(after):
+    material_before, material_after = _without_countdown(before), _without_countdown(after)
+    if material_before == material_after:
         return {}
     changes: dict[str, Any] = {}
     for field in _TOP_FIELDS:
@@ -335,7 +336,6 @@ def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, A
             seat_changes[seat] = diff
     if seat_changes:
         changes["seats"] = seat_changes
-    material_before, material_after = _without_countdown(before), _without_countdown(after)
     for field in _WHOLE_FIELDS:
         if material_before.get(field) != material_after.get(field):
             changes[field] = [before.get(field), after.get(field)]

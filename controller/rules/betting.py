@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.rules.errors import Refusal
 from controller.rules.pots import clockwise_from
@@ -21,6 +21,16 @@ from controller.rules.state import Hand, Seat
 
 # The seat fields an action changes (what an undo puts back).
 ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
+
+Record = TypeVar("Record", Hand, Seat)
+
+
+def shallow_copy(record: Record) -> Record:
+    """``copy.copy`` for a seat or hand record, without its generic machinery: an undo
+    record is taken on every action."""
+    clone = object.__new__(type(record))
+    clone.__dict__.update(record.__dict__)
+    return clone
 
 
 @dataclass(frozen=True)
@@ -73,11 +83,15 @@ def needs_to_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
 
 
 def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: int) -> int | None:
-    for seat in clockwise_from(after, hand.dealt, table_seats):
-        if needs_to_act(hand, seats, seat):
+    dealt = hand.dealt
+    if after in dealt:  # dealt is in dealing order, clockwise: rotate it
+        at = dealt.index(after) + 1
+        order = dealt[at:] + dealt[:at]
+    else:
+        order = clockwise_from(after, dealt, table_seats) + [after]
+    for seat in order:
+        if seat in seats and needs_to_act(hand, seats, seat):
             return seat
-    if needs_to_act(hand, seats, after):
-        return after
     return None
 
 

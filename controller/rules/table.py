@@ -76,6 +76,8 @@ class Table:
         self.start_guard = start_guard  # injected by the shell (controller.puck)
         self._plan: HandPlan | None = None
         self._undo: tuple[int, Any, Hand, Any] | None = None
+        # what the last Act's check found it amounts to, so its deed need not redo it
+        self._decided: tuple[Act, str, int] | None = None
 
     # -- public interface ---------------------------------------------------------
 
@@ -133,6 +135,7 @@ class Table:
         return h
 
     def _check_act(self, event: Act) -> None:
+        self._decided = None
         h = self._in_betting()
         seating.seat_in_range(self.settings, event.seat)
         if event.seat != h.to_act:
@@ -140,14 +143,19 @@ class Table:
                 out_of_turn.check_record(self.state, self.settings, event)
                 return
             raise Refusal("not_your_turn", f"SEAT {event.seat} IS NOT TO ACT: SEAT {h.to_act} IS")
-        kind, _ = betting.check_action(h, self.state.seats, event.seat, event.action, event.to,
-                                       self.settings.game)
+        kind, total = betting.check_action(h, self.state.seats, event.seat, event.action,
+                                           event.to, self.settings.game)
         out_of_turn.check_held(h, event.seat, kind)
+        self._decided = (event, kind, total)
 
     def _act(self, event: Act) -> Effects:
         h = self.state.hand
         if h is not None and event.seat != h.to_act:
             return out_of_turn.record(self.state, self.settings, event)
+        decided = self._decided
+        self._decided = None
+        if decided is not None and decided[0] is event:  # checked just now, by apply()
+            return self._do_action(event.seat, event.action, event.to, decided[1:])
         return self._do_action(event.seat, event.action, event.to)
 
     def _settle_out_of_turn(self) -> Effects:
@@ -184,12 +192,17 @@ class Table:
         read = pushed.ChipsRead(event.seat, sum(event.chips), act.action, act.to, rule)
         return [read] + self._act(act)
 
-    def _do_action(self, seat: int, action: str, to: int | None) -> Effects:
+    def _do_action(
+        self, seat: int, action: str, to: int | None, decided: tuple[str, int] | None = None
+    ) -> Effects:
         h = self.state.hand
         assert h is not None
         seats = self.state.seats
-        kind, total = betting.check_action(h, seats, seat, action, to, self.settings.game)
-        undo = (seat, copy.copy(seats[seat]), copy.copy(h), self.state.clock)
+        if decided is None:
+            decided = betting.check_action(h, seats, seat, action, to, self.settings.game)
+        kind, total = decided
+        undo = (seat, betting.shallow_copy(seats[seat]), betting.shallow_copy(h),
+                self.state.clock)
         log_length = len(h.log)
         betting.apply_action(h, seats, seat, kind, total, self.settings.game)
         h.log.append({"street": h.street, "seat": seat, "action": kind, "to": total})

@@ -1,0 +1,121 @@
+"""Actions per second: our rules core against PokerKit on the same random hands.
+
+The hands come from the differential oracle (``tests/pokerkit_oracle.py``): random
+no-limit and fixed-limit hands, 2-9 players, random stacks, actions chosen from our
+``legal``, and only hands on which both engines agree. Each engine then replays every
+hand from scratch, timed: ours from the replay events (sit, start_hand, act, award) to
+the paid pots, PokerKit from a new state through the same operations (dealing, the
+same actions, its automated showdown and payout). Actions are the betting actions.
+
+    python bench/rules_throughput.py [--hands 3000] [--seed 3] [--repeat 3]
+
+Also printed: our core fed JSON lines through ``parse_event`` (what replay does), and
+PokerKit with its hand evaluation memoized, which isolates its betting logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from controller.rules import Table, parse_event  # noqa: E402
+from controller.rules.events import Event  # noqa: E402
+from tests.pokerkit_oracle import (  # noqa: E402
+    Outcome,
+    memoized_evaluation,
+    play_hand,
+    pokerkit_state,
+)
+
+
+def collect(hands: int, seed: int) -> list[Outcome]:
+    import random
+
+    rng = random.Random(seed)
+    kept = []
+    with memoized_evaluation():
+        for number in range(hands):
+            outcome = play_hand(rng, "no_limit" if number % 2 == 0 else "fixed_limit")
+            if outcome.kind == "agree":
+                kept.append(outcome)
+    return kept
+
+
+def ours(hands: list[Outcome]) -> float:
+    prepared = [(h.settings, [parse_event(e) for e in h.events]) for h in hands]
+    started = time.perf_counter()
+    for settings, events in prepared:
+        assert settings is not None
+        table = Table(settings)
+        for event in events:
+            table.apply(event)
+    return time.perf_counter() - started
+
+
+def ours_from_json(hands: list[Outcome]) -> float:
+    started = time.perf_counter()
+    for hand in hands:
+        assert hand.settings is not None
+        table = Table(hand.settings)
+        for obj in hand.events:
+            event: Event = parse_event(obj)
+            table.apply(event)
+    return time.perf_counter() - started
+
+
+def pokerkit(hands: list[Outcome]) -> float:
+    started = time.perf_counter()
+    for hand in hands:
+        assert hand.settings is not None
+        state: Any = pokerkit_state(hand.settings, hand.stacks)
+        for name, *args in hand.operations:
+            getattr(state, name)(*args)
+        assert not state.status
+    return time.perf_counter() - started
+
+
+def best_of(repeat: int, run: Callable[[list[Outcome]], float], hands: list[Outcome]) -> float:
+    return min(run(hands) for _ in range(repeat))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    hands = collect(args.hands, args.seed)
+    actions = sum(h.actions for h in hands)
+    print(f"{len(hands)} hands both engines agree on, {actions} betting actions "
+          f"({actions / len(hands):.1f} per hand), best of {args.repeat}")
+    ours_s = best_of(args.repeat, ours, hands)
+    json_s = best_of(args.repeat, ours_from_json, hands)
+    kit_s = best_of(args.repeat, pokerkit, hands)
+    with memoized_evaluation():
+        kit_memo_s = best_of(args.repeat, pokerkit, hands)
+    rows = [
+        ("table-controller rules core", ours_s),
+        ("  the same, from JSON events", json_s),
+        ("PokerKit 0.7.7", kit_s),
+        ("  with hand evaluation memoized", kit_memo_s),
+    ]
+    for name, seconds in rows:
+        print(f"{name:34s} {actions / seconds:12,.0f} actions/s  "
+              f"({1e6 * seconds / actions:7.1f} us/action)")
+    print(f"ratio: {kit_s / ours_s:.1f}x PokerKit "
+          f"({kit_memo_s / ours_s:.1f}x with its evaluation memoized); target 20x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""The floor link: a table's events to the casino floor system over MQTT (docs/floor.md).
+
+    settings.py     `FloorSettings`, the `floor:` section
+    topics.py       the topic tree `casino/<site>/table/<id>/...`
+    messages.py     `messages_for`: the outbox rows of one journaled event (pure)
+    outbox.py       the outbox table, shared with the journal
+    publisher.py    `Publisher`: the thread that sends the outbox, in order, on PUBACK
+    security.py     TLS and credentials for the MQTT clients
+    consumer.py     the floor's side: subscribe, parse, drop duplicates
+    localbroker.py  a private Mosquitto for tests and benchmarks
+
+Nothing here is imported by the daemon unless the configuration has a `floor:` section.
+"""

@@ -1,0 +1,180 @@
+"""Differential test: our rules core against PokerKit over random hands.
+
+``tests/pokerkit_oracle.py`` plays each hand in both engines with the same seats,
+stacks, actions and cards, compares what the seat to act may do at every step, and the
+final stacks. Hands where one of PokerKit's known differences from RULES.md came into
+play are counted by name (``EXCLUSIONS``) instead of compared; each difference is shown
+on its own below, both sides, so that a PokerKit release that changes it is noticed.
+``bench/pokerkit_differential.py`` runs the same with more hands.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from typing import Any
+
+import pytest
+from pokerkit import State
+
+from controller.rules import Table
+from controller.rules.events import Act, Award, Sit, StartHand
+from controller.rules.hand import current_pots, winners_of
+from controller.rules.pots import split
+from tests.pokerkit_oracle import (
+    EXCLUSIONS,
+    memoized_evaluation,
+    play_hand,
+    pokerkit_state,
+    rule_settings,
+    run,
+)
+
+HANDS = 2000  # half no-limit, half fixed-limit
+MAX_EXCLUDED = 0.10
+
+
+def test_same_final_stacks_as_pokerkit() -> None:
+    tally, mismatches = run(HANDS, seed=20260101)
+    excluded = {kind: tally[kind] for kind in EXCLUSIONS if tally[kind]}
+    print(f"\n{HANDS} hands: {tally['agree']} agree, {sum(excluded.values())} excluded, "
+          f"{len(mismatches)} mismatches")
+    for kind, count in sorted(excluded.items(), key=lambda item: -item[1]):
+        print(f"  excluded {kind}: {count} ({EXCLUSIONS[kind][:60]}...)")
+    assert sum(tally.values()) == HANDS
+    assert not mismatches, "\n\n".join(
+        f"{m.detail}\n" + "\n".join(f"  {e}" for e in m.events) for m in mismatches[:5]
+    )
+    assert sum(excluded.values()) <= MAX_EXCLUDED * HANDS, excluded
+
+
+# -- each exclusion, shown on both engines ------------------------------------------
+
+def _table(structure: str, small: int, big: int, stacks: dict[int, int]) -> Table:
+    table = Table(rule_settings(structure, small, big))
+    for seat, chips in stacks.items():
+        table.apply(Sit(seat=seat, player=f"p{seat}", chips=chips))
+    table.apply(StartHand())
+    return table
+
+
+def _pokerkit(table: Table, stacks: dict[int, int]) -> State:
+    hand = table.state.hand
+    assert hand is not None
+    pk = pokerkit_state(table.settings, [stacks[s] for s in hand.dealt])
+    for index in range(len(hand.dealt)):
+        pk.deal_hole("2c3d" if index == 0 else "??" * 2, index)
+    return pk
+
+
+def _both(table: Table, pk: State, seat: int, action: str, to: int | None = None) -> None:
+    table.apply(Act(seat=seat, action=action, to=to))
+    if action in ("check", "call"):
+        pk.check_or_call()
+    elif action == "fold":
+        pk.fold()
+    else:
+        pk.complete_bet_or_raise_to(to)
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def test_R4_heads_up_limit_raising_is_unlimited_pokerkit_caps_it() -> None:
+    stacks = {2: 100, 5: 100}
+    table = _table("fixed_limit", 1, 2, stacks)  # button 5 posts the small blind
+    pk = _pokerkit(table, stacks)
+    for seat, to in ((5, 4), (2, 6), (5, 8)):
+        _both(table, pk, seat, "raise", to)
+    legal = table.legal()
+    assert legal is not None and legal.min_raise_to == 10  # R4: heads-up, no cap
+    assert not pk.can_complete_bet_or_raise_to()  # PokerKit: capped at 8
+
+
+def test_R5_short_limit_all_in_is_completed_pokerkit_raises_over_it() -> None:
+    stacks = {2: 100, 5: 100, 8: 12}
+    table = _table("fixed_limit", 5, 10, stacks)  # small bet 10; button 8 acts first
+    pk = _pokerkit(table, stacks)
+    _both(table, pk, 8, "raise", 12)  # +2: less than half a bet
+    legal = table.legal()
+    assert legal is not None and (legal.min_raise_to, legal.max_raise_to) == (20, 20)
+    assert pk.min_completion_betting_or_raising_to_amount == 22
+
+
+def test_R5_half_bet_all_in_reopens_pokerkit_does_not() -> None:
+    stacks = {2: 100, 5: 100, 8: 100, 9: 26}
+    table = _table("fixed_limit", 5, 10, stacks)  # button 9, blinds 2 and 5
+    pk = _pokerkit(table, stacks)
+    _both(table, pk, 8, "raise", 20)
+    _both(table, pk, 9, "raise", 26)  # +6 of a 10 bet: half or more, a full raise
+    _both(table, pk, 2, "call")
+    _both(table, pk, 5, "call")
+    legal = table.legal()
+    assert table.state.hand is not None and table.state.hand.to_act == 8
+    assert legal is not None and legal.min_raise_to == 36  # reopened for seat 8
+    assert not pk.can_complete_bet_or_raise_to()
+
+
+def test_B1_short_big_blind_keeps_the_full_call_pokerkit_lowers_it() -> None:
+    stacks = {2: 100, 5: 5, 8: 100}
+    table = _table("no_limit", 5, 10, stacks)  # seat 5 posts a big blind of 5, all-in
+    pk = _pokerkit(table, stacks)
+    legal = table.legal()
+    assert legal is not None and (legal.call, legal.min_raise_to) == (10, 20)
+    assert pk.checking_or_calling_amount == 5
+
+
+def test_R6_all_in_below_the_big_blind_does_not_reopen_pokerkit_reopens() -> None:
+    stacks = {2: 15, 5: 100, 8: 100}
+    table = _table("no_limit", 5, 10, stacks)
+    pk = _pokerkit(table, stacks)
+    _both(table, pk, 8, "call")
+    _both(table, pk, 2, "raise", 15)  # +5: short of a raise
+    _both(table, pk, 5, "call")
+    legal = table.legal()
+    assert table.state.hand is not None and table.state.hand.to_act == 8
+    assert legal is not None and legal.min_raise_to is None  # seat 8 limped: closed
+    assert pk.can_complete_bet_or_raise_to()
+
+
+def test_P4_side_pots_split_separately_pokerkit_merges_them() -> None:
+    """A hand of the random run (seed 5) where two tied winners share two pots: we
+    split each pot on its own (RULES.md, Pots); PokerKit mucks the losers, merges the
+    pots the same two players contest and splits once, moving an odd chip."""
+    with memoized_evaluation():
+        outcome = play_hand(random.Random(5), "no_limit")
+    assert outcome.kind == "odd_chips_of_merged_pots", outcome.detail
+    table = Table(rule_settings("no_limit", 1, 2))
+    award = outcome.events[-1]
+    for event in outcome.events[:-1]:
+        kind = event["type"]
+        if kind == "sit":
+            table.apply(Sit(seat=event["seat"], player=event["player"], chips=event["chips"]))
+        elif kind == "start_hand":
+            table.apply(StartHand())
+        else:
+            table.apply(Act(seat=event["seat"], action=event["action"], to=event["to"]))
+    ranking = award["ranking"]
+    button = table.state.positions.button
+    assert button is not None
+    separately: dict[int, int] = {}
+    shared = []
+    for pot in current_pots(table.state):
+        winners = winners_of(pot, ranking)
+        if len(winners) > 1:
+            shared.append((pot, winners))
+        for seat, amount in split(pot.amount, winners, button, 9, 1).items():
+            separately[seat] = separately.get(seat, 0) + amount
+    tied = shared[0][1]
+    assert len(shared) > 1 and all(set(w) == set(tied) for _, w in shared)
+    merged = split(sum(p.amount for p, _ in shared), tied, button, 9, 1)
+    apart = {s: sum(split(p.amount, tied, button, 9, 1)[s] for p, _ in shared) for s in tied}
+    assert merged != apart  # the odd chips land differently
+    before = {s: table.state.seats[s].stack for s in separately}
+    table.apply(Award(ranking=tuple(tuple(g) for g in ranking)))
+    won = {s: table.state.seats[s].stack - before[s] for s in separately}
+    assert won == separately
