@@ -61,11 +61,13 @@ class FloorSettings:
     topic_prefix: str = "casino"
 
     outbox_max_messages: int = 10_000
-    """Messages kept for the floor while the broker is unreachable; the oldest
-    non-audit messages are dropped past this."""
+    """The outbox's bound while the broker is unreachable. Unsent messages are never
+    dropped: past the bound the oldest *sent* rows are deleted first, the table keeps
+    playing, and a sticky overflow alarm stays until a supervisor clears it."""
 
     outbox_alarm_percent: int = 80
-    """Raise a fault when the outbox is this full."""
+    """Raise the link alarm (dealer display, event log) when the outbox is this full;
+    it clears by itself once the backlog drains."""
 
 
 def read_floor(section: Section) -> FloorSettings | None:
