@@ -109,7 +109,7 @@ def test_example_floor_block_loads_when_uncommented() -> None:
         "casino-east",
         "floor-broker.local",
         8883,
-        "table-t7",
+        "T7",
     )
     assert floor.password_file == Path("/etc/table-controller/floor-password")
     assert floor.tls.key_file == Path("/etc/table-controller/table.key")
