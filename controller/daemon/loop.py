@@ -516,6 +516,7 @@ class Controller:
         self.recorder.table.settings = new.rules
         self.recorder.snapshot_every = new.journal.snapshot_every
         self.outputs.language = new.display.language
+        self.outputs.patterns = getattr(new, "lights", self.outputs.patterns)
         self.settings = replace(new, hardware=self.settings.hardware, journal=self.settings.journal,
                                 floor=self.settings.floor)
         if self.has_puck:

@@ -33,7 +33,11 @@ class Shown:
 
 
 class Outputs:
-    def __init__(self, lights: SeatLights, display: ClockDisplay, seats: int, language: str) -> None:
+    def __init__(
+        self, lights: SeatLights, display: ClockDisplay, seats: int, language: str,
+        patterns: looks.LightPatterns | None = None,
+    ) -> None:
+        self.patterns = patterns or looks.DEFAULT_PATTERNS
         self.lights = lights
         self.display = display
         self.seats = seats
@@ -55,7 +59,7 @@ class Outputs:
         alerts: Sequence[Message] = (),
         puck_seats: Collection[int] = (),
     ) -> None:
-        patterns = looks.seat_patterns(view, self.seats, puck_seats=puck_seats)
+        patterns = looks.seat_patterns(view, self.seats, self.patterns, puck_seats=puck_seats)
         self._lights(patterns)
         line1, line2 = looks.dealer_lines(
             view, language=self.language, fault=device_fault, refusal=refusal,
@@ -72,7 +76,7 @@ class Outputs:
 
     def show_fault(self, short: str) -> None:
         """The sticky fault: every seat fast blink, the call for a technician."""
-        self._lights({seat: Pattern.FAST_BLINK.value for seat in range(1, self.seats + 1)})
+        self._lights({seat: self.patterns.fault for seat in range(1, self.seats + 1)})
         self._text(FAULT_LINE, looks.fit(short))
         self._clock(None, False)
 

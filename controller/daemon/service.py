@@ -87,7 +87,7 @@ class Daemon:
         self.config_path = config_path
         self.simulated = simulated
         self.notifier = notifier or Notifier()
-        self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file()
+        self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
         self.inputs: queue.Queue[Any] = queue.Queue()
         self.devices: Devices | None = None
@@ -174,7 +174,7 @@ class Daemon:
         if fault is not None:
             log.error("MEMORY FAULT %s: %s", fault.code, fault.message)
         outputs = Outputs(devices.lights, devices.display, settings.rules.seats,
-                          settings.display.language)
+                          settings.display.language, getattr(settings, "lights", None))
         controller = Controller(
             settings=settings, journal=self.journal, recorder=recorder, fault=fault,
             outputs=outputs, inputs=self.inputs, config_path=self.config_path,
@@ -313,12 +313,13 @@ def _has_puck(settings: Settings) -> bool:
     return bool(settings.hardware is not None and settings.hardware.puck.pins)
 
 
-def _pin_file() -> Callable[[str, str], bool] | None:
+def _pin_file(settings: Settings) -> Callable[[str, str], bool] | None:
     try:
         from controller.pins import PinFile
     except ImportError:
         return None
-    return PinFile()
+    supervisor = getattr(settings, "supervisor", None)
+    return PinFile(getattr(supervisor, "pin_file", None))
 
 
 def _as_integrity(error: JournalError) -> JournalIntegrityError:

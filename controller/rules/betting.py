@@ -88,9 +88,9 @@ def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: 
         at = dealt.index(after) + 1
         order = dealt[at:] + dealt[:at]
     else:
-        order = clockwise_from(after, dealt, table_seats) + [after]
+        order = clockwise_from(after, dealt, table_seats)
     for seat in order:
-        if seat in seats and needs_to_act(hand, seats, seat):
+        if needs_to_act(hand, seats, seat):
             return seat
     return None
 
