@@ -260,11 +260,18 @@ def test_demo_without_a_screen_and_a_bad_script(tmp_path: Path) -> None:
     assert "line 2: unknown command 'fly'" in done.stderr
 
 
-def test_bench_without_a_config_says_what_to_do(tmp_path: Path) -> None:
+def test_bench_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     done = subprocess.run(tablectl("bench", "--demo"), cwd=tmp_path, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2
     assert "no --config given and there is no config/bench.yaml" in done.stderr
+    # a table's own configuration: its journal is the table's record, not a bench's
+    example = str(ROOT / "config" / "table.example.yaml")
+    done = subprocess.run(tablectl("bench", "--config", example, "--demo"), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "configuration of real hardware" in done.stderr and "--state-dir" in done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:

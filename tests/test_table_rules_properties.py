@@ -121,10 +121,11 @@ class Debt:
     new: bool = True
     big: bool = False
     small: bool = False
+    kept: bool = False  # B11: dealt in by mistake and kept; posts its debt next hand
 
     @property
     def owes(self) -> bool:
-        return self.new or self.big or self.small
+        return self.new or self.big or self.small or self.kept
 
 
 @dataclass
@@ -207,7 +208,7 @@ class Oracle:
             assert previous.dealt.get(previous.big_blind) != bb_player or bb_player in self.moved, (
                 f"hand {hand.number}: {bb_player} posts the big blind twice in a row"
             )
-            if not self.moving and not hand_is_heads_up(pos) and not previous.heads_up:
+            if not self.moving and not pos.heads_up and not previous.heads_up:
                 skipped_due = [s for s in between(previous.big_blind, pos.big_blind, n)
                                if s in present]
                 assert not skipped_due, (
@@ -241,15 +242,15 @@ class Oracle:
             debt = self.debts[player]
             if first or s == pos.big_blind:
                 continue
-            if s in behind and not (pos.heads_up and s == pos.button):
-                assert not debt.owes or (debt.new and first), (
+            if s in behind and not (pos.heads_up and s == pos.button) and not debt.kept:
+                assert not debt.owes, (
                     f"hand {hand.number}: seat {s} ({player}) is dealt in behind the blinds "
                     f"(button {pos.button}, big blind {pos.big_blind}) owing {debt}"
                 )
                 continue
             if not debt.owes:
                 continue
-            if debt.new and not debt.big and not debt.small and s not in posts:
+            if debt.new and not debt.big and not debt.small and not debt.kept and s not in posts:
                 assert free_orbit and s not in self.passed, (
                     f"hand {hand.number}: new player {player} in seat {s} dealt in free "
                     f"after a blind passed the seat"
@@ -276,7 +277,7 @@ class Oracle:
         for s, player in dealt.items():
             debt = self.debts[player]
             if first or s == pos.big_blind or s in posts:
-                debt.big = debt.small = False
+                debt.big = debt.small = debt.kept = False
             debt.new = False
         self.last_bb[bb_player] = hand.number
 
@@ -292,10 +293,15 @@ class Oracle:
         )
         self.history.append(HandRecord(
             hand.number, pos.button, pos.small_blind, pos.big_blind, dealt,
-            hand_is_heads_up(pos), first, self.disturbed,
+            pos.heads_up, first, self.disturbed,
         ))
         self.disturbed = False
         self.moved.clear()
+
+    def kept(self, player: str) -> None:
+        """B11: the dealer kept a mistaken deal; the player now owes a post."""
+        debt = self.debts[player]
+        debt.new, debt.kept = False, True
 
     def expected_post(self, table: Table, debt: Debt) -> tuple[int, int]:
         game = table.settings.game
@@ -304,10 +310,6 @@ class Oracle:
         if debt.small:
             return (game.sb_amount, 0) if self.missed_small_live else (0, game.sb_amount)
         return (game.big_blind, 0)
-
-
-def hand_is_heads_up(pos: Any) -> bool:
-    return bool(pos.heads_up)
 
 
 def check_orbits(history: list[HandRecord]) -> int:
@@ -419,6 +421,8 @@ def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -
             continue
         oracle.check_hand(table, before, first)
         played += 1
+        if rng.random() < 0.1:
+            dealer_correction(table, oracle, rng)
         if rng.random() < churn / 3:  # now and then a seat event in the middle of a hand
             between_hands(table, oracle, rng, names, 1.0)
         play_out(table, rng, quiet=rng.random() < 0.5)
@@ -429,6 +433,22 @@ def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -
                 del oracle.debts[player]
     assert played > 0
     return oracle
+
+
+def dealer_correction(table: Table, oracle: Oracle, rng: random.Random) -> None:
+    """B11: a seat left out gets cards by mistake; the dealer kills or keeps its hand."""
+    state = table.state
+    out = [s for s, seat in state.seats.items() if not seat.in_hand]
+    if not out or state.hand is None or state.hand.street != "preflop":
+        return
+    seat = rng.choice(out)
+    if rng.random() < 0.5:
+        before = state.to_dict()
+        if send(table, type="dealt_in_error", seat=seat, ruling="kill"):
+            assert table.state.to_dict() == before
+    elif send(table, type="dealt_in_error", seat=seat, ruling="keep"):
+        oracle.kept(state.seats[seat].player)
+        assert_conserved(table)
 
 
 CONFIGS = [

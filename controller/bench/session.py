@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -80,9 +81,11 @@ class _Tray:
 
 
 class Bench:
-    def __init__(self, settings: Settings, *, config_path: str | None = None) -> None:
+    def __init__(self, settings: Settings, *, config_path: str | None = None,
+                 state_dir: str | os.PathLike[str] | None = None) -> None:
         self.settings = settings
-        self.daemon = Daemon(settings, config_path=config_path, simulated=True)
+        self.daemon = Daemon(settings, config_path=config_path, simulated=True,
+                             state_dir=state_dir)
         self.recent = _Recent()
         self.demo_status: str | None = None
         self._tray = _Tray()

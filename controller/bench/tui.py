@@ -41,6 +41,7 @@ class App:
         self.ui = UiState(message="keys below; q quits (the game is kept for the next start)")
         self.demo: Demo | None = None
         self.styles: dict[str, int] = {}
+        self._painted: Canvas | None = None
         self._setup()
         if start_demo:
             self._toggle_demo()
@@ -81,6 +82,7 @@ class App:
                 continue
             if code == curses.KEY_RESIZE:
                 curses.update_lines_cols()
+                self._painted = None
                 continue
             if not self.key(code):
                 break
@@ -91,7 +93,10 @@ class App:
         rows, cols = self.screen.getmaxyx()
         if not self.bench.alive:
             self.ui.message = "the controller loop has stopped: see the log; q quits"
-        paint(self.screen, render(self.bench.snapshot(), self.ui, rows, cols), self.styles)
+        canvas = render(self.bench.snapshot(), self.ui, rows, cols)
+        if canvas != self._painted:  # an unchanged frame costs the terminal nothing
+            paint(self.screen, canvas, self.styles)
+            self._painted = canvas
 
     # -- keys -----------------------------------------------------------------------------
 

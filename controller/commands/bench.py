@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=None,
                         help="seconds between the demo's actions (default 0.8 on the "
                              "screen, 0 without one)")
+    parser.add_argument("--state-dir", help="the journal's folder (default: the "
+                        "configuration's journal.state_dir; needed with a configuration "
+                        "of real hardware, whose journal is the table's record)")
     parser.add_argument("--log", help="the daemon's log file (default: bench.log in the "
                                       "state folder)")
 
@@ -83,6 +86,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except OSError as error:
         return _fail(f"cannot read {path}: {error.strerror}")
+    hardware = settings.hardware
+    if hardware is None:
+        return _fail(f"{path} has no hardware: section, so there are no devices to "
+                     "simulate; add one (hardware: {simulated: true} is enough)")
+    if args.state_dir is None and not hardware.simulated:
+        return _fail(f"{path} is a configuration of real hardware, whose journal "
+                     f"({settings.journal.state_dir}) is the table's record: bench play "
+                     "does not go there. Give the bench its own folder: --state-dir DIR")
     script: list[str] = []
     if args.script:
         try:
@@ -97,7 +108,7 @@ def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[
     from controller.bench.session import Bench
     from controller.daemon.service import StartError, setup_logging
 
-    state_dir = Path(settings.journal.state_dir)
+    state_dir = Path(args.state_dir) if args.state_dir else Path(settings.journal.state_dir)
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         log_path = Path(args.log) if args.log else state_dir / "bench.log"
@@ -108,7 +119,7 @@ def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[
         _log_to(log_file, settings.logging.level, setup_logging)
         for number in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(number, _stop_on_signal)
-        bench = Bench(settings, config_path=path)
+        bench = Bench(settings, config_path=path, state_dir=state_dir)
         try:
             bench.start()
         except StartError as error:
@@ -121,8 +132,9 @@ def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[
                 status = _headless(args, bench, script)
         finally:
             bench.close()
-    print(f"bench stopped: the game stays in {settings.journal.state_dir}/ for the next "
-          f"start (log: {log_path})", file=sys.stderr)
+    with contextlib.suppress(OSError):  # the terminal may be gone (SSH hung up)
+        print(f"bench stopped: the game stays in {state_dir}/ for the next "
+              f"start (log: {log_path})", file=sys.stderr)
     return status
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import IO
 
 from controller.config import ConfigError, load_config
 from controller.replay import dumps, replay
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl replay: cannot read {args.config}: {error.strerror}", file=sys.stderr)
         return 2
     try:
-        source = sys.stdin if args.events == "-" else open(args.events, encoding="utf-8")
+        source = _open_events(args.events)
     except OSError as error:
         print(f"tablectl replay: cannot read {args.events}: {error.strerror}", file=sys.stderr)
         return 2
@@ -41,3 +42,10 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(dumps(line) + "\n")
             sys.stdout.flush()
     return 0
+
+
+def _open_events(name: str) -> IO[str]:
+    """The event file, or standard input for ``-`` (closing it is harmless)."""
+    if name == "-":
+        return sys.stdin
+    return open(name, encoding="utf-8")  # noqa: SIM115 - closed by the caller's `with`

@@ -7,10 +7,10 @@ from typing import Any
 
 from controller.config.daemon import (
     DisplaySettings,
-    SupervisorSettings,
     JournalSettings,
     LoggingSettings,
     PuckCheckSettings,
+    SupervisorSettings,
     TrayFloatSettings,
 )
 from controller.config.floor import FloorSettings

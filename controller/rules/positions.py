@@ -16,9 +16,10 @@ Theory of operation. A plan is made in three steps:
      button(n) = the small-blind position of hand n-1, empty or not; if that is the
                  BB's seat (coming back from heads-up), the nearest seat
                  counter-clockwise from the SB position that is not the BB's.
-   Moving button: the button moves to the next player dealt in last hand; the SB is
-   the next player after it entitled to play, the BB the next due player after the
-   SB (absent seats it skips get "big"; there are no "small" markers).
+   Moving button: the button moves to the next player who was dealt in last hand in
+   that same seat and may play now without posting; the SB is the next such player
+   after it, the BB the next due player after the SB (absent seats it skips get
+   "big"; there are no "small" markers).
    A seat is *due* when its player would play if the BB reached it: present, with
    chips (new players and returning players waiting for the BB included).
 2. *Who is dealt in.* The blinds; every player entitled to play; a player who owes
