@@ -198,7 +198,6 @@ class Oracle:
             not first and previous is not None and not self.moving
             and previous.big_blind in occupant
             and occupant[previous.big_blind] == previous.dealt.get(previous.big_blind)
-            and occupant[previous.big_blind] not in self.moved
             and previous.big_blind not in present
         ):
             self.debts[occupant[previous.big_blind]].small = True
@@ -217,7 +216,9 @@ class Oracle:
 
         # B3: heads-up, the player who had the big blind most recently has the button
         if pos.heads_up and not first:
-            owing = [s for s in dealt if self.debts[dealt[s]].owes]
+            owing = [  # owing a blind or an entry, or waiting after a seat change (B14)
+                s for s in dealt if self.debts[dealt[s]].owes or before.seats[s].wait_hands
+            ]
             other = next(s for s in dealt if s != pos.button)
             if owing:
                 assert owing == [other] or len(owing) == 2, (
@@ -438,7 +439,7 @@ def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -
 def dealer_correction(table: Table, oracle: Oracle, rng: random.Random) -> None:
     """B11: a seat left out gets cards by mistake; the dealer kills or keeps its hand."""
     state = table.state
-    out = [s for s, seat in state.seats.items() if not seat.in_hand]
+    out = [s for s, seat in state.seats.items() if not seat.in_hand and not seat.away]
     if not out or state.hand is None or state.hand.street != "preflop":
         return
     seat = rng.choice(out)

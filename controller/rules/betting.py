@@ -111,11 +111,10 @@ def _no_raise_reason(
     owed = hand.current_bet - s.bet
     if chips <= owed:
         return "CALLING TAKES ALL ITS CHIPS"
-    answerers = [
-        t for t in hand.dealt
-        if t != seat and seats[t].can_act and seats[t].stack + seats[t].bet > hand.current_bet
-    ]
-    if not answerers:
+    if not any(
+        t != seat and seats[t].can_act and seats[t].stack + seats[t].bet > hand.current_bet
+        for t in hand.dealt
+    ):
         return "NO ONE LEFT TO ANSWER A RAISE"
     if s.acted:
         if game.structure == "fixed_limit":
@@ -169,16 +168,18 @@ def check_action(
 ) -> tuple[str, int]:
     """Refuse an illegal action, or say what it amounts to: (kind, the seat's new bet)."""
     s = seats[seat]
-    legal = legal_for(hand, seats, seat, game)
-    chips = playable(s.stack, game.smallest_chip)
     if action == "fold":
         return "fold", s.bet
+    chips = playable(s.stack, game.smallest_chip)
+    call = min(max(hand.current_bet - s.bet, 0), chips)  # as legal_for has it
     if action == "check":
-        if not legal.check:
-            raise Refusal("cannot_check", f"CANNOT CHECK: CALL {legal.call} OR FOLD")
+        if hand.current_bet > s.bet:
+            raise Refusal("cannot_check", f"CANNOT CHECK: CALL {call} OR FOLD")
         return "check", s.bet
     if action == "call":
-        return ("check", s.bet) if legal.call == 0 else ("call", s.bet + legal.call)
+        return ("check", s.bet) if call == 0 else ("call", s.bet + call)
+    # only a bet or raise needs the whole of legal_for (the slower part)
+    legal = legal_for(hand, seats, seat, game)
     all_in_to = s.bet + chips
     if action == "all_in":
         if chips == 0:

@@ -183,5 +183,9 @@ def _plain(value: Any) -> Any:
         names = _FIELD_NAMES.get(kind)
         if names is None:
             names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
-        return {name: _plain(getattr(value, name)) for name in names}
+        own = value.__dict__
+        return {
+            name: item if type(item := own[name]) in _ATOMS else _plain(item)
+            for name in names
+        }
     return copy.deepcopy(value)
