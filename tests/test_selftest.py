@@ -134,7 +134,9 @@ def test_a_missing_keypad_fails_and_a_disabled_one_is_skipped(table: tuple) -> N
                     connect_seconds=0.5)
     [result] = test.run(("keypad",))
     assert result.status == "FAIL" and "keypad" in result.detail
-    assert out.getvalue().startswith("FAIL  keypad")
+    # the unplug may reach the driver before or after the first prompt: either way the
+    # keypad's verdict line says FAIL
+    assert any(line.startswith("FAIL  keypad") for line in out.getvalue().splitlines())
 
     settings = load_config(ROOT / "config" / "bench.yaml")
     assert settings.hardware is not None
