@@ -152,16 +152,17 @@ def _wrapped(text: str) -> list[str]:
 def dealer_lines(
     view: Mapping[str, Any], *, language: str = "en", fault: str | None = None,
     refusal: str | None = None, expired: tuple[int, str] | None = None,
-    alerts: Sequence[Message] = (),
+    alerts: Sequence[Message | str] = (),
 ) -> tuple[str, str]:
     """The dealer display's two lines.
 
     ``fault``: the table's fault (a device or the journal), English from the shell;
     ``refusal``: the English message of the key or event just refused (shown until the
     next accepted one); ``expired``: the clock just ran out; ``alerts``: puck and tray
-    messages (``controller.puck``, ``controller.tray``). Otherwise the state's
-    ``display_text``: the entry's prompt, or who is to act and the call, the showdown
-    order, a notice.
+    messages (``controller.puck``, ``controller.tray``), then English text from the
+    shell (the floor link's indicator, ``LINK DOWN 42 QUEUED``); the first is shown.
+    Otherwise the state's ``display_text``: the entry's prompt, or who is to act and
+    the call, the showdown order, a notice.
     """
     situation = [render(from_json(m), language) for m in view.get("display_text") or []]
     first = situation[0] if situation else ""
@@ -178,6 +179,8 @@ def dealer_lines(
         assert outcome is not None
         return fit(render(outcome, language)), fit(first)
     if alerts:
-        return fit(render(alerts[0], language)), fit(first)
+        alert = alerts[0]
+        text = localize(alert, language) if isinstance(alert, str) else render(alert, language)
+        return fit(text), fit(first)
     lines = situation + ["", ""]
     return fit(lines[0]), fit(lines[1])

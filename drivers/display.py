@@ -145,6 +145,7 @@ class SerialClockDisplay(SerialDevice):
                 on_message=lambda message: None,  # the display sends nothing of its own
                 ack_timeout=settings.ack_timeout_ms / 1000,
                 retries=settings.retries,
+                ping_interval=settings.keepalive_ms / 1000,
                 **link_options,
             )
         )

@@ -42,6 +42,12 @@ class DropLog:
             self._pending[reason] += count
             self._maybe_log(detail)
 
+    @property
+    def pending(self) -> bool:
+        """Drops counted and not yet logged (``tick`` logs them when their time comes)."""
+        with self._lock:
+            return bool(self._pending)
+
     def tick(self) -> None:
         """Log the pending summary if its interval has passed (call now and then)."""
         with self._lock:

@@ -88,6 +88,7 @@ class SerialKeypad(SerialDevice):
                 on_message=self._on_message,
                 ack_timeout=settings.ack_timeout_ms / 1000,
                 retries=settings.retries,
+                ping_interval=settings.keepalive_ms / 1000,
                 **link_options,
             )
         )

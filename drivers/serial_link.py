@@ -25,7 +25,14 @@ Each serial device runs one ``SerialLink`` thread, which alone touches the port:
 - **Input**: every acknowledged frame type is acknowledged, and a frame repeating the
   previous sequence number of its type (its ACK was lost) is not delivered twice. The
   device's ``boot_id`` in IDENT tells whether sequence numbers carry over.
-- **Keep-alive**: when the device has said nothing for ``ping_interval``, PING.
+- **Keep-alive**: when the device has said nothing for ``ping_interval``
+  (``keepalive_ms``), PING.
+- **Sleeping**: the thread blocks in the port's read. While a frame is in progress, a
+  handshake or an acknowledgement is awaited, it reads in slices of ``SILENCE`` (the
+  end of a torn frame, the resend times); otherwise it sleeps until the keep-alive is
+  due, so an idle link wakes once per ``ping_interval``, not 20 times a second. A
+  ``send`` from another thread cuts the read short (``cancel_read``), and an unplugged
+  device ends it at once with an error, so neither waits for the keep-alive.
 - Faults go on the event queue as ``DeviceFault`` (once per distinct message), and
   ``DeviceCleared`` follows the next successful handshake. Bad input is counted and
   logged through a ``DropLog``; nothing a device sends can raise out of the link.
@@ -57,6 +64,8 @@ FIRST_BACKOFF = 0.05
 MAX_BACKOFF = 2.0
 SILENCE = 0.05  # a pause this long ends any frame in progress (USB latency timers: 16 ms)
 WRITE_TIMEOUT = 1.0
+KEEPALIVE = 5.0  # seconds of silence from the device before a PING (``keepalive_ms``)
+DROP_LOG_SLICE = 1.0  # longest sleep while a dropped-input summary waits to be logged
 
 
 def backoff_delays(first: float = FIRST_BACKOFF, maximum: float = MAX_BACKOFF) -> Iterator[float]:
@@ -72,6 +81,12 @@ class SerialPort(Protocol):
 
     @property
     def in_waiting(self) -> int: ...
+
+    @property
+    def timeout(self) -> float | None: ...
+
+    @timeout.setter
+    def timeout(self, value: float | None) -> None: ...
 
     def read(self, size: int = 1) -> bytes: ...
 
@@ -102,6 +117,7 @@ class LinkCounters:
     retransmits: int = 0  # frames this end sent again for want of an ACK
     sessions: int = 0  # successful handshakes
     faults: int = 0  # DeviceFault events raised
+    wakeups: int = 0  # reads the link thread returned from (data, timeout or a send)
 
     @property
     def dropped(self) -> int:
@@ -151,7 +167,7 @@ class SerialLink:
         on_session: Callable[[], None] | None = None,
         ack_timeout: float = 0.25,
         retries: int = 4,
-        ping_interval: float = 1.0,
+        ping_interval: float = KEEPALIVE,
         max_backoff: float = MAX_BACKOFF,
         opener: PortOpener | None = None,
         drop_log: DropLog | None = None,
@@ -190,7 +206,8 @@ class SerialLink:
         self._last_accepted: dict[int, int] = {}
         self._fault_message: str | None = None
         self._counts: dict[str, int] = dict.fromkeys(
-            ("unknown", "bad_payload", "duplicates", "retransmits", "sessions", "faults"), 0
+            ("unknown", "bad_payload", "duplicates", "retransmits", "sessions", "faults",
+             "wakeups"), 0
         )
         self.firmware: str | None = None
 
@@ -325,8 +342,12 @@ class SerialLink:
         last_rx = now
         self._start_handshake(port, now)
         while not self._stop.is_set():
+            wait = self._read_timeout(now)
+            if port.timeout != wait:
+                port.timeout = wait
             data = port.read(1)
             now = self._clock()
+            self._counts["wakeups"] += 1
             if data:
                 waiting = port.in_waiting
                 if waiting:
@@ -339,6 +360,23 @@ class SerialLink:
                     self._receive(port, frame, now)
             self._service(port, self._clock())
             self._drop_log.tick()
+
+    def _read_timeout(self, now: float) -> float:
+        """How long the next read may block (see "Sleeping" in the module docstring)."""
+        if self._handshaking or self._decoder.pending or self._busy():
+            return SILENCE
+        wait = max(0.0, self._last_heard + self._ping_interval - now)
+        if self._drop_log.pending:
+            wait = min(wait, DROP_LOG_SLICE)
+        return wait
+
+    def _busy(self) -> bool:
+        """Something to send, or sent and not yet acknowledged."""
+        with self._lock:
+            return any(
+                slot.sent_version != slot.version or slot.awaiting_ack
+                for slot in self._slots.values()
+            )
 
     def _next_seq(self) -> int:
         self._seq = (self._seq + 1) & 0xFF

@@ -19,7 +19,8 @@ Example::
         pins: {1: 17, 2: 27, 3: 22}
         pwm: true
         active_high: true
-      keypad:  {port: /dev/serial/by-id/usb-Table_Keypad-if00, baud: 115200}
+      keypad:  {port: /dev/serial/by-id/usb-Table_Keypad-if00, baud: 115200,
+                keepalive_ms: 5000}
       tray:    {port: /dev/serial/by-id/usb-Table_Tray-if00, baud: 115200}
       display: {port: /dev/serial/by-id/usb-Table_Display-if00, baud: 115200}
 
@@ -134,6 +135,13 @@ class SerialDeviceSettings:
     """How many times an unacknowledged frame is sent again before the device is
     reported faulty and the link restarted. Default 4."""
 
+    keepalive_ms: int = 5000
+    """When the device has sent nothing for this long, the host sends PING to check
+    that it still answers. An unplugged USB device is found at once by the failing
+    read, whatever this says; the keep-alive finds a device that is plugged in but
+    hung, within ``keepalive_ms`` plus ``(1 + retries) x ack_timeout_ms``. Shorter
+    finds a hung device sooner and wakes the board more often. Default 5000."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class HardwareSettings:
@@ -246,6 +254,8 @@ def validate(settings: HardwareSettings) -> list[str]:
             problems.append(f"{name} ack_timeout_ms {device.ack_timeout_ms} must be more than 0")
         if device.retries < 0:
             problems.append(f"{name} retries {device.retries} must be 0 or more")
+        if device.keepalive_ms <= 0:
+            problems.append(f"{name} keepalive_ms {device.keepalive_ms} must be more than 0")
         if device.port is None:
             if not (settings.simulated or device.simulated):
                 problems.append(f"{name} has no port (give its /dev/serial/by-id/... path)")

@@ -104,6 +104,7 @@ class SerialChipTray(SerialDevice):
                 on_session=self._on_session,
                 ack_timeout=settings.ack_timeout_ms / 1000,
                 retries=settings.retries,
+                ping_interval=settings.keepalive_ms / 1000,
                 **link_options,
             )
         )

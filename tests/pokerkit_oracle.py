@@ -43,8 +43,8 @@ from pokerkit import (
 
 from controller.rules import Refusal, Table
 from controller.rules.effects import Acted, Posted
-from controller.rules.hand import current_pots
 from controller.rules.events import Act, Award, Sit, StartHand
+from controller.rules.hand import current_pots
 from controller.rules.settings import GameSettings, RuleSettings
 
 AUTOMATIONS = (
@@ -82,11 +82,11 @@ EXCLUSIONS = {
         "it has been reported to crash (0.7.7 has not in these runs: such hands count "
         "here only if they differ)"
     ),
-    "odd_chips_of_merged_pots": (
-        "P4: odd chips go to the first tied winner left of the button, each side pot "
-        "split separately; PokerKit kills the losing hands, then merges the pots the same "
-        "tied players contest and splits the merged pot once, so odd chips can land on a "
-        "different tied winner"
+    "odd_chips": (
+        "P4: a split pot's odd chips go one each to the tied winners first clockwise from "
+        "the button, and each side pot is split on its own; PokerKit gives the whole "
+        "remainder of a split to the first winner, and it kills the losing hands first "
+        "and merges the pots the same tied players then contest, splitting them once"
     ),
     "short_all_in_reopens": (
         "R6: a no-limit all-in below the minimum bet, or below the big blind before any "
@@ -366,7 +366,7 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
     deck = shuffled_deck(rng)
     holes = {seat: [deck.pop(), deck.pop()] for seat in order}
     board: list[Card] = []
-    split_pots = 0  # pots at a showdown with a tie
+    odd_chip_bound = 0  # at a showdown with a tie: tied seats x pots
     actions = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -420,8 +420,9 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                 board = [card for cards in pk.board_cards for card in cards]
                 live = [s for s in order if table.state.seats[s].live]
                 ranking = ranking_from(pk, holes, board, live)
-                if any(len(group) > 1 for group in ranking):
-                    split_pots = len(current_pots(table.state))
+                tied = max(len(group) for group in ranking)
+                if tied > 1:
+                    odd_chip_bound = tied * len(current_pots(table.state))
                 table.apply(Award(ranking=tuple(tuple(g) for g in ranking)))
                 log.append({"type": "award", "ranking": ranking})
         except (ValueError, AssertionError) as error:
@@ -433,11 +434,11 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
     ours = [table.state.seats[s].stack for s in order]
     theirs = list(pk.stacks)
     if ours != theirs:
-        odd_chips = split_pots > 1 and sum(ours) == sum(theirs) and all(
-            abs(a - b) < split_pots for a, b in zip(ours, theirs, strict=True)
+        odd_chips = sum(ours) == sum(theirs) and all(
+            abs(a - b) < odd_chip_bound for a, b in zip(ours, theirs, strict=True)
         )
-        if odd_chips:
-            features.note("odd_chips_of_merged_pots")
+        if odd_chips:  # only chips moved between tied winners, fewer than a share each
+            features.note("odd_chips")
         return _differ(features, actions, log, f"stacks: ours {ours}, PokerKit {theirs}")
     return Outcome("agree", actions, events=log, operations=pk.operations, stacks=starting,
                    settings=settings)
@@ -454,7 +455,7 @@ def _limit_target(table: Table) -> int:
 # When several known differences came into play, the one named is the first of these
 # (the most direct cause of what can differ).
 ATTRIBUTION = (
-    "odd_chips_of_merged_pots", "limit_short_all_in", "heads_up_limit_cap",
+    "odd_chips", "limit_short_all_in", "heads_up_limit_cap",
     "short_all_in_reopens", "short_big_blind", "fold_with_nothing_to_call",
 )
 

@@ -9,6 +9,7 @@ seeded ``random.Random`` (for quick soak runs).
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import random
 from collections.abc import Sequence
@@ -235,8 +236,30 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
             {"type": "tray", "counts": {"5": c.integer(0, 9)}},
             {"type": "state"},
             {"type": c.pick(("dance", "sit", "act", "award"))},
+            junk_event(c, seat),
         )
     )
+
+
+def junk_event(c: Chooser, seat: int) -> dict[str, Any]:
+    """Any event type of the engine (project events included) with fields that may or
+    may not make sense."""
+    return {
+        "type": c.pick(EVENT_TYPES),
+        "seat": seat,
+        "amount": c.pick((5, 7, 100)),
+        "chips": c.pick(([5, 5], [25], [])),
+        "to": c.pick((10, 15, None)),
+        "counts": c.pick(({"5": 4}, {})),
+        "key": c.pick(KEYS),
+        "ms": 1000,
+        "action": c.pick(("call", "raise")),
+        "ranking": [[seat]],
+        "player": c.pick(NAMES),
+        "ruling": "kill",
+        "declared": c.pick((None, "raise")),
+        "from": seat,
+    }
 
 
 def next_event(c: Chooser, table: Table) -> dict[str, Any]:
@@ -340,10 +363,8 @@ def apply_checked(table: Table, obj: dict[str, Any]) -> bool:
 def play(settings: RuleSettings, events: list[dict[str, Any]]) -> Table:
     table = Table(settings)
     for obj in events:
-        try:
+        with contextlib.suppress(Refusal):
             table.apply(parse_event(obj))
-        except Refusal:
-            pass
     return table
 
 

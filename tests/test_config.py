@@ -883,6 +883,17 @@ def test_hardware_bounds_and_choices() -> None:
     ]
 
 
+def test_serial_keepalive_is_read_per_device_with_its_bounds() -> None:
+    settings = load(hardware(SIM + "keypad: {keepalive_ms: 250}\ntray: {}\n")).hardware
+    assert settings is not None
+    assert (settings.keypad.keepalive_ms, settings.tray.keepalive_ms) == (250, 5000)
+    assert settings.display.keepalive_ms == 5000
+    text = hardware(SIM + "display: {keepalive_ms: 50}\n")
+    assert problems(text) == [
+        f"{at(text, '50}')}: hardware.display.keepalive_ms: must be from 100 to 3600000, got 50",
+    ]
+
+
 def test_first_button_puck_needs_puck_sensors() -> None:
     text = hardware(SIM, "{big_blind: 2, first_button: puck}")
     assert problems(text) == [

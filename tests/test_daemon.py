@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import cast
 
 from controller.daemon.outputs import FAULT_LINE
 from controller.journal import Journal
@@ -208,3 +209,32 @@ def test_with_a_floor_section_events_fill_the_outbox_and_play_goes_on(tmp_path: 
             "SELECT COUNT(*) FROM outbox WHERE seq NOT IN (SELECT seq FROM events)"
         ).fetchone()[0]
     assert {"events", "hands", "state"} <= topics and orphans == 0
+
+
+def test_an_idle_daemon_sleeps(tmp_path: Path) -> None:
+    """No players, no clock, no watchdog asked for ($WATCHDOG_USEC unset): the loop does
+    not wake, and the serial links sleep until their keep-alive instead of polling."""
+    import threading
+
+    from drivers.serial_link import SerialDevice
+
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        controller, devices = daemon.controller, daemon.devices
+        assert controller is not None and devices is not None
+        links = {"keypad": devices.keypad, "display": devices.display}
+        assert all(isinstance(link, SerialDevice) for link in links.values())
+        serial = {name: cast(SerialDevice, link) for name, link in links.items()}
+        tray = cast(SerialDevice, devices.tray)
+        wait_for(lambda: all(link.idle for link in serial.values()) and tray.connected)
+        wait_for(lambda: devices.tray.counts is not None)  # its first reading was handled
+        wait_for(lambda: daemon.inputs.empty())
+        idle = threading.Event()
+        idle.wait(0.2)  # the loop finishes the last reading
+        loops = controller.loops
+        wakeups = {name: link.counters.wakeups for name, link in serial.items()}
+        idle.wait(1.0)  # one idle second, on the wall clock on purpose
+        assert controller.loops == loops
+        # At most a keep-alive (PING out, ACK in) in that second; polling made it 20.
+        woke = {name: link.counters.wakeups - wakeups[name] for name, link in serial.items()}
+        assert all(count <= 2 for count in woke.values()), woke

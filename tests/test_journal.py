@@ -645,19 +645,60 @@ def test_prune_keeps_recall_and_recovery_and_the_chain(journal: Journal) -> None
     sql(journal.directory, "UPDATE outbox SET sent = 1 WHERE seq <= 200")
     before = journal.events_for_last_hands(10)
     report = journal.prune(keep_hands=10)
-    assert report.kept_from_seq == before[0].seq == 30 * 6 + 1
-    assert report.removed_events == 180 and report.removed_snapshots == 39
-    assert report.removed_outbox == 180  # sent ones only
+    # Kept: the last ten hands (from seq 181), and the snapshot recall folds them from
+    # (the end of hand 30, seq 180) with its event, so that verify() still checks it.
+    assert before[0].seq == 30 * 6 + 1 and report.kept_from_seq == 30 * 6
+    assert report.removed_events == 179 and report.removed_snapshots == 29
+    assert report.removed_outbox == 179  # sent ones only
     assert report.bytes_after < report.bytes_before
     assert journal.events_for_last_hands(10) == before
     assert journal.latest_snapshot() == (240, json.dumps({"hand": 40}))
+    with sqlite3.connect(journal.directory / "journal.sqlite3") as conn:
+        kept = [row[0] for row in conn.execute("SELECT seq FROM snapshots ORDER BY seq")]
+    assert kept == list(range(180, 241, 6))  # from the one before the recall window on
     result = journal.verify()
-    assert result.ok and result.checked_from_seq == 181 and result.events_checked == 60
+    assert result.ok and result.checked_from_seq == 180 and result.events_checked == 61
     play_hands(journal, 1)
     assert journal.verify().ok
     with sqlite3.connect(journal.directory / "journal.sqlite3") as conn:
-        unsent_old = conn.execute("SELECT COUNT(*) FROM outbox WHERE seq < 181").fetchone()[0]
+        unsent_old = conn.execute("SELECT COUNT(*) FROM outbox WHERE seq < 180").fetchone()[0]
     assert unsent_old == 0
+
+
+def test_prune_keeps_the_snapshot_recall_folds_from(journal: Journal) -> None:
+    """Snapshots every 7 events, hands of 6: the newest snapshot lies inside the last
+    ten hands, and recall needs the one before them."""
+    for n in range(1, 241):
+        journal.append({"type": "act", "n": n}, accepted=True, by=None, hand=(n - 1) // 6 + 1,
+                       snapshot=json.dumps({"after": n}) if n % 7 == 0 else None)
+    window = journal.first_seq_of_last_hands(10)
+    assert window == 181 and journal.latest_snapshot() == (238, json.dumps({"after": 238}))
+    report = journal.prune(keep_hands=10)
+    assert report.kept_from_seq == 175  # the newest snapshot before seq 181, with its event
+    with sqlite3.connect(journal.directory / "journal.sqlite3") as conn:
+        kept = [row[0] for row in conn.execute("SELECT seq FROM snapshots ORDER BY seq")]
+    assert kept == [175, 182, 189, 196, 203, 210, 217, 224, 231, 238]
+    assert journal.verify().ok
+    # Retention still bounds the size: the next prunes move the kept snapshot along.
+    for hand in range(41, 81):
+        for step in range(6):
+            journal.append({"type": "act"}, accepted=True, by=None, hand=hand,
+                           snapshot=json.dumps({"hand": hand}) if step == 5 else None)
+    assert journal.prune(keep_hands=10).kept_from_seq == 70 * 6
+    sql(journal.directory, "DELETE FROM snapshots WHERE seq = 420")  # the one recall needs
+    problem = journal.verify().first_problem
+    assert isinstance(problem, SnapshotMissing) and problem.seq == 420
+
+
+def test_prune_keeps_every_event_while_no_snapshot_precedes_the_recall_window(
+    journal: Journal,
+) -> None:
+    for n in range(1, 121):  # 20 hands of 6, one snapshot, inside the last ten hands
+        journal.append({"type": "act"}, accepted=True, by=None, hand=(n - 1) // 6 + 1,
+                       snapshot=json.dumps({"after": n}) if n == 100 else None)
+    report = journal.prune(keep_hands=10)
+    assert report.removed_events == 0 and report.kept_from_seq == 1
+    assert journal.latest_snapshot() == (100, json.dumps({"after": 100}))
 
 
 def test_prune_never_removes_unsent_floor_messages(journal: Journal) -> None:
@@ -704,21 +745,21 @@ def test_pruning_twice_and_reopening_keeps_the_journal_valid(journal_dir: Path) 
 
 def test_prune_archive_holds_the_removed_events_with_a_checkable_chain(journal: Journal) -> None:
     play_hands(journal, 30)
-    removed = list(journal.iter_events())[:120]
+    removed = list(journal.iter_events())[:119]  # seq 120 holds the snapshot recall needs
     report = journal.prune(keep_hands=10, archive=True)
     assert (
         report.archive is not None
-        and report.archive.name == "journal-0000000001-0000000120.sqlite3"
+        and report.archive.name == "journal-0000000001-0000000119.sqlite3"
     )
     archived = verify_archive(report.archive)
-    assert archived.ok and archived.events_checked == 120 and archived.last_seq == 120
+    assert archived.ok and archived.events_checked == 119 and archived.last_seq == 119
     with sqlite3.connect(report.archive) as conn:
         events = [row[0] for row in conn.execute("SELECT event FROM events ORDER BY seq")]
     assert [json.loads(e) for e in events] == [r.event for r in removed]
     play_hands(journal, 10)
     second = journal.prune(keep_hands=10, archive=True)
     assert second.archive is not None and verify_archive(second.archive).ok
-    assert second.archive.name == "journal-0000000121-0000000180.sqlite3"
+    assert second.archive.name == "journal-0000000120-0000000179.sqlite3"
 
 
 def test_a_tampered_archive_fails_its_check(journal: Journal) -> None:
@@ -834,7 +875,7 @@ def test_salvage_of_a_pruned_journal_keeps_its_checkpoint(journal_dir: Path) -> 
     assert report.kept_last_seq == 27 * 6 + 2
     with Journal.open(journal_dir, CONFIG) as j:
         result = j.verify()
-        assert result.ok and result.checked_from_seq == 121
+        assert result.ok and result.checked_from_seq == 120
 
 
 def test_salvage_leaves_a_healthy_journal_alone(journal_dir: Path) -> None:

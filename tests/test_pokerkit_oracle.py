@@ -141,23 +141,44 @@ def test_R6_all_in_below_the_big_blind_does_not_reopen_pokerkit_reopens() -> Non
     assert pk.can_complete_bet_or_raise_to()
 
 
+def _to_showdown(events: list[dict[str, Any]]) -> Table:
+    table = Table(rule_settings("no_limit", 1, 2))
+    for event in events:
+        kind = event["type"]
+        if kind == "sit":
+            table.apply(Sit(seat=event["seat"], player=event["player"], chips=event["chips"]))
+        elif kind == "start_hand":
+            table.apply(StartHand())
+        elif kind == "act":
+            table.apply(Act(seat=event["seat"], action=event["action"], to=event["to"]))
+    return table
+
+
+def test_P4_odd_chips_one_each_left_of_button_pokerkit_gives_all_to_one() -> None:
+    """A hand of the random run (seed 4040): a pot of 32 split three ways. We give its
+    two odd chips one each to the first two tied winners left of the button (seats 1
+    and 4, button 9); PokerKit gives both to the first."""
+    with memoized_evaluation():
+        outcome = play_hand(random.Random(4040), "no_limit")
+    assert outcome.kind == "odd_chips", outcome.detail
+    table = _to_showdown(outcome.events)
+    main = current_pots(table.state)[0]
+    assert (main.amount, main.eligible) == (32, (1, 4, 8))
+    assert split(main.amount, [1, 4, 8], 9, 9, 1) == {1: 11, 4: 11, 8: 10}
+    ours, theirs = outcome.detail.removeprefix("stacks: ours ").split(", PokerKit ")
+    assert ours == "[385, 11, 90, 160, 1, 16, 336]"  # dealt order 1, 4, 5, 6, 7, 8, 9
+    assert theirs == "[386, 10, 90, 160, 1, 16, 336]"  # seat 4's odd chip went to seat 1
+
+
 def test_P4_side_pots_split_separately_pokerkit_merges_them() -> None:
     """A hand of the random run (seed 5) where two tied winners share two pots: we
     split each pot on its own (RULES.md, Pots); PokerKit mucks the losers, merges the
     pots the same two players contest and splits once, moving an odd chip."""
     with memoized_evaluation():
         outcome = play_hand(random.Random(5), "no_limit")
-    assert outcome.kind == "odd_chips_of_merged_pots", outcome.detail
-    table = Table(rule_settings("no_limit", 1, 2))
+    assert outcome.kind == "odd_chips", outcome.detail
+    table = _to_showdown(outcome.events)
     award = outcome.events[-1]
-    for event in outcome.events[:-1]:
-        kind = event["type"]
-        if kind == "sit":
-            table.apply(Sit(seat=event["seat"], player=event["player"], chips=event["chips"]))
-        elif kind == "start_hand":
-            table.apply(StartHand())
-        else:
-            table.apply(Act(seat=event["seat"], action=event["action"], to=event["to"]))
     ranking = award["ranking"]
     button = table.state.positions.button
     assert button is not None

@@ -57,8 +57,8 @@ def test_recall_shows_the_last_ten_hands_with_every_action(tmp_path: Path) -> No
 
 
 def test_recall_after_retention_loses_no_action(tmp_path: Path) -> None:
-    """Retention keeps only the newest snapshot: hands after it are rebuilt, the earlier
-    ones of the last ten are listed from their raw events (nothing is lost)."""
+    """Retention keeps the newest snapshot before the last ten hands (and every event
+    from it), so all ten are still rebuilt, exactly as before the prune."""
     state = journal_with_hands(tmp_path, 1500)
     with Journal.open(state, (tmp_path / "table.yaml").read_text()) as journal:
         before = recall(journal)
@@ -67,14 +67,34 @@ def test_recall_after_retention_loses_no_action(tmp_path: Path) -> None:
         assert journal.verify().ok
         after = recall(journal)
     assert [h.hand for h in after] == [h.hand for h in before]
-    for old, new in zip(before, after, strict=True):
-        if new.rebuilt:
-            assert new.as_dict() == old.as_dict()
-        else:
-            seqs = [item["seq"] for item in new.raw]
-            assert seqs == list(range(old.first_seq, old.last_seq + 1)) or \
-                seqs[0] <= old.first_seq
-    assert any(not h.rebuilt for h in after)  # (see the docstring)
+    assert all(h.rebuilt for h in after)
+    assert [h.as_dict() for h in after] == [h.as_dict() for h in before]
+
+
+def test_recall_command_rebuilds_ten_hands_after_pruning(tmp_path: Path, capsys: object) -> None:
+    """`tablectl recall` on a pruned journal whose newest snapshot falls inside the last
+    ten hands: every one of them comes back with its posts, pots and awards."""
+    state = journal_with_hands(tmp_path, 1500)
+    with Journal.open(state, (tmp_path / "table.yaml").read_text()) as journal:
+        window = journal.first_seq_of_last_hands(10)
+        latest = journal.latest_snapshot()
+        assert window is not None and latest is not None and latest[0] > window
+        report = journal.prune(10)
+        assert report.removed_events > 0 and report.kept_from_seq < window
+    assert main(["recall", "--json", "--state-dir", str(state)]) == 0
+    hands = json.loads(capsys.readouterr().out)["hands"]  # type: ignore[attr-defined]
+    assert len(hands) == 10 and all(hand["rebuilt"] for hand in hands)
+    ended = [hand for hand in hands if hand["result"] == "ended"]
+    assert len(ended) >= 9
+    for hand in ended:
+        assert any(post["kind"] == "big_blind" for post in hand["posts"]), hand["hand"]
+        assert hand["pots"] and all(pot["shares"] for pot in hand["pots"]), hand["hand"]
+        awarded = sum(share["amount"] for pot in hand["pots"] for share in pot["shares"])
+        assert awarded == sum(pot["amount"] for pot in hand["pots"]) > 0
+    assert main(["recall", "--state-dir", str(state)]) == 0
+    text = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert text.count("HAND ") == 10 and "not rebuilt" not in text
+    assert text.count("posts:") == 10 and "main pot" in text
 
 
 def test_recall_command_text_and_json(tmp_path: Path, capsys: object) -> None:

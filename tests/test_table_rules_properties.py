@@ -191,6 +191,10 @@ class Oracle:
                 # gets no marker; only the seats the big blind jumped over from there
                 start = pos.small_blind if pos.small_blind is not None else pos.button
                 skipped = between(start, pos.big_blind, n)
+                if pos.small_blind is None:
+                    absent = [s for s in skipped if s in occupant and s not in present
+                              and not self.debts[occupant[s]].new]
+                    skipped = absent[1:]
         for s in skipped:
             if s in occupant and s not in present and not self.debts[occupant[s]].new:
                 self.debts[occupant[s]].big = True
@@ -215,9 +219,12 @@ class Oracle:
                 )
 
         # B3: heads-up, the player who had the big blind most recently has the button
+        free_orbit = self.travel < n
         if pos.heads_up and not first:
             owing = [  # owing a blind or an entry, or waiting after a seat change (B14)
-                s for s in dealt if self.debts[dealt[s]].owes or before.seats[s].wait_hands
+                s for s in dealt
+                if self.debts[dealt[s]].owes and not (free_orbit and s not in self.passed)
+                or before.seats[s].wait_hands
             ]
             other = next(s for s in dealt if s != pos.button)
             if owing:
@@ -238,12 +245,11 @@ class Oracle:
             live, dead = posts.get(p["seat"], (0, 0))
             posts[p["seat"]] = (live + p["live"], dead + p["dead"])
         behind = set(between(pos.button, pos.big_blind, n)) | {pos.button}
-        free_orbit = self.travel < n
         for s, player in dealt.items():
             debt = self.debts[player]
             if first or s == pos.big_blind:
                 continue
-            if s in behind and not (pos.heads_up and s == pos.button) and not debt.kept:
+            if s in behind and not (pos.heads_up and s == pos.button):
                 assert not debt.owes, (
                     f"hand {hand.number}: seat {s} ({player}) is dealt in behind the blinds "
                     f"(button {pos.button}, big blind {pos.big_blind}) owing {debt}"

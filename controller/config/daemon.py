@@ -59,7 +59,9 @@ class SupervisorSettings:
     """`supervisor:` where the supervisors' PINs are kept (salted scrypt hashes written
     by `tablectl pin set`, a file readable by the service alone)."""
 
-    pin_file: Path = Path("/etc/table-controller/pins")
+    pin_file: Path | None = None
+    """None (not configured): `$TABLECTL_PINS`, else /etc/table-controller/pins, the
+    same file `tablectl pin set` writes by default (``controller.pins.default_path``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,7 +165,5 @@ LIGHT_CONDITIONS: tuple[str, ...] = tuple(LightPatterns.__dataclass_fields__)
 
 
 def read_supervisor(section: Section) -> SupervisorSettings:
-    path = section.get_text(
-        "pin_file", "/etc/table-controller/pins", pattern_help="a file path"
-    )
-    return SupervisorSettings(pin_file=Path(path))
+    path = section.get_optional_text("pin_file", pattern_help="a file path")
+    return SupervisorSettings(pin_file=None if path is None else Path(path))

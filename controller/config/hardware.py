@@ -132,6 +132,7 @@ def _read_serial(
         baud=_read_baud(section),
         ack_timeout_ms=section.get_int("ack_timeout_ms", 250, 1, 60_000),
         retries=section.get_int("retries", 4, 0, 100),
+        keepalive_ms=section.get_int("keepalive_ms", 5000, 100, 3_600_000),
     )
 
 

@@ -6,8 +6,9 @@ Here a key becomes a ``key`` event, a puck reading a ``puck`` event, tray counts
 ``DeviceNotice`` (the journal's system log and the display, never the rules).
 
 Besides device events the loop's one queue carries the daemon's own requests
-(``Stop``, ``Reload``) and ``Submit``: a rules event handed in directly (tests, the
-bench, a supervisor's console), journalled like a device's.
+(``Stop``, ``Reload``), ``Submit``: a rules event handed in directly (tests, the
+bench, a supervisor's console), journalled like a device's, and ``LinkNotice``: the
+floor link went up or down, or its outbox alarm changed (from the publisher's thread).
 """
 
 from __future__ import annotations
@@ -64,7 +65,15 @@ class Submit:
     done: Any = field(default=None, compare=False)
 
 
-LoopItem = DeviceEvent | Stop | Reload | Submit
+@dataclass(frozen=True)
+class LinkNotice:
+    """The floor link's status changed in a way the display and the system log show
+    (``controller.floor.publisher.LinkStatus``)."""
+
+    status: Any
+
+
+LoopItem = DeviceEvent | Stop | Reload | Submit | LinkNotice
 
 
 def translate(event: DeviceEvent) -> RulesInput | DeviceNotice:

@@ -14,7 +14,12 @@ journal and the outputs, so nothing needs a lock. For each rules input::
 
 A refusal is shown on the dealer display ("NO: MIN RAISE TO 40") until the next
 accepted event, and logged; it changes nothing. Device faults and their clearing go to
-the journal's system log and the display. Between inputs the loop sleeps on the queue
+the journal's system log, the display and, with a floor link, the floor (a fault
+message queued in the outbox: it is no journalled event). The floor link's trouble
+(down, its outbox alarm, a broker refusing messages) is shown on the dealer display
+after any puck or tray alert, and its ups and downs go to the system log; the
+publisher's thread tells the loop through the queue (``LinkNotice``), so nothing here
+polls it. Between inputs the loop sleeps on the queue
 until the next instant something is due: a tick the rules must hear (clock warning,
 expiry, the periodic tick, tray stability, see ``timekeeping``), the next second of
 the countdown, or the systemd watchdog ping. Idle, with no clock running, it wakes only
@@ -45,6 +50,7 @@ from controller import tray as tray_check
 from controller.config import ConfigError, Settings, load_config
 from controller.daemon.inputs import (
     DeviceNotice,
+    LinkNotice,
     Reload,
     RulesInput,
     Stop,
@@ -57,6 +63,7 @@ from controller.daemon.timekeeping import Timekeeper, tray_stable_after_ms
 from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
 from controller.rules import state_view
 from controller.rules.effects import ClockExpired, HandEnded
+from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
 from controller.rules.text import Message
 
 log = logging.getLogger("table-controller")
@@ -150,6 +157,8 @@ class Controller:
         self._status_text: str | None = None
         self.loops = 0
         self.last_shown: LastShown | None = None
+        self.link_problem: str | None = None  # the floor link could not even start
+        self._link_logged: tuple[str, bool, bool] | None = None
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -213,6 +222,9 @@ class Controller:
         if isinstance(item, Reload):
             self.reload()
             return
+        if isinstance(item, LinkNotice):
+            self._link_notice(item.status)
+            return
         if isinstance(item, Submit):
             outcome = self.submit(item.event, source="console", by=item.by)
             if item.done is not None:
@@ -272,6 +284,16 @@ class Controller:
             elif isinstance(effect, HandEnded):
                 log.info("hand %d %s", effect.hand, "voided" if effect.voided else "ended")
                 self.hands_since_prune += 1
+            elif isinstance(effect, PinRejected):  # each wrong PIN and the lock-out: logged
+                log.warning("wrong PIN for supervisor %s (%d in a row)", effect.supervisor,
+                            effect.failures)
+                self._system_log("pin_rejected", {"supervisor": effect.supervisor,
+                                                  "failures": effect.failures})
+            elif isinstance(effect, SupervisorLocked):
+                log.warning("wrong PIN for supervisor %s: the supervisor menu is locked",
+                            effect.supervisor)
+                self._system_log("supervisor_locked", {"supervisor": effect.supervisor,
+                                                       "until_ms": effect.until_ms})
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
 
@@ -317,7 +339,7 @@ class Controller:
             return
         state = self.recorder.table.state
         countdown = self.timekeeper.countdown_ms(state, now)
-        if countdown is not None and self.display.expired is None:
+        if countdown is not None:  # after an expiry, only a shot clock's next decision
             self.outputs.show_clock(countdown, self._warning(countdown))
 
     def _time_matters(self) -> bool:
@@ -380,7 +402,7 @@ class Controller:
         view = state_view(table)
         now = self.timekeeper.now()
         countdown = self.timekeeper.countdown_ms(table.state, now)
-        alerts: list[Message] = []
+        alerts: list[Message | str] = []  # the first is shown: puck, tray, floor link
         puck_seats: tuple[int, ...] = ()
         check: puck_check.PuckCheck | None = None
         if self.has_puck:
@@ -390,9 +412,13 @@ class Controller:
                 alerts.append(check.message)
                 puck_seats = check.light_seats
         tray = tray_check.status(table.state, self.settings.tray)
+        self._log_tray_change(tray)
         alarm = tray_check.alarm_message(tray)
         if alarm is not None:
             alerts.append(alarm)
+        link = self._link_alert()
+        if link is not None:
+            alerts.append(link)
         faults = self.display.device_faults or {}
         device_fault = next(iter(faults.values()), None)
         self.outputs.show(
@@ -435,6 +461,7 @@ class Controller:
                 self.display.puck_fault_seats = ()
             log.info("device %s works again", notice.device)
             self._system_log(LogKind.DEVICE_CLEAR, {"device": notice.device})
+            self._publish_fault(notice.device, active=False, detail=None)
             self.outputs.redrive()  # it may have lost what it showed
         else:
             if faults.get(notice.device) == notice.message:
@@ -445,8 +472,21 @@ class Controller:
             log.warning("device %s fault: %s", notice.device, notice.message)
             self._system_log(LogKind.DEVICE_FAULT,
                              {"device": notice.device, "message": notice.message})
+            self._publish_fault(notice.device, active=True, detail=notice.message)
         self.display.device_faults = faults
         self._show()
+
+    def _log_tray_change(self, tray: tray_check.TrayStatus) -> None:
+        """A tray alarm raised, changed or cleared since the last show: the log and the
+        system log (``tray_alarm`` / ``tray_clear``)."""
+        before = self.last_shown.tray if self.last_shown is not None else None
+        if before is None:
+            return
+        for line in tray_check.changes(before, tray):
+            (log.warning if tray.alarm else log.info)("%s", line)
+            self._system_log(line.split(":", 1)[0], {
+                "counted": tray.counted, "expected": tray.expected,
+                "difference": tray.difference})
 
     def _system_log(self, kind: str, detail: dict[str, Any]) -> None:
         if self.journal is None:
@@ -459,6 +499,56 @@ class Controller:
     def _notify_publisher(self) -> None:
         if self.publisher is not None:
             self.publisher.notify()
+
+    # -- the floor link ------------------------------------------------------------------
+
+    def _publish_fault(self, fault: str, *, active: bool, detail: Any) -> None:
+        """A fault raised or cleared, to the floor: queued in the outbox in a transaction
+        of its own, with the journal's last seq (so retention prunes it with the events
+        around it)."""
+        publisher = self.publisher
+        if publisher is None or self.journal is None:
+            return
+        try:
+            from controller.floor.messages import fault_message
+
+            seq = self.journal.last_seq
+            publisher.enqueue(
+                [fault_message(publisher.topics, fault, active=active, detail=detail, seq=seq)],
+                seq=seq,
+            )
+        except Exception as error:  # the floor link must never stop play
+            log.warning("floor: the %s %s message was not queued: %s", fault,
+                        "fault" if active else "clear", describe(error))
+
+    def _link_alert(self) -> str | None:
+        """The link indicator while the link is in trouble (down, alarm, refused
+        messages); None while it is healthy or still making its first connection."""
+        if self.link_problem is not None:
+            return self.link_problem
+        if self.publisher is None:
+            return None
+        status = self.publisher.status()
+        if not (status.alarm or status.overflowed or status.last_error is not None):
+            return None
+        return str(status.indicator())
+
+    def _link_notice(self, status: Any) -> None:
+        """The publisher says the link changed: the system log records each time it
+        goes down or comes up and each change of its outbox alarm; the display follows."""
+        if status.link == "up":
+            link = "up"
+        else:
+            link = "down" if status.last_error is not None else "connecting"
+        state = (link, bool(status.alarm), bool(status.overflowed))
+        if state != self._link_logged:
+            self._link_logged = state
+            if link != "connecting" or status.alarm or status.overflowed:
+                self._system_log(LogKind.FLOOR_LINK, {
+                    "link": status.link, "reason": status.last_error, "unsent": status.unsent,
+                    "alarm": status.alarm, "overflowed": status.overflowed,
+                })
+        self._show()
 
     # -- configuration and retention -------------------------------------------------------
 

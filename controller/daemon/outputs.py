@@ -56,7 +56,7 @@ class Outputs:
         device_fault: str | None = None,
         refusal: str | None = None,
         expired: tuple[int, str] | None = None,
-        alerts: Sequence[Message] = (),
+        alerts: Sequence[Message | str] = (),
         puck_seats: Collection[int] = (),
     ) -> None:
         patterns = looks.seat_patterns(view, self.seats, self.patterns, puck_seats=puck_seats)
@@ -66,7 +66,8 @@ class Outputs:
             expired=expired, alerts=alerts,
         )
         self._text(line1, line2)
-        if expired is not None:
+        # the expired seat's zero, unless a shot clock already times the next decision
+        if expired is not None and countdown_ms is None:
             self._clock(0, True)
         else:
             self._clock(countdown_ms, warning)

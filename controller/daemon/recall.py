@@ -8,8 +8,10 @@ return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledRetur
 action keeps its journal seq, who entered it and when (wall times are marked when the
 clock was not synchronised; see ``timekeeping.WallDating``).
 
-When the journal's retention has left no snapshot before the first recalled hand, the
-hands that cannot be rebuilt are listed from their raw events (``rebuilt: false``).
+Retention keeps the newest snapshot before the last 10 hands (``journal.retention``).
+When a journal has none before the first recalled hand (pruned by an older firmware,
+or more than 10 hands asked for), the hands that cannot be rebuilt are listed from
+their raw events (``rebuilt: false``).
 """
 
 from __future__ import annotations

@@ -124,7 +124,8 @@ class Recorder:
             table.check(event)
         except Refusal as refusal:
             error = refusal.as_dict()
-            seq = self._append(obj, accepted=False, by=who, result=error, hand=self._hand(None))
+            seq = self._append(obj, accepted=False, by=who, result=error, hand=self._hand(None),
+                               outbox=self._refusal_rows(obj, error))
             if seq is None:
                 return self._locked(obj)
             table.state.last_refusal = refusal.message
@@ -163,10 +164,18 @@ class Recorder:
         error = {"code": "bad_event", "message": message}
         if self.fault is not None:
             return self._locked(row)
-        seq = self._append(row, accepted=False, by=None, result=error, hand=self._hand(None))
+        seq = self._append(row, accepted=False, by=None, result=error, hand=self._hand(None),
+                           outbox=self._refusal_rows(row, error))
         if seq is None:
             return self._locked(row)
         return Outcome(seq, False, row, error)
+
+    def _refusal_rows(self, obj: dict[str, Any], error: dict[str, Any]) -> OutboxRows:
+        """The floor messages of a refusal (the builder leaves out routine ones)."""
+        if self.outbox is None:
+            return ()
+        return list(self.outbox(self.last_seq + 1, obj, {"ok": False, "error": error},
+                                self.table, self.table))
 
     def _locked(self, obj: dict[str, Any]) -> Outcome:
         return Outcome(None, False, obj, {"code": MEMORY_FAULT, "message": MEMORY_FAULT_MESSAGE})

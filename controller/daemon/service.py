@@ -9,7 +9,9 @@ Start-up, in order (DESIGN.md, "Durability"):
 3. ``verify()``: ``PRAGMA quick_check`` and the hash chain (the result is logged);
 4. fold: the latest snapshot and the events after it, through the rules core;
 5. re-drive every output from the recovered state (a running action clock resumes
-   with the time it had at the last journalled tick);
+   with the time it had at the last journalled tick); with a ``floor:`` section, queue
+   the recovered state for the floor (the retained ``state`` message) and start the
+   publisher;
 6. ``READY=1`` to systemd, then the controller loop.
 
 A failed step 2-4 is a sticky memory fault: shown, logged, play locked, READY still
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from controller.config import ConfigError, Settings, load_config
-from controller.daemon.inputs import Reload, Stop, Submit
+from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.loop import Controller, Notifier, SoftwareFault, log
 from controller.daemon.outputs import Outputs
 from controller.daemon.recorder import Outcome, Recorder
@@ -223,32 +225,86 @@ class Daemon:
             log.warning("floor: configured but the floor link is not available; running alone")
             return None
         topics = FloorSettings.adapt(self.settings.floor).topics_for(self.settings.rules.table_id)
+        from controller import tray as tray_check
         from controller.rules import state_view
 
         def build(seq: int, event: Any, result: Any, before: Table, after: Table) -> Any:
             record = {"seq": seq, "event": event}
+            # The tray reconciliation around the event, for tray discrepancy messages;
+            # the settings in force (a reload may change the float between hands).
+            tray = (self.controller.settings if self.controller is not None
+                    else self.settings).tray
+            tray_before = tray_after = None
+            if tray.float_counts:
+                tray_before = tray_check.status(before.state, tray).as_dict()
+                tray_after = tray_check.status(after.state, tray).as_dict() \
+                    if after is not before else tray_before
             return messages_for(record, result, state_view(before), state_view(after),
-                                topics=topics)
+                                topics=topics, tray_before=tray_before, tray_after=tray_after)
 
         return build
 
     def _start_publisher(self) -> None:
+        """The publisher, after the retained state (the recovered one) has been queued.
+        A publisher that cannot start (a missing password file, say) still queues fault
+        messages in the outbox for a later start, and the display shows LINK ERROR."""
         if self.settings.floor is None or self.journal is None or self.controller is None:
             return
+        controller = self.controller
+        inputs = self.inputs
+        watched: list[tuple[str, bool, bool, bool]] = []
+
+        def on_status(status: Any) -> None:  # on the publisher's thread
+            key = (status.link, status.alarm, status.overflowed, status.last_error is not None)
+            if not watched or watched[-1] != key:
+                watched[:] = [key]
+                inputs.put(LinkNotice(status))
+
         try:
             from controller.floor.publisher import Publisher
             from controller.floor.settings import FloorSettings
 
             publisher = Publisher(FloorSettings.adapt(self.settings.floor),
                                   table_id=self.settings.rules.table_id,
-                                  db_path=self.journal.path)
+                                  db_path=self.journal.path, on_status=on_status)
+        except Exception as error:  # the table plays on without its floor link
+            log.error("floor link not started: %s", error)
+            controller.link_problem = "LINK ERROR"
+            return
+        self.publisher = publisher
+        controller.publisher = publisher
+        self._queue_start_state(publisher)
+        try:
             publisher.start()
         except Exception as error:  # the table plays on without its floor link
             log.error("floor link not started: %s", error)
+            controller.link_problem = "LINK ERROR"
+            _quiet_log(self.journal, LogKind.FLOOR_LINK, {
+                "link": "down", "reason": f"not started: {error}", "unsent": None,
+                "alarm": False, "overflowed": False})
+            inputs.put(LinkNotice(publisher.status()))  # the loop shows LINK ERROR
             return
-        self.publisher = publisher
-        self.controller.publisher = publisher
         log.info("floor link started (%s)", self.settings.floor.host)
+
+    def _queue_start_state(self, publisher: Any) -> None:
+        """The recovered state as the retained ``state`` message, with the journal's last
+        seq: a consumer arriving now, or one that held the state of an older journal,
+        sees what the table resumes with. Nothing is written into a journal that failed
+        its check (it is evidence)."""
+        controller, journal = self.controller, self.journal
+        if controller is None or journal is None or controller.fault is not None or \
+                controller.recorder is None:
+            return
+        from controller.floor.messages import state_message
+        from controller.rules import state_view
+
+        seq = journal.last_seq
+        try:
+            publisher.enqueue([state_message(publisher.topics,
+                                             state_view(controller.recorder.table), seq=seq)],
+                              seq=seq)
+        except Exception as error:  # the floor link must never stop the table
+            log.error("floor: the start-up state was not queued: %s", error)
 
     # -- run and stop ------------------------------------------------------------------
 

@@ -26,7 +26,10 @@ callbacks run on this thread, and no lock guards the in-flight bookkeeping.
   supervisor's acknowledgement), so a full outbox is never forgotten once it drains.
   The bound itself is kept by deleting the oldest *sent* rows.
 - **Status.** `status()` returns an immutable `LinkStatus` snapshot, safe from any
-  thread, for the dealer display's link indicator.
+  thread, for the dealer display's link indicator. `on_status`, if given, is called
+  with every new snapshot as it replaces the old one (on the thread that changed it,
+  usually the publisher's; it must only hand the news on, as the daemon does by
+  queueing it for its loop).
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ class Publisher:
         connect_timeout: float = 5.0,
         poll_interval: float = 0.5,
         housekeeping_interval: float = 10.0,
+        on_status: Callable[[LinkStatus], None] | None = None,
     ) -> None:
         if window < 1:
             raise ValueError(f"window must be at least 1 (got {window})")
@@ -118,6 +122,7 @@ class Publisher:
         self._connect_timeout = connect_timeout
         self._poll_interval = poll_interval
         self._housekeeping_interval = housekeeping_interval
+        self._on_status = on_status
 
         now = time.monotonic()
         self._status = LinkStatus(
@@ -267,6 +272,11 @@ class Publisher:
             if new != self._status:
                 self._status = new
                 self._changed.notify_all()
+                if self._on_status is not None:  # under the lock: in the order of changes
+                    try:
+                        self._on_status(new)
+                    except Exception:
+                        log.exception("floor link status callback failed")
 
     def _set_link(self, link: Literal["up", "down"], error: str | None) -> None:
         stamp_ns, now = time.time_ns(), time.monotonic()

@@ -1,12 +1,19 @@
 """Keeping the journal's size bounded.
 
 What must stay: everything recovery needs (the latest snapshot and every event after
-it) and everything recall needs (every event of the last ``keep_hands`` hands, at
-least :data:`RECALL_HANDS`). The first kept seq is the smaller of the two starts;
-every event before it goes, with the snapshots older than the latest, the sent
-outbox messages of removed events and the oldest system log entries beyond
-``keep_log_entries``. Unsent outbox messages are never removed here: the floor link
-may still deliver them.
+it) and everything recall needs: every event of the last ``keep_hands`` hands (at
+least :data:`RECALL_HANDS`), and a state to fold them from. Recall rebuilds the last
+:data:`RECALL_HANDS` hands (posts, pots, awards) by folding from the newest snapshot
+taken before the first of them (``controller.daemon.recall``), so that snapshot stays
+too, with every snapshot after it; a journal with no snapshot before its recall
+window, and nothing pruned yet, keeps every event (recall folds from the first).
+
+The first kept seq is the smallest of those starts. A kept snapshot keeps its own
+event, so :meth:`Journal.verify` still checks it against the hash that event
+recorded. Every event before the first kept seq goes, with the snapshots older than
+the one recall needs, the sent outbox messages of removed events and the oldest
+system log entries beyond ``keep_log_entries``. Unsent outbox messages are never
+removed here: the floor link may still deliver them.
 
 The hash chain survives: the hash of the last removed event is stored in ``meta`` as
 the chain's checkpoint, and :meth:`Journal.verify` checks from there. With
@@ -60,11 +67,21 @@ def prune(
     snapshot = journal.latest_snapshot()
     recall_start = journal.first_seq_of_last_hands(keep_hands)
     last_seq = journal.last_seq
+    # The snapshot recall folds from: the newest one before its window's first event.
+    window_start = journal.first_seq_of_last_hands(RECALL_HANDS)
+    recall_base = None if window_start is None else _snapshot_seq_before(conn, window_start)
     if snapshot is None:
         cutoff = base.seq + 1
     else:
         cutoff = snapshot[0] if recall_start is None else min(snapshot[0], recall_start)
+        if recall_base is not None:
+            cutoff = min(cutoff, recall_base)
+        elif window_start is not None and base.seq == 0:
+            cutoff = 1  # recall folds from the very first event until a snapshot precedes it
     cutoff = max(cutoff, base.seq + 1)
+    oldest_snapshot_kept = recall_base if recall_base is not None else (
+        None if snapshot is None else snapshot[0]
+    )
     archive_path: Path | None = None
     if cutoff > base.seq + 1 and archive:
         archive_path = _write_archive(journal, base.seq, base.hash, cutoff - 1)
@@ -81,11 +98,11 @@ def prune(
             ).rowcount
             set_meta(conn, META_CHAIN_BASE_SEQ, str(cutoff - 1))
             set_meta(conn, META_CHAIN_BASE_HASH, bytes(new_base_hash).hex())
-        if snapshot is not None:
+        if oldest_snapshot_kept is not None:
             removed["snapshots"] = conn.execute(
-                "DELETE FROM snapshots WHERE seq < ?", (snapshot[0],)
+                "DELETE FROM snapshots WHERE seq < ?", (oldest_snapshot_kept,)
             ).rowcount
-            set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(snapshot[0] - 1))
+            set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(oldest_snapshot_kept - 1))
         removed["log"] = conn.execute(
             "DELETE FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ?",
             (keep_log_entries,),
@@ -119,6 +136,13 @@ def prune(
         bytes_before=bytes_before,
         bytes_after=journal.size_bytes(),
     )
+
+
+def _snapshot_seq_before(conn: sqlite3.Connection, seq: int) -> int | None:
+    """The seq of the newest snapshot taken before event ``seq`` (its state is the one
+    that event was applied to), or None."""
+    row = conn.execute("SELECT MAX(seq) FROM snapshots WHERE seq < ?", (seq,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
 
 
 def _write_archive(journal: Journal, base_seq: int, base_hash: bytes, last: int) -> Path:

@@ -9,6 +9,7 @@ or more, came after it).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -18,9 +19,9 @@ from controller.rules.pots import clockwise_from
 from controller.rules.settings import GameSettings
 from controller.rules.state import Hand, Seat
 
-
 # The seat fields an action changes (what an undo puts back).
 ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
+action_fields = operator.attrgetter(*ACTION_FIELDS)
 
 Record = TypeVar("Record", Hand, Seat)
 
@@ -93,6 +94,17 @@ def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: 
         if needs_to_act(hand, seats, seat):
             return seat
     return None
+
+
+def one_left(hand: Hand, seats: Mapping[int, Seat]) -> bool:
+    """Everyone else has folded: the hand is over."""
+    live = 0
+    for seat in hand.dealt:
+        if seats[seat].live:
+            live += 1
+            if live > 1:
+                return False
+    return live == 1
 
 
 def active_count(hand: Hand, seats: Mapping[int, Seat]) -> int:

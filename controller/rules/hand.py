@@ -51,6 +51,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
             state.seats[number].missed_small = True
     for number, seat in state.seats.items():
         seat.stack_at_start = seat.stack
+        seat.home_seat = None  # B14: seat changes from now on count from here
         if seat.away:
             seat.absent_hands += 1  # house limit max_absent_hands: hands started while away
         elif number not in plan.dealt and seat.wait_hands:
@@ -97,7 +98,7 @@ def after_action(state: TableState, settings: RuleSettings, seat: int) -> list[e
     """Pass the action on, or close the round (or the hand) when no one needs to act."""
     hand = state.hand
     assert hand is not None
-    if sum(1 for s in hand.dealt if state.seats[s].live) == 1:
+    if betting.one_left(hand, state.seats):
         return end_round(state, settings)
     hand.to_act = betting.next_to_act(hand, state.seats, seat, settings.seats)
     if hand.to_act is None:

@@ -22,10 +22,10 @@ Theory of operation. A plan is made in three steps:
    "big"; there are no "small" markers).
    A seat is *due* when its player would play if the BB reached it: present, with
    chips (new players and returning players waiting for the BB included).
-2. *Who is dealt in.* The blinds; every player entitled to play; a player who owes
-   a post because a dealer kept a mistaken deal (B11); then, outside the seats behind
-   the blinds (B7), new players in a game's free first orbit (B13) and new, returning
-   or moved players who chose to post (B4, B10, B14).
+2. *Who is dealt in.* The blinds; every player entitled to play; then, outside the
+   seats behind the blinds (B7), a player who owes a post because a dealer kept a
+   mistaken deal (B11), new players in a game's free first orbit (B13), and new,
+   returning or moved players who chose to post (B4, B10, B14).
 3. *Heads-up.* With two players dealt in, B3 overrides the placement.
 
 When fewer than two players could be dealt in, play has stopped for want of two
@@ -227,13 +227,25 @@ class Planner:
         )
         around = list(ring(button, self.n))[:-1]  # every seat but the button's
         sb = next((s for s in around if self.entitled(s)), None)
-        rest = around[around.index(sb) + 1:] if sb is not None else around
         missed: list[tuple[int, str]] = []
-        for seat in rest:
-            if self.present(seat):
-                return Placement(button, sb, sb if sb is not None else button, seat, missed)
+        if sb is not None:
+            for seat in around[around.index(sb) + 1:]:
+                if self.present(seat):
+                    return Placement(button, sb, sb, seat, missed)
+                if self.marks(seat):
+                    missed.append((seat, "big"))
+        # No big blind after a small blind: the first due player after the button is the
+        # big blind and no small blind is posted. Of the absent players before it, the
+        # first would have had the small blind; the others missed the big blind.
+        missed = []
+        small_slot = True
+        for seat in around:
+            if self.present(seat) and seat != sb:
+                return Placement(button, None, button, seat, missed)
             if self.marks(seat):
-                missed.append((seat, "big"))
+                if not small_slot:
+                    missed.append((seat, "big"))
+                small_slot = False
         # only the button and the small blind can play: heads-up decides
         assert sb is not None
         return Placement(button, None, button, sb, [])
@@ -256,15 +268,16 @@ class Planner:
                     debtors.add(seat)
             elif seat == sb or self.entitled(seat):
                 dealt.add(seat)
+            elif seat in behind:
+                continue  # B7: wait until the button passes
             elif s.owes_post:
-                # B11 keep ruling: the debt is paid next hand, wherever the seat is
+                # B11 keep ruling: the debt is paid at the next hand it may be, whatever
+                # the entry chosen
                 dealt.add(seat)
                 debtors.add(seat)
                 posts.append(self.owed_post(seat) or Post(seat, "owed", self.game.big_blind, 0))
                 settled.append(seat)
-            elif seat in behind:
-                continue  # B7: wait until the button passes
-            elif s.fresh and self.free_first_orbit(seat):
+            elif self.free_first_orbit(seat):
                 dealt.add(seat)
             elif s.entry == "post":
                 post = self.owed_post(seat)

@@ -138,11 +138,15 @@ def do_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> list[
 def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entry: str) -> None:
     """B14: keep chips and debts; moving away from the big blind waits the difference.
 
-    B13: in a game's first orbit, a move to a seat no blind has passed yet is free.
-    A new player stays a new player in the new seat.
+    Several moves between two hands count as one, from the seat the player had when
+    they began (moving away and back costs nothing). B13: in a game's first orbit, a
+    move to a seat no blind has passed yet is free. A new player stays a new player.
     """
-    before = hands_until_big_blind(state, settings, old)
     s = state.seats.pop(old)
+    if s.home_seat is None:
+        s.home_seat, s.home_wait = old, s.wait_hands
+    before = hands_until_big_blind(state, settings, s.home_seat)
+    after = hands_until_big_blind(state, settings, new)
     state.seats[new] = s
     s.entry = entry
     s.last_dealt_hand = 0  # never dealt in this seat: the moving button does not jump to it
@@ -151,8 +155,7 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     if state.bb_travel < settings.seats and new not in state.passed:
         s.wait_hands = 0
         return
-    after = hands_until_big_blind(state, settings, new)
-    s.wait_hands = max(s.wait_hands + after - before, 0)
+    s.wait_hands = max(s.home_wait + after - before, 0)
 
 
 def busted(settings: RuleSettings, s: Seat) -> bool:

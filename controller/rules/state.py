@@ -38,6 +38,8 @@ class Seat:
     entry: str = "wait"  # how a new or returning player wants to come in
     fresh: bool = True  # never dealt in since sitting down (a new player, B5)
     wait_hands: int = 0  # B14: hands still to wait after a seat change
+    home_seat: int | None = None  # B14: the seat before this hand's seat changes began
+    home_wait: int = 0  # B14: the hands still to wait then
     owes_post: bool = False  # B11 keep: must post what it owed at the next hand
     last_bb_hand: int = 0  # the hand number this seat last posted the big blind
     last_dealt_hand: int = 0  # the hand number this seat was last dealt in
@@ -183,9 +185,11 @@ def _plain(value: Any) -> Any:
         names = _FIELD_NAMES.get(kind)
         if names is None:
             names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
-        own = value.__dict__
-        return {
-            name: item if type(item := own[name]) in _ATOMS else _plain(item)
-            for name in names
-        }
+        plain = dict(value.__dict__)  # the fields, in order (no other attributes)
+        if len(plain) != len(names):
+            plain = {name: getattr(value, name) for name in names}
+        for name, item in plain.items():
+            if type(item) not in _ATOMS:
+                plain[name] = _plain(item)
+        return plain
     return copy.deepcopy(value)

@@ -8,7 +8,6 @@ runs only after its check passed, so a refused event leaves the table as it was.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -201,7 +200,7 @@ class Table:
         if decided is None:
             decided = betting.check_action(h, seats, seat, action, to, self.settings.game)
         kind, total = decided
-        undo = (seat, betting.shallow_copy(seats[seat]), betting.shallow_copy(h),
+        undo = (seat, betting.action_fields(seats[seat]), betting.shallow_copy(h),
                 self.state.clock)
         log_length = len(h.log)
         betting.apply_action(h, seats, seat, kind, total, self.settings.game)
@@ -292,8 +291,8 @@ class Table:
         seat, old_seat, old_hand, (old_clock, log_length) = self._undo
         # only what the action changed: chips bought or a sit-out meanwhile stay
         current = self.state.seats[seat]
-        for name in betting.ACTION_FIELDS:
-            setattr(current, name, getattr(old_seat, name))
+        for name, value in zip(betting.ACTION_FIELDS, old_seat, strict=True):
+            setattr(current, name, value)
         del old_hand.log[log_length:]
         self.state.hand = old_hand
         self.state.clock = old_clock

@@ -40,7 +40,6 @@ from .pty_port import PtyPort
 logger = logging.getLogger(__name__)
 
 DEVICE_ACK_TIMEOUT = 0.1
-IDLE_WAIT = 0.5
 
 
 @dataclass(slots=True)
@@ -255,19 +254,19 @@ class SimSerialDevice:
                 logger.exception("simulated %s failed", self.name)
 
     def _turn(self) -> None:
+        # Sleep until something is due (a resend, the subclass's next tick), bytes
+        # arrive, or a request is posted: an idle device does not wake at all.
         now = time.monotonic()
-        deadline = now + IDLE_WAIT
-        wanted = self.on_tick(now)
-        if wanted is not None:
-            deadline = min(deadline, wanted)
+        dues = [self.on_tick(now)]
         if self._session.is_set():
-            for pending in self._outgoing.values():
-                deadline = min(deadline, pending.sent_at + self._ack_timeout)
+            dues += [pending.sent_at + self._ack_timeout for pending in self._outgoing.values()]
+        deadline = min((due for due in dues if due is not None), default=None)
         fds = [self._wake_r]
         master = self._port.fd
         if master is not None:
             fds.append(master)
-        readable, _, _ = select.select(fds, [], [], max(0.0, deadline - time.monotonic()))
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        readable, _, _ = select.select(fds, [], [], timeout)
         if self._wake_r in readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(self._wake_r, 4096)

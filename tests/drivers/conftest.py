@@ -30,7 +30,7 @@ def sim_dir(tmp_path: Path) -> Iterator[Path]:
 
 def fast_link(port: str) -> SerialDeviceSettings:
     """Serial settings with short timeouts, so faults are found quickly."""
-    return SerialDeviceSettings(port=port, ack_timeout_ms=100, retries=3)
+    return SerialDeviceSettings(port=port, ack_timeout_ms=100, retries=3, keepalive_ms=500)
 
 
 def next_event(events: queue.Queue[DeviceEvent], timeout: float = WAIT) -> DeviceEvent:

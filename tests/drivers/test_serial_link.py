@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import queue
@@ -12,9 +13,10 @@ from drivers.events import DeviceCleared, DeviceEvent, DeviceFault, KeyPressed
 from drivers.keypad import KEYPAD, SerialKeypad
 from drivers.messages import Message
 from drivers.serial_link import MAX_BACKOFF, SerialLink, backoff_delays
+from drivers.settings import SerialDeviceSettings
 from drivers.sim.keypad import SimKeypad
 
-from .conftest import WAIT, fast_link, next_event
+from .conftest import WAIT, assert_quiet, eventually, fast_link, next_event, wait_for
 
 
 def test_backoff_doubles_up_to_two_seconds() -> None:
@@ -101,3 +103,53 @@ def test_close_twice_is_harmless(sim_dir: Path, events: queue.Queue[DeviceEvent]
         driver.close()
         driver.close()
         assert events.empty()
+
+
+def test_an_idle_link_sleeps_until_its_keepalive(
+    sim_dir: Path, events: queue.Queue[DeviceEvent]
+) -> None:
+    """Idle, the link thread blocks in its read until the keep-alive is due: no 50 ms
+    polling, no PING before ``keepalive_ms``."""
+    settings = SerialDeviceSettings(port="", ack_timeout_ms=100, retries=3, keepalive_ms=60_000)
+    with SimKeypad(sim_dir / "port") as sim, SerialKeypad(
+        dataclasses.replace(settings, port=sim.path), events
+    ) as driver:
+        assert driver.wait_connected(WAIT)
+        assert eventually(lambda: driver.idle)
+        wakeups, heard = driver.counters.wakeups, sim.counters.frames
+        # Half a second of nothing: the old 50 ms read slices woke the thread ten times.
+        assert not sim.wait_until(lambda: sim.counters.frames > heard, timeout=0.5)
+        assert driver.counters.wakeups - wakeups <= 1
+        sim.press("CHECK")  # input still wakes it at once
+        assert next_event(events) == KeyPressed(key="CHECK")
+    assert_quiet(events)
+
+
+def test_the_keepalive_pings_a_quiet_device_at_its_interval(
+    sim_dir: Path, events: queue.Queue[DeviceEvent]
+) -> None:
+    settings = SerialDeviceSettings(port="", ack_timeout_ms=100, retries=3, keepalive_ms=200)
+    with SimKeypad(sim_dir / "port") as sim, SerialKeypad(
+        dataclasses.replace(settings, port=sim.path), events
+    ) as driver:
+        assert driver.wait_connected(WAIT)
+        heard = sim.counters.frames
+        assert sim.wait_until(lambda: sim.counters.frames >= heard + 3, timeout=WAIT)  # PINGs
+        assert driver.connected and driver.counters.retransmits == 0
+    assert_quiet(events)
+
+
+def test_an_unplugged_device_is_found_by_the_read_not_by_the_keepalive(
+    sim_dir: Path, events: queue.Queue[DeviceEvent]
+) -> None:
+    settings = SerialDeviceSettings(port="", ack_timeout_ms=100, retries=3, keepalive_ms=600_000)
+    with SimKeypad(sim_dir / "port") as sim, SerialKeypad(
+        dataclasses.replace(settings, port=sim.path), events
+    ) as driver:
+        assert driver.wait_connected(WAIT)
+        assert eventually(lambda: driver.idle)
+        sim.unplug()
+        fault = next_event(events, timeout=3.0)  # the keep-alive would take ten minutes
+        assert isinstance(fault, DeviceFault) and "was lost (unplugged?)" in fault.message
+        sim.replug()
+        wait_for(events, DeviceCleared)

@@ -130,3 +130,16 @@ def test_a_simulated_device_needs_no_port() -> None:
         display=SerialDeviceSettings(simulated=True),
     )
     assert validate(settings) == []
+
+
+def test_keepalive_must_be_positive() -> None:
+    settings = HardwareSettings(
+        simulated=True,
+        keypad=SerialDeviceSettings(keepalive_ms=0),
+        tray=SerialDeviceSettings(keepalive_ms=-5),
+    )
+    assert SerialDeviceSettings().keepalive_ms == 5000
+    assert validate(settings) == [
+        "keypad keepalive_ms 0 must be more than 0",
+        "tray keepalive_ms -5 must be more than 0",
+    ]

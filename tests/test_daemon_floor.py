@@ -1,0 +1,131 @@
+"""The daemon's floor link against a real Mosquitto on 127.0.0.1 (simulated devices):
+the retained state queued at start-up, tray discrepancies, device faults and clears,
+and the link's trouble on the dealer display and in the system log. Every wait is on
+a condition, with a timeout."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.floor.consumer import Collector, FloorMessage, Subscriber
+from controller.floor.localbroker import LocalBroker
+from controller.journal import Journal, LogKind
+from tests.daemon_helpers import WAIT, running, seat_players, shown, wait_for, write_config
+from tests.test_floor_publisher import _first_copies, back_office, broker
+
+__all__ = ["back_office", "broker"]  # pytest fixtures, used by name
+
+TOPIC = "casino/lv/table/T1"
+
+
+def floor_config(tmp_path: Path, broker: LocalBroker, extra: str = "") -> Path:
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + extra
+                      + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n")
+    return config
+
+
+def delivered(collector: Collector, condition: Callable[[dict[str, Any]], bool],
+              what: str) -> dict[str, Any]:
+    """The first message (duplicates dropped) that meets ``condition``."""
+    found: list[dict[str, Any]] = []
+
+    def check(_: list[FloorMessage]) -> bool:
+        found[:] = [p for p in _first_copies(collector.messages) if condition(p)]
+        return bool(found)
+
+    assert collector.wait_for(check, WAIT), f"no {what} within {WAIT} s"
+    return found[0]
+
+
+def outbox_ids(state_dir: Path) -> int:
+    with contextlib.closing(sqlite3.connect(state_dir / "journal.sqlite3")) as conn:
+        return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM outbox").fetchone()[0])
+
+
+def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    # The tray opens with 5,000 (1,000 chips of 5) and sells 2,000 to the two players:
+    # it should hold 3,000. The simulated tray reads empty.
+    config = floor_config(tmp_path, broker, "tray: {float: {5: 1000}, stable_seconds: 0.2}\n")
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana", 5: "luis"})
+        assert daemon.journal is not None
+        last_seq = daemon.journal.last_seq
+    before_restart = outbox_ids(tmp_path / "state")
+
+    with running(config) as daemon:
+        assert daemon.publisher is not None and daemon.devices is not None
+        # 1. Start-up: the recovered state, retained, with the journal's last seq.
+        start = delivered(back_office, lambda p: p["kind"] == "state"
+                          and p["msg_seq"] > before_restart, "start-up state")
+        assert start["seq"] == last_seq
+        assert sorted(start["state"]["seats"]) == ["2", "5"]
+        late = Collector()
+        subscriber = Subscriber(broker.host, broker.port, f"{TOPIC}/state", late)
+        subscriber.start()
+        try:
+            assert late.wait_for(lambda ms: any(m.retain for m in ms), WAIT)
+            retained = next(m for m in late.messages if m.retain)
+            assert retained.payload is not None and retained.payload["seq"] == last_seq
+        finally:
+            subscriber.stop()
+
+        # 2. The tray reads 0 where 3,000 is expected: once the reading has held, the
+        # discrepancy is published; counting right clears it.
+        alarm = delivered(back_office, lambda p: p["kind"] == "tray" and p["alarm"],
+                          "tray alarm")
+        assert (alarm["discrepancy"], alarm["resolved"]) == (-3000, False)
+        assert alarm["report"]["expected"] == 3000 and alarm["report"]["counted"] == 0
+        sim = daemon.devices.sim
+        assert sim is not None and sim.tray is not None and sim.keypad is not None
+        sim.tray.set_counts({5: 600})
+        cleared = delivered(back_office, lambda p: p["kind"] == "tray" and p["resolved"],
+                            "tray alarm cleared")
+        assert cleared["msg_seq"] > alarm["msg_seq"] and cleared["discrepancy"] == 0
+
+        # 3. A device fault and its clear: no journalled event, their own messages.
+        sim.keypad.unplug()
+        fault = delivered(back_office, lambda p: p["kind"] == "fault" and p["active"],
+                          "keypad fault")
+        assert fault["fault"] == "keypad" and "keypad" in fault["detail"]
+        sim.keypad.replug()
+        clear = delivered(back_office, lambda p: p["kind"] == "fault" and not p["active"],
+                          "keypad clear")
+        assert clear["fault"] == "keypad" and clear["msg_seq"] > fault["msg_seq"]
+        assert clear["seq"] == daemon.journal.last_seq  # type: ignore[union-attr]
+        assert daemon.publisher.wait_drained(WAIT)
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        kinds = [entry.kind for entry in journal.iter_system_log()]
+    assert kinds.count(LogKind.FLOOR_LINK) >= 2  # up at each start
+
+
+def test_a_lost_link_is_shown_to_the_dealer_and_logged(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    config = floor_config(tmp_path, broker)
+    with running(config) as daemon:
+        publisher = daemon.publisher
+        assert publisher is not None
+        assert publisher.wait_for(lambda s: s.link == "up", WAIT)
+        seat_players(daemon, {2: "ana"})
+        wait_for(lambda: not shown(daemon).line1.startswith("LINK"), what="no link alert")
+        broker.stop()
+        wait_for(lambda: shown(daemon).line1.startswith("LINK DOWN"), what="LINK DOWN shown")
+        seat_players(daemon, {5: "luis"})  # the table plays on; the message waits
+        wait_for(lambda: shown(daemon).line1.startswith("LINK DOWN"), what="still shown")
+        broker.start()
+        assert publisher.wait_for(lambda s: s.link == "up" and s.unsent == 0, WAIT)
+        wait_for(lambda: not shown(daemon).line1.startswith("LINK"), what="link alert gone")
+        delivered(back_office, lambda p: p["kind"] == "event"
+                  and p["event"].get("player") == "luis", "the event made while down")
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        links = [entry.detail for entry in journal.iter_system_log()
+                 if entry.kind == LogKind.FLOOR_LINK]
+    assert [entry["link"] for entry in links] == ["up", "down", "up"], links
+    assert links[1]["reason"]
