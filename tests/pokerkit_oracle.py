@@ -42,6 +42,7 @@ from pokerkit import (
 )
 
 from controller.rules import Refusal, Table
+from controller.rules.betting import bet_size, limit_target
 from controller.rules.effects import Acted, Posted
 from controller.rules.events import Act, Award, Sit, StartHand
 from controller.rules.hand import current_pots
@@ -122,12 +123,12 @@ def memoized_evaluation() -> Iterator[None]:
             found = hands[key] = original(cls, hole, board)
         return found
 
-    Hand.entry = property(entry)  # type: ignore[method-assign,assignment]
-    StandardHighHand.from_game = classmethod(cached_from_game)  # type: ignore[method-assign,assignment]
+    Hand.entry = property(entry)
+    StandardHighHand.from_game = classmethod(cached_from_game)
     try:
         yield
     finally:
-        Hand.entry = entry_property  # type: ignore[method-assign]
+        Hand.entry = entry_property
         del StandardHighHand.from_game
 
 
@@ -188,7 +189,7 @@ def rule_settings(structure: str, small_blind: int, big_blind: int) -> RuleSetti
     return RuleSettings(
         seats=9,
         game=GameSettings(
-            structure=structure,  # type: ignore[arg-type]
+            structure=structure,
             small_blind=small_blind,
             big_blind=big_blind,
             small_bet=big_blind,
@@ -219,7 +220,7 @@ def pokerkit_state(
         definition = NoLimitTexasHoldem(
             AUTOMATIONS, True, 0, blinds, game.big_blind, mode=Mode.CASH_GAME
         )
-    return definition(tuple(stacks), len(stacks))  # type: ignore[no-any-return]
+    return definition(tuple(stacks), len(stacks))
 
 
 def deal_pending(pk: State, deck: list[Card]) -> None:
@@ -445,8 +446,6 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
 
 
 def _limit_target(table: Table) -> int:
-    from controller.rules.betting import bet_size, limit_target
-
     h = table.state.hand
     assert h is not None
     return limit_target(h, bet_size(table.settings.game, h.street))

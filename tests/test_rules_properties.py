@@ -7,10 +7,12 @@ stream and every event:
 - chips are conserved: stacks + chips waiting to play + bets + pots + everything the
   house took = chips bought in - chips cashed out;
 - a refused event leaves the state exactly as it was;
-- ``pot_total`` is the sum of the pots and the bets;
+- ``pot_total`` is the sum of the pots and the bets (and of every chip in the middle);
 - no exception other than ``Refusal`` escapes;
 
-and replaying the same events always gives the same state, byte for byte.
+and replaying the same events always gives the same state, byte for byte; a journal
+snapshot of the state restores the same table; an action taken back at once (``undo``)
+leaves the state exactly as it was before the action.
 """
 
 from __future__ import annotations
@@ -92,7 +94,8 @@ def test_random_streams_keep_every_invariant(data: st.DataObject) -> None:
 
 
 def test_long_random_sessions() -> None:
-    """A few long seeded sessions: many hands in a row on one table."""
+    """A few long seeded sessions: many hands in a row on one table. Now and then an
+    accepted action is taken back at once (R12): the state is exactly as before it."""
     for seed in range(8):
         chooser = RandomChooser(random.Random(seed))
         rules = random_settings(chooser)
@@ -100,9 +103,15 @@ def test_long_random_sessions() -> None:
         events = opening(rules, chooser)
         for obj in events:
             apply_checked(table, obj)
-        for _ in range(1500):
+        for step in range(1500):
             obj = next_event(chooser, table)
-            apply_checked(table, obj)
+            before = table.state.to_dict() if obj["type"] == "act" else None
+            accepted = apply_checked(table, obj)
             events.append(obj)
+            if accepted and before is not None and step % 5 == 0 \
+                    and apply_checked(table, {"type": "undo"}):
+                assert table.state.to_dict() == before, f"undo of {obj}"
+                assert apply_checked(table, obj)
+                events += [{"type": "undo"}, obj]
             check_invariants(table)
         assert play(rules, events).state.to_dict() == table.state.to_dict()

@@ -158,6 +158,7 @@ class Controller:
         self.loops = 0
         self.last_shown: LastShown | None = None
         self.link_problem: str | None = None  # the floor link could not even start
+        self._link_tried = False  # the first connection has come up or failed
         self._link_logged: tuple[str, bool, bool] | None = None
 
     # -- the loop ----------------------------------------------------------------------
@@ -529,17 +530,20 @@ class Controller:
         if self.publisher is None:
             return None
         status = self.publisher.status()
-        if not (status.alarm or status.overflowed or status.last_error is not None):
+        trouble = status.alarm or status.overflowed or status.last_error is not None
+        if not trouble and (status.link == "up" or not self._link_tried):
             return None
         return str(status.indicator())
 
     def _link_notice(self, status: Any) -> None:
         """The publisher says the link changed: the system log records each time it
         goes down or comes up and each change of its outbox alarm; the display follows."""
+        if status.link == "up" or status.last_error is not None:
+            self._link_tried = True
         if status.link == "up":
             link = "up"
         else:
-            link = "down" if status.last_error is not None else "connecting"
+            link = "down" if self._link_tried else "connecting"
         state = (link, bool(status.alarm), bool(status.overflowed))
         if state != self._link_logged:
             self._link_logged = state

@@ -44,7 +44,8 @@ OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
 OutboxBuilder = Callable[
     [int, Mapping[str, Any], Mapping[str, Any], Table, Table], OutboxRows
 ]
-"""``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox."""
+"""``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox; for a
+refusal ``result`` holds its ``error`` and both tables are the same one."""
 
 
 class StorageFault(JournalIntegrityError):

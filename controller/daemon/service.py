@@ -252,10 +252,13 @@ class Daemon:
             return
         controller = self.controller
         inputs = self.inputs
-        watched: list[tuple[str, bool, bool, bool]] = []
+        watched: list[tuple[str, bool, bool, bool, int | None]] = []
 
         def on_status(status: Any) -> None:  # on the publisher's thread
-            key = (status.link, status.alarm, status.overflowed, status.last_error is not None)
+            # What the display and the system log show; the backlog only while down
+            # (the display counts it then; while up it changes with every event).
+            key = (status.link, status.alarm, status.overflowed, status.last_error is not None,
+                   status.unsent if status.link == "down" else None)
             if not watched or watched[-1] != key:
                 watched[:] = [key]
                 inputs.put(LinkNotice(status))

@@ -166,6 +166,7 @@ class TableState:
 
 
 _ATOMS = (int, str, bool, float, type(None))
+_ATOM_TYPES = frozenset(_ATOMS)
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
@@ -188,6 +189,8 @@ def _plain(value: Any) -> Any:
         plain = dict(value.__dict__)  # the fields, in order (no other attributes)
         if len(plain) != len(names):
             plain = {name: getattr(value, name) for name in names}
+        if _ATOM_TYPES.issuperset(map(type, plain.values())):
+            return plain  # a record of plain values, like a seat: copied at C speed
         for name, item in plain.items():
             if type(item) not in _ATOMS:
                 plain[name] = _plain(item)
