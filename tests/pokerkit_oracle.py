@@ -89,6 +89,11 @@ EXCLUSIONS = {
         "remainder of a split to the first winner, and it kills the losing hands first "
         "and merges the pots the same tied players then contest, splitting them once"
     ),
+    "short_all_ins_add_up": (
+        "R6: short all-ins that together make a full raise reopen the betting for a "
+        "player who already acted, whatever comes after them; PokerKit forgets them once "
+        "they add up, so one more short all-in closes the betting to that player again"
+    ),
     "short_all_in_reopens": (
         "R6: a no-limit all-in below the minimum bet, or below the big blind before any "
         "raise, does not reopen the betting for players who already acted (TDA 47A); "
@@ -288,6 +293,7 @@ class Features:
 
     def __init__(self) -> None:
         self.found: list[str] = []
+        self.short_all_ins: tuple[str, int] = ("preflop", 0)  # street, since a full raise
 
     def note(self, kind: str) -> None:
         if kind not in self.found:
@@ -304,8 +310,19 @@ def note_action(features: Features, game: GameSettings, kind: str, total: int,
     if game.structure == "fixed_limit":
         if total < before["limit_target"]:
             features.note("limit_short_all_in")
-    elif total - before["current_bet"] < before["min_increment"] and not before["opened"]:
-        features.note("short_all_in_reopens")
+        return
+    street, count = features.short_all_ins
+    if street != before["street"]:
+        count = 0
+    if total - before["current_bet"] >= before["min_increment"]:
+        count = 0  # a full bet or raise
+    else:
+        count += 1
+        if not before["opened"]:
+            features.note("short_all_in_reopens")
+        if count > 1:
+            features.note("short_all_ins_add_up")
+    features.short_all_ins = (before["street"], count)
 
 
 def legal_difference(table: Table, pk: State) -> str | None:
@@ -399,7 +416,7 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                     action, to = "call", None
                 before = {
                     "current_bet": h.current_bet, "min_increment": h.min_increment,
-                    "bets": h.bets, "limit_target": _limit_target(table),
+                    "bets": h.bets, "limit_target": _limit_target(table), "street": h.street,
                     # a full bet or raise this round (before the flop the blind is none)
                     "opened": h.raises > 0 if h.street == "preflop" else h.bets > 0,
                 }
@@ -454,7 +471,7 @@ def _limit_target(table: Table) -> int:
 # When several known differences came into play, the one named is the first of these
 # (the most direct cause of what can differ).
 ATTRIBUTION = (
-    "odd_chips", "limit_short_all_in", "heads_up_limit_cap",
+    "odd_chips", "limit_short_all_in", "heads_up_limit_cap", "short_all_ins_add_up",
     "short_all_in_reopens", "short_big_blind", "fold_with_nothing_to_call",
 )
 
