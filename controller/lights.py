@@ -181,6 +181,11 @@ def dealer_lines(
     if alerts:
         alert = alerts[0]
         text = localize(alert, language) if isinstance(alert, str) else render(alert, language)
+        # the dealer must still see what happens next: join the situation's two lines
+        # on the first line when they fit, the alert below
+        joined = ": ".join(situation[:2])
+        if len(situation) >= 2 and len(joined) <= LINE:
+            return fit(joined), fit(text)
         return fit(text), fit(first)
     lines = situation + ["", ""]
     return fit(lines[0]), fit(lines[1])

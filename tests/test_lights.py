@@ -77,7 +77,8 @@ def test_dealer_lines() -> None:
     assert (top + " " + bottom) == "NO: " + long and len(top) <= 40 and len(bottom) <= 40
     assert dealer_lines(view, fault="JOURNAL CHECK FAILED")[0] == "FAULT: JOURNAL CHECK FAILED"
     assert dealer_lines(view, expired=(8, "fold")) == ("TIME: SEAT 8 FOLD", "SEAT 8 TO ACT")
+    # an alert during the betting keeps who is to act and the call on the first line
     assert dealer_lines(view, alerts=[msg("puck.move", seat=4)]) == (
-        "MOVE BUTTON TO SEAT 4", "SEAT 8 TO ACT")
+        "SEAT 8 TO ACT: CALL 10", "MOVE BUTTON TO SEAT 4")
     t = table(THREE + keys("NEXT BET 3"))
     assert dealer_lines(state_view(t), language="es") == ("ASIENTO 8 APUESTA/SUBE A", "3_")

@@ -141,6 +141,21 @@ def test_R6_all_in_below_the_big_blind_does_not_reopen_pokerkit_reopens() -> Non
     assert pk.can_complete_bet_or_raise_to()
 
 
+def test_R6_short_all_ins_adding_up_reopen_pokerkit_forgets_them() -> None:
+    stacks = {1: 210, 2: 1000, 3: 1000, 4: 150, 5: 200}
+    table = _table("no_limit", 5, 10, stacks)  # button 5, blinds 1 and 2
+    pk = _pokerkit(table, stacks)
+    _both(table, pk, 3, "raise", 100)  # a full raise of 90
+    _both(table, pk, 4, "raise", 150)  # all-in, +50
+    _both(table, pk, 5, "raise", 200)  # all-in, +50: 100 in all, a full raise's worth
+    _both(table, pk, 1, "raise", 210)  # all-in, +10
+    _both(table, pk, 2, "call")
+    legal = table.legal()
+    assert table.state.hand is not None and table.state.hand.to_act == 3
+    assert legal is not None and legal.min_raise_to == 300  # 110 more faces seat 3
+    assert not pk.can_complete_bet_or_raise_to()
+
+
 def _to_showdown(events: list[dict[str, Any]]) -> Table:
     table = Table(rule_settings("no_limit", 1, 2))
     for event in events:
