@@ -23,6 +23,8 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from controller.commands._settings import read_settings
+
 HELP = "bench mode: the daemon on simulated devices, drawn in the terminal (keys play it)"
 DEFAULT_CONFIG = Path("config/bench.yaml")
 
@@ -66,7 +68,6 @@ def _stop_on_signal(number: int, frame: FrameType | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.config import ConfigError, load_config
 
     path = _config_path(args)
     if path is None:
@@ -78,14 +79,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail("the screen needs a terminal; --demo or --script FILE run without one")
     if args.hands < 0 or (args.pace is not None and args.pace < 0):
         return _fail("--hands and --pace cannot be negative")
-    try:
-        settings = load_config(path)
-    except ConfigError as error:
-        for problem in error.problems:
-            print(problem, file=sys.stderr)
+    settings = read_settings(str(path), "bench")
+    if settings is None:
         return 2
-    except OSError as error:
-        return _fail(f"cannot read {path}: {error.strerror}")
     hardware = settings.hardware
     if hardware is None:
         return _fail(f"{path} has no hardware: section, so there are no devices to "

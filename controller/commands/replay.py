@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import IO
 
-from controller.config import ConfigError, load_config
+from controller.commands._settings import read_settings
 from controller.replay import dumps, replay
 
 HELP = "run the rules over a JSONL file of events, one JSON result line per event"
@@ -19,14 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        settings = load_config(args.config)
-    except ConfigError as error:
-        for problem in error.problems:
-            print(problem, file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"tablectl replay: cannot read {args.config}: {error.strerror}", file=sys.stderr)
+    settings = read_settings(args.config, "replay")
+    if settings is None:
         return 2
     try:
         source = _open_events(args.events)

@@ -19,6 +19,7 @@ import queue
 import sys
 from pathlib import Path
 
+from controller.commands._settings import read_settings
 from controller.selftest import CHECKS
 
 HELP = "the technician's hardware checks: display, seat lights, puck, keypad, tray"
@@ -66,7 +67,6 @@ def service_running(state_dir: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.config import ConfigError, load_config
     from controller.selftest import Console, Selftest
     from drivers.build import open_devices
     from drivers.errors import DriverError
@@ -78,14 +78,9 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             return _fail(f"--only: unknown check(s) {', '.join(unknown)}; "
                          f"the checks: {', '.join(CHECKS)}", 2)
-    try:
-        settings = load_config(args.config)
-    except ConfigError as error:
-        for problem in error.problems:
-            print(problem, file=sys.stderr)
+    settings = read_settings(args.config, "selftest")
+    if settings is None:
         return 2
-    except OSError as error:
-        return _fail(f"cannot read {args.config}: {error.strerror}", 2)
     if settings.hardware is None:
         return _fail(f"{args.config} has no hardware: section: there is nothing to test", 2)
     simulated = True if args.simulated else None

@@ -12,26 +12,21 @@ from __future__ import annotations
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from controller.rules.errors import Refusal
 from controller.rules.pots import clockwise_from
 from controller.rules.settings import GameSettings
 from controller.rules.state import Hand, Seat
 
-# The seat fields an action changes (what an undo puts back).
+# What an action changes (and an undo puts back): these fields of the seat and of the
+# hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
+# an action settles an out-of-turn entry (R10).
 ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
+HAND_ACTION_FIELDS = ("current_bet", "min_increment", "raise_level", "bets", "raises",
+                      "capped", "to_act", "last_aggressor", "street_aggressor", "out_of_turn")
 action_fields = operator.attrgetter(*ACTION_FIELDS)
-
-Record = TypeVar("Record", Hand, Seat)
-
-
-def shallow_copy(record: Record) -> Record:
-    """``copy.copy`` for a seat or hand record, without its generic machinery: an undo
-    record is taken on every action."""
-    clone = object.__new__(type(record))
-    clone.__dict__.update(record.__dict__)
-    return clone
+hand_action_fields = operator.attrgetter(*HAND_ACTION_FIELDS)
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,9 @@ class Table:
         self.pin_verifier = pin_verifier  # injected by the shell (controller.pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
         self._plan: HandPlan | None = None
-        self._undo: tuple[int, Any, Hand, Any] | None = None
+        # the last action's undo record: (seat, its ACTION_FIELDS, the hand's
+        # HAND_ACTION_FIELDS, (the clock, the log's length)), while it may be taken back
+        self._undo: tuple[int, Any, Any, Any] | None = None
         # what the last Act's check found it amounts to, so its deed need not redo it
         self._decided: tuple[Act, str, int] | None = None
 
@@ -200,7 +202,7 @@ class Table:
         if decided is None:
             decided = betting.check_action(h, seats, seat, action, to, self.settings.game)
         kind, total = decided
-        undo = (seat, betting.action_fields(seats[seat]), betting.shallow_copy(h),
+        undo = (seat, betting.action_fields(seats[seat]), betting.hand_action_fields(h),
                 self.state.clock)
         log_length = len(h.log)
         betting.apply_action(h, seats, seat, kind, total, self.settings.game)
@@ -293,8 +295,11 @@ class Table:
         current = self.state.seats[seat]
         for name, value in zip(betting.ACTION_FIELDS, old_seat, strict=True):
             setattr(current, name, value)
-        del old_hand.log[log_length:]
-        self.state.hand = old_hand
+        h = self.state.hand
+        assert h is not None
+        for name, value in zip(betting.HAND_ACTION_FIELDS, old_hand, strict=True):
+            setattr(h, name, value)
+        del h.log[log_length:]
         self.state.clock = old_clock
         self._undo = None
         return [effects.Corrected("undo", seat)]
