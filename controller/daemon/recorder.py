@@ -138,7 +138,7 @@ class Recorder:
             after = _clone(table)
             try:
                 effects = after.apply(event)
-            except Refusal:  # a copy cannot take back an action (undo): apply in place
+            except Refusal:  # cannot happen (the check passed on the table): stay safe
                 after, effects, snapshot_due = table, [], False
             if after is not table:
                 snapshot = snapshots.encode(after.state) if snapshot_due else None

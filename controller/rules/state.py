@@ -137,6 +137,10 @@ class TableState:
     # misdeal restores these
     before_hand: dict[str, Any] | None = None
     keypad: dict[str, Any] = field(default_factory=dict)
+    # R12: the last action's undo record while it may still be taken back:
+    # [seat, its ACTION_FIELDS, the hand's HAND_ACTION_FIELDS, [clock seat, ms, warning]
+    # or None, the hand log's length]. Part of the state so that it survives a snapshot.
+    undo: list[Any] | None = None
     last_refusal: str | None = None
     # table time, the sum of every tick (keypad lock-out, tray stability)
     elapsed_ms: int = 0

@@ -53,7 +53,7 @@ from controller.rules.events import (
 )
 from controller.rules.positions import HandPlan, plan_hand, ring
 from controller.rules.settings import RuleSettings
-from controller.rules.state import STREETS, Hand, TableState
+from controller.rules.state import STREETS, Clock, Hand, TableState
 
 Effects = list[effects.Effect]
 
@@ -74,9 +74,6 @@ class Table:
         self.pin_verifier = pin_verifier  # injected by the shell (controller.pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
         self._plan: HandPlan | None = None
-        # the last action's undo record: (seat, its ACTION_FIELDS, the hand's
-        # HAND_ACTION_FIELDS, (the clock, the log's length)), while it may be taken back
-        self._undo: tuple[int, Any, Any, Any] | None = None
         # what the last Act's check found it amounts to, so its deed need not redo it
         self._decided: tuple[Act, str, int] | None = None
 
@@ -89,13 +86,14 @@ class Table:
     def apply(self, event: Event) -> Effects:
         checker, deed = _HANDLERS[type(event)]
         checker(self, event)
-        tray_before = tray_ledger.signature(self.state)
+        moves_tray = type(event) in _TRAY_EVENTS
+        tray_before = tray_ledger.signature(self.state) if moves_tray else None
         out = deed(self, event)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
         if self.settings.clock.shot_clock:
             out += self._shot_clock()
-        if tray_ledger.signature(self.state) != tray_before:
+        if moves_tray and tray_ledger.signature(self.state) != tray_before:
             self.state.tray_since_ms = self.state.elapsed_ms
         return out
 
@@ -121,7 +119,7 @@ class Table:
     def _start(self, event: StartHand) -> Effects:
         plan = self._plan or plan_hand(self.state, self.settings)
         self._plan = None
-        self._undo = None
+        self.state.undo = None
         before = self.state.to_dict()
         before.pop("before_hand", None)
         out = hand.begin(self.state, self.settings, plan)
@@ -202,9 +200,13 @@ class Table:
         if decided is None:
             decided = betting.check_action(h, seats, seat, action, to, self.settings.game)
         kind, total = decided
-        undo = (seat, betting.action_fields(seats[seat]), betting.hand_action_fields(h),
-                self.state.clock)
-        log_length = len(h.log)
+        clock = self.state.clock
+        undo: list[Any] = [
+            seat, list(betting.action_fields(seats[seat])),
+            list(betting.hand_action_fields(h)),
+            [clock.seat, clock.remaining_ms, clock.warning] if clock is not None else None,
+            len(h.log),
+        ]
         betting.apply_action(h, seats, seat, kind, total, self.settings.game)
         h.log.append({"street": h.street, "seat": seat, "action": kind, "to": total})
         if self.state.clock is not None and self.state.clock.seat == seat:
@@ -213,9 +215,9 @@ class Table:
         street = h.street
         out += hand.after_action(self.state, self.settings, seat)
         if self.state.hand is h and h.street == street and h.to_act is not None:
-            self._undo = (undo[0], undo[1], undo[2], (undo[3], log_length))
+            self.state.undo = undo
         else:
-            self._undo = None
+            self.state.undo = None
         return out
 
     def _check_award(self, event: Award) -> None:
@@ -240,7 +242,7 @@ class Table:
                 raise Refusal("bad_ranking", f"{name} HAS NO RANKED SEAT: RANK ONE OF {seats}")
 
     def _award(self, event: Award) -> Effects:
-        self._undo = None
+        self.state.undo = None
         return hand.pay(self.state, self.settings, [list(g) for g in event.ranking])
 
     def _check_misdeal(self, event: Misdeal) -> None:
@@ -279,18 +281,18 @@ class Table:
             seats[number] = old
         restored.seats = seats
         self.state = restored
-        self._undo = None
+        self.state.undo = None
         out: Effects = [effects.HandEnded(current.hand_number, voided=True)]
         return out + hand.settle_between_hands(self.state, self.settings)
 
     def _check_undo(self, event: Undo) -> None:
-        if self._undo is None or self.state.hand is None:
+        if self.state.undo is None or self.state.hand is None:
             raise Refusal("nothing_to_undo", "NO ACTION TO TAKE BACK")
 
     def _undo_last(self, event: Undo) -> Effects:
         """R12: take back the last action while no later action exists."""
-        assert self._undo is not None
-        seat, old_seat, old_hand, (old_clock, log_length) = self._undo
+        assert self.state.undo is not None
+        seat, old_seat, old_hand, old_clock, log_length = self.state.undo
         # only what the action changed: chips bought or a sit-out meanwhile stay
         current = self.state.seats[seat]
         for name, value in zip(betting.ACTION_FIELDS, old_seat, strict=True):
@@ -300,8 +302,8 @@ class Table:
         for name, value in zip(betting.HAND_ACTION_FIELDS, old_hand, strict=True):
             setattr(h, name, value)
         del h.log[log_length:]
-        self.state.clock = old_clock
-        self._undo = None
+        self.state.clock = Clock(*old_clock) if old_clock is not None else None
+        self.state.undo = None
         return [effects.Corrected("undo", seat)]
 
     # -- seats --------------------------------------------------------------------
@@ -316,7 +318,7 @@ class Table:
         s.folded = s.acted = True
         h.log.append({"street": h.street, "seat": event.seat, "action": "fold", "to": s.bet})
         out.append(effects.Acted(event.seat, "fold", s.bet))
-        self._undo = None
+        self.state.undo = None
         if self.state.clock is not None and self.state.clock.seat == event.seat:
             self.state.clock = None
         live = [x for x in h.dealt if self.state.seats[x].live]
@@ -407,7 +409,7 @@ class Table:
             button = self.state.positions.button or h.dealt[-1]
             members = set(h.dealt) | {event.seat}
             h.dealt = [x for x in ring(button, self.settings.seats) if x in members]
-        self._undo = None
+        self.state.undo = None
         return [effects.Corrected(f"dealt_in_{event.ruling}", event.seat)]
 
     # -- clock, devices, queries ----------------------------------------------------
@@ -497,6 +499,10 @@ def _seat_pair(
         lambda t, e: deed(t.state, t.settings, e),
     )
 
+
+# the events that can change what the tray should hold (tray_ledger.signature); keys
+# reach the table as these events through the keypad grammar's own apply
+_TRAY_EVENTS = frozenset({Tray, Sit, Chips, TrayFill, TrayCredit, TrayAck})
 
 _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any], Effects]]] = {
     Sit: _seat_pair(seating.check_sit, seating.do_sit),
