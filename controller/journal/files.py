@@ -36,7 +36,7 @@ from controller.journal.schema import (
     META_FORMAT,
     META_SNAPSHOTS_PRUNED_THROUGH,
     SCHEMA,
-    fsync_directory,
+    install_file,
     sha256_hex,
 )
 
@@ -151,14 +151,7 @@ def create_database(directory: Path, populate: Callable[[sqlite3.Connection], No
         conn.execute("PRAGMA journal_mode = WAL").fetchall()
     finally:
         conn.close()
-    fd = os.open(temp, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp, final)
-    fsync_directory(directory)
-    return final
+    return install_file(temp, final)
 
 
 class Transaction:

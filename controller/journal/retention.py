@@ -28,7 +28,6 @@ A prune with no snapshot yet removes no events (recovery would need them all).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from contextlib import suppress
 from pathlib import Path
@@ -45,7 +44,7 @@ from controller.journal.schema import (
     META_CHAIN_BASE_SEQ,
     META_SNAPSHOTS_PRUNED_THROUGH,
     RECALL_HANDS,
-    fsync_directory,
+    install_file,
 )
 
 if TYPE_CHECKING:
@@ -189,11 +188,4 @@ def _write_archive(journal: Journal, base_seq: int, base_hash: bytes, last: int)
         target.execute("COMMIT")
     finally:
         target.close()
-    fd = os.open(temp, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp, final)
-    fsync_directory(directory)
-    return final
+    return install_file(temp, final)

@@ -261,6 +261,19 @@ def fsync_directory(path: Path) -> None:
         os.close(fd)
 
 
+def install_file(temp: Path, final: Path) -> Path:
+    """Make a finished temporary file durable, move it into place, and make the move
+    durable: ``final`` is either the old file or the whole new one after a power cut."""
+    fd = os.open(temp, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp, final)
+    fsync_directory(final.parent)
+    return final
+
+
 def read_ack_safely(path: Path) -> tuple[AckMark | None, str | None]:
     """``(mark, warning)``: an unreadable mark is a warning (the tail check is skipped)."""
     try:
