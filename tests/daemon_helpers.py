@@ -15,6 +15,7 @@ from controller.config import Settings, load_config
 from controller.daemon.loop import Notifier
 from controller.daemon.service import Daemon
 from controller.rules import state_view
+from tests.waiting import eventually
 
 WAIT = 15.0  # generous for a loaded CI machine; a passing test never waits this long
 
@@ -42,11 +43,8 @@ def write_config(directory: Path, *, big_blind: int = 10, clock: int = 60, warni
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = WAIT, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what or condition}")
-        time.sleep(0.005)
+    if not eventually(condition, timeout):
+        raise AssertionError(f"not within {timeout} s: {what or condition}")
 
 
 class RecordingNotifier(Notifier):

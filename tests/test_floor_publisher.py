@@ -26,18 +26,14 @@ from controller.floor.messages import fault_message, messages_for
 from controller.floor.publisher import LinkStatus, Publisher
 from controller.floor.settings import FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, subscription
+from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 20.0  # seconds: generous, every wait ends as soon as its condition holds
 
 
 def _eventually(condition: Callable[[], bool], timeout: float = WAIT) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+    return eventually(condition, timeout)
 
 
 def _settings(broker: LocalBroker, **fields: Any) -> FloorSettings:

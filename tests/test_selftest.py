@@ -14,7 +14,6 @@ import dataclasses
 import io
 import queue
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,17 +23,13 @@ from controller.config import load_config
 from controller.selftest import TEST_CLOCK_MS, TEST_LINE1, Console, Selftest
 from drivers.build import Devices, Simulators, open_devices
 from drivers.events import DeviceEvent
+from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _until(condition: Callable[[], bool], timeout: float = 2.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+    return eventually(condition, timeout)
 
 
 class Hands:

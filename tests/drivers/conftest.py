@@ -4,7 +4,6 @@ helpers that wait on queues with generous timeouts (never on the wall clock's lu
 from __future__ import annotations
 
 import queue
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from drivers.events import DeviceEvent
 from drivers.settings import SerialDeviceSettings
+from tests import waiting
 
 WAIT = 15.0  # generous: a loaded CI machine is slow, a passing test never waits this long
 
@@ -58,12 +58,7 @@ def wait_for(
 
 def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
     """Poll ``predicate`` until it holds (for state that has no event to wait on)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.002)
-    return True
+    return waiting.eventually(predicate, timeout, poll=0.002)
 
 
 def assert_quiet(events: queue.Queue[DeviceEvent]) -> None:
