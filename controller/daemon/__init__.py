@@ -5,7 +5,9 @@ Modules, each small:
 - ``service``      start-up (devices, journal, integrity check, recovery, READY),
                    signals, shutdown; ``Daemon`` runs in-process for tests too
 - ``loop``         the controller loop (one thread): tell the time, check, record,
-                   apply, show; faults, configuration reload, retention
+                   apply, show; faults, the floor link's notices
+- ``reconfig``     configuration reload between hands, journal retention
+- ``display``      what is shown beside the state; events and state as log lines
 - ``recorder``     the durable step shared with replay's durable mode
 - ``recovery``     the fold of the journal (latest snapshot + the events after it)
 - ``snapshots``    how a snapshot of the state is stored

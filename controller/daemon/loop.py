@@ -34,6 +34,9 @@ restart into the same fault over and over; a technician clears it (salvage, rest
 A new configuration (SIGHUP, or a file that changed while the daemon was off) takes
 effect between hands: it is held while a hand is in progress, then recorded in the
 journal (``record_config``) and the rules use it from the next event on.
+
+What is shown beside the state (``Display``, ``LastShown``) and the log's one-line
+forms are in ``display``; configuration reload and retention in ``reconfig``.
 """
 
 from __future__ import annotations
@@ -42,12 +45,19 @@ import logging
 import queue
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller import puck as puck_check
 from controller import tray as tray_check
-from controller.config import ConfigError, Settings, load_config
+from controller.config import Settings
+from controller.daemon.display import (
+    Display,
+    LastShown,
+    _brief,
+    _status_line,
+    _typing_pin,
+    outcome_by,
+)
 from controller.daemon.inputs import (
     DeviceNotice,
     LinkNotice,
@@ -58,6 +68,7 @@ from controller.daemon.inputs import (
     translate,
 )
 from controller.daemon.outputs import Outputs
+from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
 from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
 from controller.daemon.timekeeping import Timekeeper, tray_stable_after_ms
 from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
@@ -68,8 +79,8 @@ from controller.rules.text import Message
 
 log = logging.getLogger("table-controller")
 
-PRUNE_EVERY_HANDS = 25
-"""Retention runs between hands, once every this many hands."""
+__all__ = ["PRUNE_EVERY_HANDS", "SOFTWARE_FAULT", "Controller", "Display", "LastShown",
+           "Notifier", "SoftwareFault", "log", "outcome_by"]
 
 SOFTWARE_FAULT = "software_fault"
 
@@ -95,30 +106,8 @@ class Notifier:
         self.interval: Callable[[], float | None] = notify.watchdog_interval
 
 
-@dataclass
-class Display:
-    """The transient things the dealer display shows beside the state."""
 
-    refusal: str | None = None
-    expired: tuple[int, str] | None = None
-    device_faults: dict[str, str] | None = None
-    puck_fault_seats: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class LastShown:
-    """What the loop last showed, for a screen on another thread (``tablectl bench``).
-    Every show replaces it whole and none is changed afterwards, so a reader takes
-    ``Controller.last_shown`` once and needs no lock."""
-
-    view: dict[str, Any] | None  # the state view; None while play is locked
-    puck: puck_check.PuckCheck | None = None  # None without a puck sensor
-    tray: tray_check.TrayStatus | None = None
-    device_faults: dict[str, str] = field(default_factory=dict)
-    fault: str | None = None  # the sticky fault's code while play is locked
-
-
-class Controller:
+class Controller(ConfigMixin):
     def __init__(
         self,
         *,
@@ -553,115 +542,3 @@ class Controller:
                     "alarm": status.alarm, "overflowed": status.overflowed,
                 })
         self._show()
-
-    # -- configuration and retention -------------------------------------------------------
-
-    def reload(self) -> None:
-        """SIGHUP: read the configuration file again."""
-        if self.config_path is None:
-            log.warning("reload asked, but the daemon was not started from a file")
-            return
-        try:
-            new = load_config(self.config_path)
-        except ConfigError as error:
-            log.error("configuration %s NOT reloaded (%d problem(s)); the running one stays:",
-                      self.config_path, len(error.problems))
-            for problem in error.problems:
-                log.error("  %s", problem)
-            return
-        except OSError as error:
-            log.error("configuration %s NOT reloaded: %s", self.config_path, error.strerror)
-            return
-        self.offer_config(new)
-
-    def offer_config(self, new: Settings) -> None:
-        current = self.journal.config_sha256 if self.journal is not None else self.settings.sha256
-        if new.sha256 == current:
-            log.info("configuration %s reloaded: unchanged (sha256 %s)", new.source, new.sha256)
-            self.pending_config = None
-            return
-        for part in ("hardware", "journal", "floor"):
-            if getattr(new, part) != getattr(self.settings, part):
-                log.warning("configuration: the %s: section changed; it takes effect at the "
-                            "next restart", part)
-        self.pending_config = new
-        if self.recorder is not None and self.recorder.table.state.phase == "idle":
-            self._between_hands()
-        else:
-            log.info("configuration %s (sha256 %s) is held until the hand ends",
-                     new.source, new.sha256[:12])
-
-    def _between_hands(self) -> None:
-        if self.pending_config is not None:
-            self._apply_config(self.pending_config)
-        if self.hands_since_prune >= PRUNE_EVERY_HANDS:
-            self.hands_since_prune = 0
-            self._prune()
-
-    def _apply_config(self, new: Settings) -> None:
-        self.pending_config = None
-        if self.journal is None or self.recorder is None or self.fault is not None:
-            return
-        try:
-            self.journal.record_config(new.config_text)
-        except (JournalError, OSError) as error:
-            log.error("configuration change not recorded: %s", describe(error))
-            return
-        self.recorder.table.settings = new.rules
-        self.recorder.snapshot_every = new.journal.snapshot_every
-        self.outputs.language = new.display.language
-        self.outputs.patterns = getattr(new, "lights", self.outputs.patterns)
-        self.settings = replace(new, hardware=self.settings.hardware, journal=self.settings.journal,
-                                floor=self.settings.floor)
-        if self.has_puck:
-            self.recorder.table.start_guard = puck_check.start_guard(self.settings.puck)
-        log.info("configuration %s in force from seq %d (sha256 %s): %s", new.source,
-                 self.recorder.last_seq + 1, new.sha256, new.summary())
-
-    def _prune(self) -> None:
-        if self.journal is None or self.fault is not None:
-            return
-        try:
-            report = self.journal.prune(self.settings.journal.keep_hands,
-                                        archive=self.settings.journal.archive)
-        except (JournalError, OSError, Exception) as error:  # retention must not stop play
-            log.warning("journal retention skipped: %s", describe(error))
-            return
-        if report.removed_events:
-            log.info("journal retention: %d old event(s) removed, kept from seq %d",
-                     report.removed_events, report.kept_from_seq)
-
-
-def _typing_pin(recorder: Recorder) -> bool:
-    try:
-        from controller.rules.keypad import collecting_pin
-    except ImportError:
-        return False
-    return bool(collecting_pin(recorder.table.state))
-
-
-def _brief(event: dict[str, Any], secret: bool) -> str:
-    """One event for the log (PIN digits masked)."""
-    kind = event.get("type")
-    if kind == "key":
-        key = str(event.get("key"))
-        return f"key {'*' if secret and key.isdigit() else key}"
-    fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "by"))
-    return f"{kind} {fields}".strip()
-
-
-def outcome_by(event: dict[str, Any], recorder: Recorder) -> str | None:
-    by = event.get("by") or recorder.table.state.keypad.get("dealer")
-    return str(by) if by else None
-
-
-def _status_line(view: dict[str, Any], faults: dict[str, str]) -> str:
-    if view["phase"] == "idle":
-        text = f"idle after hand {view['hand']}" if view["hand"] else "idle, no hand yet"
-    else:
-        text = f"hand {view['hand']} {view['phase']}"
-        if view.get("to_act") is not None:
-            text += f", seat {view['to_act']} to act"
-    if faults:
-        text += "; device fault: " + ", ".join(sorted(faults))
-    return text

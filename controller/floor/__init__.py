@@ -5,6 +5,7 @@
     messages.py     `messages_for`: the outbox rows of one journaled event (pure)
     outbox.py       the outbox table, shared with the journal
     publisher.py    `Publisher`: the thread that sends the outbox, in order, on PUBACK
+    linkstatus.py   `LinkStatus`, the link's snapshot, and the publisher's status bookkeeping
     security.py     TLS and credentials for the MQTT clients
     consumer.py     the floor's side: subscribe, parse, drop duplicates
     localbroker.py  a private Mosquitto for tests and benchmarks

@@ -29,7 +29,8 @@ callbacks run on this thread, and no lock guards the in-flight bookkeeping.
   thread, for the dealer display's link indicator. `on_status`, if given, is called
   with every new snapshot as it replaces the old one (on the thread that changed it,
   usually the publisher's; it must only hand the news on, as the daemon does by
-  queueing it for its loop).
+  queueing it for its loop). `LinkStatus` and the bookkeeping that replaces it are
+  in `linkstatus.py`.
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -56,6 +57,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.floor import outbox, security
 from controller.floor.clock import Stamp
+from controller.floor.linkstatus import LinkStatus, StatusKeeper
 from controller.floor.messages import OutboxMessage, status_payload, with_msg_seq
 from controller.floor.settings import FloorSettings
 
@@ -64,37 +66,8 @@ log = logging.getLogger(__name__)
 SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the table's session a day
 UNSENDABLE = -1  # `sent` of a row paho cannot publish at all (a bad topic): kept, logged
 STABLE_AFTER_S = 10.0  # a link up this long resets the back-off
-_LARGE_BACKLOG = 500  # above this, unsent rows are counted at most every 0.2 s
 
-
-@dataclass(frozen=True)
-class LinkStatus:
-    """The floor link as the dealer display and the daemon see it."""
-
-    link: Literal["up", "down"]
-    since_ns: int  # wall time of the last up/down change
-    since_monotonic: float  # the same moment on the monotonic clock, for durations
-    unsent: int  # outbox rows not yet acknowledged by the broker
-    capacity: int  # outbox_max_messages
-    alarm: bool  # unsent rows at or above the alarm threshold
-    overflowed: bool  # unsent rows reached the capacity; sticky until clear_overflow()
-    last_error: str | None  # the latest connection or refusal problem, None when healthy
-    sent: int  # rows acknowledged since start()
-
-    def indicator(self) -> str:
-        """A short text for the dealer display."""
-        if self.overflowed:
-            return "FLOOR OUTBOX FULL"
-        if self.alarm:
-            return f"FLOOR OUTBOX {100 * self.unsent // max(1, self.capacity)}%"
-        if self.link == "down":
-            return f"LINK DOWN {self.unsent} QUEUED" if self.unsent else "LINK DOWN"
-        if self.last_error:
-            return "LINK ERROR"
-        return "LINK OK"
-
-
-class Publisher:
+class Publisher(StatusKeeper):
     """Sends one table's outbox to the floor broker. `start()`, `notify()` after each
     journal commit, `status()` from anywhere, `stop()` at shutdown."""
 
@@ -263,36 +236,6 @@ class Publisher:
     def clear_overflow(self) -> None:
         """A supervisor acknowledged the full outbox; it stays set while still full."""
         self._update_status(lambda s: replace(s, overflowed=s.unsent >= s.capacity))
-
-    # -- status ------------------------------------------------------------------------
-
-    def _update_status(self, change: Callable[[LinkStatus], LinkStatus]) -> None:
-        with self._changed:
-            new = change(self._status)
-            if new != self._status:
-                self._status = new
-                self._changed.notify_all()
-                if self._on_status is not None:  # under the lock: in the order of changes
-                    try:
-                        self._on_status(new)
-                    except Exception:
-                        log.exception("floor link status callback failed")
-
-    def _set_link(self, link: Literal["up", "down"], error: str | None) -> None:
-        stamp_ns, now = time.time_ns(), time.monotonic()
-
-        def change(s: LinkStatus) -> LinkStatus:
-            if s.link == link:
-                return replace(s, last_error=error)
-            return replace(s, link=link, since_ns=stamp_ns, since_monotonic=now,
-                           last_error=error)
-
-        self._update_status(change)
-
-    def _note_error(self, error: str, level: int = logging.WARNING) -> None:
-        if self._status.last_error != error:
-            log.log(level, "floor link %s: %s", self.topics.table_id, error)
-        self._update_status(lambda s: replace(s, last_error=error))
 
     # -- the thread --------------------------------------------------------------------
 
@@ -509,30 +452,6 @@ class Publisher:
             "UPDATE outbox SET sent = ? WHERE id = ?", (UNSENDABLE, row.id)
         )
         self._cursor = row.id
-
-    def _refresh_counts(self, now: float) -> None:
-        if not self._count_due:
-            return
-        if self._status.unsent > _LARGE_BACKLOG and now - self._counted_at < 0.2:
-            return
-        self._count_due = False
-        self._counted_at = now
-        unsent = outbox.count_unsent(self._require_conn(), self._watermark)
-        settings = self._settings
-        alarm = unsent >= settings.alarm_threshold
-        full = unsent >= settings.outbox_max_messages
-        before = self._status
-        if alarm and not before.alarm:
-            log.error("floor outbox alarm: %d unsent messages (alarm at %d, capacity %d)",
-                      unsent, settings.alarm_threshold, settings.outbox_max_messages)
-        elif before.alarm and not alarm:
-            log.info("floor outbox alarm cleared: %d unsent messages", unsent)
-        if full and not before.overflowed:
-            log.error("floor outbox full: %d unsent messages; the table plays on, nothing "
-                      "unsent is deleted, the outbox grows past its bound", unsent)
-        self._update_status(
-            lambda s: replace(s, unsent=unsent, alarm=alarm, overflowed=s.overflowed or full)
-        )
 
     def _housekeeping(self, now: float) -> None:
         if now - self._housekept_at < self._housekeeping_interval:

@@ -1,0 +1,114 @@
+"""Configuration reload and journal retention for the controller loop (a mixin of
+``loop.Controller``).
+
+A new configuration (SIGHUP, or a file that changed while the daemon was off) takes
+effect between hands: it is held while a hand is in progress, then recorded in the
+journal (``record_config``) and the rules use it from the next event on. Retention
+prunes the journal between hands, once every ``PRUNE_EVERY_HANDS`` hands.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from controller import puck as puck_check
+from controller.config import ConfigError, Settings, load_config
+from controller.daemon.outputs import Outputs
+from controller.daemon.recorder import Recorder, describe
+from controller.journal import Journal, JournalError, JournalIntegrityError
+
+log = logging.getLogger("table-controller")
+
+PRUNE_EVERY_HANDS = 25
+"""Retention runs between hands, once every this many hands."""
+
+
+class ConfigMixin:
+    """``reload``, ``offer_config`` and what runs between hands; the attributes are
+    ``Controller``'s."""
+
+    settings: Settings
+    journal: Journal | None
+    recorder: Recorder | None
+    fault: JournalIntegrityError | None
+    outputs: Outputs
+    config_path: str | None
+    pending_config: Settings | None
+    hands_since_prune: int
+    has_puck: bool
+
+    def reload(self) -> None:
+        """SIGHUP: read the configuration file again."""
+        if self.config_path is None:
+            log.warning("reload asked, but the daemon was not started from a file")
+            return
+        try:
+            new = load_config(self.config_path)
+        except ConfigError as error:
+            log.error("configuration %s NOT reloaded (%d problem(s)); the running one stays:",
+                      self.config_path, len(error.problems))
+            for problem in error.problems:
+                log.error("  %s", problem)
+            return
+        except OSError as error:
+            log.error("configuration %s NOT reloaded: %s", self.config_path, error.strerror)
+            return
+        self.offer_config(new)
+
+    def offer_config(self, new: Settings) -> None:
+        current = self.journal.config_sha256 if self.journal is not None else self.settings.sha256
+        if new.sha256 == current:
+            log.info("configuration %s reloaded: unchanged (sha256 %s)", new.source, new.sha256)
+            self.pending_config = None
+            return
+        for part in ("hardware", "journal", "floor"):
+            if getattr(new, part) != getattr(self.settings, part):
+                log.warning("configuration: the %s: section changed; it takes effect at the "
+                            "next restart", part)
+        self.pending_config = new
+        if self.recorder is not None and self.recorder.table.state.phase == "idle":
+            self._between_hands()
+        else:
+            log.info("configuration %s (sha256 %s) is held until the hand ends",
+                     new.source, new.sha256[:12])
+
+    def _between_hands(self) -> None:
+        if self.pending_config is not None:
+            self._apply_config(self.pending_config)
+        if self.hands_since_prune >= PRUNE_EVERY_HANDS:
+            self.hands_since_prune = 0
+            self._prune()
+
+    def _apply_config(self, new: Settings) -> None:
+        self.pending_config = None
+        if self.journal is None or self.recorder is None or self.fault is not None:
+            return
+        try:
+            self.journal.record_config(new.config_text)
+        except (JournalError, OSError) as error:
+            log.error("configuration change not recorded: %s", describe(error))
+            return
+        self.recorder.table.settings = new.rules
+        self.recorder.snapshot_every = new.journal.snapshot_every
+        self.outputs.language = new.display.language
+        self.outputs.patterns = getattr(new, "lights", self.outputs.patterns)
+        self.settings = replace(new, hardware=self.settings.hardware, journal=self.settings.journal,
+                                floor=self.settings.floor)
+        if self.has_puck:
+            self.recorder.table.start_guard = puck_check.start_guard(self.settings.puck)
+        log.info("configuration %s in force from seq %d (sha256 %s): %s", new.source,
+                 self.recorder.last_seq + 1, new.sha256, new.summary())
+
+    def _prune(self) -> None:
+        if self.journal is None or self.fault is not None:
+            return
+        try:
+            report = self.journal.prune(self.settings.journal.keep_hands,
+                                        archive=self.settings.journal.archive)
+        except (JournalError, OSError, Exception) as error:  # retention must not stop play
+            log.warning("journal retention skipped: %s", describe(error))
+            return
+        if report.removed_events:
+            log.info("journal retention: %d old event(s) removed, kept from seq %d",
+                     report.removed_events, report.kept_from_seq)
