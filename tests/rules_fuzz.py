@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from controller.rules import Refusal, Table, parse_event, state_view
+from controller.rules.betting import pot_total
 from controller.rules.events import EVENT_TYPES
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 from controller.rules.state import TableState
@@ -329,6 +330,8 @@ def check_invariants(table: Table) -> dict[str, Any]:
     view = state_view(table)
     bets = sum(s["bet"] for s in view["seats"].values())
     assert view["pot_total"] == sum(p["amount"] for p in view["pots"]) + bets
+    if state.hand is not None:  # ... and every chip actually in the middle
+        assert view["pot_total"] == pot_total(state.hand, state.seats)
     for seat in state.seats.values():
         assert seat.stack >= 0 and seat.bet >= 0 and seat.gathered >= 0
     if view["legal"] is not None:
@@ -368,12 +371,12 @@ def play(settings: RuleSettings, events: list[dict[str, Any]]) -> Table:
     return table
 
 
-def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, Any]]]:
-    """A random table and a checked stream of events played on it."""
-    settings = random_settings(c)
-    table = Table(settings)
+def play_stream(c: Chooser, steps: int) -> tuple[Table, list[dict[str, Any]]]:
+    """A random table and a stream of events played on it, every invariant checked
+    after every event."""
+    table = Table(random_settings(c))
     events: list[dict[str, Any]] = []
-    for obj in opening(settings, c):
+    for obj in opening(table.settings, c):
         apply_checked(table, obj)
         events.append(obj)
     for _ in range(steps):
@@ -381,4 +384,10 @@ def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, 
         apply_checked(table, obj)
         events.append(obj)
         check_invariants(table)
-    return settings, events
+    return table, events
+
+
+def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, Any]]]:
+    """A random table's settings and a checked stream of events played on it."""
+    table, events = play_stream(c, steps)
+    return table.settings, events

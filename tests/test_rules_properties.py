@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.rules import Table, state_view
-from controller.rules.betting import pot_total
 from controller.rules.state import TableState
 from tests.rules_fuzz import (
     RandomChooser,
@@ -35,6 +34,7 @@ from tests.rules_fuzz import (
     next_event,
     opening,
     play,
+    play_stream,
     random_settings,
 )
 
@@ -61,21 +61,7 @@ class DataChooser:
 
 
 def _stream(data: st.DataObject, steps: int) -> tuple[Table, list[dict[str, Any]]]:
-    chooser = DataChooser(data)
-    rules = random_settings(chooser)
-    table = Table(rules)
-    events: list[dict[str, Any]] = []
-    for obj in opening(rules, chooser):
-        apply_checked(table, obj)
-        events.append(obj)
-    for _ in range(steps):
-        obj = next_event(chooser, table)
-        apply_checked(table, obj)
-        events.append(obj)
-        check_invariants(table)
-        if table.state.hand is not None:
-            assert state_view(table)["pot_total"] == pot_total(table.state.hand, table.state.seats)
-    return table, events
+    return play_stream(DataChooser(data), steps)
 
 
 @PROPERTY
