@@ -163,31 +163,28 @@ def open_devices(
                 opened.append(sim)
             return sim
 
+        def serial_port(name: str, device: SerialDeviceSettings, simulator: Any) -> str | None:
+            """The device's own port, or the path of a new simulator of it."""
+            if not simulate(device):
+                return device.port
+            simulators = sim_dir()
+            sim_device = simulator(simulators.directory / f"usb-Table_Sim_{name.title()}-if00")
+            setattr(simulators, name, sim_device)
+            return str(sim_device.path)
+
         keypad: Keypad = AbsentKeypad()
         if settings.keypad.enabled:
-            port = settings.keypad.port
-            if simulate(settings.keypad):
-                simulators = sim_dir()
-                simulators.keypad = SimKeypad(simulators.directory / "usb-Table_Sim_Keypad-if00")
-                port = simulators.keypad.path
+            port = serial_port("keypad", settings.keypad, SimKeypad)
             keypad = SerialKeypad(settings.keypad, events, port=port)
             opened.append(keypad)
         tray: ChipTray = AbsentTray()
         if settings.tray.enabled:
-            port = settings.tray.port
-            if simulate(settings.tray):
-                simulators = sim_dir()
-                simulators.tray = SimTray(simulators.directory / "usb-Table_Sim_Tray-if00")
-                port = simulators.tray.path
+            port = serial_port("tray", settings.tray, SimTray)
             tray = SerialChipTray(settings.tray, events, port=port)
             opened.append(tray)
         display: ClockDisplay = AbsentDisplay()
         if settings.display.enabled:
-            port = settings.display.port
-            if simulate(settings.display):
-                simulators = sim_dir()
-                simulators.display = SimDisplay(simulators.directory / "usb-Table_Sim_Display-if00")
-                port = simulators.display.path
+            port = serial_port("display", settings.display, SimDisplay)
             display = SerialClockDisplay(settings.display, events, port=port)
             opened.append(display)
     except BaseException:
