@@ -79,14 +79,20 @@ def needs_to_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
 
 
 def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: int) -> int | None:
+    """The first seat clockwise after ``after`` that needs to act (``needs_to_act``,
+    written out here: this runs after every action)."""
     dealt = hand.dealt
     if after in dealt:  # dealt is in dealing order, clockwise: rotate it
         at = dealt.index(after) + 1
         order = dealt[at:] + dealt[:at]
     else:
         order = clockwise_from(after, dealt, table_seats)
+    current = hand.current_bet
     for seat in order:
-        if needs_to_act(hand, seats, seat):
+        s = seats[seat]
+        if s.in_hand and not s.folded and not s.all_in and (
+            s.bet < current or (not s.acted and others_can_act(hand, seats, seat))
+        ):
             return seat
     return None
 
@@ -95,7 +101,8 @@ def one_left(hand: Hand, seats: Mapping[int, Seat]) -> bool:
     """Everyone else has folded: the hand is over."""
     live = 0
     for seat in hand.dealt:
-        if seats[seat].live:
+        s = seats[seat]
+        if s.in_hand and not s.folded:  # Seat.live, written out: runs after every action
             live += 1
             if live > 1:
                 return False

@@ -154,13 +154,16 @@ def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
 
 
 def pay(
-    state: TableState, settings: RuleSettings, ranking: list[list[int]]
+    state: TableState, settings: RuleSettings, ranking: list[list[int]],
+    pots: list[Pot] | None = None,
 ) -> list[effects.Effect]:
-    """Take the house fees and pay every pot to its best eligible ranked group."""
+    """Take the house fees and pay every pot to its best eligible ranked group
+    (``pots``: the current pots, when the caller has just built them)."""
     hand = state.hand
     assert hand is not None
     game = settings.game
-    pots = current_pots(state)
+    if pots is None:
+        pots = current_pots(state)
     total = sum(p.amount for p in pots)
     rake, jackpot = hand_fees(settings.fees, total, hand.saw_flop, game.smallest_chip)
     pots = take_fees(pots, rake + jackpot)

@@ -171,32 +171,49 @@ class TableState:
 
 _ATOMS = (int, str, bool, float, type(None))
 _ATOM_TYPES = frozenset(_ATOMS)
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_ATOM_NAMES = frozenset({"int", "str", "bool", "float", "None"})
+# per record class: its field names, and those whose declared type is not a plain value
+_SHAPES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _shape(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A record's field names, and the fields that may hold more than a plain value
+    (by their annotations, which mypy holds the code to: ``int | None`` is plain)."""
+    names = tuple(f.name for f in fields(kind))
+    nested = tuple(
+        f.name for f in fields(kind)
+        if not _ATOM_NAMES.issuperset(part.strip() for part in str(f.type).split("|"))
+    )
+    shape = _SHAPES[kind] = (names, nested)
+    return shape
 
 
 def _plain(value: Any) -> Any:
     """What ``dataclasses.asdict`` gives for these records, several times faster: every
-    hand takes a snapshot of the table (for a misdeal), and the journal takes more."""
+    hand takes a snapshot of the table (for a misdeal), and the journal takes more. A
+    record of plain values, like a seat, is copied at C speed."""
     kind = type(value)
     if kind in _ATOMS:
         return value
     if kind is list:
+        if _ATOM_TYPES.issuperset(map(type, value)):
+            return value.copy()
         return [_plain(item) for item in value]
     if kind is dict:
+        if _ATOM_TYPES.issuperset(map(type, value.values())):
+            return value.copy()
         return {key: _plain(item) for key, item in value.items()}
     if kind is tuple:
         return tuple(_plain(item) for item in value)
-    if is_dataclass(value):
-        names = _FIELD_NAMES.get(kind)
-        if names is None:
-            names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+    shape = _SHAPES.get(kind)
+    if shape is None and is_dataclass(value):
+        shape = _shape(kind)
+    if shape is not None:
+        names, nested = shape
         plain = dict(value.__dict__)  # the fields, in order (no other attributes)
         if len(plain) != len(names):
             plain = {name: getattr(value, name) for name in names}
-        if _ATOM_TYPES.issuperset(map(type, plain.values())):
-            return plain  # a record of plain values, like a seat: copied at C speed
-        for name, item in plain.items():
-            if type(item) not in _ATOMS:
-                plain[name] = _plain(item)
+        for name in nested:
+            plain[name] = _plain(plain[name])
         return plain
     return copy.deepcopy(value)

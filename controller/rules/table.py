@@ -74,8 +74,9 @@ class Table:
         self.pin_verifier = pin_verifier  # injected by the shell (controller.pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
         self._plan: HandPlan | None = None
-        # what the last Act's check found it amounts to, so its deed need not redo it
-        self._decided: tuple[Act, str, int] | None = None
+        # what the last check found out (an action's kind and total, an award's pots),
+        # keyed by its event, so that the deed right after it need not work it out again
+        self._found: tuple[Event, Any] | None = None
 
     # -- public interface ---------------------------------------------------------
 
@@ -134,7 +135,7 @@ class Table:
         return h
 
     def _check_act(self, event: Act) -> None:
-        self._decided = None
+        self._found = None
         h = self._in_betting()
         seating.seat_in_range(self.settings, event.seat)
         if event.seat != h.to_act:
@@ -145,17 +146,13 @@ class Table:
         kind, total = betting.check_action(h, self.state.seats, event.seat, event.action,
                                            event.to, self.settings.game)
         out_of_turn.check_held(h, event.seat, kind)
-        self._decided = (event, kind, total)
+        self._found = (event, (kind, total))
 
     def _act(self, event: Act) -> Effects:
         h = self.state.hand
         if h is not None and event.seat != h.to_act:
             return out_of_turn.record(self.state, self.settings, event)
-        decided = self._decided
-        self._decided = None
-        if decided is not None and decided[0] is event:  # checked just now, by apply()
-            return self._do_action(event.seat, event.action, event.to, decided[1:])
-        return self._do_action(event.seat, event.action, event.to)
+        return self._do_action(event.seat, event.action, event.to, self._found_for(event))
 
     def _settle_out_of_turn(self) -> Effects:
         """R10: the action reached a seat that acted out of turn: bind it or void it."""
@@ -220,7 +217,13 @@ class Table:
             self.state.undo = None
         return out
 
+    def _found_for(self, event: Event) -> Any:
+        """What the check of this very event found, if it ran just before (by apply)."""
+        found, self._found = self._found, None
+        return found[1] if found is not None and found[0] is event else None
+
     def _check_award(self, event: Award) -> None:
+        self._found = None
         h = self.state.hand
         if h is None or self.state.phase != "showdown":
             raise Refusal("not_showdown", "NO SHOWDOWN TO AWARD")
@@ -235,15 +238,18 @@ class Table:
                 s = self.state.seats.get(seat)
                 if seat not in h.dealt or s is None or not s.live:
                     raise Refusal("bad_ranking", f"SEAT {seat} IS NOT IN THE HAND")
-        for index, pot in enumerate(hand.current_pots(self.state)):
+        pots = hand.current_pots(self.state)
+        for index, pot in enumerate(pots):
             if not hand.winners_of(pot, [list(g) for g in event.ranking]):
                 name = "MAIN POT" if index == 0 else f"SIDE POT {index}"
                 seats = " ".join(str(s) for s in pot.eligible)
                 raise Refusal("bad_ranking", f"{name} HAS NO RANKED SEAT: RANK ONE OF {seats}")
+        self._found = (event, pots)
 
     def _award(self, event: Award) -> Effects:
         self.state.undo = None
-        return hand.pay(self.state, self.settings, [list(g) for g in event.ranking])
+        return hand.pay(self.state, self.settings, [list(g) for g in event.ranking],
+                        self._found_for(event))
 
     def _check_misdeal(self, event: Misdeal) -> None:
         if self.state.hand is None or self.state.before_hand is None:
