@@ -120,6 +120,7 @@ def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]
     if len(live) == 1:
         return out + pay(state, settings, [[live[0]]])
     can_bet = sum(1 for s in live if seats[s].can_act)
+    aggressor = hand.street_aggressor  # of the round just closed: the last with betting
     while True:
         street = NEXT_PHASE[hand.street]
         if street == "showdown":
@@ -132,11 +133,15 @@ def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]
         hand.saw_flop = True
         out.append(effects.StreetDealt(street))
         betting.start_round(hand, seats, settings.game)
-        if can_bet >= 2:
-            button = state.positions.button or hand.dealt[-1]
-            hand.to_act = betting.next_to_act(hand, seats, button, settings.seats)
-            if hand.to_act is not None:
-                return out
+        if can_bet < 2:
+            # a run-out deals with no betting round: P5's "final round" stays the one
+            # just closed, and its last aggressor shows first
+            hand.street_aggressor = aggressor
+            continue
+        button = state.positions.button or hand.dealt[-1]
+        hand.to_act = betting.next_to_act(hand, seats, button, settings.seats)
+        if hand.to_act is not None:
+            return out
 
 
 def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
