@@ -363,6 +363,13 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
     events = journal_events(tmp_path / "state")
     verdicts = [e.event["pin_ok"] for e in events if "pin_ok" in e.event]
     assert verdicts == [True, False, False, False]  # the daemon's verdicts, journalled
+    # no PIN is in the journal (nor so in recall or the floor feed): each PIN digit was
+    # recorded hidden, the supervisor's id (typed before the PIN) in the clear
+    keys = "".join(e.event["key"] if len(e.event["key"]) == 1 else " "
+                   for e in events if e.event["type"] == "key")
+    assert keys.count(f"0{SUPERVISOR} **** ") == 4  # one right PIN, three wrong
+    assert PIN not in keys and "1357" not in keys
+    assert "*" not in keys.replace(f"{SUPERVISOR} ****", "")
 
 
 def test_the_configured_pin_file_wins_over_the_environment(

@@ -36,14 +36,6 @@ class LastShown:
     fault: str | None = None  # the sticky fault's code while play is locked
 
 
-def _typing_pin(recorder: Recorder) -> bool:
-    try:
-        from controller.rules.keypad import collecting_pin
-    except ImportError:
-        return False
-    return bool(collecting_pin(recorder.table.state))
-
-
 def _brief(event: dict[str, Any], secret: bool) -> str:
     """One event for the log (PIN digits masked)."""
     kind = event.get("type")

@@ -55,7 +55,6 @@ from controller.daemon.display import (
     LastShown,
     _brief,
     _status_line,
-    _typing_pin,
     outcome_by,
 )
 from controller.daemon.inputs import (
@@ -119,7 +118,6 @@ class Controller(ConfigMixin):
         inputs: queue.Queue[Any],
         config_path: str | None = None,
         notifier: Notifier | None = None,
-        pin_verifier: Callable[[str, str], bool] | None = None,
         publisher: Any = None,
         has_puck: bool = False,
         timekeeper: Timekeeper | None = None,
@@ -132,7 +130,6 @@ class Controller(ConfigMixin):
         self.inputs = inputs
         self.config_path = config_path
         self.notifier = notifier or Notifier()
-        self.pin_verifier = pin_verifier
         self.publisher = publisher
         self.has_puck = has_puck
         self.timekeeper = timekeeper or Timekeeper()
@@ -244,20 +241,19 @@ class Controller(ConfigMixin):
         elif not self._tell_time(now):
             return Outcome(None, False, event, {"code": self._lock_code(),
                                                 "message": "MEMORY FAULT: CALL TECHNICIAN"})
-        secret = _typing_pin(recorder)
-        event = self._with_pin_verdict(event)
         outcome = recorder.record(event, by=by)
+        event = outcome.event  # as recorded: a PIN digit hidden
         if outcome.seq is None:
             self._enter_fault(recorder.fault or SoftwareFault("the journal refused the event"))
             return outcome
         self._notify_publisher()
         if outcome.ok:
-            log.info("seq %d %s from %s%s", outcome.seq, _brief(event, secret), source,
+            log.info("seq %d %s from %s%s", outcome.seq, _brief(event, False), source,
                      f" by {outcome_by(event, recorder)}" if outcome_by(event, recorder) else "")
             self._after_accepted(outcome)
         else:
             error = outcome.error or {}
-            log.info("seq %d %s from %s refused: %s: %s", outcome.seq, _brief(event, secret),
+            log.info("seq %d %s from %s refused: %s: %s", outcome.seq, _brief(event, False),
                      source, error.get("code"), error.get("message"))
             self.display.refusal = error.get("message")
         self._show()
@@ -286,26 +282,6 @@ class Controller(ConfigMixin):
                                                        "until_ms": effect.until_ms})
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
-
-    def _with_pin_verdict(self, event: dict[str, Any]) -> dict[str, Any]:
-        """A key that ends a supervisor PIN entry carries the verdict (``pin_ok``), so
-        replaying the journal never needs the PIN file."""
-        if event.get("type") != "key" or "pin_ok" in event or self.recorder is None:
-            return event
-        try:
-            from controller.rules.keypad import pin_entry
-        except ImportError:
-            return event
-        entry = pin_entry(self.recorder.table.state, str(event.get("key", "")).upper())
-        if entry is None:
-            return event
-        verdict = False
-        if self.pin_verifier is not None:
-            try:
-                verdict = bool(self.pin_verifier(*entry))
-            except Exception as error:  # a missing or broken PIN file: the PIN is wrong
-                log.error("supervisor PIN file cannot be used: %s", describe(error))
-        return {**event, "pin_ok": verdict}
 
     # -- time --------------------------------------------------------------------------
 

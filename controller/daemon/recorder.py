@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.daemon import snapshots
+from controller.daemon.pinguard import PinGuard
 from controller.daemon.recovery import INVALID_TYPE
 from controller.journal import Journal, JournalError, JournalIntegrityError
 from controller.rules import Refusal, Table, parse_event
@@ -101,6 +102,7 @@ class Recorder:
         self.fault: JournalIntegrityError | None = fault or journal.fault
         self.outbox = outbox
         self.last_seq = journal.last_seq
+        self.pins = PinGuard()
 
     # -- inputs ------------------------------------------------------------------------
 
@@ -115,7 +117,14 @@ class Recorder:
         return self.record(obj)
 
     def record(self, obj: dict[str, Any], *, by: str | None = None) -> Outcome:
-        """One decoded event; ``by`` is who entered it when the event does not say."""
+        """One decoded event; ``by`` is who entered it when the event does not say. A
+        supervisor's PIN digits are recorded hidden (``PinGuard``)."""
+        obj, digit = self.pins.journal_form(obj, self.table)
+        outcome = self._record(obj, by)
+        self.pins.settle(self.table, digit if outcome.ok else "")
+        return outcome
+
+    def _record(self, obj: dict[str, Any], by: str | None) -> Outcome:
         if self.fault is not None:
             return self._locked(obj)
         table = self.table

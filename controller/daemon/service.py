@@ -180,7 +180,7 @@ class Daemon:
         controller = Controller(
             settings=settings, journal=self.journal, recorder=recorder, fault=fault,
             outputs=outputs, inputs=self.inputs, config_path=self.config_path,
-            notifier=self.notifier, pin_verifier=self.pin_verifier,
+            notifier=self.notifier,
             publisher=self.publisher, has_puck=_has_puck(settings), timekeeper=Timekeeper(),
         )
         self.controller = controller

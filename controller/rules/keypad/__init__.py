@@ -2,7 +2,8 @@
 
 Keys (DESIGN.md): ``0``-``9``, ``FOLD``, ``CHECK`` (checks, or calls facing a bet),
 ``BET`` digits ``ENTER`` (bet or raise to a total), ``ALLIN``, ``ENTER``, ``CLEAR``,
-``CLOCK``, ``NEXT`` (start the next hand when idle), ``FUNC`` (menus). ``FOLD``,
+``CLOCK``, ``NEXT`` (start the next hand when idle), ``FUNC`` (menus); and
+``HIDDEN_DIGIT`` (``*``), a PIN digit as the shell records it. ``FOLD``,
 ``CHECK`` and ``ALLIN`` act at once for the seat to act. A refused key changes nothing:
 the digits typed so far stay until ``CLEAR``.
 
@@ -16,7 +17,7 @@ Modules: ``grammar`` (what each key does), ``betting`` (the fast path), ``menus`
 ``prompt`` (the display while an entry is unfinished). ``docs/dealer.md`` is the card.
 """
 
-from controller.rules.keypad.base import KEYS
+from controller.rules.keypad.base import HIDDEN_DIGIT, KEYS
 from controller.rules.keypad.grammar import check, press, translate
 from controller.rules.keypad.prompt import (
     collecting_pin,
@@ -29,6 +30,6 @@ from controller.rules.keypad.prompt import (
 from controller.rules.keypad.supervisor import LOCKOUT_MS, MAX_PIN_TRIES, locked_ms
 
 __all__ = [
-    "KEYS", "LOCKOUT_MS", "MAX_PIN_TRIES", "check", "collecting_pin", "locked_ms", "notice",
+    "HIDDEN_DIGIT", "KEYS", "LOCKOUT_MS", "MAX_PIN_TRIES", "check", "collecting_pin", "locked_ms", "notice",
     "pin_entry", "press", "prompt", "signed_in", "translate", "view",
 ]

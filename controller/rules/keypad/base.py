@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 KEYS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
         "FOLD", "CHECK", "BET", "ALLIN", "ENTER", "CLEAR", "CLOCK", "NEXT", "FUNC")
+#: A PIN digit the shell keeps to itself: what the journal records while a PIN is typed
+#: (the ENTER that ends the PIN then carries the shell's verdict, ``pin_ok``).
+HIDDEN_DIGIT = "*"
 #: Longest number of each field kind (a card or PIN may be longer than an amount).
 MAX_DIGITS = {"seat": 3, "amount": 9, "code": 12}
 

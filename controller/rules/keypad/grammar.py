@@ -31,7 +31,16 @@ from typing import TYPE_CHECKING, Any
 from controller.rules import effects
 from controller.rules.events import CallClock, Key, StartHand
 from controller.rules.keypad import award, betting, menus, push, supervisor
-from controller.rules.keypad.base import KEYS, Press, Step, context, seat_to_act, type_digit
+from controller.rules.keypad.base import (
+    HIDDEN_DIGIT,
+    KEYS,
+    Press,
+    Step,
+    context,
+    seat_to_act,
+    type_digit,
+)
+from controller.rules.keypad.prompt import collecting_pin
 from controller.rules.text import refuse
 
 if TYPE_CHECKING:
@@ -55,7 +64,10 @@ MODES: dict[str, Callable[[Press, dict[str, Any]], Step]] = {
 
 def translate(table: Table, event: Key) -> Step:
     """What ``event``'s key does; raises ``Refusal`` and changes nothing if refused."""
-    if event.key not in KEYS:
+    if event.key == HIDDEN_DIGIT:
+        if not collecting_pin(table.state):
+            raise refuse("bad_key", "keypad.hidden_digit")
+    elif event.key not in KEYS:
         raise refuse("bad_key", "keypad.unknown_key", key=repr(event.key))
     p = Press(table, event)
     if p.key == "CLEAR":
@@ -65,7 +77,7 @@ def translate(table: Table, event: Key) -> Step:
         return _fast(p)
     if entry.get("mode") == "func":
         return _func(p)
-    if "field" in entry and p.key.isdigit():
+    if "field" in entry and (p.key.isdigit() or p.key == HIDDEN_DIGIT):
         return p.stay(type_digit(entry, p.key))
     return MODES[str(entry["mode"])](p, entry)
 

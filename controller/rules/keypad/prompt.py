@@ -139,9 +139,10 @@ def collecting_pin(state: TableState) -> bool:
 
 
 def pin_entry(state: TableState, key: str) -> tuple[str, str] | None:
-    """(supervisor id, PIN) when ``key`` would end a PIN entry: the daemon verifies it
-    and records the verdict in the key event (``pin_ok``) before journalling it, so that
-    a replay of the journal never needs the PIN file."""
+    """(supervisor id, the digits as recorded) when ``key`` would end a PIN entry. The
+    shell records each PIN digit as ``HIDDEN_DIGIT``, keeps the digits to itself,
+    verifies them and records the verdict in the key event (``pin_ok``) before
+    journalling it, so that the journal holds no PIN and its replay no PIN file."""
     entry = state.keypad.get("entry") or {}
     if key != "ENTER" or not collecting_pin(state) or not entry.get("digits"):
         return None

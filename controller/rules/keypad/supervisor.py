@@ -31,7 +31,7 @@ from typing import Any
 
 from controller.rules import effects
 from controller.rules.events import DealtInError, Misdeal, TrayAck, TrayCredit, TrayFill, Undo
-from controller.rules.keypad.base import Press, Step, field_entry
+from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
 from controller.rules.state import TableState
 from controller.rules.text import msg, refuse
 
@@ -137,7 +137,8 @@ def _pin(p: Press, e: dict[str, Any]) -> Step:
     verdict = p.pin_ok
     if verdict is None:
         verifier = p.table.pin_verifier
-        if verifier is None:
+        # hidden digits without the shell's verdict: the shell had no PIN file either
+        if verifier is None or HIDDEN_DIGIT in pin:
             raise refuse("pin_unavailable", "keypad.pin_unavailable")
         verdict = bool(verifier(sid, pin))
     if verdict:
