@@ -182,7 +182,7 @@ def test_a_hand_on_the_screen_resizes_and_resumes(pane: Pane) -> None:
     pane.keys("k")  # CLOCK: the countdown starts on the seat to act
     first = clock(pane.wait(lambda s: clock(s) is not None, "the clock digits"))
     assert first is not None and first <= 60
-    pane.wait(lambda s: (clock(s) or 99) < first, "the clock counting down", timeout=5)
+    pane.wait(lambda s: (clock(s) or 99) < first, "the clock counting down", timeout=10)
 
     pane.keys("c")  # the caller calls 40
     screen = pane.wait(lambda s: "bet 40" in seat_box(s, caller)[1], "the call")
