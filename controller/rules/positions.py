@@ -77,10 +77,9 @@ class Placement:
     missed: list[tuple[int, str]] = field(default_factory=list)
 
 
-def ring(after: int, seats: int) -> Iterator[int]:
+def ring(after: int, seats: int) -> list[int]:
     """Seat numbers clockwise starting with the one after ``after``, ending with it."""
-    for step in range(1, seats + 1):
-        yield (after + step - 1) % seats + 1
+    return [(after + step) % seats + 1 for step in range(seats)]
 
 
 def distance(start: int, end: int, seats: int) -> int:
@@ -90,7 +89,7 @@ def distance(start: int, end: int, seats: int) -> int:
 
 def between(start: int, end: int, seats: int) -> list[int]:
     """Seats strictly between ``start`` and ``end`` going clockwise."""
-    return list(ring(start, seats))[: max(distance(start, end, seats) - 1, 0)]
+    return ring(start, seats)[: max(distance(start, end, seats) - 1, 0)]
 
 
 def counter_clockwise(start: int, seats: int) -> Iterator[int]:
@@ -187,7 +186,7 @@ class Planner:
         else:
             sb, bb = order[0], order[1]
         missed = tuple((s, "big") for s in between(button, bb, self.n) if self.marks(s))
-        passed = tuple(ring(button, self.n))[: distance(button, bb, self.n)]
+        passed = ring(button, self.n)[: distance(button, bb, self.n)]
         return HandPlan(
             button=button, small_blind=sb, sb_position=sb, big_blind=bb, dealt=order,
             posts=self.blind_posts(sb, bb), missed=missed, settled=tuple(present),
@@ -220,12 +219,12 @@ class Planner:
 
     def moving_positions(self) -> Placement:
         assert self.pos.button is not None
-        after_old = list(ring(self.pos.button, self.n))
+        after_old = ring(self.pos.button, self.n)
         button = next(
             (s for s in after_old if self.entitled(s) and self.dealt_last_hand(s)),
             next((s for s in after_old if self.entitled(s)), self.pos.button),
         )
-        around = list(ring(button, self.n))[:-1]  # every seat but the button's
+        around = ring(button, self.n)[:-1]  # every seat but the button's
         sb = next((s for s in around if self.entitled(s)), None)
         missed: list[tuple[int, str]] = []
         if sb is not None:
@@ -341,7 +340,7 @@ class Planner:
         it has gone."""
         bb_prev = self.pos.big_blind if self.pos.big_blind is not None else bb
         steps = distance(bb_prev, bb, self.n)
-        passed = set(self.state.passed) | set(list(ring(bb_prev, self.n))[:steps])
+        passed = set(self.state.passed) | set(ring(bb_prev, self.n)[:steps])
         return tuple(sorted(passed)), self.state.bb_travel + steps
 
     def blind_posts(self, sb: int | None, bb: int) -> tuple[Post, ...]:

@@ -214,6 +214,8 @@ def _plain(value: Any) -> Any:
         if len(plain) != len(names):
             plain = {name: getattr(value, name) for name in names}
         for name in nested:
-            plain[name] = _plain(plain[name])
+            item = plain[name]
+            if type(item) not in _ATOM_TYPES:  # a None where a record may be
+                plain[name] = _plain(item)
         return plain
     return copy.deepcopy(value)

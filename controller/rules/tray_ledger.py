@@ -35,7 +35,7 @@ class TrayAcknowledged(effects.Effect):
 def signature(state: TableState) -> tuple[Any, ...]:
     """Everything whose change restarts the wait for a stable tray."""
     return (
-        state.tray_read, tuple(sorted(state.tray.items())), state.bought_in,
+        state.tray_read, dict(state.tray), state.bought_in,  # dicts compare by content
         len(state.tray_moves), len(state.tray_acks),
     )
 
