@@ -3,7 +3,7 @@ action the engine accepts, or a refusal that says why."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from controller.rules import Refusal, parse_event
@@ -27,6 +27,9 @@ STREET_ACTIONS = [
     chips=st.lists(st.sampled_from([5, 7, 10, 25, 100, 500]), min_size=1, max_size=6),
     declared=st.sampled_from([None, "call", "raise"]),
 )
+# a declared raise short of the minimum, by a seat whose minimum raise is all-in (R16)
+@example(stacks=(50, 25, 50), before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
+         chips=[5, 5, 25], declared="raise")
 def test_a_push_reads_as_a_legal_action_or_is_refused(
     stacks: tuple[int, int, int], before: list[dict[str, object]], chips: list[int],
     declared: str | None,
@@ -59,8 +62,9 @@ def test_a_push_reads_as_a_legal_action_or_is_refused(
         assert act.action == "call" and (rule == "R15" or put <= owed)
     if act.action == "raise":
         assert act.to is not None and act.to > h.current_bet
-    if rule == "R16":
-        assert put < owed or (act.to is not None and act.to > s.bet + put)
+    if rule == "R16":  # an under-call brought to size, or a raise brought to the minimum
+        total = act.to if act.to is not None else s.bet + s.stack  # all-in: every chip
+        assert put < owed or (act.action != "call" and total > s.bet + put)
 
 
 def test_examples_from_the_rule_book() -> None:

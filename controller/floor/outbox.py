@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.floor.messages import OutboxMessage
+from controller.journal.schema import CACHE_PRAGMA
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS outbox ("
@@ -52,6 +53,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(CACHE_PRAGMA)  # the journal's bound on SQLite's page cache
     ensure_schema(conn)
     return conn
 
