@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
+import termios
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -141,6 +142,11 @@ class _Slot:
     @property
     def awaiting_ack(self) -> bool:
         return self.sent_version == self.version and not self.acked
+
+
+# What a port that goes away raises: pyserial's own error, the OS's, and termios.error
+# (not an OSError) when the device vanishes between opening the port and setting it up.
+PORT_ERRORS: tuple[type[Exception], ...] = (serial.SerialException, OSError, termios.error)
 
 
 def _open_failure(device: str, path: str, error: Exception) -> str:
@@ -307,7 +313,7 @@ class SerialLink:
                     write_timeout=WRITE_TIMEOUT,
                     exclusive=True,
                 )
-            except (serial.SerialException, OSError, ValueError) as error:
+            except (*PORT_ERRORS, ValueError) as error:
                 self._raise_fault(_open_failure(self.device, self.port, error))
             else:
                 with self._lock:
@@ -315,7 +321,7 @@ class SerialLink:
                 sessions_before = self._counts["sessions"]
                 try:
                     self._session(port)
-                except (serial.SerialException, OSError) as error:
+                except PORT_ERRORS as error:
                     self._raise_fault(f"{self.device} on {self.port} was lost (unplugged?): {error}")
                 except LinkError as error:
                     self._raise_fault(str(error))

@@ -4,9 +4,12 @@ import dataclasses
 import itertools
 import logging
 import queue
+import termios
 from pathlib import Path
+from typing import Any
 
 import pytest
+import serial
 
 from drivers.droplog import DropLog
 from drivers.events import DeviceCleared, DeviceEvent, DeviceFault, KeyPressed
@@ -94,6 +97,39 @@ def test_noise_is_logged_at_a_limited_rate(
         lines = [r for r in caplog.records if "dropped input" in r.getMessage()]
         assert len(lines) == 1  # one line, not 200
         assert lines[0].getMessage().startswith("keypad: dropped input: bad_header 1")
+
+
+def test_a_port_that_vanishes_while_being_set_up_is_tried_again(
+    sim_dir: Path, events: queue.Queue[DeviceEvent]
+) -> None:
+    """A device unplugged between opening its port and setting the port up makes
+    pyserial raise ``termios.error`` (EIO), which is not an OSError: seen once in
+    bench/daemon.py's 100,000-hand soak, where it ended the display's link thread. The
+    first opening fails that way here; the link reports the fault and opens again."""
+    tries: list[str] = []
+
+    def vanishing_then_real(port: str, **options: Any) -> serial.Serial:
+        tries.append(port)
+        if len(tries) == 1:
+            raise termios.error(5, "Input/output error")
+        return serial.Serial(port, **options)
+
+    with SimKeypad(sim_dir / "port") as sim:
+        link = SerialLink(
+            device="keypad", codec=KEYPAD, port=sim.path, baud=115200, events=events,
+            on_message=lambda message: None, opener=vanishing_then_real,
+        )
+        with link:
+            link.start()
+            fault = next_event(events)
+            assert fault == DeviceFault(
+                device="keypad",
+                message=f"keypad port {sim.path} cannot be opened: (5, 'Input/output error')",
+            )
+            assert next_event(events) == DeviceCleared(device="keypad")
+            sim.press("FOLD")
+            assert sim.wait_delivered(1, WAIT)
+        assert len(tries) == 2
 
 
 def test_close_twice_is_harmless(sim_dir: Path, events: queue.Queue[DeviceEvent]) -> None:
