@@ -147,6 +147,7 @@ class _Slot:
 # What a port that goes away raises: pyserial's own error, the OS's, and termios.error
 # (not an OSError) when the device vanishes between opening the port and setting it up.
 PORT_ERRORS: tuple[type[Exception], ...] = (serial.SerialException, OSError, termios.error)
+OPEN_ERRORS: tuple[type[Exception], ...] = (*PORT_ERRORS, ValueError)  # ValueError: bad settings
 
 
 def _open_failure(device: str, path: str, error: Exception) -> str:
@@ -313,7 +314,7 @@ class SerialLink:
                     write_timeout=WRITE_TIMEOUT,
                     exclusive=True,
                 )
-            except (*PORT_ERRORS, ValueError) as error:
+            except OPEN_ERRORS as error:
                 self._raise_fault(_open_failure(self.device, self.port, error))
             else:
                 with self._lock:
