@@ -24,6 +24,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.floor import security
 from controller.floor.settings import TlsSettings
@@ -73,7 +74,9 @@ class Subscriber:
 
     `persistent=True` keeps the session on the broker (messages published while this
     consumer is away wait for it), as a back-office consumer should; it then needs a
-    stable `client_id`.
+    stable `client_id`. Retained messages come with a new subscription only: on a
+    reconnect into a kept session, a retained copy of a later message would otherwise
+    overtake the messages queued while the consumer was away.
     """
 
     def __init__(
@@ -139,7 +142,8 @@ class Subscriber:
             self._ready.set()
             client.disconnect()
             return
-        client.subscribe(self._filter, qos=1)
+        client.subscribe(self._filter, options=SubscribeOptions(
+            qos=1, retainHandling=SubscribeOptions.RETAIN_SEND_IF_NEW_SUB))
 
     def _on_subscribe(
         self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[ReasonCode],
