@@ -217,7 +217,7 @@ def pokerkit_state(
         first, *rest = definition.streets
         definition.streets = (
             dataclasses.replace(
-                first, max_completion_betting_or_raising_count=game.limit_cap_raises
+                first, max_completion_betting_or_raising_count=game.cap_raises
             ),
             *rest,
         )
@@ -352,7 +352,7 @@ def explain_legal(table: Table, features: Features) -> None:
     game = table.settings.game
     if (
         h is not None and legal is not None and game.structure == "fixed_limit"
-        and legal.min_raise_to is not None and h.bets >= game.limit_cap_raises + 1
+        and legal.min_raise_to is not None and h.bets >= game.cap_raises + 1
         and "limit_short_all_in" not in features.found
     ):
         features.note("heads_up_limit_cap")

@@ -18,6 +18,7 @@ SAMPLES = {name: 88 for name in text.NUMBERS} | {
     "name": "SIDE POT 2", "action": "CALL", "choice": "1 WAIT 2 POST", "player": "SEAT3-H12",
     "seats": "1 4 7", "digits": "1500", "key": "'X'", "stars": "****", "supervisor": "1042",
     "dealer": "1207", "pile": "25+25+100", "rule": "R14", "what": "TRAY UNPLUGGED",
+    "round": "PREDRAW",
 }
 
 

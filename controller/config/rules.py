@@ -17,6 +17,7 @@ from controller.rules.settings import (
     ExpiryAction,
     FeeMode,
     FeeSettings,
+    Form,
     GameSettings,
     MissedReturn,
     MissedSmall,
@@ -31,6 +32,7 @@ TABLE_ID_HELP = "a table name of 1 to 16 letters, digits, '_', '.' or '-' (like 
 
 # The allowed words come from the rules core's own types, so the two cannot drift apart.
 STRUCTURES: tuple[str, ...] = get_args(Structure)
+FORMS: tuple[str, ...] = get_args(Form)
 BUTTON_METHODS: tuple[str, ...] = get_args(ButtonMethod)
 FirstButtonWord = Literal["last_seat", "puck"]
 FIRST_BUTTON_WORDS: tuple[str, ...] = get_args(FirstButtonWord)
@@ -82,6 +84,7 @@ def _read_game(game: Section, seats: int) -> GameSettings:
     big_blind = game.get_int("big_blind", 2, 1, MONEY_MAX, money=True, required=True)
     settings = GameSettings(
         structure=structure,
+        form=cast(Form, game.get_choice("form", FORMS, "flop")),
         big_blind=big_blind,
         small_blind=_optional_money(game, "small_blind", "big_blind / 2"),
         small_bet=_optional_money(game, "small_bet", "big_blind"),
@@ -98,11 +101,14 @@ def _read_game(game: Section, seats: int) -> GameSettings:
         ),
         straddle=game.get_bool("straddle", False),
         straddle_in_limit=game.get_bool("straddle_in_limit", False),
+        seat_change_post=game.get_bool("seat_change_post", True),
         check_raise=game.get_bool("check_raise", True),
         max_raises_big_bet=game.get_optional_int(
             "max_raises_big_bet", 1, 100, none_means="unlimited"
         ),
-        limit_cap_raises=game.get_int("limit_cap_raises", 3, 1, 10),
+        limit_cap_raises=game.get_optional_int(
+            "limit_cap_raises", 1, 10, none_means="4 with game.form draw, else 3"
+        ),
         out_of_turn=cast(OutOfTurn, game.get_choice("out_of_turn", OUT_OF_TURN, "reject")),
         min_buy_in=_optional_money(game, "min_buy_in", "no minimum"),
         max_buy_in=_optional_money(game, "max_buy_in", "no maximum"),

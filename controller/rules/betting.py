@@ -17,7 +17,7 @@ from typing import Any
 from controller.rules.errors import Refusal
 from controller.rules.pots import clockwise_from
 from controller.rules.settings import GameSettings
-from controller.rules.state import Hand, Seat
+from controller.rules.state import Hand, Seat, small_bet_rounds
 
 # What an action changes (and an undo puts back): these fields of the seat and of the
 # hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
@@ -56,7 +56,8 @@ def playable(stack: int, chip: int) -> int:
 def bet_size(game: GameSettings, street: str) -> int:
     """The fixed-limit bet of this street, or the no/pot-limit minimum bet."""
     if game.structure == "fixed_limit":
-        return game.small_bet_amount if street in ("preflop", "flop") else game.big_bet_amount
+        small = small_bet_rounds(game.form)
+        return game.small_bet_amount if street in small else game.big_bet_amount
     return game.big_blind
 
 
@@ -141,7 +142,7 @@ def _no_raise_reason(
         return "NO CHECK-RAISE AT THIS TABLE"
     if game.structure == "fixed_limit":
         if hand.capped or (
-            hand.bets >= game.limit_cap_raises + 1 and active_count(hand, seats) >= 3
+            hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3
         ):
             return "BETTING IS CAPPED"
     elif (
@@ -265,7 +266,7 @@ def apply_action(
     if (
         game.structure == "fixed_limit"
         and full
-        and hand.bets >= game.limit_cap_raises + 1
+        and hand.bets >= game.cap_raises + 1
         and active_count(hand, seats) >= 3
     ):
         hand.capped = True

@@ -1,7 +1,8 @@
 """One hand from the blinds to the paid pots (P1-P5), on top of the betting round.
 
-The phase order lives in ``state.NEXT_PHASE``: preflop → flop → turn → river →
-showdown, then idle once the pots are paid. A street ends when nobody needs to act;
+The phase order lives in ``state.ROUNDS`` (per ``game.form``): preflop → flop → turn →
+river, predraw → draw1, or predraw → draw1 → draw2 → draw3; then showdown, then idle
+once the pots are paid. A street ends when nobody needs to act;
 when at most one seat can still bet, the remaining streets run out with no betting.
 """
 
@@ -12,7 +13,7 @@ from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
 from controller.rules.settings import RuleSettings
-from controller.rules.state import NEXT_PHASE, Hand, TableState
+from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, TableState
 
 
 def current_pots(state: TableState) -> list[Pot]:
@@ -33,9 +34,10 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     game = settings.game
     chip = game.smallest_chip
     state.hand_number += 1
-    hand = Hand(number=state.hand_number, dealt=list(plan.dealt))
+    first_round = ROUNDS[game.form][0]
+    hand = Hand(number=state.hand_number, street=first_round, dealt=list(plan.dealt))
     state.hand = hand
-    state.phase = "preflop"
+    state.phase = first_round
     state.game_on = True
     state.fees = {"rake": 0, "jackpot": 0}
     state.passed = list(plan.passed)
@@ -121,8 +123,9 @@ def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]
         return out + pay(state, settings, [[live[0]]])
     can_bet = sum(1 for s in live if seats[s].can_act)
     aggressor = hand.street_aggressor  # of the round just closed: the last with betting
+    next_phase = NEXT_PHASE[settings.game.form]
     while True:
-        street = NEXT_PHASE[hand.street]
+        street = next_phase[hand.street]
         if street == "showdown":
             hand.street = "showdown"
             state.phase = "showdown"

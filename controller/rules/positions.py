@@ -380,9 +380,9 @@ class Planner:
         if s.fresh:
             extra = bb * (self.game.new_player_post_multiple - 1)
             return Post(seat, "entry", bb, extra)
-        if s.wait_hands:
+        if s.wait_hands and self.game.seat_change_post:
             return Post(seat, "entry", bb, 0)
-        return None
+        return None  # B14 lowball (seat_change_post: false): wait, no post
 
 
 def plan_hand(state: TableState, settings: RuleSettings) -> HandPlan:

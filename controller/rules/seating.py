@@ -8,6 +8,8 @@ its check passed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.rules import effects
 from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
@@ -123,6 +125,13 @@ def check_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> No
         raise Refusal("seat_taken", f"SEAT {event.to_seat} IS TAKEN")
     if s.pending_move is not None:
         raise Refusal("already_moving", f"SEAT {event.from_seat} IS ALREADY MOVING")
+    if event.entry == "post" and not settings.game.seat_change_post:
+        wait = move_wait(state, settings, event.from_seat, event.to_seat)
+        if wait:  # B14, lowball (000 s.11 r.7): no post to skip the wait
+            raise Refusal(
+                "must_wait",
+                f"SEAT {event.to_seat} MUST WAIT {wait} HANDS: NO POST AFTER A SEAT CHANGE",
+            )
 
 
 def do_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> list[effects.Effect]:
@@ -142,20 +151,32 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     they began (moving away and back costs nothing). B13: in a game's first orbit, a
     move to a seat no blind has passed yet is free. A new player stays a new player.
     """
-    s = state.seats.pop(old)
+    s = state.seats[old]
+    wait = move_wait(state, settings, old, new)
     if s.home_seat is None:
         s.home_seat, s.home_wait = old, s.wait_hands
-    before = hands_until_big_blind(state, settings, s.home_seat)
-    after = hands_until_big_blind(state, settings, new)
+    del state.seats[old]
     state.seats[new] = s
     s.entry = entry
     s.last_dealt_hand = 0  # never dealt in this seat: the moving button does not jump to it
+    if wait is not None:
+        s.wait_hands = wait
+
+
+def move_wait(state: TableState, settings: RuleSettings, old: int, new: int) -> int | None:
+    """B14: the hands the player in ``old`` waits after moving to ``new`` (None: the
+    move changes nothing, outside a game or for a new player). Changes nothing."""
+    s = state.seats[old]
     if not state.game_on or s.fresh:
-        return
+        return None
     if state.bb_travel < settings.seats and new not in state.passed:
-        s.wait_hands = 0
-        return
-    s.wait_hands = max(s.home_wait + after - before, 0)
+        return 0
+    home, home_wait = (old, s.wait_hands) if s.home_seat is None else (s.home_seat, s.home_wait)
+    # counted with the player gone from the table, as between the two seats
+    without = replace(state, seats={n: x for n, x in state.seats.items() if n != old})
+    before = hands_until_big_blind(without, settings, home)
+    after = hands_until_big_blind(without, settings, new)
+    return max(home_wait + after - before, 0)
 
 
 def busted(settings: RuleSettings, s: Seat) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Structure = Literal["no_limit", "pot_limit", "fixed_limit"]
+Form = Literal["flop", "draw", "triple_draw"]
 ButtonMethod = Literal["dead", "moving"]
 ExpiryAction = Literal["fold", "check_or_fold"]
 FeeMode = Literal["none", "rake", "time"]
@@ -47,6 +48,7 @@ class GameSettings:
     """The `game:` section: stakes, structure and every table-rule knob."""
 
     structure: Structure = "no_limit"
+    form: Form = "flop"  # the betting rounds (state.ROUNDS)
     big_blind: int = 2
     small_blind: int | None = None  # None: big_blind // 2 rounded down to smallest_chip
     small_bet: int | None = None  # fixed_limit: default big_blind
@@ -59,9 +61,10 @@ class GameSettings:
     missed_small_blind: MissedSmall = "dead"  # B10
     straddle: bool = False  # B15
     straddle_in_limit: bool = False  # B15
+    seat_change_post: bool = True  # B14: False (lowball): no post to skip a move's wait
     check_raise: bool = True  # R1
     max_raises_big_bet: int | None = None  # R2: raises per round in no/pot limit
-    limit_cap_raises: int = 3  # R3
+    limit_cap_raises: int | None = None  # R3: None means the form's default (cap_raises)
     out_of_turn: OutOfTurn = "reject"  # R10
     min_buy_in: int | None = None
     max_buy_in: int | None = None
@@ -73,6 +76,14 @@ class GameSettings:
             return self.small_blind
         half = self.big_blind // 2
         return half - half % self.smallest_chip
+
+    @property
+    def cap_raises(self) -> int:
+        """R3: raises after the bet in a fixed-limit round while three or more play:
+        four in a game of two betting rounds (``form: draw``), three otherwise."""
+        if self.limit_cap_raises is not None:
+            return self.limit_cap_raises
+        return 4 if self.form == "draw" else 3
 
     @property
     def small_bet_amount(self) -> int:

@@ -11,10 +11,29 @@ import copy
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-# The hand's phases in order: ``idle`` between hands, the four betting streets, then the
-# showdown waiting for the dealer's ranking. The one table of what follows what.
-STREETS = ("preflop", "flop", "turn", "river")
-NEXT_PHASE = {"preflop": "flop", "flop": "turn", "turn": "river", "river": "showdown"}
+# The hand's phases in order: ``idle`` between hands, the betting rounds of the game's
+# form (``game.form``), then the showdown waiting for the dealer's ranking. The one
+# table of what follows what.
+ROUNDS: dict[str, tuple[str, ...]] = {
+    "flop": ("preflop", "flop", "turn", "river"),  # hold'em, Omaha
+    "draw": ("predraw", "draw1"),  # five-card draw, single-draw lowball
+    "triple_draw": ("predraw", "draw1", "draw2", "draw3"),  # triple-draw lowball
+}
+NEXT_PHASE: dict[str, dict[str, str]] = {
+    form: dict(zip(rounds, (*rounds[1:], "showdown"), strict=True))
+    for form, rounds in ROUNDS.items()
+}
+#: Every betting round of every form: the phases in which a seat may be to act.
+STREETS = frozenset(street for rounds in ROUNDS.values() for street in rounds)
+#: The first betting round of each form (blinds, straddle, B11 keep ruling).
+FIRST_ROUNDS = frozenset(rounds[0] for rounds in ROUNDS.values())
+
+
+def small_bet_rounds(form: str) -> tuple[str, ...]:
+    """Fixed limit: the rounds played at the small bet, the first half of the form's
+    rounds (hold'em: preflop and flop; draw: predraw; triple draw: predraw, draw1)."""
+    rounds = ROUNDS[form]
+    return rounds[: len(rounds) // 2]
 
 
 @dataclass
@@ -76,7 +95,7 @@ class Clock:
 @dataclass
 class Hand:
     number: int
-    street: str = "preflop"  # one of STREETS, or "showdown"
+    street: str = "preflop"  # a round of ROUNDS[game.form], or "showdown"
     dealt: list[int] = field(default_factory=list)  # dealing order (P1)
     current_bet: int = 0
     min_increment: int = 0  # no/pot limit: the largest full bet or raise this round
@@ -88,7 +107,7 @@ class Hand:
     last_aggressor: int | None = None
     street_aggressor: int | None = None
     dead_money: int = 0
-    saw_flop: bool = False
+    saw_flop: bool = False  # reached the second betting round (the flop, draw1)
     straddle: int | None = None
     preflop_opener: int | None = None  # the seat whose bet the first round starts behind
     showdown_order: list[int] | None = None

@@ -53,7 +53,7 @@ from controller.rules.events import (
 )
 from controller.rules.positions import HandPlan, plan_hand, ring
 from controller.rules.settings import RuleSettings
-from controller.rules.state import STREETS, Clock, Hand, TableState
+from controller.rules.state import FIRST_ROUNDS, STREETS, Clock, Hand, TableState
 
 Effects = list[effects.Effect]
 
@@ -346,7 +346,7 @@ class Table:
         h = self.state.hand
         if not game.straddle or (game.structure == "fixed_limit" and not game.straddle_in_limit):
             raise Refusal("no_straddle", "NO STRADDLE AT THIS TABLE")
-        if h is None or h.street != "preflop" or h.log or h.straddle is not None:
+        if h is None or h.street not in FIRST_ROUNDS or h.log or h.straddle is not None:
             raise Refusal("no_straddle", "STRADDLE ONLY BEFORE ANY ACTION")
         if self.state.positions.heads_up:
             raise Refusal("no_straddle", "NO STRADDLE HEADS-UP")
@@ -397,8 +397,8 @@ class Table:
         s = seating.occupied(self.state, self.settings, event.seat)
         if s.in_hand:
             raise Refusal("bad_correction", f"SEAT {event.seat} IS DEALT IN ALREADY")
-        if event.ruling == "keep" and (h.street != "preflop" or s.away):
-            raise Refusal("bad_correction", "KEEP ONLY BEFORE THE FLOP, FOR A PLAYER PRESENT")
+        if event.ruling == "keep" and (h.street not in FIRST_ROUNDS or s.away):
+            raise Refusal("bad_correction", "KEEP ONLY IN THE FIRST BETTING ROUND, FOR A PLAYER PRESENT")
         if event.ruling == "keep" and betting.playable(s.stack, self.settings.game.smallest_chip) == 0:
             raise Refusal("bad_correction", f"SEAT {event.seat} HAS NO CHIPS TO PLAY")
 

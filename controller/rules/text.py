@@ -37,7 +37,11 @@ NUMBERS = frozenset({
     "last", "call", "expected", "counted", "difference", "chips", "seat_from", "seat_to",
 })
 #: Placeholders that hold another message, in English, translated in turn.
-NESTED = frozenset({"verb", "reason", "only", "name", "action", "choice"})
+NESTED = frozenset({"verb", "reason", "only", "name", "action", "choice", "round"})
+#: Draw games: the betting rounds' names on the dealer display (flop games show none:
+#: the board tells the dealer where the hand is).
+ROUND_WORDS = {"predraw": "word.round_predraw", "draw1": "word.round_draw1",
+               "draw2": "word.round_draw2", "draw3": "word.round_draw3"}
 
 EN: dict[str, str] = {
     # -- words used inside other messages ------------------------------------------
@@ -56,6 +60,10 @@ EN: dict[str, str] = {
     "word.post": "POST",
     "word.kill": "KILL",
     "word.keep": "KEEP",
+    "word.round_predraw": "PREDRAW",
+    "word.round_draw1": "DRAW 1",
+    "word.round_draw2": "DRAW 2",
+    "word.round_draw3": "DRAW 3",
     # -- why a seat may not raise (betting.py) ---------------------------------------
     "reason.all_chips": "CALLING TAKES ALL ITS CHIPS",
     "reason.no_answer": "NO ONE LEFT TO ANSWER A RAISE",
@@ -82,7 +90,8 @@ EN: dict[str, str] = {
     "refuse.seat_has_only": "SEAT {seat} HAS ONLY {amount}",
     "refuse.only_in_all": "SEAT {seat} HAS ONLY {amount} IN ALL",
     "refuse.needs_amount": "{action} NEEDS AN AMOUNT: THE TOTAL BET",
-    "refuse.keep_preflop": "KEEP ONLY BEFORE THE FLOP, FOR A PLAYER PRESENT",
+    "refuse.keep_preflop": "KEEP ONLY IN THE FIRST BETTING ROUND, FOR A PLAYER PRESENT",
+    "refuse.move_must_wait": "SEAT {seat} MUST WAIT {count} HANDS: NO POST AFTER A SEAT CHANGE",
     "refuse.dealt_in_already": "SEAT {seat} IS DEALT IN ALREADY",
     "refuse.ranking_empty": "RANKING IS EMPTY: LIST THE HANDS SHOWN, BEST FIRST",
     "refuse.not_in_hand": "SEAT {seat} IS NOT IN THE HAND",
@@ -151,6 +160,7 @@ EN: dict[str, str] = {
     "display.ready": "READY",
     "display.hand": "HAND {hand}",
     "display.to_act": "SEAT {seat} TO ACT",
+    "display.round_to_act": "{round}: SEAT {seat} TO ACT",
     "display.check": "CHECK",
     "display.call": "CALL {amount}",
     "display.call_all_in": "CALL {amount} ALL IN",
@@ -160,6 +170,7 @@ EN: dict[str, str] = {
     # -- keypad prompts -------------------------------------------------------------------
     "prompt.typed": "{digits}_",
     "prompt.bet": "SEAT {seat} BET/RAISE TO",
+    "prompt.round_bet": "{round}: SEAT {seat} BET/RAISE TO",
     "prompt.seat_action": "SEAT {digits}_",
     "prompt.seat_action_keys": "FOLD CHECK BET ALLIN",
     "prompt.func_1": "1 SEAT 2 OUT 3 IN 4 LEAVE 5 CHIPS",
@@ -237,6 +248,10 @@ ES: dict[str, str] = {
     "word.post": "PAGA",
     "word.kill": "MUERTA",
     "word.keep": "SIGUE",
+    "word.round_predraw": "PRE-DESCARTE",
+    "word.round_draw1": "DESCARTE 1",
+    "word.round_draw2": "DESCARTE 2",
+    "word.round_draw3": "DESCARTE 3",
     "reason.all_chips": "IGUALAR LE CUESTA TODAS SUS FICHAS",
     "reason.no_answer": "NADIE PUEDE RESPONDER A UNA SUBIDA",
     "reason.not_reopened": "LA APUESTA NO SE HA REABIERTO",
@@ -261,7 +276,8 @@ ES: dict[str, str] = {
     "refuse.seat_has_only": "EL ASIENTO {seat} SOLO TIENE {amount}",
     "refuse.only_in_all": "EL ASIENTO {seat} SOLO TIENE {amount} EN TOTAL",
     "refuse.needs_amount": "{action} NECESITA CANTIDAD: LA APUESTA TOTAL",
-    "refuse.keep_preflop": "SEGUIR SOLO ANTES DEL FLOP, CON EL JUGADOR PRESENTE",
+    "refuse.keep_preflop": "SEGUIR SOLO EN LA PRIMERA RONDA, CON EL JUGADOR PRESENTE",
+    "refuse.move_must_wait": "EL ASIENTO {seat} DEBE ESPERAR {count} MANOS: SIN PAGAR TRAS CAMBIO",
     "refuse.dealt_in_already": "EL ASIENTO {seat} YA TIENE CARTAS",
     "refuse.ranking_empty": "ORDEN VACIO: MANOS MOSTRADAS, LA MEJOR PRIMERO",
     "refuse.not_in_hand": "EL ASIENTO {seat} NO ESTA EN LA MANO",
@@ -327,6 +343,7 @@ ES: dict[str, str] = {
     "display.ready": "LISTO",
     "display.hand": "MANO {hand}",
     "display.to_act": "HABLA EL ASIENTO {seat}",
+    "display.round_to_act": "{round}: HABLA EL ASIENTO {seat}",
     "display.check": "PASA",
     "display.call": "IGUALA {amount}",
     "display.call_all_in": "IGUALA {amount} TODO",
@@ -335,6 +352,7 @@ ES: dict[str, str] = {
     "display.out_of_turn": "ASIENTO {seat} {action} FUERA DE TURNO",
     "prompt.typed": "{digits}_",
     "prompt.bet": "ASIENTO {seat} APUESTA/SUBE A",
+    "prompt.round_bet": "{round}: ASIENTO {seat} APUESTA/SUBE A",
     "prompt.seat_action": "ASIENTO {digits}_",
     "prompt.seat_action_keys": "FOLD CHECK BET ALLIN",
     "prompt.func_1": "1 SENTAR 2 AUS 3 VUELVE 4 SALE 5 COMPRA",
@@ -395,6 +413,12 @@ ES: dict[str, str] = {
 }
 
 CATALOGUES: Mapping[str, Mapping[str, str]] = {"en": EN, "es": ES}
+
+
+def round_word(phase: str) -> str | None:
+    """The English name of a draw game's betting round (``DRAW 1``), else None."""
+    key = ROUND_WORDS.get(phase)
+    return EN[key] if key is not None else None
 
 
 def placeholders(template: str) -> set[str]:

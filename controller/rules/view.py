@@ -11,7 +11,7 @@ from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
 from controller.rules.table import Table
-from controller.rules.text import Message, msg, render, to_json
+from controller.rules.text import Message, msg, render, round_word, to_json
 
 
 def seat_status(table: Table, number: int, next_dealt: set[int] | None) -> str:
@@ -121,4 +121,7 @@ def _next_lines(table: Table) -> list[Message]:
         seat = state.seats[h.to_act]
         all_in = legal.call >= playable(seat.stack, table.settings.game.smallest_chip)
         second = msg("display.call_all_in" if all_in else "display.call", amount=legal.call)
+    word = round_word(state.phase)
+    if word is not None:  # a draw game: name the round, nothing on the table shows it
+        return [msg("display.round_to_act", round=word, seat=h.to_act), second]
     return [msg("display.to_act", seat=h.to_act), second]

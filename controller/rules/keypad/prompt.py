@@ -13,7 +13,7 @@ from controller.rules.keypad import supervisor
 from controller.rules.keypad.award import prompt_pot
 from controller.rules.keypad.base import live_entry
 from controller.rules.state import TableState
-from controller.rules.text import EN, Message, from_json, msg, render
+from controller.rules.text import EN, Message, from_json, msg, render, round_word
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
@@ -42,6 +42,9 @@ def prompt(table: Table) -> list[Message] | None:
     if mode == "seat":
         return [msg("prompt.seat_action", digits=e["digits"]), msg("prompt.seat_action_keys")]
     if mode == "bet":
+        word = round_word(table.state.phase)
+        if word is not None:  # a draw game: the round the bet is for
+            return [msg("prompt.round_bet", round=word, seat=seat), _typed(e)]
         return [msg("prompt.bet", seat=seat), _typed(e)]
     if mode == "func":
         return [msg("prompt.func_1"), msg("prompt.func_2")]
