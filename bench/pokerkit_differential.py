@@ -1,11 +1,15 @@
-"""The PokerKit differential test with more hands (the test runs 2,000).
+"""The PokerKit differential tests with more hands (the tests run 2,000 hold'em hands
+and 1,000 of each draw game).
 
-Plays random no-limit and fixed-limit hands in our rules core and in PokerKit with the
-same seats, stacks, actions and cards (``tests/pokerkit_oracle.py``), and prints how
-many agree, how many were excluded under each named, known PokerKit difference, and
-the first mismatches in full. Exits 1 if any hand mismatched.
+Plays random hands in our rules core and in PokerKit with the same seats, stacks,
+actions and cards, and prints how many agree, how many were excluded under each named,
+known PokerKit difference, and the first mismatches in full. Exits 1 if any hand
+mismatched. ``--game``: ``holdem`` (no-limit and fixed-limit in turn,
+``tests/pokerkit_oracle.py``), ``draw`` (deuce-to-seven single draw, no limit),
+``triple_draw`` (deuce-to-seven triple draw, fixed limit), ``draw_limit`` (single draw,
+fixed limit) (``tests/pokerkit_draw_oracle.py``), or ``all``.
 
-    python bench/pokerkit_differential.py [--hands 50000] [--seed 1] [--show 3]
+    python bench/pokerkit_differential.py [--game all] [--hands 50000] [--seed 1] [--show 3]
 """
 
 from __future__ import annotations
@@ -20,29 +24,40 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.pokerkit_draw_oracle import GAMES, run_draw  # noqa: E402
 from tests.pokerkit_oracle import EXCLUSIONS, run  # noqa: E402
+
+CHOICES = ("holdem", *GAMES, "all")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=50_000)
+    parser.add_argument("--game", choices=CHOICES, default="all")
+    parser.add_argument("--hands", type=int, default=50_000, help="hands of each game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=3, help="mismatches to print in full")
     args = parser.parse_args()
-    started = time.perf_counter()
-    tally, mismatches = run(args.hands, args.seed)
-    elapsed = time.perf_counter() - started
-    excluded = sum(tally[kind] for kind in EXCLUSIONS)
-    print(f"{args.hands} hands (seed {args.seed}) in {elapsed:.0f} s: "
-          f"{tally['agree']} agree, {excluded} excluded "
-          f"({100 * excluded / args.hands:.1f}%), {len(mismatches)} mismatches")
-    for kind in sorted(EXCLUSIONS, key=lambda k: -tally[k]):
-        print(f"  {tally[kind]:6d}  {kind}: {EXCLUSIONS[kind]}")
-    for outcome in mismatches[: args.show]:
-        print(f"\nMISMATCH: {outcome.detail}")
-        for event in outcome.events:
-            print("  " + json.dumps(event))
-    return 1 if mismatches else 0
+    games = CHOICES[:-1] if args.game == "all" else (args.game,)
+    failed = False
+    for game in games:
+        started = time.perf_counter()
+        if game == "holdem":
+            tally, mismatches = run(args.hands, args.seed)
+        else:
+            tally, mismatches = run_draw(args.hands, args.seed, game)
+        elapsed = time.perf_counter() - started
+        excluded = sum(tally[kind] for kind in EXCLUSIONS)
+        print(f"{game}: {args.hands} hands (seed {args.seed}) in {elapsed:.0f} s: "
+              f"{tally['agree']} agree, {excluded} excluded "
+              f"({100 * excluded / args.hands:.1f}%), {len(mismatches)} mismatches")
+        for kind in sorted(EXCLUSIONS, key=lambda k: -tally[k]):
+            print(f"  {tally[kind]:6d}  {kind}: {EXCLUSIONS[kind]}")
+        for outcome in mismatches[: args.show]:
+            print(f"\nMISMATCH: {outcome.detail}")
+            for event in outcome.events:
+                print("  " + json.dumps(event))
+        failed = failed or bool(mismatches)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import dataclasses
 import random
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +47,7 @@ from controller.rules.effects import Acted, Posted
 from controller.rules.events import Act, Award, Sit, StartHand
 from controller.rules.hand import current_pots
 from controller.rules.settings import GameSettings, RuleSettings
+from controller.rules.state import FIRST_ROUNDS
 
 AUTOMATIONS = (
     Automation.ANTE_POSTING,
@@ -153,7 +154,7 @@ class Recording:
     which replays them on a fresh state)."""
 
     OPERATIONS = ("deal_hole", "burn_card", "deal_board", "fold", "check_or_call",
-                  "complete_bet_or_raise_to")
+                  "complete_bet_or_raise_to", "stand_pat_or_discard")
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -242,7 +243,7 @@ def deal_pending(pk: State, deck: list[Card]) -> None:
             break
 
 
-def skip_idle_checks(pk: State, deck: list[Card], ours: int | None) -> None:
+def skip_idle_checks(pk: State, deal: Callable[[State], None], ours: int | None) -> None:
     """PokerKit still asks a seat that can only check (the big blind when everyone else
     is all-in); our core does not ask it. Checking for it changes nothing."""
     while (
@@ -250,7 +251,7 @@ def skip_idle_checks(pk: State, deck: list[Card], ours: int | None) -> None:
         and pk.checking_or_calling_amount == 0 and not pk.can_complete_bet_or_raise_to()
     ):
         pk.check_or_call()
-        deal_pending(pk, deck)
+        deal(pk)
 
 
 def choose_action(rng: random.Random, table: Table) -> tuple[str, int | None]:
@@ -358,10 +359,37 @@ def explain_legal(table: Table, features: Features) -> None:
         features.note("heads_up_limit_cap")
 
 
-def play_hand(rng: random.Random, structure: str) -> Outcome:
+class Variant:
+    """How one game is set up in both engines, dealt and ranked: Texas hold'em here;
+    the draw games in ``tests/pokerkit_draw_oracle.py``."""
+
+    name = "holdem"
+    hole_count = 2
+
+    def settings(self, structure: str, small_blind: int, big_blind: int) -> RuleSettings:
+        return rule_settings(structure, small_blind, big_blind)
+
+    def state(self, settings: RuleSettings, stacks: list[int]) -> State:
+        return pokerkit_state(settings, stacks)
+
+    def dealer(self, rng: random.Random, deck: list[Card]) -> Callable[[State], None]:
+        """What deals in PokerKit between betting rounds (``deck``: the cards left)."""
+        board_deck = list(deck)
+        return lambda pk: deal_pending(pk, board_deck)
+
+    def ranking(self, pk: State, holes: dict[int, list[Card]], order: list[int],
+                live: list[int]) -> list[list[int]]:
+        board = [card for cards in pk.board_cards for card in cards]
+        return ranking_from(pk, holes, board, live)
+
+
+HOLDEM = Variant()
+
+
+def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> Outcome:
     big_blind = rng.choice((2, 2, 10))
     small_blind = big_blind // 2
-    settings = rule_settings(structure, small_blind, big_blind)
+    settings = variant.settings(structure, small_blind, big_blind)
     count = rng.randint(2, 9)
     seats = sorted(rng.sample(range(1, 10), count))
     stacks = random_stacks(rng, count, big_blind)
@@ -382,24 +410,23 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                 and effect.live < big_blind:
             features.note("short_big_blind")
     deck = shuffled_deck(rng)
-    holes = {seat: [deck.pop(), deck.pop()] for seat in order}
-    board: list[Card] = []
+    holes = {seat: [deck.pop() for _ in range(variant.hole_count)] for seat in order}
     odd_chip_bound = 0  # at a showdown with a tie: tied seats x pots
     actions = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         starting = [stacks[seats.index(s)] for s in order]
-        pk: Any = Recording(pokerkit_state(settings, starting))
+        pk: Any = Recording(variant.state(settings, starting))
         for seat in order:
             pk.deal_hole(holes[seat], index_of[seat])
         try:
-            board_deck = list(deck)
-            deal_pending(pk, board_deck)
+            deal = variant.dealer(rng, deck)
+            deal(pk)
             while table.state.hand is not None and table.state.hand.to_act is not None:
                 h = table.state.hand
                 seat = h.to_act
                 assert seat is not None
-                skip_idle_checks(pk, board_deck, index_of[seat])
+                skip_idle_checks(pk, deal, index_of[seat])
                 if pk.actor_index != index_of[seat]:
                     return _differ(features, actions, log,
                                    f"to act: ours seat {seat}, PokerKit {pk.actor_index}")
@@ -418,7 +445,7 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                     "current_bet": h.current_bet, "min_increment": h.min_increment,
                     "bets": h.bets, "limit_target": _limit_target(table), "street": h.street,
                     # a full bet or raise this round (before the flop the blind is none)
-                    "opened": h.raises > 0 if h.street == "preflop" else h.bets > 0,
+                    "opened": h.raises > 0 if h.street in FIRST_ROUNDS else h.bets > 0,
                 }
                 effects = table.apply(Act(seat=seat, action=action, to=to))
                 log.append({"type": "act", "seat": seat, "action": action, "to": to})
@@ -431,13 +458,12 @@ def play_hand(rng: random.Random, structure: str) -> Outcome:
                     pk.check_or_call()
                 else:
                     pk.complete_bet_or_raise_to(acted.total)
-                deal_pending(pk, board_deck)
-            skip_idle_checks(pk, board_deck, None)
+                deal(pk)
+            skip_idle_checks(pk, deal, None)
             if table.state.phase == "showdown":
-                deal_pending(pk, board_deck)
-                board = [card for cards in pk.board_cards for card in cards]
+                deal(pk)
                 live = [s for s in order if table.state.seats[s].live]
-                ranking = ranking_from(pk, holes, board, live)
+                ranking = variant.ranking(pk, holes, order, live)
                 tied = max(len(group) for group in ranking)
                 if tied > 1:
                     odd_chip_bound = tied * len(current_pots(table.state))
