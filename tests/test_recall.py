@@ -106,3 +106,47 @@ def test_recall_command_text_and_json(tmp_path: Path, capsys: object) -> None:
     assert main(["recall", "--json", "--state-dir", str(state)]) == 0
     data = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
     assert len(data["hands"]) == 10
+
+
+DRAW_CONFIG = """\
+table: {id: LOW, seats: 6}
+game: {structure: fixed_limit, form: triple_draw, small_blind: 5, big_blind: 10}
+"""
+DRAW_HAND = [
+    {"type": "sit", "seat": 1, "player": "ana", "chips": 500},
+    {"type": "sit", "seat": 3, "player": "bob", "chips": 500},
+    {"type": "sit", "seat": 5, "player": "cy", "chips": 500},
+    {"type": "start_hand"},
+    {"type": "act", "seat": 5, "action": "raise", "to": 20},
+    {"type": "act", "seat": 1, "action": "call"},
+    {"type": "act", "seat": 3, "action": "call"},
+    {"type": "act", "seat": 1, "action": "check"},
+    {"type": "act", "seat": 3, "action": "bet", "to": 10},
+    {"type": "act", "seat": 5, "action": "fold"},
+    {"type": "act", "seat": 1, "action": "call"},
+    {"type": "act", "seat": 1, "action": "bet", "to": 20},
+]
+
+
+def test_recall_names_the_rounds_of_a_draw_game(tmp_path: Path, capsys: object) -> None:
+    """Triple draw: the actions are filed under predraw, draw1 and draw2, and the hand
+    in progress shows its round."""
+    config = tmp_path / "table.yaml"
+    config.write_text(DRAW_CONFIG)
+    state = tmp_path / "state"
+    lines = [json.dumps(event) for event in DRAW_HAND]
+    assert durable_replay(load_config(config), str(state), lines, io.StringIO()) == 0
+    with Journal.open_readonly(state) as journal:
+        (hand,) = recall(journal)
+    streets = [(a["street"], a["seat"], a["action"]) for a in hand.actions]
+    assert streets == [
+        ("predraw", 5, "raise"), ("predraw", 1, "call"), ("predraw", 3, "call"),
+        ("draw1", 1, "check"), ("draw1", 3, "bet"), ("draw1", 5, "fold"),
+        ("draw1", 1, "call"), ("draw2", 1, "bet"),
+    ]
+    assert [s["street"] for s in hand.streets] == ["draw1", "draw2"]
+    assert hand.now is not None and hand.now["phase"] == "draw2" and hand.now["to_act"] == 3
+    assert main(["recall", "--state-dir", str(state)]) == 0
+    text = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "predraw: seat 5 raise 20" in text and "draw2: seat 1 bet 20" in text
+    assert "now: draw2, seat 3 to act" in text

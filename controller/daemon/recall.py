@@ -30,6 +30,7 @@ from controller.daemon.timekeeping import WallDating
 from controller.journal import EventRecord, Journal
 from controller.rules import Table, state_view
 from controller.rules import effects as fx
+from controller.rules.state import ROUNDS
 
 RECALL_HANDS = 10
 
@@ -85,7 +86,8 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
         config_id, effects = apply_record(table, record, book, config_id)
         if record.seq < start:
             continue
-        builder.record(record, effects, seats_before, street)
+        first_round = ROUNDS[table.settings.game.form][0]
+        builder.record(record, effects, seats_before, street, first_round)
     builder.finish(table)
     hands = builder.hands
     if after >= start:  # no snapshot early enough: the hands before it are raw
@@ -100,7 +102,10 @@ class _Builder:
         self.current: RecalledHand | None = None
 
     def record(self, record: EventRecord, effects: list[fx.Effect],
-               seats_before: dict[int, tuple[str, int]], street: str | None) -> None:
+               seats_before: dict[int, tuple[str, int]], street: str | None,
+               first_round: str = "preflop") -> None:
+        """``street``: the round before this record; ``first_round``: the game form's
+        first betting round (preflop, or predraw in the draw games)."""
         stamp = self.dating.for_event(record.seq, record.wall_ns, record.clock_synced,
                                       record.mono_ns).as_json()
         for effect in effects:
@@ -113,7 +118,7 @@ class _Builder:
                            for n, (p, c) in sorted(seats_before.items())},
                 )
                 self.hands.append(self.current)
-                street = "preflop"
+                street = first_round
         hand = self.current
         if hand is None or hand.result != "in progress":
             return
