@@ -347,6 +347,41 @@ def test_with_the_rules_core_ticks_stay_quiet_and_hands_are_summarised() -> None
     ]
 
 
+def test_a_draw_game_publishes_its_rounds() -> None:
+    """Triple draw with the rules core: the events and the retained state
+    carries the round (predraw, draw1 ... draw3), and the display text names it."""
+    from controller.rules import RuleSettings, Table, parse_event, state_view
+    from controller.rules.settings import GameSettings
+
+    table = Table(RuleSettings(game=GameSettings(structure="fixed_limit", form="triple_draw")))
+    phases: list[tuple[str, Any]] = []
+    events = [
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 600},
+        {"type": "start_hand"},
+        {"type": "act", "seat": 5, "action": "call"},  # heads-up: the button acts first
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "act", "seat": 5, "action": "check"},
+        {"type": "act", "seat": 2, "action": "bet", "to": 4},
+        {"type": "act", "seat": 5, "action": "call"},
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "act", "seat": 5, "action": "bet", "to": 4},
+    ]
+    for seq, event in enumerate(events, start=1):
+        before = state_view(table)
+        table.apply(parse_event(event))
+        messages = messages_for({"seq": seq, "event": event}, {"ok": True}, before,
+                                state_view(table), topics=TOPICS, stamp=STAMP)
+        for leaf, doc in zip(_leaves(messages), _docs(messages), strict=True):
+            phase = doc.get("phase", doc.get("state", {}).get("phase"))
+            phases.append((leaf, phase))
+            if leaf == "state" and seq == len(events):
+                assert doc["state"]["display"] == ["DRAW 3: SEAT 2 TO ACT", "CALL 4"]
+    for phase in ("predraw", "draw1", "draw2", "draw3"):
+        assert ("events", phase) in phases and ("state", phase) in phases
+
+
 def test_the_retained_state_and_faults_outside_events() -> None:
     message = state_message(TOPICS, PAID, seq=40, stamp=STAMP)
     assert (message.topic, message.retain) == (f"{ROOT}/state", True)
