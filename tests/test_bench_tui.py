@@ -252,6 +252,25 @@ def test_script_without_a_screen(tmp_path: Path) -> None:
     assert "the game stays in" in done.stderr
 
 
+def test_script_shows_the_rounds_of_a_draw_game(tmp_path: Path) -> None:
+    """A triple-draw table on the bench: the title names the game and the round, and
+    the dealer display (as the simulated display received it) names the round."""
+    path = bench_config(tmp_path)
+    text = path.read_text().replace("  structure: no_limit\n",
+                                    "  structure: fixed_limit\n  form: triple_draw\n")
+    path.write_text(text)
+    script = tmp_path / "hand.txt"
+    script.write_text("sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+                      "wait-for PREDRAW: SEAT 6 TO ACT\nkeys CHECK\nkeys CHECK\n"
+                      "wait-for DRAW 1: SEAT 2 TO ACT\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    screen = done.stdout
+    assert "fixed limit triple draw 5/10" in screen and "hand 1 draw1" in screen
+    assert "DRAW 1: SEAT 2 TO ACT" in screen
+
+
 def test_demo_without_a_screen_and_a_bad_script(tmp_path: Path) -> None:
     bench_config(tmp_path)
     done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--demo", "--hands", "1"),

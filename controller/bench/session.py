@@ -285,7 +285,9 @@ class Bench:
         return Snapshot(
             table_id=rules.table_id,
             seats=rules.seats,
-            stakes=f"{game.structure.replace('_', ' ')} {game.sb_amount}/{game.big_blind}",
+            stakes=(f"{game.structure.replace('_', ' ')}"
+                    + ("" if game.form == "flop" else f" {game.form.replace('_', ' ')}")
+                    + f" {game.sb_amount}/{game.big_blind}"),
             state_dir=str(self.daemon.state_dir),
             shown=self.last_shown(),
             lamps=self._lamps.read() if self._lamps is not None else {},
