@@ -30,6 +30,29 @@ def test_a_refused_key_changes_nothing() -> None:
     assert json.dumps(t.state.to_dict(), sort_keys=True) == before
 
 
+def test_the_keypad_and_display_name_a_draw_games_round() -> None:
+    """Triple draw: the bet prompt and the dealer display say which betting round it
+    is, in English and Spanish; a hold'em table's words stay as they were."""
+    from controller.rules.keypad.prompt import prompt
+    from controller.rules.text import render
+    from controller.rules.view import display_lines
+
+    t = table(THREE + keys("NEXT CHECK CHECK CHECK"),
+              {"game": {"structure": "fixed_limit", "form": "triple_draw"}})
+    assert t.state.phase == "draw1"
+    assert display_lines(t) == ["DRAW 1: SEAT 2 TO ACT", "CHECK"]
+    assert display_lines(t, "es") == ["DESCARTE 1: HABLA EL ASIENTO 2", "PASA"]
+    feed(t, keys("BET"))
+    lines = prompt(t)
+    assert lines is not None
+    assert [render(line) for line in lines] == ["DRAW 1: SEAT 2 BET/RAISE TO", "_"]
+    assert render(lines[0], "es") == "DESCARTE 1: ASIENTO 2 APUESTA/SUBE A"
+    predraw = table(THREE + keys("NEXT"), {"game": {"form": "draw"}})
+    assert display_lines(predraw, "es")[0] == "PRE-DESCARTE: HABLA EL ASIENTO 8"
+    holdem = table(THREE + keys("NEXT BET"))
+    assert display_lines(holdem) == ["SEAT 8 BET/RAISE TO", "_"]
+
+
 def test_keypad_state_survives_a_snapshot() -> None:
     t = table(THREE + keys("FUNC 8 1 2 0 7 ENTER NEXT FUNC 9 2 5 ENTER"))
     restored = TableState.from_dict(json.loads(json.dumps(t.state.to_dict())))
