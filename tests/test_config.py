@@ -210,6 +210,7 @@ def test_every_knob_is_read() -> None:
         table: {id: east-3, seats: 6}
         game:
           structure: fixed_limit
+          form: triple_draw
           smallest_chip: 2
           big_blind: 4
           small_blind: 2
@@ -222,6 +223,7 @@ def test_every_knob_is_read() -> None:
           missed_small_blind: live
           straddle: true
           straddle_in_limit: true
+          seat_change_post: false
           check_raise: false
           max_raises_big_bet: 4
           limit_cap_raises: 4
@@ -245,6 +247,7 @@ def test_every_knob_is_read() -> None:
         seats=6,
         game=GameSettings(
             structure="fixed_limit",
+            form="triple_draw",
             smallest_chip=2,
             big_blind=4,
             small_blind=2,
@@ -257,6 +260,7 @@ def test_every_knob_is_read() -> None:
             missed_small_blind="live",
             straddle=True,
             straddle_in_limit=True,
+            seat_change_post=False,
             check_raise=False,
             max_raises_big_bet=4,
             limit_cap_raises=4,
@@ -676,6 +680,11 @@ def test_section_bounds(section: str, needle: str, expected: str) -> None:
             "{big_blind: 2, new_player_post_multiple: 3}",
             "3",
             "game.new_player_post_multiple: must be from 1 to 2, got 3",
+        ),
+        (
+            "{big_blind: 2, form: lowball}",
+            "lowball",
+            "game.form: must be one of flop, draw, triple_draw, got the text 'lowball'",
         ),
         (
             "{big_blind: 2, structure: nolimit}",
@@ -1163,3 +1172,18 @@ def test_lights_patterns_and_pin_file_are_read() -> None:
 def test_an_unknown_light_pattern_is_refused_at_its_place() -> None:
     [problem] = problems(BASE + "lights:\n  to_act: strobe\n")
     assert "lights.to_act" in problem and "fast_blink" in problem
+
+
+def test_the_raise_cap_defaults_by_form() -> None:
+    """R3: four raises by default in a game of two betting rounds, three otherwise; a
+    value given wins, and null means the form's default."""
+    def cap(game: str) -> int:
+        text = f"table: {{id: T1, seats: 9}}\ngame: {{big_blind: 2, {game}}}\n"
+        return load_config_text(text).rules.game.cap_raises
+
+    assert cap("form: flop") == 3
+    assert cap("form: draw") == 4
+    assert cap("form: triple_draw") == 3
+    assert cap("form: draw, limit_cap_raises: 3") == 3
+    assert cap("form: flop, limit_cap_raises: 4") == 4
+    assert cap("form: draw, limit_cap_raises: null") == 4
