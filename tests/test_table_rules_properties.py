@@ -33,7 +33,7 @@ from controller.rules import Refusal, Table, parse_event
 from controller.rules.betting import playable
 from controller.rules.positions import between, plan_hand
 from controller.rules.settings import GameSettings, RuleSettings
-from controller.rules.state import TableState
+from controller.rules.state import FIRST_ROUNDS, TableState
 
 NAMES = [f"p{i}" for i in range(40)]
 
@@ -446,7 +446,7 @@ def dealer_correction(table: Table, oracle: Oracle, rng: random.Random) -> None:
     """B11: a seat left out gets cards by mistake; the dealer kills or keeps its hand."""
     state = table.state
     out = [s for s, seat in state.seats.items() if not seat.in_hand and not seat.away]
-    if not out or state.hand is None or state.hand.street != "preflop":
+    if not out or state.hand is None or state.hand.street not in FIRST_ROUNDS:
         return
     seat = rng.choice(out)
     if rng.random() < 0.5:
