@@ -17,7 +17,7 @@ from typing import Any
 from controller.rules.errors import Refusal
 from controller.rules.pots import clockwise_from
 from controller.rules.settings import GameSettings
-from controller.rules.state import Hand, Seat, small_bet_rounds
+from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
 
 # What an action changes (and an undo puts back): these fields of the seat and of the
 # hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
@@ -56,8 +56,8 @@ def playable(stack: int, chip: int) -> int:
 def bet_size(game: GameSettings, street: str) -> int:
     """The fixed-limit bet of this street, or the no/pot-limit minimum bet."""
     if game.structure == "fixed_limit":
-        small = small_bet_rounds(game.form)
-        return game.small_bet_amount if street in small else game.big_bet_amount
+        small = street in SMALL_BET_ROUNDS[game.form]
+        return game.small_bet_amount if small else game.big_bet_amount
     return game.big_blind
 
 

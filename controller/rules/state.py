@@ -29,11 +29,11 @@ STREETS = frozenset(street for rounds in ROUNDS.values() for street in rounds)
 FIRST_ROUNDS = frozenset(rounds[0] for rounds in ROUNDS.values())
 
 
-def small_bet_rounds(form: str) -> tuple[str, ...]:
-    """Fixed limit: the rounds played at the small bet, the first half of the form's
-    rounds (hold'em: preflop and flop; draw: predraw; triple draw: predraw, draw1)."""
-    rounds = ROUNDS[form]
-    return rounds[: len(rounds) // 2]
+#: Fixed limit: the rounds played at the small bet, the first half of each form's rounds
+#: (hold'em: preflop and flop; draw: predraw; triple draw: predraw and draw1).
+SMALL_BET_ROUNDS: dict[str, frozenset[str]] = {
+    form: frozenset(rounds[: len(rounds) // 2]) for form, rounds in ROUNDS.items()
+}
 
 
 @dataclass
