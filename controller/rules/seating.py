@@ -130,7 +130,7 @@ def check_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> No
         if wait:  # B14, lowball (000 s.11 r.7): no post to skip the wait
             raise Refusal(
                 "must_wait",
-                f"SEAT {event.to_seat} MUST WAIT {wait} HANDS: NO POST AFTER A SEAT CHANGE",
+                f"SEAT {event.to_seat} MUST WAIT {wait} HAND(S): NO POST AFTER A SEAT CHANGE",
             )
 
 
