@@ -34,7 +34,7 @@ def _comparable(line: dict[str, Any], keys: set[str] | None) -> dict[str, Any]:
 
 
 def test_there_are_samples() -> None:
-    assert {"side-pot", "fixed-limit", "clock"} <= set(NAMES)
+    assert {"side-pot", "fixed-limit", "clock", "lowball"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
