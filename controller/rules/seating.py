@@ -151,32 +151,29 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     they began (moving away and back costs nothing). B13: in a game's first orbit, a
     move to a seat no blind has passed yet is free. A new player stays a new player.
     """
-    s = state.seats[old]
-    wait = move_wait(state, settings, old, new)
+    s = state.seats.pop(old)
     if s.home_seat is None:
         s.home_seat, s.home_wait = old, s.wait_hands
-    del state.seats[old]
+    before = hands_until_big_blind(state, settings, s.home_seat)
+    after = hands_until_big_blind(state, settings, new)
     state.seats[new] = s
     s.entry = entry
     s.last_dealt_hand = 0  # never dealt in this seat: the moving button does not jump to it
-    if wait is not None:
-        s.wait_hands = wait
-
-
-def move_wait(state: TableState, settings: RuleSettings, old: int, new: int) -> int | None:
-    """B14: the hands the player in ``old`` waits after moving to ``new`` (None: the
-    move changes nothing, outside a game or for a new player). Changes nothing."""
-    s = state.seats[old]
     if not state.game_on or s.fresh:
-        return None
+        return
     if state.bb_travel < settings.seats and new not in state.passed:
-        return 0
-    home, home_wait = (old, s.wait_hands) if s.home_seat is None else (s.home_seat, s.home_wait)
-    # counted with the player gone from the table, as between the two seats
-    without = replace(state, seats={n: x for n, x in state.seats.items() if n != old})
-    before = hands_until_big_blind(without, settings, home)
-    after = hands_until_big_blind(without, settings, new)
-    return max(home_wait + after - before, 0)
+        s.wait_hands = 0
+        return
+    s.wait_hands = max(s.home_wait + after - before, 0)
+
+
+def move_wait(state: TableState, settings: RuleSettings, old: int, new: int) -> int:
+    """B14: the hands the player in ``old`` would wait after moving to ``new``: the
+    move tried on a copy of the table (``move_now`` stays the one source). Changes
+    nothing."""
+    trial = replace(state, seats={**state.seats, old: replace(state.seats[old])})
+    move_now(trial, settings, old, new, "wait")
+    return trial.seats[new].wait_hands
 
 
 def busted(settings: RuleSettings, s: Seat) -> bool:
