@@ -1187,3 +1187,10 @@ def test_the_raise_cap_defaults_by_form() -> None:
     assert cap("form: draw, limit_cap_raises: 3") == 3
     assert cap("form: flop, limit_cap_raises: 4") == 4
     assert cap("form: draw, limit_cap_raises: null") == 4
+
+
+def test_check_config_summary_names_a_draw_form() -> None:
+    text = "table: {id: T1, seats: 9}\ngame: {structure: fixed_limit, form: triple_draw, big_blind: 2}\n"
+    assert "fixed_limit triple_draw 1/2, bets 2/4" in load_config_text(text).summary()
+    flop = "table: {id: T1, seats: 9}\ngame: {big_blind: 2}\n"
+    assert "no_limit 1/2 " in load_config_text(flop).summary()

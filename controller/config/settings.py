@@ -53,6 +53,8 @@ class Settings:
         rules = self.rules
         game = rules.game
         stakes = f"{game.sb_amount}/{game.big_blind}"
+        if game.form != "flop":
+            stakes = f"{game.form} {stakes}"
         if game.structure == "fixed_limit":
             stakes += f", bets {game.small_bet_amount}/{game.big_bet_amount}"
         floor = f"{self.floor.host}:{self.floor.port}" if self.floor else "off"
