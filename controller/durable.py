@@ -35,7 +35,9 @@ EXIT_CONFIG = 2
 EXIT_JOURNAL = 3
 
 
-def durable_replay(settings: Settings, state_dir: str, lines: Iterable[str], out: IO[str]) -> int:
+def durable_replay(
+    settings: Settings, state_dir: str, lines: Iterable[bytes | str], out: IO[str]
+) -> int:
     """Replay ``lines`` through the journal in ``state_dir``; the exit status."""
     try:
         journal = Journal.open(state_dir, settings.config_text)

@@ -7,26 +7,12 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from controller.lines import decode_line, event_lines
 from controller.rules import Refusal, RuleSettings, Table, parse_event, state_view
-from controller.rules.errors import BadEvent
 
+__all__ = ["decode", "dumps", "event_lines", "process", "replay"]
 
-def event_lines(lines: Iterable[str]) -> Iterator[str]:
-    """The lines that are events: blank lines and ``#`` comments are skipped."""
-    for line in lines:
-        text = line.strip()
-        if text and not text.startswith("#"):
-            yield text
-
-
-def decode(text: str) -> dict[str, Any]:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise BadEvent(f"NOT JSON: {error.msg} AT COLUMN {error.colno}") from None
-    if not isinstance(obj, dict):
-        raise BadEvent("AN EVENT MUST BE A JSON OBJECT")
-    return obj
+decode = decode_line  # the replay contract's name for it
 
 
 def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:
@@ -43,11 +29,13 @@ def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:
     return out
 
 
-def replay(settings: RuleSettings, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+def replay(settings: RuleSettings, lines: Iterable[bytes | str]) -> Iterator[dict[str, Any]]:
+    """One output line per event line; a bad line (``controller.lines``) is refused and
+    replay goes on with the next."""
     table = Table(settings)
     for seq, text in enumerate(event_lines(lines), start=1):
         try:
-            obj = decode(text)
+            obj = decode_line(text)
         except Refusal as refusal:
             yield {"seq": seq, "ok": False, "error": refusal.as_dict()}
             continue

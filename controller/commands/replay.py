@@ -7,6 +7,7 @@ import sys
 from typing import IO
 
 from controller.commands._settings import read_settings
+from controller.lines import read_lines
 from controller.replay import dumps, replay
 
 HELP = "run the rules over a JSONL file of events, one JSON result line per event"
@@ -31,15 +32,16 @@ def run(args: argparse.Namespace) -> int:
         if args.state_dir:
             from controller.durable import durable_replay
 
-            return durable_replay(settings, args.state_dir, source, sys.stdout)
-        for line in replay(settings.rules, source):
+            return durable_replay(settings, args.state_dir, read_lines(source), sys.stdout)
+        for line in replay(settings.rules, read_lines(source)):
             sys.stdout.write(dumps(line) + "\n")
             sys.stdout.flush()
     return 0
 
 
-def _open_events(name: str) -> IO[str]:
-    """The event file, or standard input for ``-`` (closing it is harmless)."""
+def _open_events(name: str) -> IO[bytes]:
+    """The event file, or standard input for ``-`` (closing it is harmless), as bytes:
+    a line that is not UTF-8 is refused on its own (``controller.lines``)."""
     if name == "-":
-        return sys.stdin
-    return open(name, encoding="utf-8")  # noqa: SIM115 - closed by the caller's `with`
+        return sys.stdin.buffer
+    return open(name, "rb")  # noqa: SIM115 - closed by the caller's `with`

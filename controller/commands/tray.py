@@ -15,6 +15,7 @@ from typing import Any
 
 from controller import pins, tray
 from controller.config import ConfigError, Settings, load_config, load_config_text
+from controller.lines import read_lines
 from controller.replay import decode, event_lines
 from controller.rules import BadEvent
 
@@ -36,8 +37,8 @@ def _fail(message: str) -> int:
 
 
 def _file_events(path: str) -> Iterator[dict[str, Any]]:
-    with open(path, encoding="utf-8") as source:
-        for text in event_lines(source):
+    with open(path, "rb") as source:
+        for text in event_lines(read_lines(source)):
             try:
                 yield decode(text)
             except BadEvent:

@@ -24,7 +24,6 @@ and not recorded. Only a technician's salvage and a restart clear it.
 from __future__ import annotations
 
 import copy
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,7 +33,8 @@ from controller.daemon import snapshots
 from controller.daemon.pinguard import PinGuard
 from controller.daemon.recovery import INVALID_TYPE
 from controller.journal import Journal, JournalError, JournalIntegrityError
-from controller.rules import Refusal, Table, parse_event
+from controller.lines import audit_text, check_value, decode_line, shown
+from controller.rules import BadEvent, Refusal, Table, parse_event
 from controller.rules.effects import Effect
 from controller.rules.events import Event, Key, StartHand
 
@@ -106,19 +106,24 @@ class Recorder:
 
     # -- inputs ------------------------------------------------------------------------
 
-    def record_text(self, text: str) -> Outcome:
-        """One line of an event file (blank lines and comments already skipped)."""
+    def record_text(self, text: bytes | str) -> Outcome:
+        """One line of an event file (blank lines and comments already skipped); a bad
+        line (``controller.lines``) is recorded as a refused audit row."""
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as error:
-            return self._invalid(text, f"NOT JSON: {error.msg} AT COLUMN {error.colno}")
-        if not isinstance(obj, dict):
-            return self._invalid(text, "AN EVENT MUST BE A JSON OBJECT")
+            obj = decode_line(text)
+        except BadEvent as refusal:
+            return self._invalid(audit_text(text), refusal.message)
         return self.record(obj)
 
     def record(self, obj: dict[str, Any], *, by: str | None = None) -> Outcome:
         """One decoded event; ``by`` is who entered it when the event does not say. A
-        supervisor's PIN digits are recorded hidden (``PinGuard``)."""
+        supervisor's PIN digits are recorded hidden (``PinGuard``). An object no line
+        could carry (NaN, a number out of range, nested too deep) is refused the same
+        way as such a line."""
+        try:
+            check_value(obj)
+        except BadEvent as refusal:
+            return self._invalid(audit_text(shown(obj)), refusal.message)
         obj, digit = self.pins.journal_form(obj, self.table)
         outcome = self._record(obj, by)
         self.pins.settle(self.table, digit if outcome.ok else "")

@@ -52,7 +52,8 @@ from controller.journal import (
     JournalIntegrityError,
     LogKind,
 )
-from controller.rules import Table
+from controller.lines import decode_line, event_lines, read_lines
+from controller.rules import BadEvent, Table
 from drivers.build import Devices, open_devices
 from drivers.errors import DriverError
 
@@ -446,7 +447,7 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
     daemon.thread = thread
     thread.start()
     if stdin_events:
-        threading.Thread(target=_stdin_events, args=(daemon, sys.stdin, sys.stdout),
+        threading.Thread(target=_stdin_events, args=(daemon, read_lines(sys.stdin.buffer), sys.stdout),
                          name="stdin-events", daemon=True).start()
     while thread.is_alive():
         received = signal.sigwait(HANDLED_SIGNALS)
@@ -466,9 +467,11 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
     return EXIT_OK
 
 
-def _stdin_events(daemon: Daemon, lines: Iterable[str], out: IO[str]) -> None:
+def _stdin_events(daemon: Daemon, lines: Iterable[bytes | str], out: IO[str]) -> None:
     """``--stdin-events``: one JSON rules event per line, as a console would hand them
-    in; each is answered on standard output once recorded (``{"seq": N, "ok": ...}``)."""
+    in; each is answered on standard output once recorded (``{"seq": N, "ok": ...}``).
+    A bad line (``controller.lines``) is answered at once with why, not recorded, and
+    the console goes on with the next line."""
     lock = threading.Lock()
 
     def answer(outcome: Outcome) -> None:
@@ -476,16 +479,10 @@ def _stdin_events(daemon: Daemon, lines: Iterable[str], out: IO[str]) -> None:
             out.write(json.dumps(outcome.line()) + "\n")
             out.flush()
 
-    for line in lines:
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
+    for text in event_lines(lines):
         try:
-            event = json.loads(text)
-        except ValueError:
-            event = None
-        if not isinstance(event, dict):
-            answer(Outcome(None, False, {}, {"code": "bad_event",
-                                             "message": "AN EVENT MUST BE A JSON OBJECT"}))
+            event = decode_line(text)
+        except BadEvent as refusal:
+            answer(Outcome(None, False, {}, refusal.as_dict()))
             continue
         daemon.inputs.put(Submit(event, done=answer))

@@ -8,7 +8,6 @@ a publisher restarted) arrives twice with the same key.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -28,6 +27,8 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.floor import security
 from controller.floor.settings import TlsSettings
+from controller.lines import decode_document
+from controller.rules import BadEvent
 
 log = logging.getLogger(__name__)
 
@@ -156,8 +157,8 @@ class Subscriber:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
-            document = json.loads(message.payload)
-        except ValueError:
+            document = decode_document(message.payload)
+        except BadEvent:  # a hostile or broken payload: kept raw, never fatal
             document = None
         self._handler(
             FloorMessage(

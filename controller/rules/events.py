@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.rules.errors import BadEvent
+from controller.rules.limits import MAX_AMOUNT
 
 ENTRIES = ("wait", "post")
 ACTIONS = ("fold", "check", "call", "bet", "raise", "all_in")
@@ -192,6 +193,15 @@ def _int(obj: Mapping[str, Any], name: str, *, minimum: int | None = None) -> in
     return value
 
 
+def _amount(obj: Mapping[str, Any], name: str, *, minimum: int | None) -> int:
+    """A whole number of chip units, at most ``MAX_AMOUNT``."""
+    value = _int(obj, name, minimum=minimum)
+    if value > MAX_AMOUNT:
+        raise BadEvent(f"FIELD {name!r} MUST BE AT MOST {MAX_AMOUNT} (THE LARGEST AMOUNT), "
+                       f"GOT {value}")
+    return value
+
+
 def _opt_int(obj: Mapping[str, Any], name: str) -> int | None:
     if obj.get(name) is None:
         return None
@@ -239,6 +249,9 @@ def _counts(obj: Mapping[str, Any]) -> tuple[tuple[int, int], ...]:
             raise BadEvent(f"CHIP VALUE {value!r} IS NOT A WHOLE NUMBER") from None
         if chip <= 0 or isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise BadEvent(f"BAD TRAY COUNT {value!r}: {count!r}")
+        if chip > MAX_AMOUNT or count > MAX_AMOUNT:
+            raise BadEvent(f"TRAY COUNT {value!r}: {count!r} IS OVER THE LARGEST AMOUNT "
+                           f"({MAX_AMOUNT})")
         pairs.append((chip, count))
     return tuple(sorted(pairs))
 
@@ -250,6 +263,8 @@ def _chips(obj: Mapping[str, Any]) -> tuple[int, ...]:
     for chip in raw:
         if isinstance(chip, bool) or not isinstance(chip, int) or chip <= 0:
             raise BadEvent(f"CHIP VALUE {chip!r} IS NOT A POSITIVE WHOLE NUMBER")
+    if sum(raw) > MAX_AMOUNT:
+        raise BadEvent(f"CHIPS PUSHED OVER THE LARGEST AMOUNT ({MAX_AMOUNT})")
     return tuple(raw)
 
 
@@ -267,7 +282,7 @@ def _tray_move(
     counts = _counts(obj) if "counts" in obj else ()
     value = sum(chip * count for chip, count in counts)
     if "amount" in obj:
-        amount = _int(obj, "amount", minimum=1)
+        amount = _amount(obj, "amount", minimum=1)
         if counts and amount != value:
             raise BadEvent(f"AMOUNT {amount} IS NOT THE VALUE OF THE COUNTS ({value})")
     elif counts:
@@ -276,6 +291,8 @@ def _tray_move(
         raise BadEvent("GIVE 'counts' (CHIP VALUE: COUNT) OR 'amount'")
     if amount <= 0:
         raise BadEvent("A TRAY FILL OR CREDIT MUST MOVE SOME CHIPS")
+    if amount > MAX_AMOUNT:
+        raise BadEvent(f"A TRAY FILL OR CREDIT MOVES AT MOST {MAX_AMOUNT} (THE LARGEST AMOUNT)")
     return kind(by=by, amount=amount, counts=counts)
 
 
@@ -304,7 +321,7 @@ def _puck_seat(obj: Mapping[str, Any]) -> int | None:
 _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     "sit": lambda o, by: Sit(
         by=by, seat=_int(o, "seat"), player=_str(o, "player"),
-        chips=_int(o, "chips", minimum=0), entry=_choice(o, "entry", ENTRIES, "wait"),
+        chips=_amount(o, "chips", minimum=0), entry=_choice(o, "entry", ENTRIES, "wait"),
     ),
     "leave": lambda o, by: Leave(by=by, seat=_int(o, "seat")),
     "sit_out": lambda o, by: SitOut(by=by, seat=_int(o, "seat")),
@@ -317,13 +334,13 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
         entry=_choice(o, "entry", ENTRIES, "wait"),
     ),
     "chips": lambda o, by: Chips(
-        by=by, seat=_int(o, "seat"), amount=_int(o, "amount", minimum=1),
+        by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1),
         entry=_choice(o, "entry", ENTRIES, "wait") if "entry" in o else None,
     ),
     "start_hand": lambda o, by: StartHand(by=by),
     "act": lambda o, by: Act(
         by=by, seat=_int(o, "seat"), action=_choice(o, "action", ACTIONS, ""),
-        to=_opt_int(o, "to"),
+        to=_amount(o, "to", minimum=None) if o.get("to") is not None else None,
     ),
     "award": lambda o, by: Award(by=by, ranking=_ranking(o)),
     "misdeal": lambda o, by: Misdeal(by=by),
@@ -335,7 +352,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     "state": lambda o, by: StateQuery(by=by),
     "straddle": lambda o, by: Straddle(by=by, seat=_int(o, "seat")),
     "time_fee": lambda o, by: TimeFee(
-        by=by, seat=_int(o, "seat"), amount=_int(o, "amount", minimum=1)
+        by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1)
     ),
     "dealt_in_error": lambda o, by: DealtInError(
         by=by, seat=_int(o, "seat"), ruling=_choice(o, "ruling", ("kill", "keep"), "")

@@ -13,6 +13,7 @@ from dataclasses import replace
 from controller.rules import effects
 from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
+from controller.rules.limits import MAX_AMOUNT
 from controller.rules.positions import hands_until_big_blind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
@@ -188,6 +189,9 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None
     check_amount(settings, event.amount)
     game = settings.game
     have = s.stack + s.pending_chips
+    if have + event.amount > MAX_AMOUNT:
+        raise Refusal("bad_amount", f"STACK LIMIT {MAX_AMOUNT}: SEAT {event.seat} MAY ADD "
+                      f"{max(MAX_AMOUNT - have, 0)}")
     cap = game.max_buy_in
     if cap is not None and have + event.amount > cap:
         raise Refusal("bad_amount", f"MAX BUY-IN {cap}: SEAT {event.seat} MAY ADD "

@@ -1,0 +1,199 @@
+"""Input lines: the one place a line of text becomes an event object (DESIGN.md, "Bad lines").
+
+Every input path reads its lines here: ``tablectl replay`` (plain and durable), the
+daemon's console (``--stdin-events``) and the floor watcher. A line that is not valid
+UTF-8, longer than ``MAX_LINE_BYTES``, nested deeper than ``MAX_DEPTH`` levels, or holds a
+number outside ``±MAX_NUMBER``, NaN or Infinity, or text with an unpaired surrogate, is
+refused with ``BadEvent`` naming what is wrong; the caller answers it like any refused
+line and goes on with the next one. Nothing here ever raises anything else.
+
+Lines are read as bytes with a bounded ``readline``: a 10 MB line costs at most
+``MAX_LINE_BYTES`` of memory; the rest of it is read and dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from controller.rules.errors import BadEvent
+
+MAX_LINE_BYTES = 64 * 1024
+MAX_DEPTH = 32
+MAX_NUMBER = 2**53
+#: How much of a refused line the journal's audit row keeps.
+AUDIT_CHARS = 256
+
+_CHUNK = 64 * 1024
+_BRACKETS = re.compile(r"[\[\]{}]")
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+class _Refused(Exception):
+    """Raised from inside the JSON decoder's hooks; turned into ``BadEvent``."""
+
+
+def read_lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a byte stream, each at most ``MAX_LINE_BYTES + 1`` bytes: a longer
+    line is cut there (so ``decode_line`` refuses it) and its rest is skipped."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while True:  # drop the rest of the long line, a bounded chunk at a time
+                rest = stream.readline(_CHUNK)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield line
+
+
+def event_lines(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
+    """The lines that are events: blank lines and ``#`` comments are skipped."""
+    for line in lines:
+        text = line.strip()
+        if isinstance(text, bytes):
+            if text and not text.startswith(b"#"):
+                yield text
+        elif text and not text.startswith("#"):
+            yield text
+
+
+def decode_line(line: bytes | str) -> dict[str, Any]:
+    """One input line as a JSON object, or ``BadEvent`` saying why not."""
+    text = _text(line)
+    _check_depth(text)
+    try:
+        obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+    except _Refused as refused:
+        raise BadEvent(str(refused)) from None
+    except json.JSONDecodeError as error:
+        raise BadEvent(f"NOT JSON: {error.msg} AT COLUMN {error.colno}") from None
+    except (RecursionError, ValueError) as error:  # not expected past the checks above
+        raise BadEvent(f"NOT JSON: {type(error).__name__}") from None
+    if not isinstance(obj, dict):
+        raise BadEvent("AN EVENT MUST BE A JSON OBJECT")
+    check_value(obj)
+    return obj
+
+
+def decode_document(payload: bytes | bytearray | str) -> Any:
+    """Any JSON value within the same bounds (floor messages), or ``BadEvent``."""
+    text = _text(bytes(payload) if isinstance(payload, bytearray) else payload)
+    _check_depth(text)
+    try:
+        document = json.loads(text, parse_int=_int, parse_float=_float,
+                              parse_constant=_constant)
+    except _Refused as refused:
+        raise BadEvent(str(refused)) from None
+    except (RecursionError, ValueError) as error:
+        raise BadEvent(f"NOT JSON: {getattr(error, 'msg', type(error).__name__)}") from None
+    check_value(document)
+    return document
+
+
+def check_value(value: Any) -> None:
+    """Refuse an object handed in directly (a console, the bench) that no line could
+    carry: nested too deep, a number out of range, NaN, or unencodable text."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            if depth > MAX_DEPTH:
+                raise BadEvent(f"NESTED DEEPER THAN {MAX_DEPTH} LEVELS")
+            children = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            for key, child in children:
+                if isinstance(key, str):
+                    _check_text(key)
+                stack.append((child, depth + 1))
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int):
+            if not -MAX_NUMBER <= item <= MAX_NUMBER:
+                raise BadEvent(_out_of_range())
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise BadEvent("NaN AND Infinity ARE NOT NUMBERS")
+            if not -MAX_NUMBER <= item <= MAX_NUMBER:
+                raise BadEvent(_out_of_range())
+        elif isinstance(item, str):
+            _check_text(item)
+
+
+def audit_text(line: bytes | str) -> str:
+    """What the journal keeps of a refused line: its start, readable, and its length."""
+    if isinstance(line, bytes):
+        size = len(line)
+        text = line[: AUDIT_CHARS * 4].decode("utf-8", errors="replace")
+    else:
+        text = line.encode("utf-8", errors="replace").decode("utf-8")
+        size = len(text)
+    if len(text) <= AUDIT_CHARS:
+        return text
+    return f"{text[:AUDIT_CHARS]}... ({size} {'bytes' if isinstance(line, bytes) else 'chars'})"
+
+
+def shown(value: Any) -> str:
+    """``repr`` of an object for a message, whatever it holds (``repr`` itself fails on
+    deep nesting or an integer of thousands of digits)."""
+    try:
+        return repr(value)
+    except (RecursionError, ValueError):
+        return f"<a {type(value).__name__} that cannot be shown>"
+
+
+def _text(line: bytes | str) -> str:
+    size = len(line.encode("utf-8", errors="replace")) if isinstance(line, str) else len(line)
+    if size > MAX_LINE_BYTES:
+        raise BadEvent(f"LINE LONGER THAN {MAX_LINE_BYTES} BYTES")
+    if isinstance(line, str):
+        _check_text(line)
+        return line
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BadEvent(f"NOT UTF-8 TEXT: BAD BYTE AT POSITION {error.start + 1}") from None
+
+
+def _check_depth(text: str) -> None:
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return  # the common case: too few brackets to nest too deep
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub('""', text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > MAX_DEPTH:
+            raise BadEvent(f"NESTED DEEPER THAN {MAX_DEPTH} LEVELS")
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadEvent("TEXT WITH AN UNPAIRED SURROGATE (NOT UNICODE)") from None
+
+
+def _out_of_range() -> str:
+    return f"NUMBER OUT OF RANGE (AT MOST 2^53 = {MAX_NUMBER} EITHER WAY)"
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > len(str(MAX_NUMBER)):
+        raise _Refused(_out_of_range())
+    number = int(digits)
+    if not -MAX_NUMBER <= number <= MAX_NUMBER:
+        raise _Refused(_out_of_range())
+    return number
+
+
+def _float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number) or not -MAX_NUMBER <= number <= MAX_NUMBER:
+        raise _Refused(_out_of_range())
+    return number
+
+
+def _constant(name: str) -> float:
+    raise _Refused(f"{name} IS NOT A NUMBER JSON ALLOWS (NaN AND Infinity ARE REFUSED)")

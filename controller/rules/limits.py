@@ -1,0 +1,12 @@
+"""The largest amounts the table handles (docs/replay.md, docs/configuration.md).
+
+One bound for every amount of money in chip units: a buy-in, a seat's stack, a bet, a
+chip value, a tray movement, and every amount option of the configuration. It is far
+beyond any table's needs, and ten seats' stacks together stay well inside ``±2^53``,
+the range of numbers an input line may hold (DESIGN.md, "Bad lines"), so every figure
+the table shows is exact in JSON and in SQLite.
+"""
+
+from __future__ import annotations
+
+MAX_AMOUNT = 10**12
