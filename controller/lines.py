@@ -7,7 +7,7 @@ number outside ``±MAX_NUMBER``, NaN or Infinity, or text with an unpaired surro
 refused with ``BadEvent`` naming what is wrong; the caller answers it like any refused
 line and goes on with the next one. Nothing here ever raises anything else.
 
-Lines are read as bytes with a bounded ``readline``: a 10 MB line costs at most
+Lines are read as bytes in bounded chunks (``read_lines``): a 10 MB line costs at most
 ``MAX_LINE_BYTES`` of memory; the rest of it is read and dropped.
 """
 
@@ -38,17 +38,29 @@ class _Refused(Exception):
 
 def read_lines(stream: IO[bytes]) -> Iterator[bytes]:
     """The lines of a byte stream, each at most ``MAX_LINE_BYTES + 1`` bytes: a longer
-    line is cut there (so ``decode_line`` refuses it) and its rest is skipped."""
-    while True:
-        line = stream.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            while True:  # drop the rest of the long line, a bounded chunk at a time
-                rest = stream.readline(_CHUNK)
-                if not rest or rest.endswith(b"\n"):
-                    break
-        yield line
+    line is cut there (so ``decode_line`` refuses it) and its rest is dropped as it is
+    read. Reads what is there (``read1``, or ``read`` of an unbuffered stream) without
+    waiting for a full chunk, so a console is answered line by line."""
+    read = getattr(stream, "read1", None) or stream.read
+    line = bytearray()
+    too_long = False
+    while chunk := read(_CHUNK):
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(b"\n", start)
+            stop = len(chunk) if end < 0 else end + 1
+            if not too_long:
+                line += chunk[start:stop]
+                if len(line) > MAX_LINE_BYTES:
+                    del line[MAX_LINE_BYTES + 1:]
+                    too_long = True
+            start = stop
+            if end >= 0:
+                yield bytes(line)
+                line.clear()
+                too_long = False
+    if line:
+        yield bytes(line)
 
 
 def event_lines(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
@@ -64,7 +76,7 @@ def event_lines(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
 
 def decode_line(line: bytes | str) -> dict[str, Any]:
     """One input line as a JSON object, or ``BadEvent`` saying why not."""
-    text = _text(line)
+    text = _text(line.strip())
     _check_depth(text)
     try:
         obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)

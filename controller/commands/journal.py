@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                           "journal has no readable configuration")
     salvage.add_argument("--force", action="store_true",
                          help="rebuild even a journal that passes its checks")
+    salvage.add_argument("--before", type=int, metavar="SEQ",
+                         help="keep only the events before SEQ (the seq a replay_diverged "
+                              "fault names)")
     show = sub.add_parser("log", help="print the system event log")
     show.add_argument("--state-dir", required=True, help="the journal's folder")
     show.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
@@ -75,7 +78,8 @@ def _salvage(args: argparse.Namespace) -> int:
     if args.config:
         with open(args.config, encoding="utf-8") as file:
             config_text = file.read()
-    report = Journal.salvage(args.state_dir, config_text, force=args.force)
+    report = Journal.salvage(args.state_dir, config_text, force=args.force,
+                             before=args.before)
     print(f"salvaged {args.state_dir}: the journal now ends at seq {report.kept_last_seq}")
     print(f"  damaged files moved to {report.moved_to} (kept as evidence)")
     if report.damaged_last_seq is not None:

@@ -39,7 +39,8 @@ class ReplayDiverged(JournalIntegrityError):
     def __init__(self, seq: int, reason: str) -> None:
         super().__init__(
             f"the journal cannot be folded again: seq {seq} was accepted when recorded but "
-            f"is refused now ({reason}). Play stays locked; call a technician."
+            f"is refused now ({reason}). Play stays locked; call a technician "
+            f"(`tablectl journal salvage --before {seq}` keeps the events before it)."
         )
         self.seq = seq
 

@@ -447,7 +447,7 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
     daemon.thread = thread
     thread.start()
     if stdin_events:
-        threading.Thread(target=_stdin_events, args=(daemon, read_lines(sys.stdin.buffer), sys.stdout),
+        threading.Thread(target=_stdin_events, args=(daemon, read_lines(_unbuffered_stdin()), sys.stdout),
                          name="stdin-events", daemon=True).start()
     while thread.is_alive():
         received = signal.sigwait(HANDLED_SIGNALS)
@@ -465,6 +465,12 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
         log.error("the controller loop ended unexpectedly")
         return EXIT_START_FAILED
     return EXIT_OK
+
+
+def _unbuffered_stdin() -> IO[bytes]:
+    """Standard input without Python's buffer, whose lock a thread blocked in a read
+    would still hold when the interpreter shuts down (a fatal error at exit)."""
+    return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115
 
 
 def _stdin_events(daemon: Daemon, lines: Iterable[bytes | str], out: IO[str]) -> None:

@@ -106,8 +106,13 @@ def salvage(
     *,
     clock: WallClock | None = None,
     force: bool = False,
+    before: int | None = None,
 ) -> SalvageReport:
     """Move the damaged journal aside and rebuild one from its longest valid prefix.
+
+    ``before`` cuts the kept prefix before that seq even where the chain holds: the way
+    out of a ``replay_diverged`` fault (a record the firmware now refuses, such as an
+    amount over the bound that an older firmware took), whose message names the seq.
 
     ``config_text`` is used only when no configuration record can be read from the
     damaged journal (or there is no database at all). A journal that passes every
@@ -131,9 +136,9 @@ def salvage(
             ack = read_ack(directory / ACK_NAME)
         except AckMarkDamaged as error:
             notes.append(f"ack mark unreadable: {error}")
-        recovered = _read_damaged(directory, ack)
+        recovered = _read_damaged(directory, ack, before)
         recovered.notes[:0] = notes
-        if recovered.healthy and not force:
+        if recovered.healthy and not force and before is None:
             raise JournalError(
                 f"the journal in {directory} passes every integrity check; there is "
                 f"nothing to salvage (force=True rebuilds it anyway)"
@@ -226,7 +231,7 @@ def _move_aside(directory: Path, names: list[str]) -> Path:
     return moved_to
 
 
-def _read_damaged(directory: Path, ack: AckMark | None) -> _Recovered:
+def _read_damaged(directory: Path, ack: AckMark | None, before: int | None) -> _Recovered:
     recovered = _Recovered()
     if not (directory / DB_NAME).exists():
         recovered.reason = f"{DB_NAME} was missing"
@@ -245,13 +250,13 @@ def _read_damaged(directory: Path, ack: AckMark | None) -> _Recovered:
                 recovered.healthy = verify_connection(conn, ack).ok
             except sqlite3.DatabaseError:
                 recovered.healthy = False
-            _read_into(conn, recovered)
+            _read_into(conn, recovered, before)
         finally:
             conn.close()
     return recovered
 
 
-def _read_into(conn: sqlite3.Connection, recovered: _Recovered) -> None:
+def _read_into(conn: sqlite3.Connection, recovered: _Recovered, before: int | None) -> None:
     try:
         meta = read_meta(conn)
     except sqlite3.DatabaseError as error:
@@ -278,8 +283,12 @@ def _read_into(conn: sqlite3.Connection, recovered: _Recovered) -> None:
     recovered.base = base
     scanner = ChainScanner(conn, base, good)
     recorded: dict[int, bytes] = {}
+    cut = False
     for scanned in scanner.rows():
         content = scanned.content
+        if before is not None and content.seq >= before:
+            cut = True
+            break
         recovered.events.append(
             (content.seq, content.hand, scanned.config_id, content.event, content.accepted,
              content.refusal_code, content.refusal_message, content.by, content.wall_ns,
@@ -287,7 +296,9 @@ def _read_into(conn: sqlite3.Connection, recovered: _Recovered) -> None:
         )  # fmt: skip
         if content.snapshot_sha256 is not None:
             recorded[content.seq] = content.snapshot_sha256
-    if scanner.problem is not None:
+    if cut:
+        recovered.reason = f"cut before seq {before}, as the salvage was asked to"
+    elif scanner.problem is not None:
         recovered.reason = scanner.problem.message
     else:
         recovered.reason = "the hash chain held to the last stored event"

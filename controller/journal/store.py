@@ -233,11 +233,12 @@ class Journal(JournalReader):
         *,
         clock: WallClock | None = None,
         force: bool = False,
+        before: int | None = None,
     ) -> SalvageReport:
         """The technician's recovery: see :func:`controller.journal.salvage.salvage`."""
         from controller.journal.salvage import salvage
 
-        return salvage(path_dir, config_text, clock=clock, force=force)
+        return salvage(path_dir, config_text, clock=clock, force=force, before=before)
 
     def _start(self, *, created: bool, given_sha: str) -> None:
         """Record the start: power-up, unclean shutdown, configuration, tail check."""

@@ -1,0 +1,254 @@
+"""Hostile input lines (DESIGN.md, "Bad lines"; issue 13 item 10): an integer of
+thousands of digits, JSON nested 1,000 deep, NaN and Infinity, invalid UTF-8 and a
+10 MB line are refused with a message saying what is wrong on every input path
+(``tablectl replay``, durable replay, the daemon's console, an event handed to the
+loop), play goes on with the next line, and nothing locks. Amounts have an upper bound,
+and a journal an older firmware wrote with a larger one has a way out."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.journal import Journal
+from controller.lines import MAX_LINE_BYTES, decode_line, read_lines
+from controller.rules import BadEvent
+from controller.rules.limits import MAX_AMOUNT
+from tests.daemon_helpers import WAIT, running, seat_players, view, wait_for, write_config
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "docs" / "samples" / "side-pot.yaml"
+
+#: (the line, words the refusal's message must hold)
+HOSTILE: list[tuple[bytes, str]] = [
+    (b'{"type": "sit", "seat": 1, "player": "a", "chips": ' + b"9" * 4301 + b"}",
+     "OUT OF RANGE"),
+    (b'{"type": "sit", "seat": 1, "player": "a", "chips": 9007199254740993}', "OUT OF RANGE"),
+    (b"[" * 1000 + b"]" * 1000, "NESTED DEEPER THAN 32"),
+    (b'{"type": "tick", "ms": ' + b"[" * 40 + b"]" * 40 + b"}", "NESTED DEEPER THAN 32"),
+    (b'{"type": "sit", "seat": 1, "player": "a", "chips": NaN}', "NaN"),
+    (b'{"type": "tick", "ms": Infinity}', "Infinity"),
+    (b'{"type": "tick", "ms": -Infinity}', "Infinity"),
+    (b'{"type": "tick", "ms": 1e400}', "OUT OF RANGE"),
+    (b'{"type": "sit", "seat": 1, "player": "\xff\xfe", "chips": 100}', "NOT UTF-8"),
+    (b'{"type": "sit", "seat": 1, "player": "\\ud800", "chips": 100}', "SURROGATE"),
+    (b'{"type": "sit", "seat": 1, "player": "' + b"a" * (10 * 1024 * 1024) + b'", "chips": 1}',
+     "LONGER THAN 65536 BYTES"),
+]
+GOOD = [
+    {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+    {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+]
+
+
+def hostile_file(path: Path) -> Path:
+    """Each hostile line, then a good one: the good ones must all be taken."""
+    lines: list[bytes] = []
+    for number, (line, _) in enumerate(HOSTILE):
+        lines.append(line)
+        if number < len(GOOD):
+            lines.append(json.dumps(GOOD[number]).encode())
+    lines.append(b'{"type": "state"}')
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def check_answers(answers: list[dict[str, Any]]) -> None:
+    """One answer per line, in order: the hostile ones refused with their reason."""
+    expected: list[str | None] = []
+    for number, (_, words) in enumerate(HOSTILE):
+        expected.append(words)
+        if number < len(GOOD):
+            expected.append(None)
+    expected.append(None)
+    assert len(answers) == len(expected), answers
+    for answer, words in zip(answers, expected, strict=True):
+        if words is None:
+            assert answer["ok"] is True, answer
+        else:
+            assert answer["ok"] is False, answer
+            assert answer["error"]["code"] == "bad_event"
+            assert words in answer["error"]["message"], (words, answer)
+    seats = answers[-1]["state"]["seats"]
+    assert {seat: s["player"] for seat, s in seats.items()} == {"2": "ana", "5": "luis"}
+
+
+def tablectl(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "controller", *args], input=stdin,
+                          capture_output=True, cwd=ROOT, timeout=120, check=False)
+
+
+def test_replay_refuses_each_hostile_line_and_goes_on(tmp_path: Path) -> None:
+    events = hostile_file(tmp_path / "hostile.jsonl")
+    done = tablectl("replay", "--config", str(SAMPLE), str(events))
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    check_answers([json.loads(line) for line in done.stdout.splitlines()])
+    # the same from standard input
+    piped = tablectl("replay", "--config", str(SAMPLE), "-", stdin=events.read_bytes())
+    assert piped.returncode == 0 and piped.stdout == done.stdout
+
+
+def test_durable_replay_records_short_audit_rows_and_continues(tmp_path: Path) -> None:
+    events = hostile_file(tmp_path / "hostile.jsonl")
+    state = tmp_path / "state"
+    done = tablectl("replay", "--config", str(SAMPLE), "--state-dir", str(state), str(events))
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    check_answers(answers)
+    with Journal.open_readonly(state) as journal:
+        records = list(journal.iter_events())
+    invalid = [r for r in records if r.event.get("type") == "invalid"]
+    assert len(invalid) == len(HOSTILE)
+    assert all(len(r.event["raw"]) < 400 for r in invalid)  # never 10 MB in the journal
+    assert (state / "journal.sqlite3").stat().st_size < 1024 * 1024
+    # the journal verifies and folds again: a second run continues it
+    assert tablectl("journal", "verify", "--state-dir", str(state)).returncode == 0
+    again = tablectl("replay", "--config", str(SAMPLE), "--state-dir", str(state), "-",
+                     stdin=b'{"type": "state"}\n')
+    assert again.returncode == 0, again.stderr.decode()
+    assert json.loads(again.stdout)["seq"] == len(answers) + 1
+
+
+@pytest.mark.slow
+def test_the_daemon_console_refuses_hostile_lines_and_play_goes_on(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    log = (tmp_path / "daemon.log").open("wb")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("WATCHDOG_USEC", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, cwd=ROOT,
+    )
+    answers: list[dict[str, Any]] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            answers.append(json.loads(line))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert proc.stdin is not None
+        events = hostile_file(tmp_path / "hostile.jsonl").read_bytes().splitlines()
+        # one at a time: a refused line is answered at once, a good one once recorded
+        for count, line in enumerate(events, start=1):
+            proc.stdin.write(line + b"\n")
+            proc.stdin.flush()
+            wait_for(lambda: len(answers) >= count, what=f"answer {count}")  # noqa: B023
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(WAIT)
+        reader.join(WAIT)
+        log.close()
+    text = (tmp_path / "daemon.log").read_text(errors="replace")
+    assert code == 0, text
+    assert "software_fault" not in text and "Traceback" not in text
+    for answer in answers:  # the console's answers carry no state: check the seq flow
+        answer.setdefault("state", None)
+    refused = [a for a in answers if not a["ok"]]
+    assert len(refused) == len(HOSTILE)
+    assert all(a["error"]["code"] == "bad_event" for a in refused)
+    assert [a["ok"] for a in answers].count(True) == len(GOOD) + 1
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        players = {r.event.get("player") for r in journal.iter_events() if r.accepted}
+    assert players == {"ana", "luis", None}  # the two sits and the state query
+
+
+def test_an_event_handed_to_the_loop_with_nan_or_a_huge_number_is_refused(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path)
+    deep: Any = 1
+    for _ in range(2000):
+        deep = [deep]
+    with running(config) as daemon:
+        for bad in (
+            {"type": "sit", "seat": 3, "player": "x", "chips": float("nan")},
+            {"type": "sit", "seat": 3, "player": "x", "chips": float("inf")},
+            {"type": "sit", "seat": 3, "player": "x", "chips": 10**5000},
+            {"type": "tick", "ms": deep},
+        ):
+            outcome = daemon.submit(bad)
+            assert outcome.seq is not None and not outcome.ok, outcome
+            assert outcome.error is not None and outcome.error["code"] == "bad_event"
+        seat_players(daemon, {2: "ana", 5: "luis"})
+        assert daemon.controller is not None and daemon.controller.fault is None
+        assert set(view(daemon)["seats"]) == {"2", "5"}
+
+
+def test_amounts_have_an_upper_bound(tmp_path: Path) -> None:
+    lines = [
+        {"type": "sit", "seat": 1, "player": "a", "chips": MAX_AMOUNT + 5},
+        {"type": "sit", "seat": 1, "player": "a", "chips": MAX_AMOUNT},
+        {"type": "chips", "seat": 1, "amount": 5},
+        {"type": "tray_fill", "amount": MAX_AMOUNT + 5},
+        {"type": "tray_fill", "counts": {"5": MAX_AMOUNT}},
+        {"type": "push", "seat": 1, "chips": [MAX_AMOUNT, 5]},
+        {"type": "state"},
+    ]
+    events = tmp_path / "bounds.jsonl"
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = tablectl("replay", "--config", str(SAMPLE), str(events))
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["ok"] for a in answers] == [False, True, False, False, False, False, True]
+    assert "AT MOST 1000000000000" in answers[0]["error"]["message"]
+    assert answers[2]["error"] == {"code": "bad_amount",
+                                   "message": "STACK LIMIT 1000000000000: SEAT 1 MAY ADD 0"}
+    assert answers[-1]["state"]["seats"]["1"]["stack"] == MAX_AMOUNT
+
+
+def test_a_journal_holding_a_huge_amount_does_not_lock_the_table_for_good(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An older firmware accepted a stack of 4,300 digits: today's refuses it when
+    folding the journal again (replay_diverged, naming the seq and the way out), and
+    ``journal salvage --before SEQ`` gives back a table that plays."""
+    config = write_config(tmp_path)
+    state = tmp_path / "state"
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana", 5: "luis"})
+    with Journal.open(state, config.read_text()) as journal:
+        bad_seq = journal.append({"type": "sit", "seat": 8, "player": "eve",
+                                  "chips": 10**4299}, accepted=True, by=None, hand=0)
+        journal.append({"type": "chips", "seat": 8, "amount": 10**4299},
+                       accepted=True, by=None, hand=0)
+    with running(config) as daemon:
+        controller = daemon.controller
+        assert controller is not None and controller.fault is not None
+        assert controller.fault.code == "replay_diverged"
+        assert f"journal salvage --before {bad_seq}" in controller.fault.message
+    capsys.readouterr()
+    assert main(["journal", "salvage", "--state-dir", str(state), "--before", str(bad_seq)]) == 0
+    out = capsys.readouterr().out
+    assert f"ends at seq {bad_seq - 1}" in out
+    with running(config) as daemon:
+        assert daemon.controller is not None and daemon.controller.fault is None
+        assert set(view(daemon)["seats"]) == {"2", "5"}
+        assert daemon.submit({"type": "sit", "seat": 8, "player": "eve", "chips": 500}).ok
+
+
+def test_lines_are_read_bounded_whatever_their_length() -> None:
+    limit = MAX_LINE_BYTES
+    data = (b"a" * limit + b"\n" + b"b" * (limit + 1) + b"\n" + b"c" * (3 * limit)
+            + b"\n{}\n" + b"d" * 10)
+    lines = list(read_lines(io.BytesIO(data)))
+    assert [len(line) for line in lines] == [limit + 1, limit + 1, limit + 1, 3, 10]
+    assert lines[3:] == [b"{}\n", b"d" * 10]
+    with pytest.raises(BadEvent, match="NOT JSON"):  # not too long: the limit counts text
+        decode_line(lines[0])
+    with pytest.raises(BadEvent, match="LONGER THAN"):
+        decode_line(lines[1])
