@@ -23,6 +23,7 @@ and not recorded. Only a technician's salvage and a restart clear it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
@@ -103,6 +104,9 @@ class Recorder:
         self.outbox = outbox
         self.last_seq = journal.last_seq
         self.pins = PinGuard()
+        if self.fault is None and self.last_seq > 0:
+            with contextlib.suppress(JournalError, sqlite3.Error):  # reported by its checks
+                self.pins.resume(_last_key(journal, self.last_seq))
 
     # -- inputs ------------------------------------------------------------------------
 
@@ -125,8 +129,13 @@ class Recorder:
         except BadEvent as refusal:
             return self._invalid(audit_text(shown(obj)), refusal.message)
         obj, digit = self.pins.journal_form(obj, self.table)
-        outcome = self._record(obj, by)
-        self.pins.settle(self.table, digit if outcome.ok else "")
+        swallowed = self.pins.swallowed(obj)
+        if swallowed is not None:
+            outcome = self._refused(obj, by, swallowed)
+        else:
+            outcome = self._record(obj, by)
+        self.pins.settle(self.table, digit if outcome.ok else "",
+                         outcome.error if outcome.seq is not None else None)
         return outcome
 
     def _record(self, obj: dict[str, Any], by: str | None) -> Outcome:
@@ -138,13 +147,7 @@ class Recorder:
             event = parse_event(obj)
             table.check(event)
         except Refusal as refusal:
-            error = refusal.as_dict()
-            seq = self._append(obj, accepted=False, by=who, result=error, hand=self._hand(None),
-                               outbox=self._refusal_rows(obj, error))
-            if seq is None:
-                return self._locked(obj)
-            table.state.last_refusal = refusal.message
-            return Outcome(seq, False, obj, error)
+            return self._refused(obj, by, refusal)
         hand = self._hand(event)
         seq_next = self.last_seq + 1
         snapshot_due = seq_next - self.last_snapshot_seq >= self.snapshot_every
@@ -173,6 +176,18 @@ class Recorder:
         return Outcome(seq, True, obj, effects=effects, parsed=event)
 
     # -- internals -----------------------------------------------------------------------
+
+    def _refused(self, obj: dict[str, Any], by: str | None, refusal: Refusal) -> Outcome:
+        """Record ``obj`` as refused (an audit record: it changes nothing)."""
+        if self.fault is not None:
+            return self._locked(obj)
+        error = refusal.as_dict()
+        seq = self._append(obj, accepted=False, by=_who(obj, by, self.table), result=error,
+                           hand=self._hand(None), outbox=self._refusal_rows(obj, error))
+        if seq is None:
+            return self._locked(obj)
+        self.table.state.last_refusal = refusal.message
+        return Outcome(seq, False, obj, error)
 
     def _invalid(self, text: str, message: str) -> Outcome:
         row = {"type": INVALID_TYPE, "raw": text}
@@ -228,6 +243,15 @@ class Recorder:
             return None
         self.last_seq = seq
         return seq
+
+
+def _last_key(journal: Journal, last_seq: int, look_back: int = 200) -> Any:
+    """The newest key record among the last ``look_back`` (ticks interleave), or None."""
+    for seq in range(last_seq, max(last_seq - look_back, 0), -1):
+        record = journal.event(seq)
+        if record is not None and record.event.get("type") == "key":
+            return record
+    return None
 
 
 def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:
