@@ -10,8 +10,15 @@ File format, one supervisor a line (``#`` comments and blank lines allowed)::
 
     1042 scrypt$16384$8$1$<salt, base64>$<hash, base64>
 
-The file is written with mode 0600 by ``tablectl pin set`` (``controller.commands.pin``),
-atomically (a new file renamed over the old one).
+Who may read and write it: the file must be owned by root or by the user reading it
+(the service user), writable by its owner only, and readable by no one outside its
+group; anything else is refused (``PinFileUnsafe``, saying the command that fixes it),
+because a file others may write lets them install their own PIN, and one others may
+read gives away hashes of short PINs. ``tablectl pin set`` (``controller.commands.pin``)
+writes it atomically (a new file renamed over the old one), owned by whoever runs it,
+so that the service can still read it (``_new_file_owner``): ``sudo tablectl pin set``
+leaves ``root:tablectl 0640`` in the install's ``root:tablectl 0750``
+``/etc/table-controller``.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import hmac
 import os
 import re
 import secrets
+import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -39,6 +47,14 @@ ID_PATTERN = re.compile(r"\d{1,12}\Z")
 
 class PinFileError(ValueError):
     """The PIN file cannot be used: a bad line, or a bad hash."""
+
+
+class PinFileUnsafe(PinFileError):
+    """The PIN file's owner or mode would let someone else read or change it."""
+
+
+#: Mode bits a PIN file may not have: written by the group or others, read by others.
+UNSAFE_BITS = stat.S_IWGRP | stat.S_IWOTH | stat.S_IROTH | stat.S_IXOTH
 
 
 def default_path() -> Path:
@@ -99,24 +115,82 @@ def parse_pins(text: str, source: str = "<pins>") -> dict[str, str]:
     return pins
 
 
-def load_pins(path: str | os.PathLike[str]) -> dict[str, str]:
-    """The file's supervisor -> hash map (a missing file: no supervisors)."""
+def check_safety(
+    info: os.stat_result, path: str | os.PathLike[str], *, owner: bool = True
+) -> None:
+    """Refuse a PIN file someone other than its owner may write, or others may read,
+    or (``owner``) one owned by anyone but root or this process's user
+    (``PinFileUnsafe``)."""
+    name = os.fspath(path)
+    mode = stat.S_IMODE(info.st_mode)
+    if owner and info.st_uid not in (0, os.geteuid()):
+        raise PinFileUnsafe(
+            f"{name} is owned by uid {info.st_uid}, who could change it; the PIN file must "
+            f"belong to root or to the service user: sudo chown root {name}")
+    problems = []
+    if mode & stat.S_IWGRP:
+        problems.append("its group can write it")
+    if mode & stat.S_IWOTH:
+        problems.append("anyone can write it")
+    if mode & (stat.S_IROTH | stat.S_IXOTH):
+        problems.append("anyone can read it")
+    if problems:
+        safe = mode & ~UNSAFE_BITS & 0o640
+        raise PinFileUnsafe(
+            f"{name} has mode {mode:04o}: {' and '.join(problems)}; the PIN file must be "
+            f"written by its owner only and read by no one outside its group: "
+            f"sudo chmod {safe or 0o600:04o} {name}")
+
+
+def load_pins(path: str | os.PathLike[str], *, owner: bool = True) -> dict[str, str]:
+    """The file's supervisor -> hash map (a missing file: no supervisors). An unsafe
+    file (``check_safety``) raises ``PinFileUnsafe``."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         return {}
+    with os.fdopen(fd, "r", encoding="utf-8") as handle:
+        check_safety(os.fstat(fd), path, owner=owner)  # the file read: no race
+        text = handle.read()
     return parse_pins(text, os.fspath(path))
 
 
+def _new_file_owner(target: Path) -> tuple[int, int]:
+    """``(gid, mode)`` for the file written over ``target`` (its owner: this user).
+
+    An existing file keeps its group, readable by it when it was, or when it belonged
+    to someone else (the service user, whose group it then is): so ``sudo tablectl pin
+    set`` never leaves a file the service cannot read. A new file takes the group of
+    its folder, readable by it, when that group may enter the folder and others may not
+    (the install's ``root:tablectl 0750`` ``/etc/table-controller``); else it is 0600."""
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        folder = stat.S_IMODE(target.parent.stat().st_mode)
+        if folder & stat.S_IXGRP and not folder & 0o007:  # its group enters, others not
+            return target.parent.stat().st_gid, 0o640
+        return os.getegid(), 0o600
+    shared = info.st_mode & stat.S_IRGRP or info.st_uid != os.geteuid()
+    return info.st_gid, 0o640 if shared else 0o600
+
+
 def save_pins(path: str | os.PathLike[str], pins: Mapping[str, str]) -> None:
-    """Write the file atomically with mode 0600."""
+    """Write the file atomically, readable by the service (``_new_file_owner``) and
+    written by no one but its owner."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     lines = ["# supervisor PINs (tablectl pin set): id, then scrypt hash"]
     lines += [f"{supervisor} {pins[supervisor]}" for supervisor in sorted(pins)]
+    gid, mode = _new_file_owner(target)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".pins.")
     try:
         os.fchmod(fd, 0o600)
+        if gid != os.getegid():
+            try:
+                os.fchown(fd, -1, gid)
+            except PermissionError:  # not root and not in that group: keep it private
+                mode = 0o600
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write("\n".join(lines) + "\n")
             handle.flush()
@@ -151,16 +225,21 @@ class PinFile:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, ...] | None = None
         self._pins: dict[str, str] = {}
         self._last: tuple[str, str, bool] | None = None
 
+    def check(self) -> None:
+        """Read the file now: ``PinFileError`` (``PinFileUnsafe``) if it cannot be used."""
+        self._refresh()
+
     def _refresh(self) -> None:
         try:
-            info = self.path.stat()
-            stamp = (info.st_mtime_ns, info.st_size)
+            info = self.path.stat()  # a chmod or chown counts as a change too
+            stamp: tuple[int, ...] = (info.st_mtime_ns, info.st_size, info.st_ino,
+                                      info.st_mode, info.st_uid, info.st_gid)
         except FileNotFoundError:
-            stamp = (0, 0)
+            stamp = (0,)
         if stamp != self._stamp:
             self._pins = load_pins(self.path)
             self._stamp = stamp

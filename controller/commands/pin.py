@@ -1,4 +1,5 @@
-"""`tablectl pin`: set, remove or list supervisor PINs (stored as scrypt hashes, 0600)."""
+"""`tablectl pin`: set, remove or list supervisor PINs (scrypt hashes in a file the service
+reads and no one else writes: ``controller.pins``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from controller import pins
 
-HELP = "set, remove or list supervisor PINs (salted scrypt hashes in a 0600 file)"
+HELP = "set, remove or list supervisor PINs (salted scrypt hashes, 0640/0600)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,8 +38,8 @@ def _read_pin(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     path = pins.default_path() if args.file is None else Path(args.file)
-    try:
-        stored = pins.load_pins(path)
+    try:  # root may rewrite a file the service user owns (it then becomes root's)
+        stored = pins.load_pins(path, owner=False)
     except (OSError, pins.PinFileError) as error:
         print(f"tablectl pin: cannot use {path}: {error}", file=sys.stderr)
         return 2

@@ -103,7 +103,7 @@ class PinGuard:
         pin = "".join(next(typed) if c == HIDDEN_DIGIT else c for c in recorded)
         try:
             return bool(verifier(supervisor, pin))
-        except Exception as error:  # a missing or broken PIN file: the PIN is wrong
-            log.error("supervisor PIN file cannot be used: %s",
-                      getattr(error, "message", None) or error)
-            return False
+        except Exception as error:  # a broken or unsafe PIN file: no verdict, the keypad
+            log.error("supervisor PIN file cannot be used: %s",  # says PIN CHECK NOT
+                      getattr(error, "message", None) or error)  # AVAILABLE (no try lost)
+            return None

@@ -174,6 +174,7 @@ class Daemon:
             recorder = Recorder(journal, table, snapshot_every=settings.journal.snapshot_every,
                                 last_snapshot_seq=last_snapshot, fault=fault,
                                 outbox=self._floor_outbox())
+            self._check_pin_file(journal)
         if fault is not None:
             log.error("MEMORY FAULT %s: %s", fault.code, fault.message)
         outputs = Outputs(devices.lights, devices.display, settings.rules.seats,
@@ -367,6 +368,21 @@ class Daemon:
             self.devices.close()
             self.devices = None
         log.info("stopped")
+
+
+    def _check_pin_file(self, journal: Journal) -> None:
+        """An unusable PIN file (unsafe owner or mode, a bad line) is said at start, in
+        the log and the system log (``pin_file``); play goes on, and a PIN typed is
+        answered PIN CHECK NOT AVAILABLE until the file is fixed (no restart needed)."""
+        check = getattr(self.pin_verifier, "check", None)
+        if check is None:
+            return
+        try:
+            check()
+        except (ValueError, OSError) as error:
+            log.error("supervisor PIN file cannot be used: %s; supervisor PINs are refused "
+                      "until it is fixed", error)
+            _quiet_log(journal, "pin_file", {"ok": False, "problem": str(error)})
 
 
 def _has_puck(settings: Settings) -> bool:
