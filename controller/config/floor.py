@@ -20,6 +20,13 @@ TOPIC_HELP = (
     "topic levels of letters, digits, '_' or '-' separated by '/' (like casino or casino/east)"
 )
 PATH_HELP = "a file path"
+#: A broker user name stands for the table in ACL patterns (`%u`, one topic level):
+#: '/', '+', '#', '$', '%', spaces or control characters could widen what it may write.
+USERNAME_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
+USERNAME_HELP = (
+    "a user name of 1 to 64 letters, digits, '_', '-', '.' or '@' (it stands for one "
+    "topic level in the broker's ACL: '/', '+' or '#' would widen what the table may write)"
+)
 
 MQTT_PORT, MQTT_TLS_PORT = 1883, 8883
 
@@ -84,7 +91,8 @@ def read_floor(section: Section) -> FloorSettings | None:
     host = section.get_text("host", "", required=True, pattern=HOST_PATTERN, pattern_help=HOST_HELP)
     tls = _read_tls(section.get_section("tls"))
     port = section.get_int("port", MQTT_TLS_PORT if tls else MQTT_PORT, 1, 65535)
-    username = section.get_optional_text("username")
+    username = section.get_optional_text("username", pattern=USERNAME_PATTERN,
+                                         pattern_help=USERNAME_HELP)
     password_file = section.get_optional_text("password_file", pattern_help=PATH_HELP)
     if password_file is not None and username is None and section.ok("username"):
         section.fail("password_file", "needs floor.username (a password goes with a user name)")
