@@ -3,7 +3,9 @@
 
 A new configuration (SIGHUP, or a file that changed while the daemon was off) takes
 effect between hands: it is held while a hand is in progress, then recorded in the
-journal (``record_config``) and the rules use it from the next event on. Retention
+journal (``record_config``) and the rules use it from the next event on. One whose
+``table.seats`` is below an occupied seat is refused, naming the seats (``stranded``):
+the running configuration stays. Retention
 prunes the journal between hands, once every ``PRUNE_EVERY_HANDS`` hands.
 """
 
@@ -22,6 +24,23 @@ log = logging.getLogger("table-controller")
 
 PRUNE_EVERY_HANDS = 25
 """Retention runs between hands, once every this many hands."""
+
+
+def stranded(recorder: Recorder | None, new: Settings) -> str | None:
+    """Why ``new`` cannot be taken while players sit where it has no seat: its
+    ``table.seats`` is below an occupied seat (those players would be stranded), or
+    None when it can."""
+    if recorder is None:
+        return None
+    seats = recorder.table.state.seats
+    outside = [seat for seat in sorted(seats) if seat > new.rules.seats]
+    if not outside:
+        return None
+    who = ", ".join(f"seat {seat} ({seats[seat].player})" for seat in outside)
+    return (f"table.seats is {new.rules.seats} in {new.source}, but {who} "
+            f"{'is' if len(outside) == 1 else 'are'} occupied: have "
+            f"{'that player' if len(outside) == 1 else 'those players'} leave or move to "
+            f"seats 1-{new.rules.seats} first, or keep table.seats at {max(outside)} or more")
 
 
 class ConfigMixin:
@@ -66,6 +85,10 @@ class ConfigMixin:
             if getattr(new, part) != getattr(self.settings, part):
                 log.warning("configuration: the %s: section changed; it takes effect at the "
                             "next restart", part)
+        problem = stranded(self.recorder, new)
+        if problem is not None:
+            self._refuse_config(new, problem)
+            return
         self.pending_config = new
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
@@ -80,9 +103,23 @@ class ConfigMixin:
             self.hands_since_prune = 0
             self._prune()
 
+    def _refuse_config(self, new: Settings, problem: str) -> None:
+        log.error("configuration %s NOT taken; the running one stays: %s", new.source, problem)
+        if self.journal is not None:
+            try:
+                self.journal.log_system("config_refused", {"sha256": new.sha256,
+                                                           "problem": problem})
+            except (JournalError, OSError) as error:
+                log.warning("system log entry config_refused not recorded: %s",
+                            describe(error))
+
     def _apply_config(self, new: Settings) -> None:
         self.pending_config = None
         if self.journal is None or self.recorder is None or self.fault is not None:
+            return
+        problem = stranded(self.recorder, new)  # seated while the change waited
+        if problem is not None:
+            self._refuse_config(new, problem)
             return
         try:
             self.journal.record_config(new.config_text)

@@ -42,6 +42,7 @@ from controller.config import ConfigError, Settings, load_config
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.loop import Controller, Notifier, SoftwareFault, log
 from controller.daemon.outputs import Outputs
+from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
 from controller.daemon.timekeeping import Timekeeper
@@ -191,6 +192,9 @@ class Daemon:
                 settings.sha256 != self.journal.config_sha256:
             log.info("the configuration differs from the journal's (sha256 %s)",
                      self.journal.config_sha256[:12])
+            problem = stranded(recorder, settings)
+            if problem is not None:
+                raise StartError(f"the configuration cannot be taken: {problem}")
             controller.offer_config(settings)
         self._start_publisher()
         status = "ready" if fault is None else f"LOCKED: {fault.code}: call a technician"
