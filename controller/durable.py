@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO
 
+from controller import statedir
 from controller.config import ConfigError, Settings, load_config_text, rules_differences
 from controller.daemon.recorder import Recorder, describe
 from controller.daemon.recovery import RulesBook, fold
@@ -39,8 +40,16 @@ def durable_replay(
     settings: Settings, state_dir: str, lines: Iterable[bytes | str], out: IO[str]
 ) -> int:
     """Replay ``lines`` through the journal in ``state_dir``; the exit status."""
+    unusable = statedir.problem(state_dir)
+    if unusable is not None:
+        _say(f"tablectl replay: {unusable}")
+        return EXIT_JOURNAL
     try:
         journal = Journal.open(state_dir, settings.config_text)
+    except (OSError, ValueError) as error:  # the folder went bad since the check
+        _say(f"tablectl replay: the state directory {state_dir} cannot be used: "
+             f"{getattr(error, 'strerror', None) or error}")
+        return EXIT_JOURNAL
     except ConfigMismatch as mismatch:
         _say(config_mismatch_message(state_dir, settings, mismatch))
         return EXIT_CONFIG

@@ -1,7 +1,9 @@
 """`tablectl check-config FILE`: the daemon's own configuration checks, without a daemon.
 
 Exit 0 and `FILE: OK` with a one-line summary when the file is good (warnings, if any,
-on standard error); exit 1 with one `FILE:LINE:COL: message` line per problem on
+on standard error: a state directory this user may not write is one); exit 1 (a state
+directory that cannot work as it is, on this machine, is a problem too: a file in the
+way, a read-only filesystem) with one `FILE:LINE:COL: message` line per problem on
 standard error when it is not; exit 2 when the file cannot be read at all.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from controller import statedir
 from controller.config import ConfigError, load_config
 
 HELP = "check a configuration file and list every problem in it"
@@ -30,7 +33,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"{filename}: cannot read: {error.strerror or error}", file=sys.stderr)
         return 2
-    for warning in settings.warnings:
+    errors, warnings = statedir.findings(settings.journal.state_dir)
+    for problem in errors:
+        print(f"{filename}: journal.state_dir: {problem}", file=sys.stderr)
+    if errors:
+        return 1
+    for warning in [*settings.warnings,
+                    *(f"{filename}: warning: journal.state_dir: {w}" for w in warnings)]:
         print(warning, file=sys.stderr)
     print(f"{filename}: OK")
     print(f"  {settings.summary()}")

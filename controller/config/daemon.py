@@ -15,6 +15,7 @@ from typing import Literal, cast, get_args
 
 from controller.config.reader import MONEY_MAX, Section
 from controller.lights import PATTERN_NAMES, LightPatterns
+from controller.statedir import text_problem
 
 Language = Literal["en", "es"]
 MismatchPolicy = Literal["warn", "block"]
@@ -102,6 +103,9 @@ def read_journal(section: Section) -> JournalSettings:
     state_dir = section.get_text(
         "state_dir", "/var/lib/table-controller", pattern_help="a directory path"
     )
+    wrong = text_problem(state_dir)
+    if wrong is not None:
+        section.fail("state_dir", wrong)
     return JournalSettings(
         state_dir=Path(state_dir),
         snapshot_every=section.get_int("snapshot_every", 100, 1, 100_000),

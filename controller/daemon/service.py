@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
+from controller import statedir
 from controller.config import ConfigError, Settings, load_config
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.loop import Controller, Notifier, SoftwareFault, log
@@ -109,6 +110,9 @@ class Daemon:
         assert settings.hardware is not None
         log.info("starting: %s (config %s, sha256 %s)", settings.summary(), settings.source,
                  settings.sha256)
+        unusable = statedir.problem(self.state_dir)
+        if unusable is not None:
+            raise StartError(unusable)
         try:
             self.devices = open_devices(settings.hardware, self.inputs, simulated=self.simulated)
         except DriverError as error:
@@ -130,6 +134,9 @@ class Daemon:
         except JournalBusy as error:
             raise StartError(f"{self.state_dir}: {error.message}; is another daemon running?"
                              ) from None
+        except (OSError, ValueError) as error:  # the folder went bad since the check
+            raise StartError(f"the state directory {self.state_dir} cannot be used: "
+                             f"{getattr(error, 'strerror', None) or error}") from None
         except JournalIntegrityError as error:
             fault = error
         except JournalError as error:
