@@ -252,3 +252,12 @@ def test_lines_are_read_bounded_whatever_their_length() -> None:
         decode_line(lines[0])
     with pytest.raises(BadEvent, match="LONGER THAN"):
         decode_line(lines[1])
+
+
+@pytest.mark.slow
+def test_the_hostile_input_bench_holds_at_a_small_scale() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "hostile_input.py"),
+                           "--lines", "60", "--big", "1"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count(" HELD: ") == 3, done.stdout
