@@ -24,6 +24,9 @@ from controller.rules.errors import BadEvent
 MAX_LINE_BYTES = 64 * 1024
 MAX_DEPTH = 32
 MAX_NUMBER = 2**53
+#: Floor messages: a state message is a few KiB; their times are nanoseconds.
+MAX_DOCUMENT_BYTES = 1024 * 1024
+DOCUMENT_DIGITS = 30
 #: How much of a refused line the journal's audit row keeps.
 AUDIT_CHARS = 256
 
@@ -93,23 +96,27 @@ def decode_line(line: bytes | str) -> dict[str, Any]:
 
 
 def decode_document(payload: bytes | bytearray | str) -> Any:
-    """Any JSON value within the same bounds (floor messages), or ``BadEvent``."""
-    text = _text(bytes(payload) if isinstance(payload, bytearray) else payload)
+    """A floor message: any JSON value of at most ``MAX_DOCUMENT_BYTES``, nested at most
+    ``MAX_DEPTH`` levels, no NaN or Infinity, integers of at most ``DOCUMENT_DIGITS``
+    digits (its nanosecond times are past 2^53), or ``BadEvent``."""
+    raw = bytes(payload) if isinstance(payload, bytearray) else payload
+    text = _text(raw, MAX_DOCUMENT_BYTES)
     _check_depth(text)
     try:
-        document = json.loads(text, parse_int=_int, parse_float=_float,
+        document = json.loads(text, parse_int=_document_int, parse_float=_document_float,
                               parse_constant=_constant)
     except _Refused as refused:
         raise BadEvent(str(refused)) from None
     except (RecursionError, ValueError) as error:
         raise BadEvent(f"NOT JSON: {getattr(error, 'msg', type(error).__name__)}") from None
-    check_value(document)
+    check_value(document, numbers=False)
     return document
 
 
-def check_value(value: Any) -> None:
+def check_value(value: Any, *, numbers: bool = True) -> None:
     """Refuse an object handed in directly (a console, the bench) that no line could
-    carry: nested too deep, a number out of range, NaN, or unencodable text."""
+    carry: nested too deep, a number out of range (with ``numbers``), NaN, or
+    unencodable text."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -124,12 +131,12 @@ def check_value(value: Any) -> None:
         elif isinstance(item, bool) or item is None:
             continue
         elif isinstance(item, int):
-            if not -MAX_NUMBER <= item <= MAX_NUMBER:
+            if numbers and not -MAX_NUMBER <= item <= MAX_NUMBER:
                 raise BadEvent(_out_of_range())
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise BadEvent("NaN AND Infinity ARE NOT NUMBERS")
-            if not -MAX_NUMBER <= item <= MAX_NUMBER:
+            if numbers and not -MAX_NUMBER <= item <= MAX_NUMBER:
                 raise BadEvent(_out_of_range())
         elif isinstance(item, str):
             _check_text(item)
@@ -157,10 +164,10 @@ def shown(value: Any) -> str:
         return f"<a {type(value).__name__} that cannot be shown>"
 
 
-def _text(line: bytes | str) -> str:
+def _text(line: bytes | str, limit: int = MAX_LINE_BYTES) -> str:
     size = len(line.encode("utf-8", errors="replace")) if isinstance(line, str) else len(line)
-    if size > MAX_LINE_BYTES:
-        raise BadEvent(f"LINE LONGER THAN {MAX_LINE_BYTES} BYTES")
+    if size > limit:
+        raise BadEvent(f"LINE LONGER THAN {limit} BYTES")
     if isinstance(line, str):
         _check_text(line)
         return line
@@ -203,6 +210,19 @@ def _int(digits: str) -> int:
 def _float(text: str) -> float:
     number = float(text)
     if not math.isfinite(number) or not -MAX_NUMBER <= number <= MAX_NUMBER:
+        raise _Refused(_out_of_range())
+    return number
+
+
+def _document_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > DOCUMENT_DIGITS:
+        raise _Refused(f"NUMBER OF MORE THAN {DOCUMENT_DIGITS} DIGITS")
+    return int(digits)
+
+
+def _document_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
         raise _Refused(_out_of_range())
     return number
 

@@ -261,3 +261,41 @@ def test_the_hostile_input_bench_holds_at_a_small_scale() -> None:
                           cwd=ROOT, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count(" HELD: ") == 3, done.stdout
+
+
+def test_a_floor_consumer_keeps_hostile_payloads_raw_and_goes_on(tmp_path: Path) -> None:
+    """``tablectl floor watch`` and the back office's consumer, against a real
+    Mosquitto: hostile payloads arrive raw (no parsed message), never fatal; the
+    table's own messages, whose nanosecond times are past 2^53, parse as before."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from controller.floor.consumer import Collector, Subscriber
+    from controller.floor.localbroker import LocalBroker
+
+    broker = LocalBroker(tmp_path / "broker")
+    broker.start()
+    collector = Collector()
+    subscriber = Subscriber(broker.host, broker.port, "casino/#", collector)
+    try:
+        subscriber.start()
+        sender = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="hostile-sender")
+        sender.connect(broker.host, broker.port)
+        sender.loop_start()
+        payloads = [b"[" * 5000 + b"]" * 5000, b'{"a": NaN}', b"\xff\xfe",
+                    b'{"a": ' + b"9" * 5000 + b"}",
+                    b'{"kind": "status", "ts_ns": 1796125977949862187, "msg_seq": 1}']
+        for payload in payloads:
+            sender.publish("casino/lv/table/T1/events", payload, qos=1).wait_for_publish(WAIT)
+        sender.loop_stop()
+        sender.disconnect()
+        assert collector.wait_for(lambda got: len(got) >= len(payloads), WAIT), \
+            collector.messages
+        got = collector.messages
+        assert [m.payload for m in got[:-1]] == [None] * (len(payloads) - 1)
+        assert [m.raw for m in got] == payloads
+        assert got[-1].payload == {"kind": "status", "ts_ns": 1796125977949862187,
+                                   "msg_seq": 1}
+    finally:
+        subscriber.stop()
+        broker.kill()
