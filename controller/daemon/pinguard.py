@@ -5,8 +5,9 @@ digit key is recorded as the hidden digit ``*`` and the digit itself stays in th
 object's memory only. The ``ENTER`` that ends the PIN is recorded with the verdict of
 the PIN file (``pin_ok``), so the journal replays without the PIN file and without
 the PIN. That verdict is this object's alone: a ``pin_ok`` carried by the input is
-dropped before anything is checked or recorded. A PIN half typed when the power went is lost with the memory: its ``ENTER``
-is judged wrong, and the supervisor types the PIN again.
+dropped before anything is checked or recorded. A PIN half typed when the power went
+is lost with the memory: its ``ENTER`` is judged wrong, and the supervisor types the
+PIN again.
 
 While the supervisor menu is locked (wrong PINs), ``FUNC 0`` is refused and the keypad
 would take the supervisor's id and PIN that follow for other entries, in the clear.
@@ -89,8 +90,8 @@ class PinGuard:
             self._typed += digit
 
     def _verdict(self, table: Table, supervisor: str, recorded: str) -> bool | None:
-        """Whether the PIN typed is right; None when there is no PIN file to ask (the
-        keypad then refuses the entry as unverifiable)."""
+        """Whether the PIN typed is right; None when there is no PIN file to ask, or it
+        cannot be used (the keypad then refuses the entry as unverifiable)."""
         verifier = table.pin_verifier
         if verifier is None:
             return None
