@@ -299,3 +299,38 @@ def test_a_floor_consumer_keeps_hostile_payloads_raw_and_goes_on(tmp_path: Path)
     finally:
         subscriber.stop()
         broker.kill()
+
+
+def test_a_snapshot_holding_a_huge_stack_is_passed_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The older firmware also snapshotted the state with a stack of 4,300 digits:
+    recovery folds from an earlier snapshot, meets the event that brought the stack,
+    and names it; the salvage before it gives back a table that plays."""
+    from controller.config import load_config
+    from controller.daemon import snapshots
+    from controller.rules import Table
+    from controller.rules.events import Sit
+
+    config = write_config(tmp_path)
+    state = tmp_path / "state"
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana", 5: "luis"})
+        assert daemon.controller is not None and daemon.controller.recorder is not None
+        table = Table(load_config(config).rules, daemon.controller.recorder.table.state)
+    huge = {"type": "sit", "seat": 8, "player": "eve", "chips": 10**4299}
+    table.apply(Sit(seat=8, player="eve", chips=10**4299))  # as the older firmware did
+    with Journal.open(state, config.read_text()) as journal:
+        bad_seq = journal.append(huge, accepted=True, by=None, hand=0,
+                                 snapshot=snapshots.encode(table.state))
+    with running(config) as daemon:
+        controller = daemon.controller
+        assert controller is not None and controller.fault is not None
+        assert controller.fault.code == "replay_diverged", controller.fault.message
+        assert f"--before {bad_seq}" in controller.fault.message
+    assert main(["journal", "salvage", "--state-dir", str(state), "--before", str(bad_seq)]) == 0
+    capsys.readouterr()
+    with running(config) as daemon:
+        assert daemon.controller is not None and daemon.controller.fault is None
+        assert set(view(daemon)["seats"]) == {"2", "5"}
+        assert daemon.submit({"type": "sit", "seat": 8, "player": "eve", "chips": 500}).ok

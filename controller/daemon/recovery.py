@@ -16,6 +16,7 @@ broken hash chain, never something to skip.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from controller.daemon import snapshots
 from controller.journal import EventRecord, Journal, JournalIntegrityError
 from controller.rules import Refusal, RuleSettings, Table, parse_event
 from controller.rules.effects import Effect
+
+log = logging.getLogger(__name__)
 
 INVALID_TYPE = "invalid"
 """The ``type`` of the audit row recorded for an input line that is not a JSON object."""
@@ -154,6 +157,21 @@ def start_table(
     return Table(rules, state), seq, config_id
 
 
+def _in_bounds(
+    journal: Journal, start: tuple[int, str] | None
+) -> tuple[int, str] | None:
+    """The newest snapshot from ``start`` back whose amounts are within today's bounds.
+    One past them (an older firmware took a stack of thousands of digits) is passed
+    over, so the fold meets the event that brought the amount, which today's rules
+    refuse: ``ReplayDiverged`` names its seq, and ``journal salvage --before SEQ`` is
+    the way out, instead of a table that locks again at every start."""
+    while start is not None and not snapshots.within_bounds(start[1]):
+        log.warning("the snapshot at seq %d holds an amount past today's bounds; folding "
+                    "from an earlier one", start[0])
+        start = snapshot_before(journal, start[0] - 1)
+    return start
+
+
 def fold(
     journal: Journal,
     book: RulesBook | None = None,
@@ -169,6 +187,8 @@ def fold(
     book = book or RulesBook(journal)
     try:
         start = journal.latest_snapshot() if snapshot is True else snapshot or None
+        if snapshot is True:
+            start = _in_bounds(journal, start)
         table, after, config_id = start_table(journal, book, start)
         replayed = 0
         last = after

@@ -36,3 +36,25 @@ def decode(stored: str) -> TableState:
         return TableState.from_dict(data)
     except (zlib.error, ValueError, TypeError, KeyError, UnicodeDecodeError) as error:
         raise ValueError(f"unreadable snapshot: {error}") from None
+
+
+def within_bounds(stored: str) -> bool:
+    """Whether every number in the snapshot is inside the bounds of an input line
+    (±2^53, ``controller.lines``). An older firmware took amounts past them (a stack of
+    thousands of digits); such a snapshot is not folded from (``recovery.fold``). An
+    unreadable snapshot counts as within: reading it reports what is wrong."""
+    from controller.lines import check_value
+    from controller.rules.errors import BadEvent
+
+    try:
+        if stored.startswith(PREFIX):
+            data: Any = json.loads(zlib.decompress(base64.b64decode(stored[len(PREFIX):])))
+        else:
+            data = json.loads(stored)
+    except (zlib.error, ValueError, TypeError):
+        return True
+    try:
+        check_value(data)
+    except BadEvent:
+        return False
+    return True
