@@ -17,11 +17,12 @@ decode = decode_line  # the replay contract's name for it
 
 def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:
     """Apply one decoded event and build its output line."""
+    event = None
     try:
         event = parse_event(obj)
         table.apply(event)
     except Refusal as refusal:
-        table.state.last_refusal = refusal.message
+        table.refused(event, refusal.message)
         return {"seq": seq, "ok": False, "error": refusal.as_dict()}
     out: dict[str, Any] = {"seq": seq, "ok": True}
     if obj.get("type") == "state":

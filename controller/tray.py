@@ -178,10 +178,12 @@ def fold(
         if settings_for is not None:
             table.settings = settings_for(number)
         before = table.state.bought_in
+        event = None
         try:
-            effects = table.apply(parse_event(obj))
+            event = parse_event(obj)
+            effects = table.apply(event)
         except Refusal as refusal:
-            table.state.last_refusal = refusal.message
+            table.refused(event, refusal.message)
             continue
         sold = table.state.bought_in - before
         if sold > 0:

@@ -145,3 +145,20 @@ def test_random_streams_with_snapshots_fold_to_the_same_state(tmp_path: Path) ->
     with Journal.open_readonly(state) as journal:
         assert journal.latest_snapshot() is not None
         assert journal.verify(log=False).ok
+
+
+def test_a_refused_enter_drops_its_digits_across_a_restart(tmp_path: Path) -> None:
+    """The digits a refused ENTER dropped stay dropped when the journal is folded again
+    (recovery folds refusals as replay does): `5 0 ENTER` after the restart is 50."""
+    config = config_file(tmp_path)
+    seated = LINES[1:3] + [LINES[4], '{"type": "start_hand"}']
+    key = '{{"type": "key", "key": "{}"}}'.format
+    first = seated + [key("BET"), key("2"), key("ENTER")]
+    status, got = durable(config, tmp_path / "state", first)
+    assert status == 0 and json.loads(got[-1])["error"]["message"] == "AMOUNTS IN UNITS OF 5"
+    status, got = durable(config, tmp_path / "state",
+                          [key("5"), key("0"), key("ENTER"), '{"type": "state"}'])
+    assert status == 0 and all(json.loads(line)["ok"] for line in got)
+    assert json.loads(got[-1])["state"]["seats"]["8"]["bet"] == 50
+    assert got == plain(config, first + [key("5"), key("0"), key("ENTER"),
+                                         '{"type": "state"}'])[len(first):]

@@ -84,8 +84,9 @@ class PinGuard:
         refused as ``locked`` starts refusing the digits that follow."""
         if error is not None and error.get("code") == LOCKED:
             self._swallowing = True
-        if not collecting_pin(table.state):
-            self._typed = ""
+        entry = table.state.keypad.get("entry") or {}
+        if not collecting_pin(table.state) or not entry.get("digits"):
+            self._typed = ""  # the PIN entry ended, or a refused ENTER dropped its digits
         elif digit:
             self._typed += digit
 

@@ -143,11 +143,12 @@ class Recorder:
             return self._locked(obj)
         table = self.table
         who = _who(obj, by, table)
+        event = None
         try:
             event = parse_event(obj)
             table.check(event)
         except Refusal as refusal:
-            return self._refused(obj, by, refusal)
+            return self._refused(obj, by, refusal, event)
         hand = self._hand(event)
         seq_next = self.last_seq + 1
         snapshot_due = seq_next - self.last_snapshot_seq >= self.snapshot_every
@@ -177,8 +178,11 @@ class Recorder:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _refused(self, obj: dict[str, Any], by: str | None, refusal: Refusal) -> Outcome:
-        """Record ``obj`` as refused (an audit record: it changes nothing)."""
+    def _refused(
+        self, obj: dict[str, Any], by: str | None, refusal: Refusal, event: Event | None = None
+    ) -> Outcome:
+        """Record ``obj`` as refused (an audit record: it changes nothing in the game;
+        ``Table.refused`` says what it leaves, as recovery folds it again)."""
         if self.fault is not None:
             return self._locked(obj)
         error = refusal.as_dict()
@@ -186,7 +190,10 @@ class Recorder:
                            hand=self._hand(None), outbox=self._refusal_rows(obj, error))
         if seq is None:
             return self._locked(obj)
-        self.table.state.last_refusal = refusal.message
+        if event is None:
+            with contextlib.suppress(Refusal):
+                event = parse_event(obj)
+        self.table.refused(event, refusal.message)
         return Outcome(seq, False, obj, error)
 
     def _invalid(self, text: str, message: str) -> Outcome:

@@ -6,8 +6,9 @@ The daemon, ``tablectl state``, durable replay and recall all fold the same way:
   begins at seq 1);
 - for every record after it, in seq order: an accepted event is applied through the
   rules core under the configuration it was recorded with; a refused one changed
-  nothing but the table's ``last_refusal`` (as replay sets it), except ``invalid``
-  audit rows (lines that were not JSON objects), which change nothing at all.
+  nothing but what ``Table.refused`` leaves (the ``last_refusal``, and the digits a
+  refused ``ENTER`` dropped), as replay does, except ``invalid`` audit rows (lines
+  that were not JSON objects), which change nothing at all.
 
 An accepted record that the rules now refuse, or a snapshot that cannot be read, means
 the journal and the firmware disagree about the past: that is a memory fault like a
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from controller.config import ConfigError, load_config_text
 from controller.daemon import snapshots
 from controller.journal import EventRecord, Journal, JournalIntegrityError
-from controller.rules import Refusal, RuleSettings, Table, parse_event
+from controller.rules import Event, Refusal, RuleSettings, Table, parse_event
 from controller.rules.effects import Effect
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,11 @@ def apply_record(
         table.settings = book.rules(config_id)
     if not record.accepted:
         if record.event.get("type") != INVALID_TYPE:
-            table.state.last_refusal = record.refusal_message
+            try:
+                refused: Event | None = parse_event(record.event)
+            except Refusal:
+                refused = None
+            table.refused(refused, record.refusal_message)
         return config_id, []
     try:
         return config_id, table.apply(parse_event(record.event))

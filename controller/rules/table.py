@@ -98,6 +98,15 @@ class Table:
             self.state.tray_since_ms = self.state.elapsed_ms
         return out
 
+    def refused(self, event: Event | None, message: str | None) -> None:
+        """What a refused event leaves behind, wherever a refusal is folded (replay, the
+        daemon, recovery): its words for the display and, after a refused ``ENTER``,
+        an entry without the digits keyed for it (the prompt stays). ``event`` is None
+        when the line could not be read as an event."""
+        self.state.last_refusal = message
+        if isinstance(event, Key):
+            keypad.after_refusal(self, event)
+
     def legal(self) -> betting.Legal | None:
         h = self.state.hand
         if h is None or h.to_act is None:

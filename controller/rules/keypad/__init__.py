@@ -4,8 +4,9 @@ Keys (DESIGN.md): ``0``-``9``, ``FOLD``, ``CHECK`` (checks, or calls facing a be
 ``BET`` digits ``ENTER`` (bet or raise to a total), ``ALLIN``, ``ENTER``, ``CLEAR``,
 ``CLOCK``, ``NEXT`` (start the next hand when idle), ``FUNC`` (menus); and
 ``HIDDEN_DIGIT`` (``*``), a PIN digit as the shell records it. ``FOLD``,
-``CHECK`` and ``ALLIN`` act at once for the seat to act. A refused key changes nothing:
-the digits typed so far stay until ``CLEAR``.
+``CHECK`` and ``ALLIN`` act at once for the seat to act. A refused key changes nothing
+in the game; after a refused ``ENTER`` the digits keyed for it are gone, the prompt
+stays (``Table.refused``).
 
 Each key sequence ends in an ordinary rules event (``act``, ``sit``, ``award``,
 ``push``, ``misdeal`` ...) that the table checks and applies like any other; the
@@ -18,7 +19,7 @@ Modules: ``grammar`` (what each key does), ``betting`` (the fast path), ``menus`
 """
 
 from controller.rules.keypad.base import HIDDEN_DIGIT, KEYS
-from controller.rules.keypad.grammar import check, press, translate
+from controller.rules.keypad.grammar import after_refusal, check, press, translate
 from controller.rules.keypad.prompt import (
     collecting_pin,
     notice,
@@ -30,6 +31,6 @@ from controller.rules.keypad.prompt import (
 from controller.rules.keypad.supervisor import LOCKOUT_MS, MAX_PIN_TRIES, locked_ms
 
 __all__ = [
-    "HIDDEN_DIGIT", "KEYS", "LOCKOUT_MS", "MAX_PIN_TRIES", "check", "collecting_pin", "locked_ms", "notice",
+    "HIDDEN_DIGIT", "KEYS", "LOCKOUT_MS", "MAX_PIN_TRIES", "after_refusal", "check", "collecting_pin", "locked_ms", "notice",
     "pin_entry", "press", "prompt", "signed_in", "translate", "view",
 ]

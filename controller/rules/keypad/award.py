@@ -8,6 +8,10 @@ eligible, is settled by the ranking without asking (a seat that won a larger pot
 everyone in the smaller one too). After the last pot the keyed winners, in the order
 keyed, are the ``award`` ranking: each group is the best hand among the seats not yet
 ranked, so every pot goes to the seats keyed for it. Seats never keyed forfeit (P5).
+
+``CLEAR`` drops only the pot being keyed: its winners and digits, never the winners of
+the pots already closed. At the first pot with nothing keyed it ends the award entry
+(nothing is lost); at a later pot with nothing keyed it does nothing.
 """
 
 from __future__ import annotations
@@ -92,6 +96,14 @@ def award(p: Press, entry: dict[str, Any]) -> Step:
     if following is not None:
         return p.stay(dict(entry, pot=following))
     return p.done(_award(p, pots, entry))
+
+
+def clear(p: Press, entry: dict[str, Any]) -> Step:
+    if entry["current"] or entry["digits"]:
+        return p.stay(dict(entry, current=[], digits=""))
+    if entry["winners"]:
+        return p.stay(entry)
+    return p.done()
 
 
 def prompt_pot(table: Table, entry: dict[str, Any]) -> tuple[str, int]:

@@ -19,8 +19,11 @@ ENTER      nothing to enter (refused)
 =========  ===================================================================
 
 With an entry, digits type its number, ``ENTER`` ends the number, ``CLEAR`` drops the
-entry, and the entry's mode reads every other key (``MODES``). A refused key changes
-nothing, the typed digits included.
+entry (in a pot-by-pot award only the pot being keyed, ``award.clear``), and the
+entry's mode reads every other key (``MODES``). A refused key changes nothing in the
+game; after a refused ``ENTER`` the digits keyed for it are gone and the prompt stays
+(``after_refusal``), so that ``BET 2 ENTER`` refused, then ``5 0 ENTER``, is a bet to
+50, never 250.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from controller.rules.keypad.base import (
     Press,
     Step,
     context,
+    live_entry,
     seat_to_act,
     type_digit,
 )
@@ -70,9 +74,11 @@ def translate(table: Table, event: Key) -> Step:
     elif event.key not in KEYS:
         raise refuse("bad_key", "keypad.unknown_key", key=repr(event.key))
     p = Press(table, event)
-    if p.key == "CLEAR":
-        return p.done()
     entry = p.entry
+    if p.key == "CLEAR":
+        if entry is not None and entry.get("mode") == "award":
+            return award.clear(p, entry)
+        return p.done()
     if entry is None:
         return _fast(p)
     if entry.get("mode") == "func":
@@ -118,6 +124,21 @@ def _func(p: Press) -> Step:
     if key == "0":
         return supervisor.start(p)
     raise refuse("bad_key", "keypad.choose_menu")
+
+
+def after_refusal(table: Table, event: Key) -> None:
+    """What a refused key leaves behind: after a refused ``ENTER`` the digits keyed for
+    it are gone and the prompt stays (a seat typed before an action key is the whole
+    entry: it goes). Called by ``Table.refused`` wherever a refusal is folded."""
+    entry = live_entry(table)
+    if event.key != "ENTER" or entry is None or not entry.get("digits"):
+        return
+    pad = dict(table.state.keypad)
+    if entry.get("mode") == "seat":
+        pad.pop("entry", None)
+    else:
+        pad["entry"] = dict(entry, digits="")
+    table.state.keypad = pad
 
 
 def check(table: Table, event: Key) -> None:
