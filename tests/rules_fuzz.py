@@ -233,6 +233,13 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
             {"type": "undo"},
             {"type": "straddle", "seat": seat},
             {"type": "time_fee", "seat": seat, "amount": c.pick((chip, 2 * chip, 3))},
+            {
+                "type": "transfer",
+                "from": seat,
+                "to": c.pick(taken) if taken else seat,
+                "amount": c.pick((chip, 20 * chip, chip + 1, 10_000 * chip)),
+                "reason": c.pick(("wrong_payout", "chips_misplaced", "other", "tip")),
+            },
             {"type": "dealt_in_error", "seat": seat, "ruling": c.pick(("kill", "keep"))},
             {"type": "key", "key": c.pick(KEYS)},
             {"type": "call_clock"},
@@ -264,6 +271,7 @@ def junk_event(c: Chooser, seat: int) -> dict[str, Any]:
         "ruling": "kill",
         "declared": c.pick((None, "raise")),
         "from": seat,
+        "reason": c.pick(("other", "tip")),
     }
 
 

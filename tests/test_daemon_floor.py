@@ -136,3 +136,43 @@ def test_a_lost_link_is_shown_to_the_dealer_and_logged(
                  if entry.kind == LogKind.FLOOR_LINK]
     assert [entry["link"] for entry in links] == ["up", "down", "up"], links
     assert links[1]["reason"]
+
+
+def test_a_supervisors_transfer_keyed_at_the_table_reaches_the_floor(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    """FUNC 0 7 on the simulated keypad: the transfer is journalled under the
+    supervisor's id, written to the system log as a correction, and published as a
+    `transfer` message on the hands topic."""
+    from controller import pins
+    from tests.daemon_helpers import journal_events, press, view
+
+    pin_path = tmp_path / "pins"
+    pins.save_pins(pin_path, {"1042": pins.hash_pin("2468")})
+    config = floor_config(tmp_path, broker, f"supervisor: {{pin_file: {pin_path}}}\n")
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana", 5: "luis", 8: "marta"})
+        keys = "NEXT CHECK CHECK CHECK " + "CHECK " * 9 + "5 ENTER ENTER"  # seat 5, wrongly
+        press(daemon, *keys.split())
+        wait_for(lambda: view(daemon)["phase"] == "idle" and view(daemon)["hand"] == 1,
+                 what="the hand paid")
+        assert view(daemon)["seats"]["5"]["stack"] == 1020
+        transfer = "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 7 5 ENTER 8 ENTER 3 0 ENTER 1 ENTER"
+        press(daemon, *transfer.split())
+        wait_for(lambda: view(daemon)["seats"]["8"]["stack"] == 1020, what="the transfer")
+        assert view(daemon)["seats"]["5"]["stack"] == 990
+        sent = delivered(back_office, lambda p: p["kind"] == "transfer", "transfer message")
+        assert sent["from"] == 5 and sent["to"] == 8 and sent["amount"] == 30
+        assert sent["reason"] == "wrong_payout" and sent["by"] == "1042"
+        assert sent["stacks"] == {"5": 990, "8": 1020}
+        assert sent["players"] == {"5": "luis", "8": "marta"}
+        assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
+    events = journal_events(tmp_path / "state")
+    last = events[-1]
+    assert last.event == {"type": "key", "key": "ENTER"} and last.by == "1042"
+    assert sent["seq"] == last.seq
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        corrections = [e.detail for e in journal.iter_system_log()
+                       if e.kind == LogKind.CORRECTION]
+    assert corrections == [{"kind": "transfer", "seq": last.seq, "supervisor": "1042",
+                            "from": 5, "to": 8, "amount": 30, "reason": "wrong_payout"}]

@@ -7,8 +7,9 @@ with now and then a raise or an all-in, and a random showdown ranking). Beside t
 engine runs an *oracle*: an independent account of what every player owes, kept only
 from the positions the engine reports and the events fed to it. The properties:
 
-- chips are conserved after every event: stacks + bets + pots + fees = bought in −
-  cashed out;
+- chips are conserved after every event, a supervisor's transfers between seats
+  included: stacks + bets + pots + fees = bought in − cashed out; a transfer moves
+  exactly its amount from one stack to the other, and a refused one changes nothing;
 - no player is dealt in on the button or behind the blinds while owing a blind or an
   entry, and a player dealt in elsewhere while owing has posted exactly the debt
   (B4, B7, B10, B13);
@@ -360,7 +361,7 @@ def between_hands(table: Table, oracle: Oracle, rng: random.Random, names: list[
         occupied = sorted(state.seats)
         empty = [s for s in range(1, n + 1) if s not in state.seats]
         kind = rng.choice(["sit", "sit", "leave", "sit_out", "sit_out", "sit_in", "sit_in",
-                           "move", "chips"])
+                           "move", "chips", "transfer"])
         entry = rng.choice(["wait", "post"])
         if kind == "sit" and empty and names:
             player = names.pop()
@@ -390,8 +391,34 @@ def between_hands(table: Table, oracle: Oracle, rng: random.Random, names: list[
             seat = rng.choice(occupied)
             if send(table, type="chips", seat=seat, amount=rng.choice([50, 200]), entry=entry):
                 oracle.disturbed = True
+        elif kind == "transfer" and occupied and supervisor_transfer(table, rng, occupied):
+            oracle.disturbed = True  # a giver left without chips sits out
         assert_conserved(table)
         state = table.state
+
+
+def supervisor_transfer(table: Table, rng: random.Random, occupied: list[int]) -> bool:
+    """A supervisor's transfer between two seats: the giver's stack, some of it, a
+    little too much, an odd amount, or to itself; refused (changing nothing) during a
+    hand and whenever it does not fit."""
+    giver, taker = rng.choice(occupied), rng.choice(occupied)
+    stack = table.state.seats[giver].stack
+    amount = rng.choice([5, 50, stack, stack + table.settings.game.smallest_chip, 7])
+    stacks = {n: s.stack for n, s in table.state.seats.items()}
+    before = table.state.to_dict()
+    moved = send(table, type="transfer", amount=amount, reason=rng.choice(REASONS),
+                 **{"from": giver, "to": taker})
+    if not moved:
+        assert table.state.to_dict() == before
+        return False
+    assert table.state.hand is None and giver != taker
+    stacks[giver] -= amount
+    stacks[taker] += amount
+    assert {n: s.stack for n, s in table.state.seats.items()} == stacks
+    return True
+
+
+REASONS = ["wrong_payout", "chips_misplaced", "other"]
 
 
 def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -> Oracle:

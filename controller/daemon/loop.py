@@ -72,7 +72,7 @@ from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
 from controller.daemon.timekeeping import Timekeeper, tray_stable_after_ms
 from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
 from controller.rules import state_view
-from controller.rules.effects import ClockExpired, HandEnded
+from controller.rules.effects import ClockExpired, HandEnded, Transferred
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
 from controller.rules.text import Message
 
@@ -270,6 +270,14 @@ class Controller(ConfigMixin):
             elif isinstance(effect, HandEnded):
                 log.info("hand %d %s", effect.hand, "voided" if effect.voided else "ended")
                 self.hands_since_prune += 1
+            elif isinstance(effect, Transferred):  # a supervisor's correction: logged
+                log.warning("seq %d: supervisor %s moved %d from seat %d to seat %d (%s)",
+                            outcome.seq, effect.by, effect.amount, effect.from_seat,
+                            effect.to_seat, effect.reason.replace("_", " "))
+                self._system_log(LogKind.CORRECTION, {
+                    "kind": "transfer", "seq": outcome.seq, "supervisor": effect.by,
+                    "from": effect.from_seat, "to": effect.to_seat, "amount": effect.amount,
+                    "reason": effect.reason})
             elif isinstance(effect, PinRejected):  # each wrong PIN and the lock-out: logged
                 log.warning("wrong PIN for supervisor %s (%d in a row)", effect.supervisor,
                             effect.failures)

@@ -4,7 +4,8 @@ The journal holds input events, not hands; a hand's posts, pots, fees and awards
 what the rules made of them. So recall folds the journal again, from the newest
 snapshot taken before the first recalled hand, and listens to the effects the rules
 return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
-``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``). Each
+``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``, and
+``Transferred``: a supervisor's transfer, listed with the hand before it). Each
 action keeps its journal seq, who entered it and when (wall times are marked when the
 clock was not synchronised; see ``timekeeping.WallDating``).
 
@@ -54,6 +55,8 @@ class RecalledHand:
     pots: list[dict[str, Any]] = field(default_factory=list)  # as paid
     fees: dict[str, int] = field(default_factory=lambda: {"rake": 0, "jackpot": 0})
     corrections: list[dict[str, Any]] = field(default_factory=list)
+    # a supervisor's transfers between this hand and the next (they correct its payout)
+    transfers: list[dict[str, Any]] = field(default_factory=list)
     result: str = "in progress"
     now: dict[str, Any] | None = None  # the hand in progress: phase, to act, pots
     raw: list[dict[str, Any]] = field(default_factory=list)  # only when not rebuilt
@@ -120,6 +123,12 @@ class _Builder:
                 self.hands.append(self.current)
                 street = first_round
         hand = self.current
+        for effect in effects:
+            if isinstance(effect, fx.Transferred) and hand is not None:
+                hand.transfers.append({
+                    "from": effect.from_seat, "to": effect.to_seat, "amount": effect.amount,
+                    "reason": effect.reason, "seq": record.seq,
+                    "by": effect.by if effect.by is not None else record.by, "time": stamp})
         if hand is None or hand.result != "in progress":
             return
         hand.last_seq = record.seq
@@ -249,6 +258,10 @@ def as_text(hands: list[RecalledHand]) -> str:
             out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}")
         if hand.result != "in progress":
             out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
+        for item in hand.transfers:
+            out.append(f"  transfer after the hand: {item['amount']} from seat {item['from']} "
+                       f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
+                       f"{_by(item['by'])} at seq {item['seq']}")
         if hand.now is not None:
             to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")

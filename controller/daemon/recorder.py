@@ -36,8 +36,9 @@ from controller.daemon.recovery import INVALID_TYPE
 from controller.journal import Journal, JournalError, JournalIntegrityError
 from controller.lines import audit_text, check_value, decode_line, shown
 from controller.rules import BadEvent, Refusal, Table, parse_event
-from controller.rules.effects import Effect
+from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand
+from controller.rules.keypad import supervisor_in
 
 MEMORY_FAULT = "memory_fault"
 MEMORY_FAULT_MESSAGE = "MEMORY FAULT: CALL TECHNICIAN"
@@ -160,7 +161,7 @@ class Recorder:
                 after, effects, snapshot_due = table, [], False
             if after is not table:
                 snapshot = snapshots.encode(after.state) if snapshot_due else None
-                rows = list(self.outbox(seq_next, obj, {"ok": True}, table, after)) \
+                rows = list(self.outbox(seq_next, obj, _result(effects), table, after)) \
                     if self.outbox is not None else []
                 seq = self._append(obj, accepted=True, by=who, hand=hand, snapshot=snapshot,
                                    outbox=rows)
@@ -261,9 +262,18 @@ def _last_key(journal: Journal, last_seq: int, look_back: int = 200) -> Any:
     return None
 
 
+def _result(effects: list[Effect]) -> dict[str, Any]:
+    """An accepted event's result for its floor messages: a supervisor's transfers."""
+    transfers = [{"from": e.from_seat, "to": e.to_seat, "amount": e.amount,
+                  "reason": e.reason, "by": e.by}
+                 for e in effects if isinstance(e, Transferred)]
+    return {"ok": True, "transfers": transfers} if transfers else {"ok": True}
+
+
 def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:
-    """Who entered the event: its own ``by``, the caller's, else the signed-in dealer
-    (ticks come from the daemon's clock, not from a person)."""
+    """Who entered the event: its own ``by``, the caller's, the supervisor whose PIN
+    opened the menu being keyed, else the signed-in dealer (ticks come from the
+    daemon's clock, not from a person)."""
     given = obj.get("by")
     if isinstance(given, str | int) and not isinstance(given, bool):
         return str(given)
@@ -271,6 +281,9 @@ def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:
         return by
     if obj.get("type") == "tick":
         return None
+    supervisor = supervisor_in(table.state) if obj.get("type") == "key" else None
+    if supervisor is not None:
+        return supervisor
     dealer = table.state.keypad.get("dealer")
     return str(dealer) if dealer else None
 

@@ -27,7 +27,9 @@ What is published for one event, in this order:
    lists the ones that are not).
 2. `tray`: a chip-tray discrepancy raised, changed or cleared (the reconciliation
    reports before and after the event, `controller.tray.status(...).as_dict()`).
-3. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one.
+3. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one,
+   `transfer` for each supervisor's transfer between hands (the result's
+   `transfers`, which the daemon takes from the rules' `Transferred` effects).
 4. `state` (retained): the new state, when anything but the clock countdown and the
    display text changed.
 
@@ -102,7 +104,8 @@ def messages_for(
     `seq` (the event's journal seq), `event` (the input event) and optionally `wall_ns`
     and `clock_synced` (the journal's time of it; without them: now). `result`: a
     mapping or object with `ok` and, when refused, `error` (`code`, `message`);
-    optionally `awards` (seat -> chips paid). `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
+    optionally `awards` (seat -> chips paid) and `transfers` (a supervisor's
+    transfers the event made: `from`, `to`, `amount`, `reason`, `by`). `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
     for a refusal they are equal (or `state_after` is None). `tray_before` /
     `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
     `expected`, `counted`...), when the table checks its tray. `stamp` overrides the
@@ -145,6 +148,8 @@ def messages_for(
         build.add(topics.hands, "hand_end", **_hand_end(kind_of_event, result, before, after))
     if _starts_hand(before, after):
         build.add(topics.hands, "hand_start", **_hand_start(before, after))
+    for transfer in _transfers(result):
+        build.add(topics.hands, "transfer", **_transfer(transfer, event, after))
     if changes:
         build.add(topics.state, "state", retain=True, state=after)
     return build.messages
@@ -430,6 +435,32 @@ def _hand_end(
         "stacks": {s: seats_after[s].get("stack") for s in in_hand if s in seats_after},
         # The pot is fully accounted for: what the seats got plus the fees taken.
         "reconciled": pot_total is not None and sum(awards.values()) + taken == pot_total,
+    }
+
+
+def _transfers(result: Any) -> list[Mapping[str, Any]]:
+    transfers = _get(result, "transfers")
+    if not isinstance(transfers, list):
+        return []
+    return [t for t in transfers if isinstance(t, Mapping)]
+
+
+def _transfer(
+    transfer: Mapping[str, Any], event: Any, after: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A supervisor's transfer between hands: who gave, who got, how much, why, by whom
+    (the event's own ``by`` when the effect does not say), and the two stacks after."""
+    seats = _seats(after)
+    pair = [str(transfer.get("from")), str(transfer.get("to"))]
+    by = transfer.get("by")
+    if by is None and isinstance(event, Mapping):
+        by = event.get("by")
+    return {
+        "hand": after.get("hand"),
+        "from": transfer.get("from"), "to": transfer.get("to"),
+        "amount": transfer.get("amount"), "reason": transfer.get("reason"), "by": by,
+        "players": {s: seats[s].get("player") for s in pair if s in seats},
+        "stacks": {s: seats[s].get("stack") for s in pair if s in seats},
     }
 
 

@@ -96,3 +96,14 @@ class SeatChanged(Effect):
 class Corrected(Effect):
     kind: str
     seat: int | None
+
+
+@dataclass(frozen=True)
+class Transferred(Effect):
+    """A supervisor moved chips between two seats' stacks (``transfer``)."""
+
+    from_seat: int
+    to_seat: int
+    amount: int
+    reason: str
+    by: str | None

@@ -182,6 +182,22 @@ class TrayAck(Event):
     """A supervisor acknowledges the tray's present difference (project event)."""
 
 
+#: Why a supervisor moves chips between seats (``transfer``).
+TRANSFER_REASONS = ("wrong_payout", "chips_misplaced", "other")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Transfer(Event):
+    """A supervisor's correction between hands: ``amount`` chips move from one seat's
+    stack to another's (a pot paid to the wrong player, say), for one of
+    ``TRANSFER_REASONS`` (DESIGN.md; ``controller.rules.transfer``)."""
+
+    from_seat: int
+    to_seat: int
+    amount: int
+    reason: str
+
+
 def _int(obj: Mapping[str, Any], name: str, *, minimum: int | None = None) -> int:
     if name not in obj:
         raise BadEvent(f"MISSING FIELD {name!r}")
@@ -364,6 +380,11 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     "tray_fill": lambda o, by: _tray_move(TrayFill, o, by),
     "tray_credit": lambda o, by: _tray_move(TrayCredit, o, by),
     "tray_ack": lambda o, by: TrayAck(by=by),
+    "transfer": lambda o, by: Transfer(
+        by=by, from_seat=_int(o, "from"), to_seat=_int(o, "to"),
+        amount=_int(o, "amount", minimum=1),
+        reason=_choice(o, "reason", TRANSFER_REASONS, ""),
+    ),
 }
 
 EVENT_TYPES = tuple(_PARSERS)

@@ -21,6 +21,7 @@ from controller.rules import (
     out_of_turn,
     pushed,
     seating,
+    transfer,
     tray_ledger,
 )
 from controller.rules.errors import Refusal
@@ -45,6 +46,7 @@ from controller.rules.events import (
     Straddle,
     Tick,
     TimeFee,
+    Transfer,
     Tray,
     TrayAck,
     TrayCredit,
@@ -543,5 +545,6 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     TrayFill: (Table._check_tray_move, Table._tray_move),
     TrayCredit: (Table._check_tray_move, Table._tray_move),
     TrayAck: (_nothing, Table._tray_ack),
+    Transfer: _seat_pair(transfer.check, transfer.apply),
     StateQuery: (_nothing, _no_effects),
 }

@@ -112,6 +112,8 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
             word = EN[ACTION_WORDS.get(str(last["action"]), "word.check")]
             return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
         return [msg("prompt.tray_ack"), CONFIRM]
+    if str(step).startswith("xfer_"):
+        return _transfer(e)
     if step == "b11_seat":
         return [msg("prompt.b11_seat"), _typed(e)]
     if step == "b11_ruling":
@@ -124,6 +126,21 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
     return [msg("prompt.fill_count", action=action, value=e["value"]), _typed(e)]
 
 
+def _transfer(e: dict[str, Any]) -> list[Message]:
+    step = e["step"]
+    if step == "xfer_from":
+        return [msg("prompt.transfer_from"), _typed(e)]
+    if step == "xfer_to":
+        return [msg("prompt.transfer_to", seat=e["seat_from"]), _typed(e)]
+    seats = {"seat_from": e["seat_from"], "seat_to": e["seat_to"]}
+    if step == "xfer_amount":
+        return [msg("prompt.transfer_amount", **seats), _typed(e)]
+    if step == "xfer_reason":
+        return [msg("prompt.transfer_reason", amount=e["amount"], **seats),
+                msg("prompt.transfer_reasons")]
+    return [msg("prompt.transfer_confirm", amount=e["amount"], **seats), CONFIRM]
+
+
 def notice(state: TableState) -> Message | None:
     raw = state.keypad.get("notice")
     return from_json(raw) if raw else None
@@ -133,6 +150,15 @@ def signed_in(state: TableState) -> str | None:
     """The signed-in dealer's id: the shell stamps it as ``by`` on every event."""
     dealer = state.keypad.get("dealer")
     return str(dealer) if dealer is not None else None
+
+
+def supervisor_in(state: TableState) -> str | None:
+    """The supervisor whose PIN opened the menu now being keyed (None when none is
+    open): the shell records the keys of a supervisor function under that id."""
+    entry = state.keypad.get("entry") or {}
+    if entry.get("mode") != "supervisor" or entry.get("step") in ("id", "pin"):
+        return None
+    return str(entry["supervisor"])
 
 
 def collecting_pin(state: TableState) -> bool:

@@ -12,6 +12,9 @@ key   then                                                        event (``by``:
 4     chip value ``ENTER`` count ``ENTER`` ... ``ENTER`` alone    ``tray_fill``
 5     the same, chips sent back to the cage                       ``tray_credit``
 6     ``ENTER`` to confirm: acknowledge the tray difference       ``tray_ack``
+7     from seat ``ENTER``, to seat ``ENTER``, amount ``ENTER``,    ``transfer``
+      reason ``1`` wrong payout / ``2`` chips misplaced /
+      ``3`` other, ``ENTER`` to confirm (between hands only)
 ====  ==========================================================  ===================
 
 A PIN opens the menu for one function; ``CLEAR`` leaves it.
@@ -30,15 +33,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.rules import effects
-from controller.rules.events import DealtInError, Misdeal, TrayAck, TrayCredit, TrayFill, Undo
+from controller.rules.events import (
+    DealtInError,
+    Misdeal,
+    Transfer,
+    TrayAck,
+    TrayCredit,
+    TrayFill,
+    Undo,
+)
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
+from controller.rules.seating import occupied
 from controller.rules.state import TableState
 from controller.rules.text import msg, refuse
 
 MAX_PIN_TRIES = 3
 LOCKOUT_MS = 5 * 60 * 1000
 
-FUNCTIONS = {"1": "void", "2": "undo", "3": "b11", "4": "fill", "5": "credit", "6": "ack"}
+FUNCTIONS = {"1": "void", "2": "undo", "3": "b11", "4": "fill", "5": "credit", "6": "ack",
+             "7": "transfer"}
+TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
 CONFIRMED = {"void": Misdeal, "undo": Undo, "ack": TrayAck}
 
 
@@ -90,6 +104,11 @@ def supervisor(p: Press, e: dict[str, Any]) -> Step:
                            "supervisor": sid})
         if function == "b11":
             return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
+        if function == "transfer":
+            if table.state.hand is not None:
+                raise refuse("hand_in_progress", "refuse.transfer_between_hands")
+            return p.stay(field_entry("supervisor", "xfer_from", "seat", supervisor=sid,
+                                      func=function))
         return p.stay(field_entry("supervisor", "value", "amount", supervisor=sid,
                                   func=function, counts=[]))
     if step == "confirm":
@@ -104,7 +123,45 @@ def supervisor(p: Press, e: dict[str, Any]) -> Step:
     if step == "b11_ruling":
         ruling = p.choice({"1": "kill", "2": "keep"}, "choice.kill_keep")
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
+    if str(step).startswith("xfer_"):
+        return _transfer(p, e, sid)
     return _tray_move(p, e, sid)
+
+
+def _transfer(p: Press, e: dict[str, Any], sid: str) -> Step:
+    """FUNC 0 7: each step checked as it is keyed, so a refusal comes where the slip is."""
+    step = e["step"]
+    table = p.table
+    if step == "xfer_from":
+        seat = p.number(e)
+        assert seat is not None
+        occupied(table.state, table.settings, seat)
+        return p.stay(field_entry("supervisor", "xfer_to", "seat", supervisor=sid,
+                                  func="transfer", seat_from=seat))
+    seat_from = int(e["seat_from"])
+    if step == "xfer_to":
+        seat_to = p.number(e)
+        assert seat_to is not None
+        occupied(table.state, table.settings, seat_to)
+        if seat_to == seat_from:
+            raise refuse("bad_transfer", "refuse.transfer_same_seat", seat=seat_from)
+        return p.stay(field_entry("supervisor", "xfer_amount", "amount", supervisor=sid,
+                                  func="transfer", seat_from=seat_from, seat_to=seat_to))
+    seat_to = int(e["seat_to"])
+    if step == "xfer_amount":
+        amount = p.number(e)
+        assert amount is not None
+        table.check(Transfer(from_seat=seat_from, to_seat=seat_to, amount=amount,
+                             reason="other"))
+        return p.stay({"mode": "supervisor", "step": "xfer_reason", "supervisor": sid,
+                       "func": "transfer", "seat_from": seat_from, "seat_to": seat_to,
+                       "amount": amount})
+    if step == "xfer_reason":
+        reason = p.choice(TRANSFER_REASONS, "choice.transfer_reason")
+        return p.stay(dict(e, step="xfer_confirm", reason=reason))
+    p.confirm()
+    return p.done(Transfer(by=sid, from_seat=seat_from, to_seat=seat_to,
+                           amount=int(e["amount"]), reason=str(e["reason"])))
 
 
 def _tray_move(p: Press, e: dict[str, Any], sid: str) -> Step:

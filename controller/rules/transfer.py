@@ -1,0 +1,52 @@
+"""A supervisor's correction after the hand: chips moved from one seat's stack to
+another's (the ``transfer`` event of DESIGN.md), when a pot was paid to the wrong
+player or chips ended up in front of the wrong seat.
+
+Only between hands (a hand's chips are put right by ``undo`` or a void while it is
+played), between two occupied seats, a positive multiple of the smallest chip and no
+more than the giver's stack, for a reason from ``TRANSFER_REASONS``. Chips are
+conserved: what one stack loses the other gains, nothing goes to or from the tray.
+A giver left with no chips to play sits out as a busted seat does (B12).
+"""
+
+from __future__ import annotations
+
+from controller.rules import effects
+from controller.rules.betting import playable
+from controller.rules.events import Transfer
+from controller.rules.seating import occupied
+from controller.rules.settings import RuleSettings
+from controller.rules.state import TableState
+from controller.rules.text import refuse
+
+
+def check(state: TableState, settings: RuleSettings, event: Transfer) -> None:
+    if state.hand is not None:
+        raise refuse("hand_in_progress", "refuse.transfer_between_hands")
+    giver = occupied(state, settings, event.from_seat)
+    occupied(state, settings, event.to_seat)
+    if event.from_seat == event.to_seat:
+        raise refuse("bad_transfer", "refuse.transfer_same_seat", seat=event.from_seat)
+    chip = settings.game.smallest_chip
+    if event.amount <= 0 or event.amount % chip:
+        raise refuse("bad_amount", "refuse.chip_units", amount=chip)
+    if event.amount > giver.stack:
+        raise refuse("bad_amount", "refuse.seat_has_only", seat=event.from_seat,
+                     amount=giver.stack)
+
+
+def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[effects.Effect]:
+    giver, taker = state.seats[event.from_seat], state.seats[event.to_seat]
+    giver.stack -= event.amount
+    taker.stack += event.amount
+    out: list[effects.Effect] = [effects.Transferred(
+        event.from_seat, event.to_seat, event.amount, event.reason, event.by)]
+    chip = settings.game.smallest_chip
+    if playable(giver.stack, chip) == 0 and not giver.away:
+        giver.away = True
+        out.append(effects.SeatChanged(event.from_seat, "busted"))
+        playing = sum(1 for s in state.seats.values()
+                      if not s.away and playable(s.stack, chip) > 0)
+        if playing < 2:
+            state.game_on = False
+    return out
