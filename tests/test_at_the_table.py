@@ -274,9 +274,12 @@ def test_a_refused_entry_changes_nothing_and_says_why(tmp_path: Path) -> None:
             after = view(daemon)
             if last == "ENTER":  # the digits keyed for it are gone, the prompt stays
                 assert after["keypad"]["prompt"] == [before["keypad"]["prompt"][0], "_"]
-                for state in (before, after):
-                    del state["keypad"]["prompt"], state["display"], state["display_text"]
-            assert after == before  # the state, the unfinished entry included
+            else:  # a seat typed before a refused action key goes with its digits
+                assert after["keypad"]["entry"] is None
+                del before["keypad"]["entry"], after["keypad"]["entry"]
+            for state in (before, after):
+                del state["keypad"]["prompt"], state["display"], state["display_text"]
+            assert after == before  # the game, the entry's mode and step included
             assert last_seq(daemon) == seq + 1  # one record: the refusal
             wait_shown(daemon, line1=line1, line2=f"NO: {message}")
             wait_steady(daemon, 8, 1.0)  # the lights too
@@ -285,7 +288,7 @@ def test_a_refused_entry_changes_nothing_and_says_why(tmp_path: Path) -> None:
             wait_shown(daemon, line1="SEAT 8 TO ACT", line2="CALL 10")
 
         refused("BET 1 5", "ENTER", "MIN RAISE TO 20", "SEAT 8 BET/RAISE TO")
-        refused("5", "FOLD", "SEAT 5 IS NOT TO ACT: SEAT 8 IS", "SEAT 5_")
+        refused("5", "FOLD", "SEAT 5 IS NOT TO ACT: SEAT 8 IS", "SEAT 8 TO ACT")
         refused("FUNC 1 2", "ENTER", "SEAT 2 IS TAKEN", "SEAT PLAYER: SEAT")
         refused("BET 2 0 0 0", "ENTER", "SEAT 8 HAS ONLY 1000 IN ALL", "SEAT 8 BET/RAISE TO")
         state = view(daemon)

@@ -23,7 +23,7 @@ entry (in a pot-by-pot award only the pot being keyed, ``award.clear``), and the
 entry's mode reads every other key (``MODES``). A refused key changes nothing in the
 game; after a refused ``ENTER`` the digits keyed for it are gone and the prompt stays
 (``after_refusal``), so that ``BET 2 ENTER`` refused, then ``5 0 ENTER``, is a bet to
-50, never 250.
+50, never 250; a seat typed before a refused action key goes too.
 """
 
 from __future__ import annotations
@@ -126,18 +126,26 @@ def _func(p: Press) -> Step:
     raise refuse("bad_key", "keypad.choose_menu")
 
 
+#: The keys that end a seat typed before an action (``5 FOLD``): refused, the seat goes.
+SEAT_ENDERS = frozenset({"ENTER", *betting.ACTIONS, "BET"})
+
+
 def after_refusal(table: Table, event: Key) -> None:
     """What a refused key leaves behind: after a refused ``ENTER`` the digits keyed for
-    it are gone and the prompt stays (a seat typed before an action key is the whole
-    entry: it goes). Called by ``Table.refused`` wherever a refusal is folded."""
+    it are gone and the prompt stays. A seat typed before an action key is the whole
+    entry: when the key that ends it is refused (``5 FOLD`` while seat 8 is to act),
+    it goes, so that the next seat typed is not read as ``58``. Called by
+    ``Table.refused`` wherever a refusal is folded."""
     entry = live_entry(table)
-    if event.key != "ENTER" or entry is None or not entry.get("digits"):
+    if entry is None or not entry.get("digits"):
         return
     pad = dict(table.state.keypad)
-    if entry.get("mode") == "seat":
+    if entry.get("mode") == "seat" and event.key in SEAT_ENDERS:
         pad.pop("entry", None)
-    else:
+    elif event.key == "ENTER":
         pad["entry"] = dict(entry, digits="")
+    else:
+        return
     table.state.keypad = pad
 
 
