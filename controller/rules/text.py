@@ -233,6 +233,7 @@ EN: dict[str, str] = {
     "notice.dealer_out": "DEALER SIGNED OUT",
     "notice.pushed": "READ AS {action} ({rule})",
     "notice.pushed_to": "READ AS {action} TO {amount} ({rule})",
+    "notice.transferred": "MOVED {amount} SEAT {seat_from} TO {seat_to}",
     # -- lights, clock, puck, tray, faults (controller.lights, .puck, .tray) -----------------
     "clock.expired": "TIME: SEAT {seat} {action}",
     "puck.move": "MOVE BUTTON TO SEAT {seat}",
@@ -425,6 +426,7 @@ ES: dict[str, str] = {
     "notice.dealer_out": "CRUPIER SALE",
     "notice.pushed": "LEIDO COMO {action} ({rule})",
     "notice.pushed_to": "LEIDO COMO {action} A {amount} ({rule})",
+    "notice.transferred": "MOVIDAS {amount} DEL {seat_from} AL {seat_to}",
     "clock.expired": "TIEMPO: ASIENTO {seat} {action}",
     "puck.move": "MUEVA EL BOTON AL ASIENTO {seat}",
     "puck.place": "PONGA EL BOTON EN EL ASIENTO {seat}",

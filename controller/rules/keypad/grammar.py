@@ -128,13 +128,16 @@ def _func(p: Press) -> Step:
 
 #: The keys that end a seat typed before an action (``5 FOLD``): refused, the seat goes.
 SEAT_ENDERS = frozenset({"ENTER", *betting.ACTIONS, "BET"})
+#: The keys that end a pushed chip's value besides ENTER (``2 5 CHECK``).
+PUSH_ENDERS = frozenset({"CHECK", "BET"})
 
 
 def after_refusal(table: Table, event: Key) -> None:
     """What a refused key leaves behind: after a refused ``ENTER`` the digits keyed for
     it are gone and the prompt stays. A seat typed before an action key is the whole
     entry: when the key that ends it is refused (``5 FOLD`` while seat 8 is to act),
-    it goes, so that the next seat typed is not read as ``58``. Called by
+    it goes, so that the next seat typed is not read as ``58``; a pushed chip's value
+    refused at the ``CHECK`` or ``BET`` after it goes like one refused at ``ENTER``. Called by
     ``Table.refused`` wherever a refusal is folded."""
     entry = live_entry(table)
     if entry is None or not entry.get("digits"):
@@ -142,7 +145,7 @@ def after_refusal(table: Table, event: Key) -> None:
     pad = dict(table.state.keypad)
     if entry.get("mode") == "seat" and event.key in SEAT_ENDERS:
         pad.pop("entry", None)
-    elif event.key == "ENTER":
+    elif event.key == "ENTER" or (entry.get("mode") == "push" and event.key in PUSH_ENDERS):
         pad["entry"] = dict(entry, digits="")
     else:
         return

@@ -3,7 +3,9 @@
 Key each chip's value and ``ENTER`` (one ``ENTER`` per chip: a single chip matters to
 R15), then end with what the player declared: ``CHECK`` (said "call"), ``BET`` (said
 "raise"), or ``ENTER`` alone (said nothing). A value typed before ``CHECK``/``BET``
-counts as the last chip. The keypad sends a ``push`` event; the engine reads it
+counts as the last chip. Each chip's value is checked when its ``ENTER`` (or the
+``CHECK``/``BET`` after it) is keyed: refused, its digits are gone, the chips keyed
+before it stay. The keypad sends a ``push`` event; the engine reads it
 (``controller.rules.pushed``) and the display says how (``READ AS CALL (R15)``).
 """
 
@@ -33,6 +35,9 @@ def push(p: Press, entry: dict[str, Any]) -> Step:
         raise refuse("bad_key", "keypad.push_keys")
     chips = list(entry["chips"])
     if entry["digits"]:
+        chip = p.table.settings.game.smallest_chip
+        if int(entry["digits"]) % chip:  # checked as it is keyed, not at the end
+            raise refuse("bad_amount", "refuse.chip_units", amount=chip)
         chips.append(int(entry["digits"]))
         if p.key == "ENTER":
             return p.stay(dict(entry, chips=chips, digits=""))

@@ -160,8 +160,11 @@ def _transfer(p: Press, e: dict[str, Any], sid: str) -> Step:
         reason = p.choice(TRANSFER_REASONS, "choice.transfer_reason")
         return p.stay(dict(e, step="xfer_confirm", reason=reason))
     p.confirm()
-    return p.done(Transfer(by=sid, from_seat=seat_from, to_seat=seat_to,
-                           amount=int(e["amount"]), reason=str(e["reason"])))
+    amount = int(e["amount"])
+    return p.done(Transfer(by=sid, from_seat=seat_from, to_seat=seat_to, amount=amount,
+                           reason=str(e["reason"])),
+                  notice=msg("notice.transferred", amount=amount, seat_from=seat_from,
+                             seat_to=seat_to))
 
 
 def _tray_move(p: Press, e: dict[str, Any], sid: str) -> Step:
