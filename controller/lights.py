@@ -160,7 +160,9 @@ def dealer_lines(
     ``refusal``: the English message of the key or event just refused (shown until the
     next accepted one); ``expired``: the clock just ran out; ``alerts``: puck and tray
     messages (``controller.puck``, ``controller.tray``), then English text from the
-    shell (the floor link's indicator, ``LINK DOWN 42 QUEUED``); the first is shown.
+    shell (the floor link's indicator, ``LINK DOWN 42 QUEUED``); the first is shown,
+    except while a keypad entry is being keyed (its two lines stay: a menu's options,
+    the digits typed), and again when the entry ends.
     Otherwise the state's ``display_text``: the entry's prompt, or who is to act and
     the call, the showdown order, a notice.
     """
@@ -178,7 +180,8 @@ def dealer_lines(
         outcome = clock_face(view, expired).outcome
         assert outcome is not None
         return fit(render(outcome, language)), fit(first)
-    if alerts:
+    keying = (view.get("keypad") or {}).get("entry") is not None
+    if alerts and not keying:  # an entry being keyed keeps both its lines
         alert = alerts[0]
         text = localize(alert, language) if isinstance(alert, str) else render(alert, language)
         # the dealer must still see what happens next: join the situation's two lines

@@ -518,7 +518,7 @@ def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
 
         # the supervisor acknowledges it: FUNC 0, id, PIN, 6, ENTER
         key_in(daemon, f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)} ENTER 6")
-        wait_shown(daemon, line2="ACKNOWLEDGE TRAY: ENTER")
+        wait_shown(daemon, line1="ACKNOWLEDGE TRAY: ENTER", line2="ENTER=YES CLEAR=NO")
         key_in(daemon, "ENTER")
         wait_shown(daemon, line1="READY", line2="")
         status = tray_status(daemon)

@@ -82,3 +82,19 @@ def test_dealer_lines() -> None:
         "SEAT 8 TO ACT: CALL 10", "MOVE BUTTON TO SEAT 4")
     t = table(THREE + keys("NEXT BET 3"))
     assert dealer_lines(state_view(t), language="es") == ("ASIENTO 8 APUESTA/SUBE A", "3_")
+
+
+def test_an_entry_being_keyed_keeps_both_lines_over_an_alert() -> None:
+    """Found on the bench: with the puck or tray alert up, a menu's second line (the
+    supervisor's options 4-7, say) was hidden behind the alert. While an entry is
+    keyed its two lines stay; the alert comes back when it ends."""
+    pins = {"1042": "2468"}
+    t = table(keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER"),
+              pin_verifier=lambda s, p: pins.get(s) == p)
+    alert = [msg("puck.place", seat=8)]
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "1 VOID 2 UNDO 3 DEALT IN ERROR", "4 FILL 5 CREDIT 6 TRAY ACK 7 TRANSFER")
+    t = table(THREE + keys("NEXT BET 4"))
+    assert dealer_lines(state_view(t), alerts=alert) == ("SEAT 8 BET/RAISE TO", "4_")
+    t = table(THREE)
+    assert dealer_lines(state_view(t), alerts=alert) == ("PLACE BUTTON ON SEAT 8", "READY")
