@@ -141,6 +141,11 @@ def test_every_key_is_read_or_refused_in_every_entry(key: str) -> None:
     for opener in openers:
         _press_or_refuse(table(THREE + keys("NEXT") + keys(opener), pin_verifier=verifier),
                          key, opener)
+    transfer = "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 7"
+    for opener in [transfer, f"{transfer} 2 ENTER", f"{transfer} 2 ENTER 5 ENTER",
+                   f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER",
+                   f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER 1"]:  # between hands
+        _press_or_refuse(table(THREE + keys(opener), pin_verifier=verifier), key, opener)
     for opener in ["", "2", "FUNC 7", "FUNC 7 5 ENTER"]:  # at the showdown
         t = table(THREE + keys("NEXT ALLIN ALLIN CHECK") + keys(opener), pin_verifier=verifier)
         assert t.state.phase == "showdown"
