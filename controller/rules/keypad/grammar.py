@@ -137,7 +137,7 @@ def after_refusal(table: Table, event: Key) -> None:
     it are gone and the prompt stays. A seat typed before an action key is the whole
     entry: when the key that ends it is refused (``5 FOLD`` while seat 8 is to act),
     it goes, so that the next seat typed is not read as ``58``; a pushed chip's value
-    refused at the ``CHECK`` or ``BET`` after it goes like one refused at ``ENTER``. Called by
+    refused at the ``CHECK`` or ``BET`` after it goes as at ``ENTER``. Called by
     ``Table.refused`` wherever a refusal is folded."""
     entry = live_entry(table)
     if entry is None or not entry.get("digits"):
