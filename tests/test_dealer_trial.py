@@ -27,7 +27,7 @@ from tests.daemon_helpers import journal_events, running, view, wait_for
 from tests.test_at_the_table import SUPERVISOR, key_in, pin_file, sim, system_log, table_config
 
 PIN = "2468"
-CLOCK = "{seconds: 2, warning: 1, on_expiry: fold}"
+CLOCK = "{seconds: 3, warning: 1, on_expiry: fold}"  # long enough for CLOCK CLOCK
 EMPTY_SEAT = 4
 
 
