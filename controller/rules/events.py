@@ -382,7 +382,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     "tray_ack": lambda o, by: TrayAck(by=by),
     "transfer": lambda o, by: Transfer(
         by=by, from_seat=_int(o, "from"), to_seat=_int(o, "to"),
-        amount=_int(o, "amount", minimum=1),
+        amount=_amount(o, "amount", minimum=1),
         reason=_choice(o, "reason", TRANSFER_REASONS, ""),
     ),
 }

@@ -4,8 +4,9 @@ player or chips ended up in front of the wrong seat.
 
 Only between hands (a hand's chips are put right by ``undo`` or a void while it is
 played), between two occupied seats, a positive multiple of the smallest chip and no
-more than the giver's stack, for a reason from ``TRANSFER_REASONS``. Chips are
-conserved: what one stack loses the other gains, nothing goes to or from the tray.
+more than the giver's stack (nor taking the other past ``MAX_AMOUNT``), for a reason
+from ``TRANSFER_REASONS``. Chips are conserved: what one stack loses the other gains,
+nothing goes to or from the tray.
 A giver left with no chips to play sits out as a busted seat does (B12).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from controller.rules import effects
 from controller.rules.betting import playable
 from controller.rules.events import Transfer
+from controller.rules.limits import MAX_AMOUNT
 from controller.rules.seating import occupied
 from controller.rules.settings import RuleSettings
 from controller.rules.state import TableState
@@ -24,7 +26,7 @@ def check(state: TableState, settings: RuleSettings, event: Transfer) -> None:
     if state.hand is not None:
         raise refuse("hand_in_progress", "refuse.transfer_between_hands")
     giver = occupied(state, settings, event.from_seat)
-    occupied(state, settings, event.to_seat)
+    taker = occupied(state, settings, event.to_seat)
     if event.from_seat == event.to_seat:
         raise refuse("bad_transfer", "refuse.transfer_same_seat", seat=event.from_seat)
     chip = settings.game.smallest_chip
@@ -33,6 +35,10 @@ def check(state: TableState, settings: RuleSettings, event: Transfer) -> None:
     if event.amount > giver.stack:
         raise refuse("bad_amount", "refuse.seat_has_only", seat=event.from_seat,
                      amount=giver.stack)
+    have = taker.stack + taker.pending_chips
+    if have + event.amount > MAX_AMOUNT:
+        raise refuse("bad_amount", "refuse.stack_limit", amount=MAX_AMOUNT, seat=event.to_seat,
+                     value=max(MAX_AMOUNT - have, 0))
 
 
 def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[effects.Effect]:
