@@ -150,13 +150,14 @@ def _wrapped(text: str) -> list[str]:
 
 
 def dealer_lines(
-    view: Mapping[str, Any], *, language: str = "en", fault: str | None = None,
+    view: Mapping[str, Any], *, language: str = "en", fault: Message | str | None = None,
     refusal: str | None = None, expired: tuple[int, str] | None = None,
     alerts: Sequence[Message | str] = (),
 ) -> tuple[str, str]:
     """The dealer display's two lines.
 
-    ``fault``: the table's fault (a device or the journal), English from the shell;
+    ``fault``: the table's fault: a device fault's words (a message,
+    ``controller.device_faults``), or English from the shell (shown after ``FAULT:``);
     ``refusal``: the English message of the key or event just refused (shown until the
     next accepted one); ``expired``: the clock just ran out; ``alerts``: puck and tray
     messages (``controller.puck``, ``controller.tray``), then English text from the
@@ -168,6 +169,8 @@ def dealer_lines(
     """
     situation = [render(from_json(m), language) for m in view.get("display_text") or []]
     first = situation[0] if situation else ""
+    if isinstance(fault, tuple):  # a device fault's own words (controller.device_faults)
+        return fit(render(fault, language)), fit(first)
     if fault is not None:
         return fit(render(msg("fault.line", what=localize(fault, language)), language)), fit(first)
     if refusal is not None:

@@ -421,16 +421,18 @@ def test_a_puck_at_the_wrong_seat_warns_until_it_is_moved(tmp_path: Path) -> Non
         wait_steady(daemon, 8, 0.0)
 
         puck.see([2, 5])  # seen at two seats: a device fault, shown and logged
-        wait_shown(daemon, line1="FAULT: BUTTON SEEN AT SEATS 2 5")
+        wait_shown(daemon, line1="BUTTON SEEN AT SEATS 2 5: CALL TECH")
         for seat in (2, 5):
             wait_pattern(daemon, seat, Pattern.FAST_BLINK)
         wait_for(lambda: [e.detail for e in system_log(daemon, "device_fault")] ==
-                 [{"device": "puck", "message": "BUTTON SEEN AT SEATS 2 5"}])
+                 [{"device": "puck", "code": "puck_two_seats",
+                   "message": "puck sensors of seats 2 5 all see the button"}])
         puck.lift()  # lifted: the fault clears, the display asks for the button again
         wait_shown(daemon, line1="PLACE BUTTON ON SEAT 8", line2="READY")
         wait_steady(daemon, 2, 0.0)
         wait_pattern(daemon, 8, Pattern.FAST_BLINK)
-        assert [e.detail for e in system_log(daemon, "device_clear")] == [{"device": "puck"}]
+        assert [e.detail for e in system_log(daemon, "device_clear")] == [
+            {"device": "puck", "code": "puck_two_seats"}]
 
         puck.place(3)  # `warn` lets the hand start anyway ...
         wait_shown(daemon, line1="MOVE BUTTON TO SEAT 8")

@@ -127,14 +127,38 @@ def test_device_faults_go_to_the_system_log_and_the_display(tmp_path: Path) -> N
     config = write_config(tmp_path)
     with running(config) as daemon:
         sim = daemon.devices.sim  # type: ignore[union-attr]
+        keypad = daemon.devices.keypad  # type: ignore[union-attr]
+        assert sim is not None and sim.keypad is not None and keypad is not None
+        sim.keypad.unplug()
+        # The dealer gets words that say what to do, never the driver's path or text.
+        wait_for(lambda: shown(daemon).line1 == "KEYPAD LOST: CALL TECH", what="fault shown")
+        # The driver reports the unplug, then the failed reopen, in other words: one
+        # fault all the same.
+        wait_for(lambda: "missing" in (keypad.fault or ""), what="the reopen fails")
+        assert shown(daemon).line1 == "KEYPAD LOST: CALL TECH"
+        assert "/" not in shown(daemon).line1 + shown(daemon).line2
+        sim.keypad.replug()
+        wait_for(lambda: shown(daemon).line1 != "KEYPAD LOST: CALL TECH", what="fault cleared")
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        entries = [e.detail for e in journal.iter_system_log()
+                   if e.kind in ("device_fault", "device_clear")]
+    assert len(entries) == 2, entries
+    fault, clear = entries
+    assert (fault["device"], fault["code"]) == ("keypad", "keypad_lost")
+    assert sim.keypad.path in fault["message"]  # the detail: the driver's words, the path
+    assert clear == {"device": "keypad", "code": "keypad_lost"}
+
+
+def test_device_fault_words_in_spanish(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + "display: {language: es}\n")
+    with running(config) as daemon:
+        sim = daemon.devices.sim  # type: ignore[union-attr]
         assert sim is not None and sim.keypad is not None
         sim.keypad.unplug()
-        wait_for(lambda: shown(daemon).line1.startswith("FAULT"), what="fault shown")
+        wait_for(lambda: shown(daemon).line1 == "TECLADO PERDIDO: LLAME AL TECNICO",
+                 what="fault shown in Spanish")
         sim.keypad.replug()
-        wait_for(lambda: not shown(daemon).line1.startswith("FAULT"), what="fault cleared")
-    with Journal.open_readonly(tmp_path / "state") as journal:
-        kinds = [(e.kind, e.detail.get("device")) for e in journal.iter_system_log()]
-    assert ("device_fault", "keypad") in kinds and ("device_clear", "keypad") in kinds
 
 
 def test_a_new_configuration_waits_for_the_hand_to_end(tmp_path: Path) -> None:

@@ -95,17 +95,28 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
                             "tray alarm cleared")
         assert cleared["msg_seq"] > alarm["msg_seq"] and cleared["discrepancy"] == 0
 
-        # 3. A device fault and its clear: no journalled event, their own messages.
+        # 3. A device fault and its clear: no journalled event, their own messages, one
+        # each way with the stable code, the driver's words in `detail` (the driver
+        # reports the unplug and then the failed reopen: still one fault).
+        keypad = daemon.devices.keypad
+        assert keypad is not None
         sim.keypad.unplug()
         fault = delivered(back_office, lambda p: p["kind"] == "fault" and p["active"],
                           "keypad fault")
-        assert fault["fault"] == "keypad" and "keypad" in fault["detail"]
+        assert (fault["fault"], fault["device"]) == ("keypad_lost", "keypad")
+        assert sim.keypad.path in fault["detail"]
+        wait_for(lambda: "missing" in (keypad.fault or ""), what="the reopen fails")
         sim.keypad.replug()
         clear = delivered(back_office, lambda p: p["kind"] == "fault" and not p["active"],
                           "keypad clear")
-        assert clear["fault"] == "keypad" and clear["msg_seq"] > fault["msg_seq"]
+        assert (clear["fault"], clear["device"], clear["detail"]) == (
+            "keypad_lost", "keypad", None)
+        assert clear["msg_seq"] > fault["msg_seq"]
         assert clear["seq"] == daemon.journal.last_seq  # type: ignore[union-attr]
         assert daemon.publisher.wait_drained(WAIT)
+        faults = [p for p in _first_copies(back_office.messages) if p["kind"] == "fault"]
+        assert [(p["fault"], p["active"]) for p in faults] == [
+            ("keypad_lost", True), ("keypad_lost", False)]
     with Journal.open_readonly(tmp_path / "state") as journal:
         kinds = [entry.kind for entry in journal.iter_system_log()]
     assert kinds.count(LogKind.FLOOR_LINK) >= 2  # up at each start

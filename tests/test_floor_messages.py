@@ -386,12 +386,13 @@ def test_the_retained_state_and_faults_outside_events() -> None:
     message = state_message(TOPICS, PAID, seq=40, stamp=STAMP)
     assert (message.topic, message.retain) == (f"{ROOT}/state", True)
     assert json.loads(message.payload)["state"] == PAID
-    fault = fault_message(TOPICS, "tray", active=True, detail="TRAY NOT FOUND", seq=41,
-                          stamp=STAMP)
+    fault = fault_message(TOPICS, "tray_lost", device="tray", active=True,
+                          detail="tray is missing: nothing at /dev/ttyUSB1", seq=41, stamp=STAMP)
     assert (fault.topic, fault.retain) == (f"{ROOT}/faults", False)
     document = json.loads(fault.payload)
-    assert (document["kind"], document["fault"], document["active"], document["detail"],
-            document["seq"]) == ("fault", "tray", True, "TRAY NOT FOUND", 41)
+    assert (document["kind"], document["fault"], document["device"], document["active"],
+            document["detail"], document["seq"]) == (
+        "fault", "tray_lost", "tray", True, "tray is missing: nothing at /dev/ttyUSB1", 41)
 
 
 def test_the_publisher_adds_the_msg_seq() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller import device_faults
 from drivers.events import (
     DeviceCleared,
     DeviceEvent,
@@ -37,11 +38,14 @@ class RulesInput:
 
 @dataclass(frozen=True)
 class DeviceNotice:
-    """A device fault (``message`` set) or its end (``message`` None)."""
+    """A device fault (``message`` set: the driver's words, the fault's detail) or its
+    end (``message`` None); ``code`` is the fault's stable code
+    (``controller.device_faults``), None for an end."""
 
     device: str
     message: str | None
     seats: tuple[int, ...] = ()
+    code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,9 +90,10 @@ def translate(event: DeviceEvent) -> RulesInput | DeviceNotice:
         return RulesInput({"type": "tray", "counts": counts}, "tray")
     if isinstance(event, PuckFault):
         seats = " ".join(str(seat) for seat in event.seats)
-        return DeviceNotice("puck", f"BUTTON SEEN AT SEATS {seats}", tuple(event.seats))
+        return DeviceNotice("puck", f"puck sensors of seats {seats} all see the button",
+                            tuple(event.seats), device_faults.PUCK_TWO_SEATS)
     if isinstance(event, DeviceFault):
-        return DeviceNotice(event.device, event.message)
+        return DeviceNotice(event.device, event.message, code=device_faults.lost(event.device))
     if isinstance(event, DeviceCleared):
         return DeviceNotice(event.device, None)
     raise TypeError(f"not a device event: {event!r}")

@@ -47,6 +47,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from controller import device_faults
 from controller import puck as puck_check
 from controller import tray as tray_check
 from controller.config import Settings
@@ -394,7 +395,10 @@ class Controller(ConfigMixin):
         if link is not None:
             alerts.append(link)
         faults = self.display.device_faults or {}
-        device_fault = next(iter(faults.values()), None)
+        device_fault = None
+        if faults:
+            code = next(iter(faults.values()))
+            device_fault = device_faults.words(code, self.display.puck_fault_seats)
         self.outputs.show(
             view, countdown_ms=countdown,
             warning=self._warning(countdown) if countdown is not None else False,
@@ -426,27 +430,39 @@ class Controller(ConfigMixin):
         self._show()
 
     def _device_notice(self, notice: DeviceNotice) -> None:
+        """A device fault raised or cleared: the dealer gets the fault's words, the log
+        and the journal's system log its detail, the floor one message each way. A
+        device already at fault that the driver reports again in other words (an
+        unplugged keypad is first lost, then missing) is the same fault: only the log
+        hears the new detail."""
         faults = self.display.device_faults if self.display.device_faults is not None else {}
+        device = notice.device
+        current = faults.get(device)
         if notice.message is None:
-            if notice.device not in faults:
+            if current is None:
                 return
-            del faults[notice.device]
-            if notice.device == "puck":
+            del faults[device]
+            if device == "puck":
                 self.display.puck_fault_seats = ()
-            log.info("device %s works again", notice.device)
-            self._system_log(LogKind.DEVICE_CLEAR, {"device": notice.device})
-            self._publish_fault(notice.device, active=False, detail=None)
+            log.info("device %s works again (%s cleared)", device, current)
+            self._system_log(LogKind.DEVICE_CLEAR, {"device": device, "code": current})
+            self._publish_fault(device, current, active=False, detail=None)
             self.outputs.redrive()  # it may have lost what it showed
         else:
-            if faults.get(notice.device) == notice.message:
-                return
-            faults[notice.device] = notice.message
-            if notice.device == "puck":
+            code = notice.code or device_faults.lost(device)
+            if device == "puck":
                 self.display.puck_fault_seats = notice.seats
-            log.warning("device %s fault: %s", notice.device, notice.message)
+            if current == code:
+                log.warning("device %s still at fault (%s): %s", device, code, notice.message)
+                self._show()  # the seats of a puck fault may have changed
+                return
+            if current is not None:  # another fault of the same device: the old one ends
+                self._publish_fault(device, current, active=False, detail=None)
+            faults[device] = code
+            log.warning("device %s fault %s: %s", device, code, notice.message)
             self._system_log(LogKind.DEVICE_FAULT,
-                             {"device": notice.device, "message": notice.message})
-            self._publish_fault(notice.device, active=True, detail=notice.message)
+                             {"device": device, "code": code, "message": notice.message})
+            self._publish_fault(device, code, active=True, detail=notice.message)
         self.display.device_faults = faults
         self._show()
 
@@ -476,7 +492,7 @@ class Controller(ConfigMixin):
 
     # -- the floor link ------------------------------------------------------------------
 
-    def _publish_fault(self, fault: str, *, active: bool, detail: Any) -> None:
+    def _publish_fault(self, device: str, code: str, *, active: bool, detail: Any) -> None:
         """A fault raised or cleared, to the floor: queued in the outbox in a transaction
         of its own, with the journal's last seq (so retention prunes it with the events
         around it)."""
@@ -488,11 +504,12 @@ class Controller(ConfigMixin):
 
             seq = self.journal.last_seq
             publisher.enqueue(
-                [fault_message(publisher.topics, fault, active=active, detail=detail, seq=seq)],
+                [fault_message(publisher.topics, code, device=device, active=active,
+                               detail=detail, seq=seq)],
                 seq=seq,
             )
         except Exception as error:  # the floor link must never stop play
-            log.warning("floor: the %s %s message was not queued: %s", fault,
+            log.warning("floor: the %s %s message was not queued: %s", code,
                         "fault" if active else "clear", describe(error))
 
     def _link_alert(self) -> str | None:

@@ -53,7 +53,7 @@ class Outputs:
         *,
         countdown_ms: int | None,
         warning: bool,
-        device_fault: str | None = None,
+        device_fault: Message | str | None = None,
         refusal: str | None = None,
         expired: tuple[int, str] | None = None,
         alerts: Sequence[Message | str] = (),

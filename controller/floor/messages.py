@@ -168,15 +168,19 @@ def fault_message(
     topics: TableTopics,
     fault: str,
     *,
+    device: str | None = None,
     active: bool,
     detail: Any = None,
     seq: int | None,
     stamp: Stamp | None = None,
 ) -> OutboxMessage:
-    """A fault raised (`active`) or cleared: a device lost or back, a memory fault.
-    `seq` is the journal's last seq when it happened."""
+    """A fault raised (`active`) or cleared. `fault` is the stable code
+    (`controller.device_faults`: `keypad_lost`, ...), `device` the device it concerns,
+    `detail` the driver's words for a technician (None for a clear). `seq` is the
+    journal's last seq when it happened."""
     build = _Builder(topics, seq, stamp or Stamp.now())
-    build.add(topics.faults, "fault", fault=fault, active=active, detail=detail)
+    build.add(topics.faults, "fault", fault=fault, device=device, active=active,
+              detail=detail)
     return build.messages[0]
 
 

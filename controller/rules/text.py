@@ -241,6 +241,13 @@ EN: dict[str, str] = {
     "puck.two_seats": "BUTTON SEEN AT SEATS {seats}",
     "tray.alarm": "TRAY OFF BY {difference}: CALL SUPERVISOR",
     "fault.line": "FAULT: {what}",
+    "fault.keypad_lost": "KEYPAD LOST: CALL TECH",
+    "fault.tray_lost": "CHIP TRAY LOST: CALL TECH",
+    "fault.display_lost": "DISPLAY LOST: CALL TECH",
+    "fault.puck_lost": "BUTTON SENSOR LOST: CALL TECH",
+    "fault.lights_lost": "SEAT LIGHTS LOST: CALL TECH",
+    "fault.puck_two_seats": "BUTTON SEEN AT SEATS {seats}: CALL TECH",
+    "fault.device_lost": "DEVICE LOST: CALL TECH",
     "refused.line": "NO: {reason}",
 }
 
@@ -433,6 +440,13 @@ ES: dict[str, str] = {
     "puck.two_seats": "BOTON VISTO EN ASIENTOS {seats}",
     "tray.alarm": "BANCA DESCUADRADA {difference}: SUPERVISOR",
     "fault.line": "FALLO: {what}",
+    "fault.keypad_lost": "TECLADO PERDIDO: LLAME AL TECNICO",
+    "fault.tray_lost": "BANCA PERDIDA: LLAME AL TECNICO",
+    "fault.display_lost": "PANTALLA PERDIDA: LLAME AL TECNICO",
+    "fault.puck_lost": "SENSOR BOTON PERDIDO: LLAME AL TECNICO",
+    "fault.lights_lost": "LUCES PERDIDAS: LLAME AL TECNICO",
+    "fault.puck_two_seats": "BOTON EN ASIENTOS {seats}: LLAME AL TECNICO",
+    "fault.device_lost": "APARATO PERDIDO: LLAME AL TECNICO",
     "refused.line": "NO: {reason}",
 }
 
