@@ -10,13 +10,15 @@ non-durable replay.
 
 A directory started with another configuration is refused, naming the difference;
 so is a journal that fails its integrity check (the technician's salvage first).
+With a `floor:` section in the configuration, each line's floor messages go into the
+journal's outbox with it, as the daemon's do: the daemon's publisher sends them.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import IO
+from typing import IO, Any
 
 from controller import statedir
 from controller.config import ConfigError, Settings, load_config_text, rules_differences
@@ -75,6 +77,7 @@ def durable_replay(
             folded.table,
             snapshot_every=settings.journal.snapshot_every,
             last_snapshot_seq=snapshot[0] if snapshot else 0,
+            outbox=_floor_feed(settings),
         )
         for text in event_lines(lines):
             outcome = recorder.record_text(text)
@@ -89,6 +92,16 @@ def durable_replay(
             out.write(dumps(line) + "\n")
             out.flush()
     return 0
+
+
+def _floor_feed(settings: Settings) -> Any:
+    """With a `floor:` section, the lines replayed into the table's journal get their
+    floor messages like the daemon's inputs: the daemon's publisher sends them."""
+    if settings.floor is None:
+        return None
+    from controller.floor.feed import feed_for
+
+    return feed_for(settings)
 
 
 def config_mismatch_message(state_dir: str, settings: Settings, mismatch: ConfigMismatch) -> str:

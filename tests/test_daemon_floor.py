@@ -136,7 +136,8 @@ def test_a_lost_link_is_shown_to_the_dealer_and_logged(
         broker.stop()
         wait_for(lambda: link_alert(daemon) == "LINK DOWN", what="LINK DOWN shown")
         seat_players(daemon, {5: "luis"})  # the table plays on; the message waits
-        wait_for(lambda: link_alert(daemon) == "LINK DOWN 2 QUEUED", what="the backlog shown")
+        # the event, the seat taken, the new state
+        wait_for(lambda: link_alert(daemon) == "LINK DOWN 3 QUEUED", what="the backlog shown")
         broker.start()
         assert publisher.wait_for(lambda s: s.link == "up" and s.unsent == 0, WAIT)
         wait_for(lambda: link_alert(daemon) is None, what="link alert gone")

@@ -47,8 +47,9 @@ OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
 OutboxBuilder = Callable[
     [int, Mapping[str, Any], Mapping[str, Any], Table, Table], OutboxRows
 ]
-"""``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox; for a
-refusal ``result`` holds its ``error`` and both tables are the same one."""
+"""``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox;
+``result`` holds ``ok``, ``by`` (who entered it) and, when accepted, the rules'
+``effects``; for a refusal it holds its ``error`` and both tables are the same one."""
 
 
 class StorageFault(JournalIntegrityError):
@@ -161,7 +162,7 @@ class Recorder:
                 after, effects, snapshot_due = table, [], False
             if after is not table:
                 snapshot = snapshots.encode(after.state) if snapshot_due else None
-                rows = list(self.outbox(seq_next, obj, _result(effects), table, after)) \
+                rows = list(self.outbox(seq_next, obj, _result(effects, who), table, after)) \
                     if self.outbox is not None else []
                 seq = self._append(obj, accepted=True, by=who, hand=hand, snapshot=snapshot,
                                    outbox=rows)
@@ -187,8 +188,9 @@ class Recorder:
         if self.fault is not None:
             return self._locked(obj)
         error = refusal.as_dict()
-        seq = self._append(obj, accepted=False, by=_who(obj, by, self.table), result=error,
-                           hand=self._hand(None), outbox=self._refusal_rows(obj, error))
+        who = _who(obj, by, self.table)
+        seq = self._append(obj, accepted=False, by=who, result=error,
+                           hand=self._hand(None), outbox=self._refusal_rows(obj, error, who))
         if seq is None:
             return self._locked(obj)
         if event is None:
@@ -208,11 +210,14 @@ class Recorder:
             return self._locked(row)
         return Outcome(seq, False, row, error)
 
-    def _refusal_rows(self, obj: dict[str, Any], error: dict[str, Any]) -> OutboxRows:
+    def _refusal_rows(
+        self, obj: dict[str, Any], error: dict[str, Any], who: str | None = None
+    ) -> OutboxRows:
         """The floor messages of a refusal (the builder leaves out routine ones)."""
         if self.outbox is None:
             return ()
-        return list(self.outbox(self.last_seq + 1, obj, {"ok": False, "error": error},
+        return list(self.outbox(self.last_seq + 1, obj, {"ok": False, "error": error,
+                                                         "by": who},
                                 self.table, self.table))
 
     def _locked(self, obj: dict[str, Any]) -> Outcome:
@@ -262,12 +267,16 @@ def _last_key(journal: Journal, last_seq: int, look_back: int = 200) -> Any:
     return None
 
 
-def _result(effects: list[Effect]) -> dict[str, Any]:
-    """An accepted event's result for its floor messages: a supervisor's transfers."""
+def _result(effects: list[Effect], who: str | None) -> dict[str, Any]:
+    """An accepted event's result for its floor messages: the rules' effects (what the
+    rules did), who entered it, and a supervisor's transfers."""
+    result: dict[str, Any] = {"ok": True, "effects": effects, "by": who}
     transfers = [{"from": e.from_seat, "to": e.to_seat, "amount": e.amount,
                   "reason": e.reason, "by": e.by}
                  for e in effects if isinstance(e, Transferred)]
-    return {"ok": True, "transfers": transfers} if transfers else {"ok": True}
+    if transfers:
+        result["transfers"] = transfers
+    return result
 
 
 def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:

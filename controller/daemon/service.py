@@ -232,30 +232,12 @@ class Daemon:
         if self.settings.floor is None:
             return None
         try:
-            from controller.floor.messages import messages_for
-            from controller.floor.settings import FloorSettings
+            from controller.floor.feed import feed_for
         except ImportError:
             log.warning("floor: configured but the floor link is not available; running alone")
             return None
-        topics = FloorSettings.adapt(self.settings.floor).topics_for(self.settings.rules.table_id)
-        from controller import tray as tray_check
-        from controller.rules import state_view
-
-        def build(seq: int, event: Any, result: Any, before: Table, after: Table) -> Any:
-            record = {"seq": seq, "event": event}
-            # The tray reconciliation around the event, for tray discrepancy messages;
-            # the settings in force (a reload may change the float between hands).
-            tray = (self.controller.settings if self.controller is not None
-                    else self.settings).tray
-            tray_before = tray_after = None
-            if tray.float_counts:
-                tray_before = tray_check.status(before.state, tray).as_dict()
-                tray_after = tray_check.status(after.state, tray).as_dict() \
-                    if after is not before else tray_before
-            return messages_for(record, result, state_view(before), state_view(after),
-                                topics=topics, tray_before=tray_before, tray_after=tray_after)
-
-        return build
+        return feed_for(self.settings, lambda: (
+            self.controller.settings if self.controller is not None else self.settings).tray)
 
     def _start_publisher(self) -> None:
         """The publisher, after the retained state (the recovered one) has been queued.

@@ -21,16 +21,19 @@ de-duplication key (docs/floor.md).
 
 What is published for one event, in this order:
 
-1. `events`: every accepted event, except `state` queries and `tick`s that change
-   nothing but the action clock's countdown; with the fields it changed.
-   Or `refusals`: a refused event worth a supervisor's attention (`ROUTINE_REFUSALS`
-   lists the ones that are not).
-2. `tray`: a chip-tray discrepancy raised, changed or cleared (the reconciliation
+1. `events` (`keys` for a keypad key): every accepted event, except `state` queries
+   and `tick`s that change nothing but the action clock's countdown; with the fields it
+   changed. Or `refusals`: a refused event worth a supervisor's attention
+   (`ROUTINE_REFUSALS` lists the ones that are not), judged by what the input
+   amounted to: a key that ends a refused award is a refused award.
+2. `actions`, `seats`, `clock`: what the rules did (`play.py`), from the effects the
+   caller passes in `result["effects"]`: the same whatever the input path.
+3. `tray`: a chip-tray discrepancy raised, changed or cleared (the reconciliation
    reports before and after the event, `controller.tray.status(...).as_dict()`).
-3. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one,
+4. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one,
    `transfer` for each supervisor's transfer between hands (the result's
    `transfers`, which the daemon takes from the rules' `Transferred` effects).
-4. `state` (retained): the new state, when anything but the clock countdown and the
+5. `state` (retained): the new state, when anything but the clock countdown and the
    display text changed.
 
 Faults are not events (the daemon shows them and writes them to the journal's system
@@ -47,6 +50,7 @@ from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
 from controller.floor.clock import Stamp
+from controller.floor.play import ended_by, play_messages
 from controller.floor.topics import TableTopics
 from controller.journal.clock import kernel_clock_synced
 
@@ -104,8 +108,11 @@ def messages_for(
     `seq` (the event's journal seq), `event` (the input event) and optionally `wall_ns`
     and `clock_synced` (the journal's time of it; without them: now). `result`: a
     mapping or object with `ok` and, when refused, `error` (`code`, `message`);
-    optionally `awards` (seat -> chips paid) and `transfers` (a supervisor's
-    transfers the event made: `from`, `to`, `amount`, `reason`, `by`). `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
+    optionally `awards` (seat -> chips paid), `effects` (the rules core's effects of the
+    event), `by` (who entered it), `applied` (for a key: the event it amounted to, as
+    JSON), `keying` (for a refused key: the type of event being keyed) and `transfers`
+    (a supervisor's transfers the event made: `from`, `to`, `amount`, `reason`, `by`).
+    `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
     for a refusal they are equal (or `state_after` is None). `tray_before` /
     `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
     `expected`, `counted`...), when the table checks its tray. `stamp` overrides the
@@ -116,36 +123,59 @@ def messages_for(
     event = _event_of(event_record)
     event_type = event.get("type") if isinstance(event, Mapping) else None
     kind_of_event = event_type if isinstance(event_type, str) else None
+    # What the input amounted to: for a key, the event the keypad made of it (or, for a
+    # refused key, the kind of entry being keyed); otherwise the input itself.
+    applied = _get(result, "applied")
+    applied = applied if isinstance(applied, Mapping) else None
+    if applied is None and kind_of_event != "key":
+        applied = event if isinstance(event, Mapping) else None
+    applied_type = applied.get("type") if applied is not None else None
+    keying = _get(result, "keying")
+    rules_type = applied_type if isinstance(applied_type, str) else (
+        (keying if isinstance(keying, str) else "key") if kind_of_event == "key"
+        else kind_of_event)
+    by = _get(result, "by")
+    by = by if isinstance(by, str) else None
     build = _Builder(topics, _int(_get(event_record, "seq")), stamp or _stamp_of(event_record))
 
     if not bool(_get(result, "ok", True)):
-        if kind_of_event not in ROUTINE_REFUSALS:
+        if rules_type not in ROUTINE_REFUSALS:
             error = _get(result, "error")
-            build.add(
-                topics.refusals,
-                "refusal",
-                event=event,
-                error={"code": _get(error, "code"), "message": _get(error, "message")},
-                hand=before.get("hand"),
-                phase=before.get("phase"),
-            )
+            body: dict[str, Any] = {
+                "event": applied if applied is not None else event,
+                "error": {"code": _get(error, "code"), "message": _get(error, "message")},
+                "hand": before.get("hand"),
+                "phase": before.get("phase"),
+                "by": by,
+            }
+            if kind_of_event == "key":
+                body["input"] = event
+                if applied is None:  # refused mid-entry: what was being keyed
+                    body["keying"] = rules_type
+            build.add(topics.refusals, "refusal", **body)
         return build.messages
 
     changes = _changes(before, after)
     if kind_of_event not in QUERIES and (kind_of_event != "tick" or changes):
         build.add(
-            topics.events,
+            topics.keys if kind_of_event == "key" else topics.events,
             "event",
             event=event,
             hand=after.get("hand"),
             phase=after.get("phase"),
             changes=changes,
         )
+    effects = _get(result, "effects")
+    effects = list(effects) if isinstance(effects, (list, tuple)) else None
+    if effects:
+        for leaf, kind, play_body in play_messages(applied, effects, before, after, by=by):
+            build.add(topics.leaf(leaf), kind, **play_body)
     tray = _tray(tray_before, tray_after)
     if tray is not None:
         build.add(topics.tray, "tray", event=event, **tray)
     if _ends_hand(before, after):
-        build.add(topics.hands, "hand_end", **_hand_end(kind_of_event, result, before, after))
+        build.add(topics.hands, "hand_end", **_hand_end(
+            ended_by(rules_type, effects), result, before, after))
     if _starts_hand(before, after):
         build.add(topics.hands, "hand_start", **_hand_start(before, after))
     for transfer in _transfers(result):
@@ -403,7 +433,7 @@ def _hand_start(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str
 
 
 def _hand_end(
-    event_type: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
+    cause: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> dict[str, Any]:
     seats_before, seats_after = _seats(before), _seats(after)
     in_hand = [s for s in sorted(seats_before, key=_seat_key)
@@ -427,8 +457,8 @@ def _hand_end(
     taken = _amount(_get(fees, "rake")) + _amount(_get(fees, "jackpot"))
     return {
         "hand": before.get("hand"),
-        "ended_by": event_type,
-        "void": event_type == "misdeal",
+        "ended_by": cause,
+        "void": cause == "misdeal",
         **_positions(before),
         "players": {s: seats_before[s].get("player") for s in in_hand},
         "pot_total": pot_total,

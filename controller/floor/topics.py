@@ -1,7 +1,12 @@
 """The floor link's topic tree: one subtree per table, one leaf per kind of message.
 
 ```
-<prefix>/<site>/table/<table_id>/events     accepted events               QoS 1
+<prefix>/<site>/table/<table_id>/events     accepted events (keys aside)  QoS 1
+<prefix>/<site>/table/<table_id>/keys       accepted keypad keys, raw     QoS 1
+<prefix>/<site>/table/<table_id>/actions    betting actions, awards,      QoS 1
+                                            corrections, transfers
+<prefix>/<site>/table/<table_id>/seats      seat changes, seats opened    QoS 1
+<prefix>/<site>/table/<table_id>/clock      action clock called/warned/expired  QoS 1
 <prefix>/<site>/table/<table_id>/refusals   refusals worth a supervisor   QoS 1
 <prefix>/<site>/table/<table_id>/faults     faults raised and cleared     QoS 1
 <prefix>/<site>/table/<table_id>/hands      hand start and end summaries  QoS 1
@@ -21,7 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-LEAVES: Final = ("events", "refusals", "faults", "hands", "tray", "state", "status")
+LEAVES: Final = (
+    "events", "keys", "actions", "seats", "clock", "refusals", "faults", "hands", "tray",
+    "state", "status",
+)
 
 
 class TopicError(ValueError):
@@ -83,6 +91,22 @@ class TableTopics:
     @property
     def events(self) -> str:
         return self.leaf("events")
+
+    @property
+    def keys(self) -> str:
+        return self.leaf("keys")
+
+    @property
+    def actions(self) -> str:
+        return self.leaf("actions")
+
+    @property
+    def seats(self) -> str:
+        return self.leaf("seats")
+
+    @property
+    def clock(self) -> str:
+        return self.leaf("clock")
 
     @property
     def refusals(self) -> str:
