@@ -16,6 +16,7 @@ from controller.floor.localbroker import LocalBroker
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
 from tests.test_floor_publisher import WAIT, _journal_events
+from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,3 +110,41 @@ def test_watch_says_what_is_wrong(
             "tablectl floor watch: refused by the broker: Not authorized\n")
     finally:
         secured.kill()
+
+
+def test_watch_prints_each_message_once_across_a_broker_restart(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    """A reconnect brings the retained state and status again: the watch drops them by
+    `(table_id, msg_seq)` (the status: the same bytes again), as consumers should."""
+    db = tmp_path / "journal.sqlite3"
+    settings = FloorSettings(site="lv", host=broker.host, port=broker.port)
+    publisher = Publisher(settings, table_id="T1", db_path=db)
+    publisher.start()
+    _journal_events(db, 1, 1)
+    assert publisher.wait_drained(WAIT)
+    publisher.stop()  # retained: the state, and the status "down, stopped"
+    watch = _watch("--host", broker.host, "--port", str(broker.port), "--table", "T1",
+                   "--count", "5")
+    assert _started(watch).startswith("watching")
+
+    def watchers_connected() -> int:
+        return sum("as floor-watch-" in line
+                   for line in broker.log_path.read_text(errors="replace").splitlines())
+
+    assert eventually(lambda: watchers_connected() == 1, WAIT)
+    broker.restart()
+    assert eventually(lambda: watchers_connected() == 2, WAIT), broker.log_tail()
+    again = Publisher(settings, table_id="T1", db_path=db)
+    again.start()
+    try:
+        _journal_events(db, 2, 1)
+        again.notify()
+        lines = _lines(watch)
+    finally:
+        again.stop()
+    kinds = [(m["message"]["kind"], m["retain"]) for m in lines]
+    assert kinds[:2] in ([("state", True), ("status", True)], [("status", True), ("state", True)])
+    assert sorted(kinds[2:]) == [("event", False), ("state", False), ("status", False)], kinds
+    keys = [m["message"].get("msg_seq") for m in lines if "msg_seq" in m["message"]]
+    assert len(keys) == len(set(keys)) == 3

@@ -2,7 +2,9 @@
 
 `tablectl floor watch` subscribes to one table (or every table) and prints each message
 as one JSON line: `{"topic": ..., "retain": ..., "message": {...}}`. Duplicates (same
-`table_id` and `msg_seq`) are dropped unless `--duplicates`. With `--config`, the
+`table_id` and `msg_seq`, retained copies included: a reconnect brings the retained
+state again; for the link status, which has no `msg_seq`, the same status again) are
+dropped unless `--duplicates`. With `--config`, the
 broker, TLS files, site, prefix and table id come from the table's YAML configuration;
 options given on the command line win (a watcher account's `--username` and
 `--password-file`, say: a table's own credentials may only publish).
@@ -125,9 +127,7 @@ def _watch(args: argparse.Namespace) -> int:
         with lock:
             if done.is_set():
                 return
-            if not args.duplicates and not message.retain and not dedupe.first_time(
-                message.payload
-            ):
+            if not args.duplicates and not dedupe.first_time(message.payload, message.raw):
                 return
             body: Any = message.payload
             if body is None:

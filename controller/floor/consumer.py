@@ -48,17 +48,29 @@ class FloorMessage:
 
 class Deduplicator:
     """Remembers the last `per_table` keys of each table; `first_time` says whether a
-    message is new. Messages without `msg_seq` (the link status) always are."""
+    message is new. The key is `(table_id, msg_seq)`, for live and retained copies
+    alike (a reconnect brings the retained state again, with the `msg_seq` already
+    seen). A message without `msg_seq` (the link status) is new unless it is the very
+    same bytes as the last one of its table and kind (the retained status again)."""
 
     def __init__(self, per_table: int = 100_000) -> None:
         self._per_table = per_table
         self._seen: dict[str, tuple[set[int], deque[int]]] = {}
+        self._last_plain: dict[tuple[str, str], bytes] = {}
 
-    def first_time(self, payload: Mapping[str, Any] | None) -> bool:
+    def first_time(self, payload: Mapping[str, Any] | None, raw: bytes | None = None) -> bool:
         if payload is None:
             return True
         table, msg_seq = payload.get("table_id"), payload.get("msg_seq")
-        if not isinstance(table, str) or not isinstance(msg_seq, int):
+        if not isinstance(table, str):
+            return True
+        if not isinstance(msg_seq, int):
+            if raw is None:
+                return True
+            key = (table, str(payload.get("kind")))
+            if self._last_plain.get(key) == raw:
+                return False
+            self._last_plain[key] = raw
             return True
         seen, order = self._seen.setdefault(table, (set(), deque()))
         if msg_seq in seen:
