@@ -14,7 +14,16 @@ from typing import Any
 from controller.floor.consumer import Collector, FloorMessage, Subscriber
 from controller.floor.localbroker import LocalBroker
 from controller.journal import Journal, LogKind
-from tests.daemon_helpers import WAIT, running, seat_players, shown, wait_for, write_config
+from tests.daemon_helpers import (
+    WAIT,
+    press,
+    running,
+    seat_players,
+    shown,
+    view,
+    wait_for,
+    write_config,
+)
 from tests.test_floor_publisher import _first_copies, back_office, broker
 
 __all__ = ["back_office", "broker"]  # pytest fixtures, used by name
@@ -188,3 +197,34 @@ def test_a_supervisors_transfer_keyed_at_the_table_reaches_the_floor(
                        if e.kind == LogKind.CORRECTION]
     assert corrections == [{"kind": "transfer", "seq": last.seq, "supervisor": "1042",
                             "from": 5, "to": 8, "amount": 30, "reason": "wrong_payout"}]
+
+
+def test_a_hand_keyed_at_the_table_reaches_the_floor_in_poker_terms(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    """Keys on the simulated keypad, the real daemon, a real Mosquitto: the floor reads
+    each action, the clock, the award with its winners and the real cause of the end;
+    every message validates against docs/floor.schema.json (the fixture checks)."""
+    config = floor_config(tmp_path, broker)
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana", 5: "luis", 8: "marta"})
+        press(daemon, "FUNC", "8", "1", "7", "ENTER")  # dealer 17 signs in
+        press(daemon, "NEXT", "BET", "3", "0", "ENTER", "FOLD", "CLOCK", "CHECK")
+        press(daemon, "CHECK", "CHECK", "CHECK", "CHECK", "CHECK", "CHECK")
+        wait_for(lambda: view(daemon)["phase"] == "showdown", what="showdown")
+        press(daemon, "2", "ENTER")  # seat 2 folded: refused, and the floor hears of it
+        press(daemon, "CLEAR", "8", "ENTER", "ENTER")
+        end = delivered(back_office, lambda p: p["kind"] == "hand_end", "hand end")
+        assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
+    assert end["ended_by"] == "award" and end["awards"] == {"8": 65}
+    payloads = _first_copies(back_office.messages)
+    actions = [(p["seat"], p["action"], p["amount"], p["by"]) for p in payloads
+               if p["kind"] == "action"]
+    assert actions[:3] == [(8, "raise", 30, "17"), (2, "fold", 0, "17"), (5, "call", 20, "17")]
+    clock = [p for p in payloads if p["kind"] == "clock"]
+    assert [(c["clock"], c["seat"], c["by"]) for c in clock] == [("called", 5, "17")]
+    (award,) = [p for p in payloads if p["kind"] == "award"]
+    assert award["pots"][0]["winners"] == [8] and award["ranking"] == [[8]]
+    (refusal,) = [p for p in payloads if p["kind"] == "refusal"]
+    assert refusal["keying"] == "award" and refusal["by"] == "17"
+    assert {p["kind"] for p in payloads} >= {"event", "seat", "hand_start", "state"}

@@ -26,6 +26,7 @@ from controller.floor.messages import fault_message, messages_for
 from controller.floor.publisher import LinkStatus, Publisher
 from controller.floor.settings import FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, subscription
+from tests.floor_schema import assert_valid
 from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,6 +129,8 @@ def back_office(broker: LocalBroker) -> Iterator[Collector]:
     subscriber.start()
     yield collector
     subscriber.stop()
+    # Every message the test made a table send is held to the floor's contract.
+    assert_valid(message.payload for message in collector.messages)
 
 
 def test_events_arrive_in_order_with_their_sequence_numbers(
@@ -151,13 +154,13 @@ def test_events_arrive_in_order_with_their_sequence_numbers(
             "up", 400, False, "LINK OK")
 
         # A fault is no event: the daemon queues its message on its own.
-        fault = fault_message(publisher.topics, "tray", active=True, detail="TRAY NOT FOUND",
-                              seq=200)
+        fault = fault_message(publisher.topics, "tray_lost", device="tray", active=True,
+                              detail="tray is missing: nothing at /dev/ttyUSB1", seq=200)
         assert publisher.enqueue([fault], seq=200) == [401]
         _wait_delivered(back_office, 401)
         last = _table_payloads(back_office.messages)[-1]
         assert (last["kind"], last["fault"], last["seq"], last["msg_seq"]) == (
-            "fault", "tray", 200, 401)
+            "fault", "tray_lost", 200, 401)
 
         late = Collector()  # a consumer arriving now gets the retained state and status
         subscriber = Subscriber(broker.host, broker.port, "casino/lv/table/T1/#", late)

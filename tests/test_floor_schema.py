@@ -1,0 +1,75 @@
+"""docs/floor.schema.json: the floor feed's contract (issue 15, item 5). The end-to-end
+floor tests validate everything the daemon sends against it (the `back_office`
+fixture); these check the schema itself and the messages of every kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from controller import device_faults
+from controller.floor.clock import Stamp
+from controller.floor.messages import fault_message, state_message, status_payload
+from controller.floor.play import ENDINGS, SEAT_CHANGES
+from controller.floor.topics import TableTopics
+from tests.floor_schema import SCHEMA_PATH, assert_valid, problems
+from tests.keypad_tables import THREE, keys
+from tests.test_floor_play import HAND_EVENTS, HAND_KEYS, START, play
+
+SCHEMA = json.loads(SCHEMA_PATH.read_text())
+TOPICS = TableTopics("casino", "lv", "T1")
+STAMP = Stamp(1_740_863_645_123_000_000, True)
+
+
+def published(rows: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The payloads as the publisher sends them: with their msg_seq."""
+    return [{**body, "msg_seq": number} for number, (_, body) in enumerate(rows, 1)]
+
+
+def test_the_schema_lists_every_code_and_kind_from_their_one_source() -> None:
+    definitions = SCHEMA["$defs"]
+    assert definitions["fault"]["properties"]["fault"]["enum"] == list(device_faults.CODES)
+    assert definitions["hand_end"]["properties"]["ended_by"]["enum"] == list(ENDINGS)
+    assert definitions["seat"]["properties"]["change"]["enum"] == list(SEAT_CHANGES)
+    assert set(SCHEMA["properties"]["kind"]["enum"]) == {
+        "event", "refusal", "fault", "hand_start", "hand_end", "tray", "state", "status",
+        "action", "award", "correction", "transfer", "seat", "clock"}
+    assert SCHEMA["properties"]["v"] == {"const": 1}
+
+
+def test_every_message_of_keyed_and_sent_hands_validates(tmp_path: Path) -> None:
+    rows = play(tmp_path / "a", START + keys(HAND_KEYS), by="d17")
+    rows += play(tmp_path / "b", START + HAND_EVENTS)
+    rows += play(tmp_path / "c", START + keys("BET 3 0 ENTER FOLD CLOCK") + [
+        {"type": "tick", "ms": 60_000}])
+    rows += play(tmp_path / "d", [*THREE, {"type": "move_seat", "from": 5, "to": 7},
+                                  {"type": "leave", "seat": 2}, {"type": "misdeal"},
+                                  {"type": "start_hand"}, {"type": "act", "seat": 8,
+                                                           "action": "check"},
+                                  {"type": "misdeal"}])
+    payloads = published(rows)
+    assert {p["kind"] for p in payloads} >= {
+        "event", "refusal", "hand_start", "hand_end", "state", "action", "award", "seat",
+        "clock"}
+    assert assert_valid(payloads) == len(rows)
+
+
+def test_faults_status_state_transfer_and_the_chain_head_validate() -> None:
+    fault = json.loads(fault_message(TOPICS, "keypad_lost", device="keypad", active=True,
+                                     detail="keypad is missing", seq=3, stamp=STAMP).payload)
+    state = json.loads(state_message(TOPICS, {"hand": 0, "phase": "idle", "seats": {}},
+                                     seq=None, stamp=STAMP).payload)
+    status = json.loads(status_payload(TOPICS, link="down", reason="connection lost",
+                                       unsent=None, stamp=STAMP, will=True))
+    envelope = {"v": 1, "table_id": "T1", "site": "lv", "ts": STAMP.iso, "ts_ns": STAMP.wall_ns,
+                "clock_synced": True, "seq": 9, "msg_seq": 12}
+    transfer = {**envelope, "kind": "transfer", "from": 3, "to": 5, "amount": 200,
+                "reason": "wrong_payout", "by": "s1"}
+    assert_valid([{**fault, "msg_seq": 1}, {**state, "msg_seq": 2}, status, transfer])
+    # What the schema refuses: a code not in the list, another version, a stray field.
+    assert problems({**fault, "msg_seq": 1, "fault": "keypad"})
+    assert problems({**fault, "msg_seq": 1, "v": 2})
+    assert problems({**fault, "msg_seq": 1, "colour": "red"})
+    assert problems({**status, "msg_seq": 1, "kind": "fault"})
+    assert problems({**transfer, "amount": 0})
