@@ -293,13 +293,14 @@ class Daemon:
         if controller is None or journal is None or controller.fault is not None or \
                 controller.recorder is None:
             return
-        from controller.floor.messages import state_message
+        from controller.floor.messages import state_message, table_info
         from controller.rules import state_view
 
         seq = journal.last_seq
+        table = controller.recorder.table
         try:
-            publisher.enqueue([state_message(publisher.topics,
-                                             state_view(controller.recorder.table), seq=seq)],
+            publisher.enqueue([state_message(publisher.topics, state_view(table), seq=seq,
+                                             table=table_info(table.settings))],
                               seq=seq)
         except Exception as error:  # the floor link must never stop the table
             log.error("floor: the start-up state was not queued: %s", error)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from controller.floor.messages import OutboxMessage, messages_for
+from controller.floor.messages import OutboxMessage, messages_for, table_info
 from controller.floor.topics import TableTopics
 from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules.events import Event, Key, StateQuery
@@ -55,7 +55,8 @@ class Feed:
             tray_after = self._tray(after) if after is not before else tray_before
         return messages_for({"seq": seq, "event": event}, result, state_view(before),
                             state_view(after), topics=self.topics,
-                            tray_before=tray_before, tray_after=tray_after)
+                            tray_before=tray_before, tray_after=tray_after,
+                            table=table_info(after.settings))
 
 
 def feed_for(settings: Any, tray_settings: Callable[[], Any] | None = None) -> Feed | None:

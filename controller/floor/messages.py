@@ -101,6 +101,7 @@ def messages_for(
     stamp: Stamp | None = None,
     tray_before: Mapping[str, Any] | None = None,
     tray_after: Mapping[str, Any] | None = None,
+    table: Mapping[str, Any] | None = None,
 ) -> list[OutboxMessage]:
     """The outbox rows for one journaled event.
 
@@ -115,8 +116,9 @@ def messages_for(
     `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
     for a refusal they are equal (or `state_after` is None). `tray_before` /
     `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
-    `expected`, `counted`...), when the table checks its tray. `stamp` overrides the
-    time (tests, replays).
+    `expected`, `counted`...), when the table checks its tray. `table`: what the
+    table is (`table_info`: seats, game and stakes), carried by the `state` message.
+    `stamp` overrides the time (tests, replays).
     """
     before = state_before if isinstance(state_before, Mapping) else {}
     after = state_after if isinstance(state_after, Mapping) else before
@@ -181,17 +183,33 @@ def messages_for(
     for transfer in _transfers(result):
         build.add(topics.hands, "transfer", **_transfer(transfer, event, after))
     if changes:
-        build.add(topics.state, "state", retain=True, state=after)
+        build.add(topics.state, "state", retain=True, state=after,
+                  **({"table": dict(table)} if table is not None else {}))
     return build.messages
 
 
 def state_message(
-    topics: TableTopics, state: Mapping[str, Any], *, seq: int | None, stamp: Stamp | None = None
+    topics: TableTopics, state: Mapping[str, Any], *, seq: int | None, stamp: Stamp | None = None,
+    table: Mapping[str, Any] | None = None,
 ) -> OutboxMessage:
     """The retained state, for the daemon to queue at start-up (after recovery)."""
     build = _Builder(topics, seq, stamp or Stamp.now())
-    build.add(topics.state, "state", retain=True, state=state)
+    build.add(topics.state, "state", retain=True, state=state,
+              **({"table": dict(table)} if table is not None else {}))
     return build.messages[0]
+
+
+def table_info(rules: Any) -> dict[str, Any]:
+    """What a table is, for a floor board: seats, game and stakes
+    (`controller.rules.settings.RuleSettings`)."""
+    game = getattr(rules, "game", None)
+    return {
+        "seats": getattr(rules, "seats", None),
+        "structure": getattr(game, "structure", None),
+        "form": getattr(game, "form", "flop"),
+        "small_blind": getattr(game, "sb_amount", None),
+        "big_blind": getattr(game, "big_blind", None),
+    }
 
 
 def fault_message(
