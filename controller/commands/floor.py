@@ -1,5 +1,8 @@
 """`tablectl floor ...`: the floor link, seen from a technician's laptop.
 
+`tablectl floor board` serves the floor board (`controller/floor/board_server.py`):
+every table of a site live in a browser.
+
 `tablectl floor watch` subscribes to one table (or every table) and prints each message
 as one JSON line: `{"topic": ..., "retain": ..., "message": {...}}`. Duplicates (same
 `table_id` and `msg_seq`, retained copies included: a reconnect brings the retained
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -30,7 +34,7 @@ from controller.floor.settings import (
 )
 from controller.floor.topics import TopicError, subscription
 
-HELP = "the casino floor link: watch a table's live messages"
+HELP = "the casino floor link: watch a table's live messages, serve the floor board"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,9 +44,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="Print live floor messages of one table or of all tables, one JSON "
         "line each, until interrupted (or --count / --timeout).",
     )
-    source = watch.add_argument_group("broker")
-    source.add_argument("--config", type=Path, metavar="FILE",
-                        help="a table configuration: its floor: section and table id")
+    source = _broker_arguments(watch, "a table configuration: its floor: section and table id")
+    which = watch.add_mutually_exclusive_group()
+    which.add_argument("--table", metavar="ID", help="this table (default: the config's)")
+    which.add_argument("--all", action="store_true", help="every table")
+    watch.add_argument("--count", type=int, metavar="N", help="exit after N messages")
+    watch.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="exit after this long (status 0)")
+    watch.add_argument("--duplicates", action="store_true",
+                       help="also print messages already printed (same table_id, msg_seq)")
+    watch.set_defaults(_floor_run=_watch)
+    del source
+
+    board = sub.add_parser(
+        "board", help="serve the floor board: every table of a site, live, in a browser",
+        description="Serve a live web page showing every table of a site (one card each) "
+        "from the floor broker, until interrupted. Open the printed address in a browser.",
+    )
+    _broker_arguments(board, "a board file (floor: and board: sections) or a table "
+                             "configuration (its floor: section)")
+    board.add_argument("--all-sites", action="store_true", help="every site, not only one")
+    board.add_argument("--listen", metavar="ADDRESS",
+                       help="address to serve the page on (default: the board: section's, "
+                            "else 127.0.0.1; 0.0.0.0 for every interface)")
+    board.add_argument("--http-port", type=int, metavar="PORT",
+                       help="port to serve the page on (default: the board: section's, else 8470)")
+    board.add_argument("--timeout", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
+    board.set_defaults(_floor_run=_board)
+
+
+def _broker_arguments(parser: argparse.ArgumentParser, config_help: str) -> Any:
+    source = parser.add_argument_group("broker")
+    source.add_argument("--config", type=Path, metavar="FILE", help=config_help)
     source.add_argument("--host", help="broker host (default: the config's, else 127.0.0.1)")
     source.add_argument("--port", type=int, help="broker port (default 1883, 8883 with TLS)")
     source.add_argument("--site", help="only this site (default: the config's, else all)")
@@ -53,15 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--username")
     source.add_argument("--password-file", type=Path,
                         help="a file holding the password (never the password itself)")
-    which = watch.add_mutually_exclusive_group()
-    which.add_argument("--table", metavar="ID", help="this table (default: the config's)")
-    which.add_argument("--all", action="store_true", help="every table")
-    watch.add_argument("--count", type=int, metavar="N", help="exit after N messages")
-    watch.add_argument("--timeout", type=float, metavar="SECONDS",
-                       help="exit after this long (status 0)")
-    watch.add_argument("--duplicates", action="store_true",
-                       help="also print messages already printed (same table_id, msg_seq)")
-    watch.set_defaults(_floor_run=_watch)
+    return source
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,25 +111,11 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"{args.config}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        tls = settings.tls if settings else None
-        if args.ca_file or args.cert_file or args.key_file:
-            tls = TlsSettings(
-                ca_file=args.ca_file or (tls.ca_file if tls else None),
-                cert_file=args.cert_file or (tls.cert_file if tls else None),
-                key_file=args.key_file or (tls.key_file if tls else None),
-            )
-        username = args.username or (settings.username if settings else None)
-        password_file = args.password_file or (
-            settings.password_file if settings and not args.username else None
-        )
-        if password_file is not None and username is None:
-            print("tablectl floor watch: --password-file needs --username", file=sys.stderr)
+        connection = _connection(args, settings)
+        if isinstance(connection, str):
+            print(f"tablectl floor watch: {connection}", file=sys.stderr)
             return 2
-        host = args.host or (settings.host if settings else "127.0.0.1")
-        port = args.port or (
-            settings.port if settings and settings.port else
-            DEFAULT_TLS_PORT if tls else DEFAULT_PORT
-        )
+        host, port, options = connection
         site = args.site or (settings.site if settings else None)
         prefix = args.prefix or (settings.topic_prefix if settings else "casino")
         table = None if args.all else args.table or config_table
@@ -143,10 +154,7 @@ def _watch(args: argparse.Namespace) -> int:
                 done.set()
 
     try:
-        subscriber = Subscriber(
-            host, port, topic_filter, show, tls=tls, username=username,
-            password_file=password_file,
-        )
+        subscriber = Subscriber(host, port, topic_filter, show, **options)
         subscriber.start()
     except (FloorLinkError, FloorConfigError) as exc:
         print(f"tablectl floor watch: {exc}", file=sys.stderr)
@@ -156,4 +164,84 @@ def _watch(args: argparse.Namespace) -> int:
         done.wait(args.timeout)
     finally:
         subscriber.stop()
+    return 0
+
+
+def _connection(
+    args: argparse.Namespace, settings: FloorSettings | None
+) -> tuple[str, int, dict[str, Any]] | str:
+    """The broker's host and port and the subscriber's TLS and credential options, from
+    the command line over the configuration; a usage problem as text."""
+    tls = settings.tls if settings else None
+    if args.ca_file or args.cert_file or args.key_file:
+        tls = TlsSettings(
+            ca_file=args.ca_file or (tls.ca_file if tls else None),
+            cert_file=args.cert_file or (tls.cert_file if tls else None),
+            key_file=args.key_file or (tls.key_file if tls else None),
+        )
+    username = args.username or (settings.username if settings else None)
+    password_file = args.password_file or (
+        settings.password_file if settings and not args.username else None
+    )
+    if password_file is not None and username is None:
+        return "--password-file needs --username"
+    host = args.host or (settings.host if settings else "127.0.0.1")
+    port = args.port or (
+        settings.port if settings and settings.port else
+        DEFAULT_TLS_PORT if tls else DEFAULT_PORT
+    )
+    return host, port, {"tls": tls, "username": username, "password_file": password_file}
+
+
+def _board(args: argparse.Namespace) -> int:
+    from controller.floor.board_server import (
+        BoardServer,
+        BoardSettings,
+        board_filter,
+        load_board_config,
+    )
+
+    try:
+        settings, board_settings = load_board_config(args.config) if args.config else (
+            None, BoardSettings())
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{args.config}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        connection = _connection(args, settings)
+        if isinstance(connection, str):
+            print(f"tablectl floor board: {connection}", file=sys.stderr)
+            return 2
+        host, port, options = connection
+        topic_filter, site = board_filter(settings, prefix=args.prefix, site=args.site,
+                                          all_sites=args.all_sites)
+        server = BoardServer(
+            host=host, port=port, topic_filter=topic_filter, site=site,
+            listen=args.listen or board_settings.listen,
+            http_port=args.http_port if args.http_port is not None else board_settings.port,
+            subscriber_options=options,
+        )
+    except (FloorConfigError, TopicError) as exc:
+        print(f"tablectl floor board: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the address is taken or cannot be listened on
+        print(f"tablectl floor board: cannot serve the page: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    server.start()
+    print(f"floor board on {server.url} watching {topic_filter} on {host}:{port}",
+          file=sys.stderr, flush=True)
+    try:
+        stop.wait(args.timeout)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        signal.signal(signal.SIGTERM, previous)
     return 0

@@ -85,6 +85,9 @@ class Deduplicator:
 class Subscriber:
     """A paho client on its own network thread, subscribed at QoS 1 to one filter.
 
+    `on_link(up)`, if given, hears each subscription made (after every reconnect,
+    paho reconnecting by itself) and each loss of the broker.
+
     `persistent=True` keeps the session on the broker (messages published while this
     consumer is away wait for it), as a back-office consumer should; it then needs a
     stable `client_id`. Retained messages come with a new subscription only: on a
@@ -104,6 +107,7 @@ class Subscriber:
         tls: TlsSettings | None = None,
         username: str | None = None,
         password_file: Path | None = None,
+        on_link: Callable[[bool], None] | None = None,
     ) -> None:
         if persistent and client_id is None:
             raise ValueError("a persistent subscriber needs a client_id")
@@ -122,6 +126,8 @@ class Subscriber:
         self._client.on_connect = self._on_connect
         self._client.on_subscribe = self._on_subscribe
         self._client.on_message = self._on_message
+        self._client.on_disconnect = self._on_disconnect
+        self._on_link = on_link
         self._ready = threading.Event()
         self._error: str | None = None
 
@@ -165,7 +171,16 @@ class Subscriber:
         failed = [str(r) for r in reasons if r.is_failure]
         if failed:
             self._error = f"subscription to {self._filter} refused: {', '.join(failed)}"
+        elif self._on_link is not None:
+            self._on_link(True)
         self._ready.set()
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if self._on_link is not None:
+            self._on_link(False)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:

@@ -1,0 +1,198 @@
+"""The floor board's model: every table of a site as one card, from the floor feed.
+
+`Board.apply(message)` folds one floor message (`consumer.FloorMessage`) into the card
+of its table and says whether the card changed; `Board.cards()` is what the page shows.
+No I/O here: `board_server.py` subscribes to the broker and serves the page.
+
+A card holds what a floor supervisor needs at a glance: the table id, game and stakes,
+hand number and phase, pot, the seat to act, the action clock when it runs (seconds
+left, warning), open seats, when the table was last heard from, and the alarms that
+need someone now:
+
+- a device fault (`fault` messages: raised until cleared), in the dealer's words;
+- a chip-tray discrepancy (`tray` messages: until resolved);
+- the table's link down (`status`: the last will, or the daemon stopped);
+- a backlog being sent after an outage (`status` up with unsent messages): a warning.
+
+Messages are taken by `(table_id, msg_seq)` once (a reconnect brings the retained state
+again); a message older than what the card shows (a lower `msg_seq`) changes nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller import device_faults
+from controller.floor.consumer import Deduplicator
+from controller.rules.text import render
+
+STRUCTURES = {"no_limit": "NL", "pot_limit": "PL", "fixed_limit": "FL"}
+
+
+@dataclass
+class Card:
+    """One table, as the board shows it (`as_json()` is what the page gets)."""
+
+    table_id: str
+    site: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    state_msg_seq: int = 0
+    clock_received_ns: int | None = None
+    faults: dict[str, str] = field(default_factory=dict)  # device -> code
+    tray: dict[str, Any] | None = None
+    link: str = "unknown"
+    link_reason: str | None = None
+    backlog: int = 0
+    last_heard_ns: int = 0
+    version: int = 0
+
+    def alarms(self) -> list[dict[str, str]]:
+        found = [{"code": code, "text": render(device_faults.words(code), "en"), "level": "alarm"}
+                 for _, code in sorted(self.faults.items())]
+        if self.tray is not None:
+            found.append({"code": "tray_discrepancy", "level": "alarm",
+                          "text": f"TRAY OFF BY {self.tray.get('discrepancy')}"})
+        if self.link == "down":
+            stopped = self.link_reason == "stopped"
+            found.append({"code": "table_stopped" if stopped else "link_down", "level": "alarm",
+                          "text": "TABLE STOPPED" if stopped else "LINK DOWN"})
+        elif self.backlog:
+            found.append({"code": "backlog", "level": "warn",
+                          "text": f"SENDING BACKLOG {self.backlog}"})
+        return found
+
+    def as_json(self, now_ns: int) -> dict[str, Any]:
+        state = self.state
+        seats_value = state.get("seats")
+        seats: Mapping[str, Any] = seats_value if isinstance(seats_value, Mapping) else {}
+        total = self.info.get("seats")
+        open_seats = [n for n in range(1, total + 1) if str(n) not in seats] \
+            if isinstance(total, int) else []
+        to_act = state.get("to_act")
+        player = seats.get(str(to_act), {}).get("player") if to_act is not None else None
+        clock = state.get("clock") if isinstance(state.get("clock"), Mapping) else None
+        clock_json = None
+        if clock is not None and self.clock_received_ns is not None:
+            elapsed_ms = max(0, (now_ns - self.clock_received_ns) // 1_000_000)
+            clock_json = {"seat": clock.get("seat"),
+                          "remaining_ms": max(0, int(clock.get("remaining_ms", 0)) - elapsed_ms),
+                          "warning": bool(clock.get("warning"))}
+        alarms = self.alarms()
+        return {
+            "table_id": self.table_id,
+            "site": self.site,
+            "game": _game(self.info),
+            "hand": state.get("hand"),
+            "phase": state.get("phase"),
+            "pot": state.get("pot_total"),
+            "to_act": to_act,
+            "to_act_player": player,
+            "clock": clock_json,
+            "seats": total,
+            "players": len(seats),
+            "open_seats": open_seats,
+            "alarms": alarms,
+            "alarm": any(a["level"] == "alarm" for a in alarms),
+            "link": self.link,
+            "last_heard_ms_ago": max(0, (now_ns - self.last_heard_ns) // 1_000_000)
+            if self.last_heard_ns else None,
+            "version": self.version,
+        }
+
+
+def _game(info: Mapping[str, Any]) -> str | None:
+    if not info:
+        return None
+    structure = STRUCTURES.get(str(info.get("structure")), str(info.get("structure") or ""))
+    form = info.get("form")
+    name = {"flop": "HOLD'EM", "draw": "DRAW", "triple_draw": "TRIPLE DRAW"}.get(
+        str(form), str(form or "").upper())
+    return f"{structure} {name} {info.get('small_blind')}/{info.get('big_blind')}".strip()
+
+
+class Board:
+    """Every table's card; thread-safe (the subscriber's thread applies, the web
+    server's threads read)."""
+
+    def __init__(self, site: str | None = None) -> None:
+        self.site = site
+        self._cards: dict[str, Card] = {}
+        self._dedupe = Deduplicator()
+        self._lock = threading.Lock()
+        self.broker_up = False
+        self.version = 0
+
+    def apply(self, payload: Mapping[str, Any] | None, received_ns: int) -> str | None:
+        """Fold one message in; the table id whose card changed, or None."""
+        if not isinstance(payload, Mapping):
+            return None
+        table_id = payload.get("table_id")
+        if not isinstance(table_id, str):
+            return None
+        if self.site is not None and payload.get("site") != self.site:
+            return None
+        with self._lock:
+            if not self._dedupe.first_time(payload):
+                return None
+            card = self._cards.get(table_id)
+            if card is None:
+                card = self._cards[table_id] = Card(table_id)
+            card.site = payload.get("site") if isinstance(payload.get("site"), str) else card.site
+            card.last_heard_ns = received_ns
+            _fold(card, payload, received_ns)
+            card.version += 1
+            self.version += 1
+            return table_id
+
+    def set_broker(self, up: bool) -> None:
+        with self._lock:
+            self.broker_up = up
+            self.version += 1
+
+    def cards(self, now_ns: int) -> list[dict[str, Any]]:
+        with self._lock:
+            return [self._cards[t].as_json(now_ns) for t in sorted(self._cards, key=_table_order)]
+
+    def card(self, table_id: str, now_ns: int) -> dict[str, Any] | None:
+        with self._lock:
+            card = self._cards.get(table_id)
+            return card.as_json(now_ns) if card is not None else None
+
+
+def _table_order(table_id: str) -> tuple[str, int, str]:
+    digits = "".join(ch for ch in table_id if ch.isdigit())
+    prefix = "".join(ch for ch in table_id if not ch.isdigit())
+    return (prefix, int(digits) if digits else -1, table_id)
+
+
+def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    kind = payload.get("kind")
+    msg_seq = payload.get("msg_seq")
+    if kind == "state" and isinstance(payload.get("state"), Mapping):
+        if isinstance(msg_seq, int) and msg_seq < card.state_msg_seq:
+            return  # an older state (a retained copy after newer live messages)
+        card.state = dict(payload["state"])
+        card.state_msg_seq = msg_seq if isinstance(msg_seq, int) else card.state_msg_seq
+        card.clock_received_ns = received_ns if card.state.get("clock") else None
+        if isinstance(payload.get("table"), Mapping):
+            card.info = dict(payload["table"])
+    elif kind == "fault":
+        device = str(payload.get("device") or payload.get("fault"))
+        if payload.get("active"):
+            card.faults[device] = str(payload.get("fault"))
+        else:
+            card.faults.pop(device, None)
+    elif kind == "tray":
+        card.tray = None if payload.get("resolved") or not payload.get("alarm") else dict(payload)
+    elif kind == "status":
+        card.link = str(payload.get("link"))
+        card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
+            else None
+        unsent = payload.get("unsent")
+        card.backlog = unsent if card.link == "up" and isinstance(unsent, int) else 0
+    elif card.backlog and isinstance(msg_seq, int):
+        card.backlog = max(0, card.backlog - 1)  # the backlog drains as messages arrive

@@ -1,0 +1,291 @@
+"""`tablectl floor board`: the floor board served to browsers, live from the broker.
+
+Theory of operation. One MQTT subscriber (`consumer.Subscriber`, paho's own network
+thread, reconnecting by itself) folds every message of the site into a `Board`; a
+standard-library `ThreadingHTTPServer` serves
+
+    /             the page (`board_page.PAGE`: HTML, CSS and a little JavaScript, no build)
+    /events       server-sent events: `snapshot` (every card) at once, then `card` (one
+                  table changed), `broker` (the board's own link up or down), and a
+                  comment every 10 s so proxies keep the stream open
+    /cards.json   every card now (scripts, monitoring)
+
+Each browser has its own queue; the subscriber's thread puts the changed card on every
+queue, the browser's HTTP thread writes it out. A browser that falls behind by more than
+`QUEUE_MAX` changes is sent a fresh snapshot instead (nothing piles up). The page
+reconnects by itself (EventSource) when the board restarts, and shows when the board
+has lost its broker; the subscriber resubscribes after a broker restart and the retained
+`state` and `status` of every table come again.
+
+Configuration (`--config FILE`): a board file with the `floor:` section of a table's
+configuration (broker, TLS, credentials, site, topic prefix) and an optional `board:`
+section (`listen`, `port`), or a table's own configuration (its `floor:` section).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from controller.floor.board import Board
+from controller.floor.board_page import PAGE
+from controller.floor.consumer import FloorLinkError, FloorMessage, Subscriber
+from controller.floor.settings import FloorSettings
+from controller.floor.topics import subscription
+
+log = logging.getLogger(__name__)
+
+QUEUE_MAX = 1000
+HEARTBEAT_S = 10.0
+DEFAULT_LISTEN = "127.0.0.1"
+DEFAULT_HTTP_PORT = 8470
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardSettings:
+    """Where the board listens (`board:` section)."""
+
+    listen: str = DEFAULT_LISTEN
+    port: int = DEFAULT_HTTP_PORT
+
+
+def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
+    """The floor and board settings of a board file, or of a table's configuration
+    (which has no `board:` section). `ConfigError` (FILE:LINE:COL per problem) for a
+    file that is wrong, `OSError` for one that cannot be read."""
+    import yaml
+
+    from controller.config import ConfigError, load_config
+    from controller.config.floor import read_floor
+    from controller.config.loader import _compose  # the loader's own YAML reading
+    from controller.config.reader import START, Report, Section
+
+    text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    try:
+        plain = yaml.safe_load(text)
+    except yaml.YAMLError:
+        plain = None
+    if isinstance(plain, dict) and "table" in plain:  # a table's configuration
+        settings = load_config(path)
+        floor = FloorSettings.adapt(settings.floor) if settings.floor is not None else None
+        return floor, BoardSettings()
+    report = Report(str(path))
+    node = _compose(text, report)
+    report.raise_if_failed()
+    root = Section(report, "", node, START)
+    floor_section = root.get_section("floor")
+    floor_config = read_floor(floor_section)
+    if not floor_section.present:
+        report.error(START, "floor: required section is missing (the broker to watch: "
+                            "floor.site, floor.host)")
+    board = root.get_section("board")
+    settings_board = BoardSettings(
+        listen=board.get_text("listen", DEFAULT_LISTEN, pattern=r"[A-Za-z0-9_.:\[\]-]{1,253}",
+                              pattern_help="a host name or IP address to listen on"),
+        port=board.get_int("port", DEFAULT_HTTP_PORT, 1, 65535),
+    )
+    report.check_unknown()
+    report.raise_if_failed()
+    if floor_config is None:
+        raise ConfigError(report.problems() or [f"{path}:1:1: floor: section missing"])
+    return FloorSettings.adapt(floor_config), settings_board
+
+
+class BoardServer:
+    """The board: `start()`, the URL in `url`, `stop()`."""
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        port: int,
+        topic_filter: str,
+        site: str | None,
+        listen: str = DEFAULT_LISTEN,
+        http_port: int = DEFAULT_HTTP_PORT,
+        subscriber_options: dict[str, Any] | None = None,
+        now_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self.board = Board(site)
+        self._broker = (host, port)
+        self._filter = topic_filter
+        self._subscriber_options = subscriber_options or {}
+        self._now = now_ns
+        self._clients: list[queue.Queue[str | None]] = []
+        self._clients_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._subscriber: Subscriber | None = None
+        self._connector: threading.Thread | None = None
+        self._httpd = ThreadingHTTPServer((listen, http_port), self._handler())
+        self._httpd.daemon_threads = True
+        self._http_thread: threading.Thread | None = None
+        self.last_error: str | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{name}:{port}/"
+
+    def start(self) -> None:
+        self._http_thread = threading.Thread(target=self._httpd.serve_forever,
+                                             name="floor-board-http", daemon=True)
+        self._http_thread.start()
+        self._connector = threading.Thread(target=self._connect, name="floor-board-broker",
+                                           daemon=True)
+        self._connector.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._clients_lock:
+            for client in self._clients:
+                with contextlib.suppress(queue.Full):
+                    client.put_nowait(None)
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._connector is not None:
+            self._connector.join(5)
+        if self._subscriber is not None:
+            self._subscriber.stop()
+
+    def wait_broker(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.board.broker_up:
+                return True
+            time.sleep(0.05)
+        return False
+
+    # -- the broker ------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        """Subscribe, retrying until the broker answers (it may be down at start);
+        afterwards paho reconnects by itself and the subscription is renewed."""
+        while not self._stopping.is_set():
+            subscriber = Subscriber(*self._broker, self._filter, self._on_message,
+                                    on_link=self._on_link, **self._subscriber_options)
+            try:
+                subscriber.start()
+            except FloorLinkError as error:
+                if error.args and error.args[0] != self.last_error:
+                    log.warning("floor board: %s; retrying", error)
+                self.last_error = str(error)
+                self._stopping.wait(2.0)
+                continue
+            self._subscriber = subscriber
+            self.last_error = None
+            return
+
+    def _on_link(self, up: bool) -> None:
+        if up != self.board.broker_up:
+            log.info("floor board: broker %s", "up" if up else "lost")
+        self.board.set_broker(up)
+        self._broadcast("broker", {"up": up})
+
+    def _on_message(self, message: FloorMessage) -> None:
+        received = self._now()
+        table_id = self.board.apply(message.payload, received)
+        if table_id is not None:
+            card = self.board.card(table_id, received)
+            if card is not None:
+                self._broadcast("card", card)
+
+    # -- the browsers ----------------------------------------------------------------
+
+    def _broadcast(self, event: str, data: Any) -> None:
+        frame = _frame(event, data)
+        with self._clients_lock:
+            for client in self._clients:
+                try:
+                    client.put_nowait(frame)
+                except queue.Full:  # a slow browser: it gets a fresh snapshot instead
+                    with contextlib.suppress(queue.Empty):
+                        while True:
+                            client.get_nowait()
+                    client.put_nowait("")
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"broker": self.board.broker_up, "cards": self.board.cards(self._now())}
+
+    def _stream(self) -> Iterator[str]:
+        client: queue.Queue[str | None] = queue.Queue(QUEUE_MAX)
+        with self._clients_lock:
+            self._clients.append(client)
+        try:
+            yield _frame("snapshot", self.snapshot())
+            while not self._stopping.is_set():
+                try:
+                    frame = client.get(timeout=HEARTBEAT_S)
+                except queue.Empty:
+                    yield ": still here\n\n"
+                    continue
+                if frame is None:
+                    return
+                yield frame if frame else _frame("snapshot", self.snapshot())
+        finally:
+            with self._clients_lock:
+                self._clients.remove(client)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                log.debug("floor board http: " + format, *args)
+
+            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+                path = self.path.split("?", 1)[0]
+                if path == "/":
+                    self._send(200, "text/html; charset=utf-8", PAGE.encode())
+                elif path == "/cards.json":
+                    self._send(200, "application/json",
+                               json.dumps(server.snapshot()).encode())
+                elif path == "/events":
+                    self._events()
+                else:
+                    self._send(404, "text/plain; charset=utf-8", b"not found\n")
+
+            def _send(self, status: int, kind: str, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _events(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-store")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    for frame in server._stream():
+                        self.wfile.write(frame.encode())
+                        self.wfile.flush()
+
+        return Handler
+
+
+def _frame(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def board_filter(floor: FloorSettings | None, *, prefix: str | None, site: str | None,
+                 all_sites: bool) -> tuple[str, str | None]:
+    """The subscription and the site the board shows (None: every site)."""
+    prefix = prefix or (floor.topic_prefix if floor else "casino")
+    chosen = None if all_sites else (site or (floor.site if floor else None))
+    return subscription(prefix, chosen, None), chosen

@@ -1,0 +1,210 @@
+"""The floor board in a real browser: Debian's headless Chromium driven by Selenium
+through Debian's chromedriver, a real Mosquitto, simulated tables (the real daemon on
+simulated devices) playing. The page shows the right tables, a called clock counts
+down, an unplugged keypad turns its card red and back, and the page recovers after the
+broker restarts. Screenshots of those moments go to docs/board/ (for docs/floor.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.floor.board_server import BoardServer
+from controller.floor.localbroker import LocalBroker
+from controller.floor.messages import state_message
+from controller.floor.publisher import Publisher
+from controller.floor.settings import FloorSettings
+from controller.floor.topics import subscription
+from controller.journal import Journal
+from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_for, write_config
+from tests.floor_schema import assert_valid
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "docs" / "board"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
+                                        else None)
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None)
+
+
+def _need_browser() -> None:
+    missing = [name for name, path in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER))
+               if path is None]
+    if not missing:
+        return
+    message = (f"the floor board test needs Debian's {' and '.join(missing)} "
+               f"(apt-get install chromium chromium-driver)")
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + ": required in CI")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    _need_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1280,800"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    local = LocalBroker(tmp_path / "broker")
+    local.start()
+    yield local
+    local.kill()
+
+
+def table_config(tmp_path: Path, broker: LocalBroker, table_id: str) -> Path:
+    directory = tmp_path / table_id
+    directory.mkdir()
+    config = write_config(directory)
+    config.write_text(config.read_text().replace("id: T1", f"id: {table_id}")
+                      + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n")
+    return config
+
+
+def until(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
+    """The first truthy value of `condition` within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except Exception:  # the page is re-rendering: look again
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(0.05)
+
+
+def card_text(driver: Any, table_id: str, part: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return str(driver.find_element(By.CSS_SELECTOR, f"#card-{table_id} .{part}").text)
+
+
+def card_classes(driver: Any, table_id: str) -> set[str]:
+    from selenium.webdriver.common.by import By
+
+    card = driver.find_element(By.ID, f"card-{table_id}")
+    return set(str(card.get_attribute("class")).split())
+
+
+def shot(driver: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / name))
+
+
+def test_the_floor_board_in_a_browser(tmp_path: Path, broker: LocalBroker, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    # A table of another site publishes too: the board of site lv never shows it.
+    west = Publisher(FloorSettings(site="west", host=broker.host, port=broker.port),
+                     table_id="W1", db_path=tmp_path / "west.sqlite3")
+    west.start()
+    west.enqueue([state_message(west.topics, {"hand": 0, "phase": "idle", "seats": {}},
+                                seq=0)], seq=0)
+    assert west.wait_drained(WAIT)
+    seen: list[Any] = []
+    board = BoardServer(host=broker.host, port=broker.port, topic_filter=subscription("casino",
+                        "lv"), site="lv", http_port=0)
+    original = board._on_message
+    board._on_message = lambda message: (seen.append(message.payload),  # type: ignore[method-assign]
+                                         original(message))
+    with contextlib.ExitStack() as stack:
+        stack.callback(west.stop)
+        stack.callback(board.stop)
+        board.start()
+        assert board.wait_broker(WAIT)
+        tables = {t: stack.enter_context(running(table_config(tmp_path, broker, t)))
+                  for t in ("T1", "T2", "T3")}
+        seat_players(tables["T1"], {2: "ana", 5: "luis", 8: "marta"})
+        seat_players(tables["T2"], {1: "rosa", 4: "juan", 9: "eva"})
+        seat_players(tables["T3"], {3: "ines", 6: "pablo"})
+        browser.get(board.url)
+
+        # 1. The right tables: the three of site lv, in order, each with game and stakes.
+        until(lambda: [e.get_attribute("id") for e in browser.find_elements(
+            By.CSS_SELECTOR, "main .card")] == ["card-T1", "card-T2", "card-T3"],
+            "the three tables of site lv")
+        assert browser.find_elements(By.ID, "card-W1") == []
+        until(lambda: card_text(browser, "T1", "game") == "NL HOLD'EM 5/10", "game and stakes")
+        until(lambda: "OPEN SEATS: 1 3 4 6 7 9" in card_text(browser, "T1", "open-seats"),
+              "open seats")
+        press(tables["T1"], "NEXT", "BET", "3", "0", "ENTER")
+        until(lambda: card_text(browser, "T1", "pot") == "POT 45", "the pot of T1")
+        until(lambda: card_text(browser, "T1", "to-act") == "SEAT 2 TO ACT (ana)", "to act")
+        assert card_text(browser, "T1", "hand") == "HAND 1 \u00b7 PREFLOP"
+        shot(browser, "tables.png")
+
+        # 2. A called clock counts down on the page.
+        press(tables["T2"], "NEXT", "CLOCK")
+        wait_for(lambda: view(tables["T2"])["clock"] is not None, what="the clock called")
+        first = until(lambda: card_text(browser, "T2", "clock"), "the clock shown")
+        assert first.startswith("CLOCK SEAT ") and first.endswith(" S")
+        clock = browser.find_element(By.CSS_SELECTOR, "#card-T2 .clock")
+        start = int(until(lambda: clock.get_attribute("data-remaining"), "remaining"))
+        assert 50_000 < start <= 60_000
+        until(lambda: int(clock.get_attribute("data-remaining")) <= start - 1500,
+              "the clock counting down")
+        assert card_text(browser, "T2", "clock") != first
+        shot(browser, "clock.png")
+
+        # 3. An unplugged keypad turns its card red, in the dealer's words; and back.
+        sim = tables["T3"].devices.sim  # type: ignore[union-attr]
+        sim.keypad.unplug()
+        until(lambda: "alarm" in card_classes(browser, "T3"), "T3 red")
+        assert "KEYPAD LOST: CALL TECH" in card_text(browser, "T3", "alarms")
+        assert "alarm" not in card_classes(browser, "T1")
+        shot(browser, "keypad_lost.png")
+        sim.keypad.replug()
+        until(lambda: "alarm" not in card_classes(browser, "T3"), "T3 back to normal")
+        assert card_text(browser, "T3", "alarms") == ""
+
+        # 4. The broker restarts: the page says so, then recovers and goes on updating.
+        broker.stop()
+        until(lambda: browser.find_element(By.ID, "broker").is_displayed(),
+              "the broker lost, shown")
+        shot(browser, "broker_lost.png")
+        broker.start()
+        until(lambda: not browser.find_element(By.ID, "broker").is_displayed(),
+              "the board back on its broker", timeout=2 * WAIT)
+        press(tables["T1"], "FOLD")
+        until(lambda: card_text(browser, "T1", "to-act") == "SEAT 5 TO ACT (luis)",
+              "T1 updating after the restart", timeout=2 * WAIT)
+        assert {e.get_attribute("id") for e in browser.find_elements(
+            By.CSS_SELECTOR, "main .card")} == {"card-T1", "card-T2", "card-T3"}
+        shot(browser, "recovered.png")
+
+        # The page's own view agrees with the board's JSON.
+        with urllib.request.urlopen(board.url + "cards.json", timeout=WAIT) as reply:
+            cards = json.load(reply)["cards"]
+        assert [c["table_id"] for c in cards] == ["T1", "T2", "T3"]
+        for daemon in tables.values():
+            assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
+    # Every message the board received holds to the floor's contract.
+    assert assert_valid(p for p in seen) > 20
+    with Journal.open_readonly(tmp_path / "T3" / "state") as journal:
+        assert [e.detail["code"] for e in journal.iter_system_log()
+                if e.kind == "device_fault"] == ["keypad_lost"]
