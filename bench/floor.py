@@ -11,12 +11,18 @@ to every table, as the floor system would.
    and delivered to the consumer per second. (Mosquitto 2.0's `$SYS` PUBLISH counter
    leaves retained messages out, and half of these are retained: counted here at
    both ends instead.)
-2. drain after an outage: the rows a table journals in `--outage-minutes` at the
+2. the floor board (`tablectl floor board`) during the live phase, open in headless
+   Chromium (Debian's chromium and chromedriver, through Selenium): its end-to-end
+   delay, from the event at a table (the message's `ts`) to the change on the page (a
+   MutationObserver on each card's `data-seq`, on the same machine's clock), p50/p99/
+   max. Skipped, saying so, without chromium.
+3. drain after an outage: the rows a table journals in `--outage-minutes` at the
    live pace, already in its outbox, then the link comes back: the drain rate of one
    table alone, then of every other table at once (a floor-wide outage, and the most
    this machine carries: publishers, broker and consumer on the same CPUs).
 
     python bench/floor.py [--tables 40] [--events-per-second 1.0] [--outage-minutes 10]
+                          [--no-board]
 
 The publishers share one Python process (and its GIL) here, so the latency figures
 are pessimistic; run on the target board and broker for figures that matter.
@@ -26,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -41,6 +49,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from controller.floor import outbox  # noqa: E402
+from controller.floor.board_server import BoardServer  # noqa: E402
 from controller.floor.consumer import FloorMessage, Subscriber  # noqa: E402
 from controller.floor.localbroker import LocalBroker  # noqa: E402
 from controller.floor.messages import OutboxMessage, messages_for  # noqa: E402
@@ -181,8 +190,72 @@ def publishers(settings: FloorSettings, tables: list[tuple[SimulatedTable, Path]
             publisher.stop()
 
 
+OBSERVE = """
+window.__changes = [];
+new MutationObserver((records) => {
+  const now = Date.now();
+  for (const r of records) {
+    window.__changes.push([r.target.dataset.table, Number(r.target.dataset.seq), now]);
+  }
+}).observe(document.getElementById("cards"),
+           {attributes: true, subtree: true, attributeFilter: ["data-seq"]});
+"""
+
+
+class BoardPage:
+    """The floor board of the bench site, open in headless Chromium; records when each
+    card shows each journal seq."""
+
+    def __init__(self, broker: LocalBroker) -> None:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        self.server = BoardServer(host=broker.host, port=broker.port,
+                                  topic_filter=subscription("casino", "bench"), site="bench",
+                                  http_port=0)
+        self.server.start()
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1920,1080"):
+            options.add_argument(argument)
+        self.driver = webdriver.Chrome(
+            service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+            options=options)
+        self.driver.get(self.server.url)
+        self.driver.execute_script(OBSERVE)
+
+    def changes(self) -> list[tuple[str, int, int]]:
+        return [tuple(c) for c in self.driver.execute_script("return window.__changes;")]
+
+    def close(self) -> None:
+        self.driver.quit()
+        self.server.stop()
+
+
+def board_available() -> str | None:
+    """Why the board's delay cannot be measured here, or None."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    if not (shutil.which("chromium") or Path("/usr/bin/chromium").exists()):
+        return "chromium is not installed (apt-get install chromium chromium-driver)"
+    if not (shutil.which("chromedriver") or Path("/usr/bin/chromedriver").exists()):
+        return "chromedriver is not installed (apt-get install chromium-driver)"
+    return None
+
+
+def state_times(messages: list[OutboxMessage], into: dict[tuple[str, int], int]) -> None:
+    """Remember when each state message was made (the event's time at the table)."""
+    for message in messages:
+        if message.topic.endswith("/state"):
+            payload = json.loads(message.payload)
+            into[(payload["table_id"], payload["seq"])] = payload["ts_ns"]
+
+
 def play(tables: list[tuple[SimulatedTable, Path]], running: list[Publisher], seconds: float,
-         events_per_second: float) -> int:
+         events_per_second: float, made: dict[tuple[str, int], int] | None = None) -> int:
     """Every table journals events at `events_per_second` for `seconds`."""
     conns = [outbox.connect(db) for _, db in tables]
     rows = 0
@@ -199,6 +272,8 @@ def play(tables: list[tuple[SimulatedTable, Path]], running: list[Publisher], se
                 if now < due[index]:
                     continue
                 messages = table.step()
+                if made is not None:
+                    state_times(messages, made)
                 conn.execute("BEGIN IMMEDIATE")
                 outbox.enqueue(conn, messages, seq=table.seq)
                 conn.execute("COMMIT")
@@ -244,7 +319,11 @@ def main() -> int:
                         help="a busy table's pace, keypad keys included (default 1.0)")
     parser.add_argument("--live-seconds", type=float, default=20.0)
     parser.add_argument("--outage-minutes", type=float, default=10.0)
+    parser.add_argument("--no-board", action="store_true",
+                        help="do not measure the floor board in a browser")
     args = parser.parse_args()
+    no_board = "--no-board given" if args.no_board else board_available()
+    board_delays: list[float] = []
 
     with tempfile.TemporaryDirectory(prefix="floor-bench-") as scratch:
         work = Path(scratch)
@@ -261,15 +340,28 @@ def main() -> int:
             outbox.connect(db).close()
         results = []
         try:
+            page = BoardPage(broker) if no_board is None else None
+            made: dict[tuple[str, int], int] = {}
             with publishers(settings, tables) as running:
                 assert all(p.wait_for(lambda s: s.link == "up", 30) for p in running)
 
                 def live() -> int:
-                    rows = play(tables, running, args.live_seconds, args.events_per_second)
+                    rows = play(tables, running, args.live_seconds, args.events_per_second,
+                                made)
                     wait_all_drained(running)
                     return rows
 
                 results.append(phase_figures("live", floor, live))
+            if page is not None:
+                time.sleep(1.0)  # the last changes reach the page
+                shown: dict[tuple[str, int], int] = {}
+                for table_id, seq, at_ms in page.changes():
+                    shown.setdefault((table_id, seq), at_ms)
+                page.close()
+                board_delays = [shown[key] - made[key] / 1e6 for key in made if key in shown]
+                if len(board_delays) < len(made):
+                    print(f"  (the page showed {len(board_delays)} of {len(made)} states: a "
+                          f"state replaced before the page drew it is not counted)")
 
             # The link is down (publishers stopped) while every table plays on.
             outage_events = int(args.events_per_second * args.outage_minutes * 60)
@@ -300,6 +392,13 @@ def main() -> int:
             p50, p99, worst = r["latency_ms"]
             line += f"; end-to-end latency ms p50 {p50} p99 {p99} max {worst}"
         print(line)
+    if board_delays:
+        print(f"  floor board (headless Chromium): end-to-end delay, event at a table -> "
+              f"change on the page, {len(board_delays)} changes over {args.tables} tables: "
+              f"ms p50 {percentile(board_delays, 0.5):.0f} "
+              f"p99 {percentile(board_delays, 0.99):.0f} max {max(board_delays):.0f}")
+    else:
+        print(f"  floor board: not measured: {no_board}")
     print(f"  a {args.outage_minutes:g}-minute outage at the live pace: "
           f"{statistics.mean(backlog):.0f} rows per table; one table drains it in "
           f"{results[1]['seconds']:.2f} s, the other {args.tables - 1} together in "

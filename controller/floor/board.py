@@ -41,6 +41,7 @@ class Card:
     info: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
     state_msg_seq: int = 0
+    state_seq: int | None = None  # the journal seq of the state shown
     clock_received_ns: int | None = None
     faults: dict[str, str] = field(default_factory=dict)  # device -> code
     tray: dict[str, Any] | None = None
@@ -100,6 +101,7 @@ class Card:
             "link": self.link,
             "last_heard_ms_ago": max(0, (now_ns - self.last_heard_ns) // 1_000_000)
             if self.last_heard_ns else None,
+            "seq": self.state_seq,
             "version": self.version,
         }
 
@@ -176,6 +178,7 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         if isinstance(msg_seq, int) and msg_seq < card.state_msg_seq:
             return  # an older state (a retained copy after newer live messages)
         card.state = dict(payload["state"])
+        card.state_seq = payload.get("seq") if isinstance(payload.get("seq"), int) else None
         card.state_msg_seq = msg_seq if isinstance(msg_seq, int) else card.state_msg_seq
         card.clock_received_ns = received_ns if card.state.get("clock") else None
         if isinstance(payload.get("table"), Mapping):

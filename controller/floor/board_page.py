@@ -8,7 +8,8 @@ own clock (so a browser whose clock differs from the board's still counts right)
 Table data is only ever set as text (`textContent`), never as HTML.
 
 Element ids and classes are stable (the browser test and a house's own CSS rely on
-them): `#card-<table id>` (classes `alarm`, `warn`, `clock-warning`), and inside it
+them): `#card-<table id>` (classes `alarm`, `warn`, `clock-warning`; `data-seq`: the
+journal seq of the state shown, for `bench/floor.py`), and inside it
 `.table-id`, `.game`, `.hand`, `.pot`, `.to-act`, `.clock`, `.open-seats`, `.alarms`,
 `.heard`; `#broker` (the board's broker link), `#link` (the page's link to the board),
 `#summary`.
@@ -96,6 +97,7 @@ function render(id) {
   const entry = cards.get(id);
   const c = entry.data;
   const node = cardNode(id);
+  node.dataset.seq = c.seq == null ? "" : String(c.seq);
   text(node, "table-id", c.table_id);
   text(node, "game", c.game || "");
   const phase = (c.phase || "").toUpperCase();
