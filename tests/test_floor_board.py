@@ -208,3 +208,52 @@ def test_the_floor_board_in_a_browser(tmp_path: Path, broker: LocalBroker, brows
     with Journal.open_readonly(tmp_path / "T3" / "state") as journal:
         assert [e.detail["code"] for e in journal.iter_system_log()
                 if e.kind == "device_fault"] == ["keypad_lost"]
+
+
+def test_the_board_command_serves_the_page_and_says_what_is_wrong(
+    tmp_path: Path, broker: LocalBroker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tablectl floor board` as a technician starts it: the page and its JSON served,
+    the configuration checked like a table's, a taken port refused."""
+    import signal
+    import subprocess
+    import sys
+
+    from controller.cli import main
+
+    config = tmp_path / "board.yaml"
+    config.write_text(f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+                      "board: {listen: 127.0.0.1, port: 1}\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", "board", "--config", str(config),
+         "--http-port", "0"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line.startswith("floor board on http://127.0.0.1:"), line
+        assert line.rstrip().endswith(f"watching casino/lv/table/+/# on {broker.host}:"
+                                      f"{broker.port}")
+        url = line.split()[3]
+        with urllib.request.urlopen(url, timeout=WAIT) as reply:
+            assert b"<title>Floor board</title>" in reply.read()
+        until(lambda: json.load(urllib.request.urlopen(url + "cards.json", timeout=WAIT))[
+            "broker"], "the board on its broker")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(WAIT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+    config.write_text("floor: {site: lv, host: x}\nboard: {lisen: 0.0.0.0}\n")
+    assert main(["floor", "board", "--config", str(config)]) == 2
+    assert f"{config}:2:9: unknown option board.lisen (did you mean board.listen?)" in \
+        capsys.readouterr().err
+    with contextlib.closing(__import__("socket").socket()) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["floor", "board", "--host", broker.host, "--port", str(broker.port),
+                     "--site", "lv", "--http-port", str(port)]) == 1
+    assert "tablectl floor board: cannot serve the page: Address already in use" in \
+        capsys.readouterr().err

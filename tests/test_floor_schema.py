@@ -73,3 +73,22 @@ def test_faults_status_state_transfer_and_the_chain_head_validate() -> None:
     assert problems({**fault, "msg_seq": 1, "colour": "red"})
     assert problems({**status, "msg_seq": 1, "kind": "fault"})
     assert problems({**transfer, "amount": 0})
+
+
+def test_every_example_in_the_floor_guide_validates() -> None:
+    """docs/floor.md shows integrators what arrives: every JSON example in it holds to
+    the schema (a block may hold several objects)."""
+    text = (SCHEMA_PATH.parent / "floor.md").read_text()
+    blocks = text.split("```json\n")[1:]
+    decoder = json.JSONDecoder()
+    examples: list[dict[str, Any]] = []
+    for block in blocks:
+        body = block.split("```", 1)[0]
+        at = 0
+        while body[at:].strip():
+            at += len(body[at:]) - len(body[at:].lstrip())
+            example, at = decoder.raw_decode(body, at)
+            examples.append(example)
+    kinds = {e["kind"] for e in examples}
+    assert kinds == set(SCHEMA["properties"]["kind"]["enum"]), kinds
+    assert assert_valid(examples) == len(examples) >= 20
