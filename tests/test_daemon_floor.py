@@ -228,3 +228,29 @@ def test_a_hand_keyed_at_the_table_reaches_the_floor_in_poker_terms(
     (refusal,) = [p for p in payloads if p["kind"] == "refusal"]
     assert refusal["keying"] == "award" and refusal["by"] == "17"
     assert {p["kind"] for p in payloads} >= {"event", "seat", "hand_start", "state"}
+
+
+def test_a_memory_fault_is_said_in_the_link_status(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    """A locked journal takes no new outbox rows, but the link status still says the
+    table's play is locked, so the floor board shows it."""
+    config = floor_config(tmp_path, broker)
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana"})
+        assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
+    with contextlib.closing(sqlite3.connect(tmp_path / "state" / "journal.sqlite3")) as conn:
+        conn.execute("UPDATE events SET event = replace(event, 'ana', 'eve')")  # tampered
+        conn.commit()
+    with running(config) as daemon:
+        assert daemon.controller is not None and daemon.controller.fault is not None
+        code = daemon.controller.fault.code
+        statuses: list[dict[str, Any]] = []
+
+        def said(messages: list[FloorMessage]) -> bool:
+            statuses[:] = [dict(m.payload) for m in messages if m.payload is not None
+                           and m.payload.get("kind") == "status" and m.payload.get("fault")]
+            return bool(statuses)
+
+        assert back_office.wait_for(said, WAIT), "no status with the fault"
+    assert statuses[0]["fault"] == code == "chain_broken" and statuses[0]["link"] == "up"

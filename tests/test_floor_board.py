@@ -257,3 +257,63 @@ def test_the_board_command_serves_the_page_and_says_what_is_wrong(
                      "--site", "lv", "--http-port", str(port)]) == 1
     assert "tablectl floor board: cannot serve the page: Address already in use" in \
         capsys.readouterr().err
+
+
+def test_the_cards_alarms_from_the_feed() -> None:
+    """The board's model alone: what turns a card red and what clears it."""
+    from controller.floor.board import Board
+
+    board = Board("lv")
+    envelope = {"v": 1, "table_id": "T4", "site": "lv", "ts": "2025-03-01T21:00:00.000Z",
+                "ts_ns": 0, "clock_synced": True}
+
+    def alarms() -> list[str]:
+        card = board.card("T4", 0)
+        assert card is not None
+        return [a["text"] for a in card["alarms"]]
+
+    state = {"hand": 3, "phase": "flop", "to_act": 2, "pot_total": 80,
+             "clock": {"seat": 2, "remaining_ms": 30_000, "warning": False},
+             "seats": {"2": {"player": "ana"}, "5": {"player": "luis"}}}
+    board.apply({**envelope, "kind": "state", "seq": 9, "msg_seq": 20, "state": state,
+                 "table": {"seats": 6, "structure": "pot_limit", "form": "flop",
+                           "small_blind": 1, "big_blind": 2}}, 1_000_000_000)
+    card = board.card("T4", 3_000_000_000)
+    assert card is not None
+    assert (card["game"], card["open_seats"], card["to_act_player"]) == (
+        "PL HOLD'EM 1/2", [1, 3, 4, 6], "ana")
+    assert card["clock"] == {"seat": 2, "remaining_ms": 28_000, "warning": False}
+    # an older state (a retained copy arriving late) changes nothing
+    assert board.apply({**envelope, "kind": "state", "seq": 5, "msg_seq": 11,
+                        "state": {**state, "hand": 2}}, 0) == "T4"
+    assert board.card("T4", 0)["hand"] == 3  # type: ignore[index]
+    # the same message twice is taken once
+    assert board.apply({**envelope, "kind": "state", "seq": 9, "msg_seq": 20,
+                        "state": state}, 0) is None
+    board.apply({**envelope, "kind": "fault", "seq": 9, "msg_seq": 21, "fault": "tray_lost",
+                 "device": "tray", "active": True, "detail": "/dev/x"}, 0)
+    board.apply({**envelope, "kind": "tray", "seq": 9, "msg_seq": 22, "discrepancy": -20,
+                 "alarm": True, "resolved": False, "report": {}, "event": {}}, 0)
+    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 0,
+                 "will": False, "fault": "chain_broken"}, 0)
+    assert alarms() == ["CHAIN BROKEN: CALL TECH", "CHIP TRAY LOST: CALL TECH",
+                        "TRAY OFF BY -20"]
+    assert board.card("T4", 0)["alarm"] is True  # type: ignore[index]
+    board.apply({**envelope, "kind": "fault", "seq": 9, "msg_seq": 23, "fault": "tray_lost",
+                 "device": "tray", "active": False, "detail": None}, 0)
+    board.apply({**envelope, "kind": "tray", "seq": 9, "msg_seq": 24, "discrepancy": 0,
+                 "alarm": False, "resolved": True, "report": {}, "event": {}}, 0)
+    board.apply({**envelope, "kind": "status", "link": "down", "reason": "connection lost",
+                 "unsent": None, "will": True, "fault": None}, 0)
+    assert alarms() == ["LINK DOWN"]
+    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 2,
+                 "will": False, "fault": None}, 0)
+    assert alarms() == ["SENDING BACKLOG 2"]
+    assert board.card("T4", 0)["alarm"] is False  # type: ignore[index]
+    board.apply({**envelope, "kind": "event", "seq": 10, "msg_seq": 25, "event": {},
+                 "hand": 3, "phase": "flop", "changes": {}}, 0)
+    board.apply({**envelope, "kind": "state", "seq": 10, "msg_seq": 26, "state": state}, 0)
+    assert alarms() == []
+    # another site's table never shows
+    assert board.apply({**envelope, "table_id": "W1", "site": "west", "kind": "state",
+                        "seq": 1, "msg_seq": 1, "state": state}, 0) is None

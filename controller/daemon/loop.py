@@ -427,6 +427,11 @@ class Controller(ConfigMixin):
         log.error("FAULT %s: %s", fault.code, fault.message)
         self._system_log(LogKind.INTEGRITY, {"ok": False, "problems": [
             {"code": fault.code, "message": fault.message}]})
+        if self.publisher is not None:  # the link status tells the floor
+            try:
+                self.publisher.set_fault(fault.code)
+            except Exception as error:  # the floor link must never stop the table
+                log.warning("floor: the fault was not sent: %s", describe(error))
         self._show()
 
     def _device_notice(self, notice: DeviceNotice) -> None:

@@ -271,6 +271,8 @@ class Daemon:
             return
         self.publisher = publisher
         controller.publisher = publisher
+        if controller.fault is not None:  # the floor hears of it in the link status
+            publisher.set_fault(controller.fault.code)
         self._queue_start_state(publisher)
         try:
             publisher.start()

@@ -9,6 +9,7 @@ hand number and phase, pot, the seat to act, the action clock when it runs (seco
 left, warning), open seats, when the table was last heard from, and the alarms that
 need someone now:
 
+- a sticky fault that locks play (a memory fault: `status` says it in `fault`);
 - a device fault (`fault` messages: raised until cleared), in the dealer's words;
 - a chip-tray discrepancy (`tray` messages: until resolved);
 - the table's link down (`status`: the last will, or the daemon stopped);
@@ -47,6 +48,7 @@ class Card:
     tray: dict[str, Any] | None = None
     link: str = "unknown"
     link_reason: str | None = None
+    sticky_fault: str | None = None  # the table's play is locked (memory fault ...)
     backlog: int = 0
     last_heard_ns: int = 0
     version: int = 0
@@ -54,6 +56,10 @@ class Card:
     def alarms(self) -> list[dict[str, str]]:
         found = [{"code": code, "text": render(device_faults.words(code), "en"), "level": "alarm"}
                  for _, code in sorted(self.faults.items())]
+        if self.sticky_fault is not None:
+            words = self.sticky_fault.replace("_", " ").upper()
+            found.insert(0, {"code": self.sticky_fault, "level": "alarm",
+                             "text": f"{words}: CALL TECH"})
         if self.tray is not None:
             found.append({"code": "tray_discrepancy", "level": "alarm",
                           "text": f"TRAY OFF BY {self.tray.get('discrepancy')}"})
@@ -174,6 +180,8 @@ def _table_order(table_id: str) -> tuple[str, int, str]:
 def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
     kind = payload.get("kind")
     msg_seq = payload.get("msg_seq")
+    if card.backlog and isinstance(msg_seq, int):
+        card.backlog -= 1  # the backlog drains as its messages arrive
     if kind == "state" and isinstance(payload.get("state"), Mapping):
         if isinstance(msg_seq, int) and msg_seq < card.state_msg_seq:
             return  # an older state (a retained copy after newer live messages)
@@ -193,9 +201,9 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         card.tray = None if payload.get("resolved") or not payload.get("alarm") else dict(payload)
     elif kind == "status":
         card.link = str(payload.get("link"))
+        fault = payload.get("fault")
+        card.sticky_fault = fault if isinstance(fault, str) else None
         card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
             else None
         unsent = payload.get("unsent")
         card.backlog = unsent if card.link == "up" and isinstance(unsent, int) else 0
-    elif card.backlog and isinstance(msg_seq, int):
-        card.backlog = max(0, card.backlog - 1)  # the backlog drains as messages arrive

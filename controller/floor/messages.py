@@ -234,15 +234,18 @@ def fault_message(
 
 def status_payload(
     topics: TableTopics, *, link: str, reason: str | None, unsent: int | None, stamp: Stamp,
-    will: bool = False,
+    will: bool = False, fault: str | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
     The last will is set when the link comes up and published by the broker when the
     link dies, so its `ts` is the time the link came up, and it says `will: true`.
+    `fault`: the table's sticky fault (`memory_fault`, `storage_fault`, ...) while play
+    is locked, else None: the one floor message a locked journal can still send.
     """
     return dumps(
-        _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will)
+        _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will,
+                  fault=fault)
     )
 
 

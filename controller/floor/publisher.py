@@ -131,6 +131,8 @@ class Publisher(StatusKeeper):
         self._counted_at = 0.0
         self._data_version: int | None = None
         self._housekept_at = 0.0
+        self._fault: str | None = None  # the table's sticky fault, said in every status
+        self._status_due = False
 
     # -- the daemon's side -------------------------------------------------------------
 
@@ -199,6 +201,14 @@ class Publisher(StatusKeeper):
                 raise
         self.notify()
         return ids
+
+    def set_fault(self, code: str | None) -> None:
+        """The table's sticky fault (play locked; None: none): said in the retained
+        status at once and in every status after it, the last will included. Safe
+        from any thread."""
+        self._fault = code
+        self._status_due = True
+        self.notify()
 
     def notify(self) -> None:
         """New rows were committed: look now rather than at the next poll."""
@@ -280,6 +290,11 @@ class Publisher(StatusKeeper):
             self._failures = 0  # the link has held: the next outage backs off from the start
         self._watch_database()
         self._collect_acks()
+        if self._connected and self._status_due:
+            self._status_due = False
+            client.publish(self.topics.status, status_payload(
+                self.topics, link="up", reason=None, unsent=self._status.unsent,
+                stamp=Stamp.now(), fault=self._fault), qos=1, retain=True)
         if self._connected:
             self._fill_window()
         self._refresh_counts(now)
@@ -300,7 +315,7 @@ class Publisher(StatusKeeper):
         client.will_set(
             self.topics.status,
             status_payload(self.topics, link="down", reason="connection lost", unsent=None,
-                           stamp=Stamp.now(), will=True),
+                           stamp=Stamp.now(), will=True, fault=self._fault),
             qos=1,
             retain=True,
         )
@@ -335,10 +350,11 @@ class Publisher(StatusKeeper):
         self._up_since = time.monotonic()
         self._receive_max = getattr(properties, "ReceiveMaximum", None)
         self._rewind()
+        self._status_due = False
         client.publish(
             self.topics.status,
             status_payload(self.topics, link="up", reason=None, unsent=self._status.unsent,
-                           stamp=Stamp.now()),
+                           stamp=Stamp.now(), fault=self._fault),
             qos=1,
             retain=True,
         )
@@ -510,7 +526,7 @@ class Publisher(StatusKeeper):
         info = client.publish(
             self.topics.status,
             status_payload(self.topics, link="down", reason="stopped",
-                           unsent=self._status.unsent, stamp=Stamp.now()),
+                           unsent=self._status.unsent, stamp=Stamp.now(), fault=self._fault),
             qos=1,
             retain=True,
         )
