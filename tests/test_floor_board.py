@@ -317,3 +317,27 @@ def test_the_cards_alarms_from_the_feed() -> None:
     # another site's table never shows
     assert board.apply({**envelope, "table_id": "W1", "site": "west", "kind": "state",
                         "seq": 1, "msg_seq": 1, "state": state}, 0) is None
+
+
+def test_odd_messages_never_break_a_card() -> None:
+    """Anything a client allowed to publish could put on the broker: the card shows
+    what it can and the board goes on."""
+    from controller.floor.board import Board
+
+    board = Board(None)
+    odd: list[Any] = [
+        None, {"table_id": 7}, {"table_id": "T9", "kind": "state", "state": "x"},
+        {"table_id": "T9", "kind": "state", "msg_seq": 1,
+         "state": {"seats": ["a"], "to_act": 3, "clock": {"remaining_ms": "soon"},
+                   "hand": "<b>1</b>"}, "table": {"seats": "nine"}},
+        {"table_id": "T9", "kind": "state", "msg_seq": 2,
+         "state": {"seats": {"3": "ana"}, "to_act": 3, "clock": {"remaining_ms": 5}}},
+        {"table_id": "T9", "kind": "fault", "msg_seq": 3, "active": True},
+        {"table_id": "T9", "kind": "status", "link": None, "unsent": "many"},
+        {"table_id": "T9", "kind": "tray", "msg_seq": 4, "alarm": True},
+    ]
+    for payload in odd:
+        board.apply(payload, 1)
+        assert json.dumps(board.cards(2))  # always a page to show
+    card = board.card("T9", 2)
+    assert card is not None and card["alarm"] is True

@@ -80,13 +80,16 @@ class Card:
         open_seats = [n for n in range(1, total + 1) if str(n) not in seats] \
             if isinstance(total, int) else []
         to_act = state.get("to_act")
-        player = seats.get(str(to_act), {}).get("player") if to_act is not None else None
+        seat_to_act = seats.get(str(to_act)) if to_act is not None else None
+        player = seat_to_act.get("player") if isinstance(seat_to_act, Mapping) else None
         clock = state.get("clock") if isinstance(state.get("clock"), Mapping) else None
         clock_json = None
         if clock is not None and self.clock_received_ns is not None:
             elapsed_ms = max(0, (now_ns - self.clock_received_ns) // 1_000_000)
+            remaining = clock.get("remaining_ms")
+            remaining = remaining if isinstance(remaining, int) else 0
             clock_json = {"seat": clock.get("seat"),
-                          "remaining_ms": max(0, int(clock.get("remaining_ms", 0)) - elapsed_ms),
+                          "remaining_ms": max(0, remaining - elapsed_ms),
                           "warning": bool(clock.get("warning"))}
         alarms = self.alarms()
         return {

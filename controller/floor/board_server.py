@@ -193,11 +193,14 @@ class BoardServer:
 
     def _on_message(self, message: FloorMessage) -> None:
         received = self._now()
-        table_id = self.board.apply(message.payload, received)
-        if table_id is not None:
-            card = self.board.card(table_id, received)
-            if card is not None:
-                self._broadcast("card", card)
+        try:
+            table_id = self.board.apply(message.payload, received)
+            card = self.board.card(table_id, received) if table_id is not None else None
+        except Exception:  # a message nobody foresaw must not end the board
+            log.exception("floor board: a message on %s could not be shown", message.topic)
+            return
+        if card is not None:
+            self._broadcast("card", card)
 
     # -- the browsers ----------------------------------------------------------------
 
