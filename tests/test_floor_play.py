@@ -166,3 +166,13 @@ def test_durable_replay_into_a_tables_journal_queues_its_floor_messages(
     assert durable_replay(table_settings, str(tmp_path), lines, io.StringIO()) == 0
     sent = play(tmp_path / "direct", START + HAND_EVENTS)
     assert told(outbox(tmp_path)) == told(sent)
+
+
+def test_a_shot_clock_starts_extends_and_expires(tmp_path: Path) -> None:
+    config = {"clock": {"seconds": 30, "warning": 10, "shot_clock": True, "time_banks": 1,
+                        "time_bank_seconds": 20}}
+    rows = play(tmp_path, START + [{"type": "tick", "ms": 30_000},
+                                   {"type": "tick", "ms": 20_000}], config=config)
+    clocks = [(b["clock"], b["seat"], b["remaining_ms"]) for _, b in told(rows, ("clock",))]
+    assert clocks[:5] == [("started", 8, 30_000), ("extended", 8, 20_000),
+                          ("warning", 8, 0), ("expired", 8, 0), ("started", 2, 30_000)]

@@ -15,7 +15,8 @@ actions    transfer    supervisor's chip transfer between hands (DESIGN.md `tran
 seats      seat        seat change: sat, leaving, left, sat_out, sat_in, moving, moved,
                        chips_pending, chips, busted, freed; and `open` for each seat the
                        event emptied (a waitlist system can call the next player)
-clock      clock       action clock called (or started by a shot clock), warned, expired
+clock      clock       action clock called, started (shot clock), extended (a time bank),
+                       warned, expired
 =========  ==========  ===================================================================
 
 Pure: `play_messages` returns `(leaf, kind, body)` triples and never raises on odd
@@ -150,8 +151,10 @@ def play_messages(
                 "shares": shares,
             })
         elif name in ("ClockStarted", "ClockWarning", "ClockExpired"):
-            what = {"ClockStarted": "called" if rules_type == "call_clock" else "started",
-                    "ClockWarning": "warning", "ClockExpired": "expired"}[name]
+            started = {"call_clock": "called", "tick": "extended"}.get(rules_type or "",
+                                                                        "started")
+            what = {"ClockStarted": started, "ClockWarning": "warning",
+                    "ClockExpired": "expired"}[name]
             body: dict[str, Any] = {"hand": hand, "seat": getattr(effect, "seat", None),
                                     "clock": what}
             if name == "ClockExpired":
