@@ -104,6 +104,7 @@ def play_messages(
     fees: dict[str, int] | None = None
     street = phase
     expired = False
+    moved = False  # an action has been taken in this event
     for effect in effects:
         name = _name(effect)
         if name == "Posted":
@@ -131,6 +132,7 @@ def play_messages(
                 "stack": stacks[seat], "cause": cause, "by": by,
             }))
             expired = False
+            moved = True
         elif name == "UncalledReturned":
             seat = str(getattr(effect, "seat", ""))
             amount = _int(getattr(effect, "amount", 0))
@@ -151,8 +153,13 @@ def play_messages(
                 "shares": shares,
             })
         elif name in ("ClockStarted", "ClockWarning", "ClockExpired"):
-            started = {"call_clock": "called", "tick": "extended"}.get(rules_type or "",
-                                                                        "started")
+            # a tick restarting the running clock of the same seat before anyone acts:
+            # its time bank; any other start is the shot clock timing the next decision
+            clock_before = before.get("clock")
+            extends = (rules_type == "tick" and not moved and isinstance(clock_before, Mapping)
+                       and clock_before.get("seat") == getattr(effect, "seat", None))
+            started = "called" if rules_type == "call_clock" else \
+                "extended" if extends else "started"
             what = {"ClockStarted": started, "ClockWarning": "warning",
                     "ClockExpired": "expired"}[name]
             body: dict[str, Any] = {"hand": hand, "seat": getattr(effect, "seat", None),
