@@ -114,6 +114,12 @@ def test_a_refused_award_keyed_at_the_table_reaches_the_floor(tmp_path: Path) ->
     assert refusal["event"] == {"type": "award", "ranking": [[5]]}
 
 
+def test_a_refused_seating_keyed_at_the_table_reaches_the_floor(tmp_path: Path) -> None:
+    rows = play(tmp_path, START + keys("FOLD FOLD FUNC 1 2 ENTER"))
+    (refusal,) = [body for leaf, body in rows if body["kind"] == "refusal"]
+    assert (refusal["keying"], refusal["error"]["code"]) == ("sit", "seat_taken")
+
+
 def test_a_routine_key_refusal_stays_at_the_table(tmp_path: Path) -> None:
     rows = play(tmp_path, START + keys("ENTER 7 CHECK"))
     assert [body for leaf, body in rows if body["kind"] == "refusal"] == []
