@@ -115,6 +115,11 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
         assert (fault["fault"], fault["device"]) == ("keypad_lost", "keypad")
         assert sim.keypad.path in fault["detail"]
         wait_for(lambda: "missing" in (keypad.fault or ""), what="the reopen fails")
+        # the retained link status says which faults are in force, for a consumer that
+        # arrives after the fault message
+        assert back_office.wait_for(lambda ms: any(
+            m.payload and m.payload.get("kind") == "status"
+            and m.payload.get("device_faults") == {"keypad": "keypad_lost"} for m in ms), WAIT)
         sim.keypad.replug()
         clear = delivered(back_office, lambda p: p["kind"] == "fault" and not p["active"],
                           "keypad clear")
@@ -122,6 +127,15 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
             "keypad_lost", "keypad", None)
         assert clear["msg_seq"] > fault["msg_seq"]
         assert clear["seq"] == daemon.journal.last_seq  # type: ignore[union-attr]
+        late = Collector()
+        subscriber = Subscriber(broker.host, broker.port, f"{TOPIC}/status", late)
+        subscriber.start()
+        try:
+            assert late.wait_for(lambda ms: any(
+                m.retain and m.payload and m.payload.get("device_faults") == {}
+                for m in ms), WAIT)
+        finally:
+            subscriber.stop()
         assert daemon.publisher.wait_drained(WAIT)
         faults = [p for p in _first_copies(back_office.messages) if p["kind"] == "fault"]
         assert [(p["fault"], p["active"]) for p in faults] == [

@@ -20,7 +20,7 @@ import pytest
 
 from controller.floor.board_server import BoardServer
 from controller.floor.localbroker import LocalBroker
-from controller.floor.messages import state_message
+from controller.floor.messages import state_message, status_payload
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
 from controller.floor.topics import subscription
@@ -341,3 +341,67 @@ def test_odd_messages_never_break_a_card() -> None:
         assert json.dumps(board.cards(2))  # always a page to show
     card = board.card("T9", 2)
     assert card is not None and card["alarm"] is True
+
+
+def test_forty_tables_on_a_wall_display_and_a_laptop(
+    tmp_path: Path, broker: LocalBroker, browser: Any
+) -> None:
+    """40 tables' retained states and link statuses on the broker (a board started
+    after a fault was raised still shows it): every card on the page, no sideways
+    scrolling, on a 1920x1080 wall display (every card in sight) and a 1280x800
+    laptop."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+    from selenium.webdriver.common.by import By
+
+    from controller.floor.clock import Stamp
+    from controller.floor.topics import TableTopics
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    try:
+        for n in range(1, 41):
+            topics = TableTopics("casino", "lv", f"T{n}")
+            seats = {str(s): {"player": f"p{n}-{s}", "stack": 1000, "bet": 0,
+                              "status": "playing", "missed": []} for s in range(1, 1 + n % 9)}
+            state = {"hand": n, "phase": "flop", "to_act": 1, "pot_total": 10 * n,
+                     "seats": seats, "clock": None}
+            message = state_message(topics, state, seq=n, stamp=Stamp.now(),
+                                    table={"seats": 9, "structure": "no_limit", "form": "flop",
+                                           "small_blind": 5, "big_blind": 10})
+            payload = message.payload[:-1] + ',"msg_seq":1}'
+            client.publish(message.topic, payload, qos=1, retain=True).wait_for_publish(WAIT)
+            status = status_payload(topics, link="up", reason=None, unsent=0,
+                                    stamp=Stamp.now(),
+                                    device_faults={"tray": "tray_lost"} if n == 7 else {})
+            client.publish(topics.status, status, qos=1, retain=True).wait_for_publish(WAIT)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    board = BoardServer(host=broker.host, port=broker.port,
+                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    board.start()
+    try:
+        assert board.wait_broker(WAIT)
+        for name, (width, height) in (("wall", (1920, 1080)), ("laptop", (1280, 800))):
+            browser.set_window_size(width, height)
+            browser.get(board.url)
+            until(lambda: len(browser.find_elements(By.CSS_SELECTOR, "main .card")) == 40,
+                  f"40 cards on the {name}")
+            overflow = browser.execute_script(
+                "return document.documentElement.scrollWidth - "
+                "document.documentElement.clientWidth;")
+            assert overflow <= 0, f"{name}: {overflow} px of sideways scrolling"
+            if name == "wall":  # every card in sight, no scrolling at all
+                until(lambda: browser.execute_script(
+                    "return document.documentElement.scrollHeight <= "
+                    "document.documentElement.clientHeight;"), "40 cards on one screen")
+            until(lambda: "alarm" in card_classes(browser, "T7"), "T7 red")
+            order = [e.get_attribute("id") for e in browser.find_elements(
+                By.CSS_SELECTOR, "main .card")]
+            assert order == [f"card-T{n}" for n in range(1, 41)]
+            shot(browser, f"{name}.png")
+        assert "40 tables" in browser.find_element(By.ID, "summary").text
+    finally:
+        board.stop()

@@ -469,6 +469,11 @@ class Controller(ConfigMixin):
                              {"device": device, "code": code, "message": notice.message})
             self._publish_fault(device, code, active=True, detail=notice.message)
         self.display.device_faults = faults
+        if self.publisher is not None:  # the retained link status says what is in force
+            try:
+                self.publisher.set_device_faults(dict(faults))
+            except Exception as error:  # the floor link must never stop the table
+                log.warning("floor: the device faults were not sent: %s", describe(error))
         self._show()
 
     def _log_tray_change(self, tray: tray_check.TrayStatus) -> None:

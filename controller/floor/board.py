@@ -206,6 +206,9 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         card.link = str(payload.get("link"))
         fault = payload.get("fault")
         card.sticky_fault = fault if isinstance(fault, str) else None
+        devices = payload.get("device_faults")
+        if isinstance(devices, Mapping):  # the faults in force (absent in a last will)
+            card.faults = {str(k): str(v) for k, v in devices.items()}
         card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
             else None
         unsent = payload.get("unsent")

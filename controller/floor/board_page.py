@@ -4,7 +4,9 @@ The page opens `/events` (server-sent events, `board_server.py`) and keeps one c
 table: a `snapshot` replaces every card, a `card` replaces one, `broker` says whether
 the board still hears its broker. Between messages it counts the action clocks down
 and ages "heard ... ago" from the figures the last message gave, against the page's
-own clock (so a browser whose clock differs from the board's still counts right).
+own clock (so a browser whose clock differs from the board's still counts right). The
+text scales with the window; with many tables it shrinks until every card fits the
+screen (a wall display shows 40), but not below a readable size (a laptop scrolls).
 Table data is only ever set as text (`textContent`), never as HTML.
 
 Element ids and classes are stable (the browser test and a house's own CSS rely on
@@ -22,7 +24,7 @@ PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Floor board</title>
 <style>
-  html { font-size: clamp(13px, 1.05vw, 30px); }
+  html { font-size: 16px; }
   body { margin: 0; font-family: system-ui, sans-serif; background: #111; color: #eee; }
   header.top { display: flex; gap: 1.5rem; align-items: baseline; padding: .5rem 1rem;
                background: #222; position: sticky; top: 0; }
@@ -153,6 +155,23 @@ function summary() {
     (alarms ? ", " + alarms + " need someone" : "");
 }
 
+// The text scales with the screen; with many tables it shrinks until every card fits
+// (a wall display shows all 40), down to a size still readable (a laptop then scrolls).
+function fit() {
+  const root = document.documentElement;
+  let size = Math.max(13, Math.min(30, window.innerWidth / 95));
+  root.style.fontSize = size + "px";
+  while (root.scrollHeight > root.clientHeight && size > 10) {
+    size -= 0.5;
+    root.style.fontSize = size + "px";
+  }
+}
+let fitted = -1;
+function refit() {
+  if (cards.size !== fitted) { fitted = cards.size; fit(); }
+}
+window.addEventListener("resize", fit);
+
 function put(card) {
   cards.set(card.table_id, {data: card, at: performance.now()});
   render(card.table_id);
@@ -174,8 +193,10 @@ source.addEventListener("snapshot", (e) => {
   }
   snap.cards.forEach(put);
   summary();
+  fitted = -1;
+  refit();
 });
-source.addEventListener("card", (e) => { put(JSON.parse(e.data)); summary(); });
+source.addEventListener("card", (e) => { put(JSON.parse(e.data)); summary(); refit(); });
 source.addEventListener("broker", (e) => broker(JSON.parse(e.data).up));
 setInterval(() => { for (const id of cards.keys()) tickCard(id); }, 250);
 </script>

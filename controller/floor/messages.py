@@ -235,6 +235,7 @@ def fault_message(
 def status_payload(
     topics: TableTopics, *, link: str, reason: str | None, unsent: int | None, stamp: Stamp,
     will: bool = False, fault: str | None = None,
+    device_faults: Mapping[str, str] | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
@@ -242,10 +243,14 @@ def status_payload(
     link dies, so its `ts` is the time the link came up, and it says `will: true`.
     `fault`: the table's sticky fault (`memory_fault`, `storage_fault`, ...) while play
     is locked, else None: the one floor message a locked journal can still send.
+    `device_faults`: the device faults in force now (device -> code), so that a consumer
+    arriving late sees them in the retained status; None in the last will (written
+    when the link came up, it cannot know).
     """
     return dumps(
         _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will,
-                  fault=fault)
+                  fault=fault,
+                  device_faults=dict(device_faults) if device_faults is not None else None)
     )
 
 

@@ -132,6 +132,7 @@ class Publisher(StatusKeeper):
         self._data_version: int | None = None
         self._housekept_at = 0.0
         self._fault: str | None = None  # the table's sticky fault, said in every status
+        self._device_faults: dict[str, str] = {}  # device -> code, in every status
         self._status_due = False
 
     # -- the daemon's side -------------------------------------------------------------
@@ -207,6 +208,14 @@ class Publisher(StatusKeeper):
         status at once and in every status after it, the last will included. Safe
         from any thread."""
         self._fault = code
+        self._status_due = True
+        self.notify()
+
+    def set_device_faults(self, faults: dict[str, str]) -> None:
+        """The device faults in force (device -> code, `controller.device_faults`):
+        said in the retained status at once and in every status after it, so that a
+        floor board started later sees them. Safe from any thread."""
+        self._device_faults = dict(faults)
         self._status_due = True
         self.notify()
 
@@ -294,7 +303,8 @@ class Publisher(StatusKeeper):
             self._status_due = False
             client.publish(self.topics.status, status_payload(
                 self.topics, link="up", reason=None, unsent=self._status.unsent,
-                stamp=Stamp.now(), fault=self._fault), qos=1, retain=True)
+                stamp=Stamp.now(), fault=self._fault, device_faults=self._device_faults),
+                qos=1, retain=True)
         if self._connected:
             self._fill_window()
         self._refresh_counts(now)
@@ -354,7 +364,8 @@ class Publisher(StatusKeeper):
         client.publish(
             self.topics.status,
             status_payload(self.topics, link="up", reason=None, unsent=self._status.unsent,
-                           stamp=Stamp.now(), fault=self._fault),
+                           stamp=Stamp.now(), fault=self._fault,
+                           device_faults=self._device_faults),
             qos=1,
             retain=True,
         )
@@ -526,7 +537,8 @@ class Publisher(StatusKeeper):
         info = client.publish(
             self.topics.status,
             status_payload(self.topics, link="down", reason="stopped",
-                           unsent=self._status.unsent, stamp=Stamp.now(), fault=self._fault),
+                           unsent=self._status.unsent, stamp=Stamp.now(), fault=self._fault,
+                           device_faults=self._device_faults),
             qos=1,
             retain=True,
         )
