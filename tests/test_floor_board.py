@@ -29,7 +29,10 @@ from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_
 from tests.floor_schema import assert_valid
 
 ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "docs" / "board"
+# The screenshots in docs/board/ are made by this file: FLOOR_BOARD_SCREENSHOTS=docs/board
+# python -m pytest tests/test_floor_board.py. Otherwise they go to a scratch folder (a
+# test run leaves the checkout as it was).
+SHOTS_ENV = "FLOOR_BOARD_SCREENSHOTS"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
                                         else None)
 CHROMEDRIVER = shutil.which("chromedriver") or (
@@ -111,12 +114,19 @@ def card_classes(driver: Any, table_id: str) -> set[str]:
     return set(str(card.get_attribute("class")).split())
 
 
-def shot(driver: Any, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(SHOTS / name))
+@pytest.fixture
+def shot(tmp_path: Path) -> Callable[[Any, str], None]:
+    folder = Path(os.environ.get(SHOTS_ENV) or tmp_path / "board")
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def save(driver: Any, name: str) -> None:
+        assert driver.save_screenshot(str(folder / name)), name
+    return save
 
 
-def test_the_floor_board_in_a_browser(tmp_path: Path, broker: LocalBroker, browser: Any) -> None:
+def test_the_floor_board_in_a_browser(
+    tmp_path: Path, broker: LocalBroker, browser: Any, shot: Callable[[Any, str], None]
+) -> None:
     from selenium.webdriver.common.by import By
 
     # A table of another site publishes too: the board of site lv never shows it.
@@ -344,7 +354,7 @@ def test_odd_messages_never_break_a_card() -> None:
 
 
 def test_forty_tables_on_a_wall_display_and_a_laptop(
-    tmp_path: Path, broker: LocalBroker, browser: Any
+    tmp_path: Path, broker: LocalBroker, browser: Any, shot: Callable[[Any, str], None]
 ) -> None:
     """40 tables' retained states and link statuses on the broker (a board started
     after a fault was raised still shows it): every card on the page, no sideways
