@@ -11,7 +11,6 @@ leaf       kind        one per
 actions    action      betting action: seat, action, chips put in, total `to`, who keyed it
 actions    award       paid hand: each pot with its winners and shares, fees, returned bets
 actions    correction  undo, dealt-in-error ruling
-actions    transfer    supervisor's chip transfer between hands (DESIGN.md `transfer`)
 seats      seat        seat change: sat, leaving, left, sat_out, sat_in, moving, moved,
                        chips_pending, chips, busted, freed; and `open` for each seat the
                        event emptied (a waitlist system can call the next player)

@@ -4,7 +4,7 @@
 <prefix>/<site>/table/<table_id>/events     accepted events (keys aside)  QoS 1
 <prefix>/<site>/table/<table_id>/keys       accepted keypad keys, raw     QoS 1
 <prefix>/<site>/table/<table_id>/actions    betting actions, awards,      QoS 1
-                                            corrections, transfers
+                                            corrections
 <prefix>/<site>/table/<table_id>/seats      seat changes, seats opened    QoS 1
 <prefix>/<site>/table/<table_id>/clock      action clock called/warned/expired  QoS 1
 <prefix>/<site>/table/<table_id>/refusals   refusals worth a supervisor   QoS 1
