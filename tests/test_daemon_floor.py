@@ -97,6 +97,9 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
                           "tray alarm")
         assert (alarm["discrepancy"], alarm["resolved"]) == (-3000, False)
         assert alarm["report"]["expected"] == 3000 and alarm["report"]["counted"] == 0
+        assert back_office.wait_for(lambda ms: any(  # and the retained status says it
+            m.payload and m.payload.get("kind") == "status"
+            and m.payload.get("tray_discrepancy") == -3000 for m in ms), WAIT)
         sim = daemon.devices.sim
         assert sim is not None and sim.tray is not None and sim.keypad is not None
         sim.tray.set_counts({5: 600})
@@ -133,7 +136,7 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
         try:
             assert late.wait_for(lambda ms: any(
                 m.retain and m.payload and m.payload.get("device_faults") == {}
-                for m in ms), WAIT)
+                and m.payload.get("tray_discrepancy") is None for m in ms), WAIT)
         finally:
             subscriber.stop()
         assert daemon.publisher.wait_drained(WAIT)

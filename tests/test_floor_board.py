@@ -317,13 +317,23 @@ def test_the_cards_alarms_from_the_feed() -> None:
                  "unsent": None, "will": True, "fault": None}, 0)
     assert alarms() == ["LINK DOWN"]
     board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 2,
-                 "will": False, "fault": None}, 0)
+                 "will": False, "fault": None, "device_faults": {}, "tray_discrepancy": None},
+                0)
     assert alarms() == ["SENDING BACKLOG 2"]
     assert board.card("T4", 0)["alarm"] is False  # type: ignore[index]
     board.apply({**envelope, "kind": "event", "seq": 10, "msg_seq": 25, "event": {},
                  "hand": 3, "phase": "flop", "changes": {}}, 0)
     board.apply({**envelope, "kind": "state", "seq": 10, "msg_seq": 26, "state": state}, 0)
     assert alarms() == []
+    # the retained status alone (a board started late) says the faults in force
+    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 0,
+                 "will": False, "fault": None, "device_faults": {"keypad": "keypad_lost"},
+                 "tray_discrepancy": 40}, 0)
+    assert alarms() == ["KEYPAD LOST: CALL TECH", "TRAY OFF BY 40"]
+    board.apply({**envelope, "kind": "status", "link": "down", "reason": "connection lost",
+                 "unsent": None, "will": True, "fault": None, "device_faults": None,
+                 "tray_discrepancy": None}, 0)
+    assert alarms() == ["KEYPAD LOST: CALL TECH", "TRAY OFF BY 40", "LINK DOWN"]
     # another site's table never shows
     assert board.apply({**envelope, "table_id": "W1", "site": "west", "kind": "state",
                         "seq": 1, "msg_seq": 1, "state": state}, 0) is None

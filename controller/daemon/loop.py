@@ -388,6 +388,11 @@ class Controller(ConfigMixin):
                 puck_seats = check.light_seats
         tray = tray_check.status(table.state, self.settings.tray)
         self._log_tray_change(tray)
+        if self.publisher is not None:  # the retained link status says it too
+            try:
+                self.publisher.set_tray_discrepancy(tray.difference if tray.alarm else None)
+            except Exception as error:  # the floor link must never stop the table
+                log.warning("floor: the tray alarm was not sent: %s", describe(error))
         alarm = tray_check.alarm_message(tray)
         if alarm is not None:
             alerts.append(alarm)

@@ -209,6 +209,8 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         devices = payload.get("device_faults")
         if isinstance(devices, Mapping):  # the faults in force (absent in a last will)
             card.faults = {str(k): str(v) for k, v in devices.items()}
+            tray = payload.get("tray_discrepancy")  # said with them, never in a will
+            card.tray = {"discrepancy": tray} if isinstance(tray, int) else None
         card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
             else None
         unsent = payload.get("unsent")

@@ -235,7 +235,7 @@ def fault_message(
 def status_payload(
     topics: TableTopics, *, link: str, reason: str | None, unsent: int | None, stamp: Stamp,
     will: bool = False, fault: str | None = None,
-    device_faults: Mapping[str, str] | None = None,
+    device_faults: Mapping[str, str] | None = None, tray_discrepancy: int | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
@@ -245,12 +245,14 @@ def status_payload(
     is locked, else None: the one floor message a locked journal can still send.
     `device_faults`: the device faults in force now (device -> code), so that a consumer
     arriving late sees them in the retained status; None in the last will (written
-    when the link came up, it cannot know).
+    when the link came up, it cannot know). `tray_discrepancy`: the chip tray's
+    difference while its alarm is raised, else None (and in the last will).
     """
     return dumps(
         _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will,
                   fault=fault,
-                  device_faults=dict(device_faults) if device_faults is not None else None)
+                  device_faults=dict(device_faults) if device_faults is not None else None,
+                  tray_discrepancy=tray_discrepancy)
     )
 
 

@@ -133,6 +133,7 @@ class Publisher(StatusKeeper):
         self._housekept_at = 0.0
         self._fault: str | None = None  # the table's sticky fault, said in every status
         self._device_faults: dict[str, str] = {}  # device -> code, in every status
+        self._tray_discrepancy: int | None = None  # while the tray alarm is raised
         self._status_due = False
 
     # -- the daemon's side -------------------------------------------------------------
@@ -219,6 +220,20 @@ class Publisher(StatusKeeper):
         self._status_due = True
         self.notify()
 
+    def set_tray_discrepancy(self, difference: int | None) -> None:
+        """The chip tray's difference while its alarm is raised (None: no alarm), said
+        in the retained status like the device faults. Safe from any thread."""
+        if difference != self._tray_discrepancy:
+            self._tray_discrepancy = difference
+            self._status_due = True
+            self.notify()
+
+    def _status_now(self, link: str, reason: str | None) -> str:
+        return status_payload(self.topics, link=link, reason=reason,
+                              unsent=self._status.unsent, stamp=Stamp.now(), fault=self._fault,
+                              device_faults=self._device_faults,
+                              tray_discrepancy=self._tray_discrepancy)
+
     def notify(self) -> None:
         """New rows were committed: look now rather than at the next poll."""
         with contextlib.suppress(OSError):
@@ -301,10 +316,7 @@ class Publisher(StatusKeeper):
         self._collect_acks()
         if self._connected and self._status_due:
             self._status_due = False
-            client.publish(self.topics.status, status_payload(
-                self.topics, link="up", reason=None, unsent=self._status.unsent,
-                stamp=Stamp.now(), fault=self._fault, device_faults=self._device_faults),
-                qos=1, retain=True)
+            client.publish(self.topics.status, self._status_now("up", None), qos=1, retain=True)
         if self._connected:
             self._fill_window()
         self._refresh_counts(now)
@@ -363,9 +375,7 @@ class Publisher(StatusKeeper):
         self._status_due = False
         client.publish(
             self.topics.status,
-            status_payload(self.topics, link="up", reason=None, unsent=self._status.unsent,
-                           stamp=Stamp.now(), fault=self._fault,
-                           device_faults=self._device_faults),
+            self._status_now("up", None),
             qos=1,
             retain=True,
         )
@@ -536,9 +546,7 @@ class Publisher(StatusKeeper):
             return
         info = client.publish(
             self.topics.status,
-            status_payload(self.topics, link="down", reason="stopped",
-                           unsent=self._status.unsent, stamp=Stamp.now(), fault=self._fault,
-                           device_faults=self._device_faults),
+            self._status_now("down", "stopped"),
             qos=1,
             retain=True,
         )
