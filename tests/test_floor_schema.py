@@ -48,7 +48,14 @@ def test_every_message_of_keyed_and_sent_hands_validates(tmp_path: Path) -> None
                                   {"type": "start_hand"}, {"type": "act", "seat": 8,
                                                            "action": "check"},
                                   {"type": "misdeal"}])
+    triple_draw = {"game": {"structure": "fixed_limit", "form": "triple_draw"}}
+    rows += play(tmp_path / "e", START + [
+        {"type": "act", "seat": 8, "action": "call"}, {"type": "act", "seat": 2, "action": "call"},
+        {"type": "act", "seat": 5, "action": "check"},
+        *[{"type": "act", "seat": seat, "action": "check"} for seat in (2, 5, 8)],
+    ], config=triple_draw)
     payloads = published(rows)
+    assert {p["phase"] for p in payloads if p["kind"] == "action"} >= {"predraw", "draw1"}
     assert {p["kind"] for p in payloads} >= {
         "event", "refusal", "hand_start", "hand_end", "state", "action", "award", "seat",
         "clock"}
