@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_MAX = 1000
 HEARTBEAT_S = 10.0
+SOCKET_TIMEOUT_S = 60.0
 DEFAULT_LISTEN = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8470
 
@@ -243,6 +244,9 @@ class BoardServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # a browser that stops reading (or never sends its request) is dropped after
+            # this long instead of holding a thread for ever
+            timeout = SOCKET_TIMEOUT_S
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 log.debug("floor board http: " + format, *args)
