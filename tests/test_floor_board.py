@@ -321,6 +321,12 @@ def test_the_cards_alarms_from_the_feed() -> None:
                 0)
     assert alarms() == ["SENDING BACKLOG 2"]
     assert board.card("T4", 0)["alarm"] is False  # type: ignore[index]
+    # a status sent again while the link stays up (the faults changed) says no backlog:
+    # the one given when the link came up goes on draining
+    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": None,
+                 "will": False, "fault": None, "device_faults": {}, "tray_discrepancy": None},
+                0)
+    assert alarms() == ["SENDING BACKLOG 2"]
     board.apply({**envelope, "kind": "event", "seq": 10, "msg_seq": 25, "event": {},
                  "hand": 3, "phase": "flop", "changes": {}}, 0)
     board.apply({**envelope, "kind": "state", "seq": 10, "msg_seq": 26, "state": state}, 0)

@@ -214,4 +214,8 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
             else None
         unsent = payload.get("unsent")
-        card.backlog = unsent if card.link == "up" and isinstance(unsent, int) else 0
+        if card.link != "up":
+            card.backlog = 0
+        elif isinstance(unsent, int):  # the link came up with this much to send
+            card.backlog = unsent
+        # else: the same link, the faults changed: the backlog goes on draining

@@ -228,9 +228,12 @@ class Publisher(StatusKeeper):
             self._status_due = True
             self.notify()
 
-    def _status_now(self, link: str, reason: str | None) -> str:
+    def _status_now(self, link: str, reason: str | None, *, backlog: bool = True) -> str:
+        """The status as it stands; `backlog`: with the unsent count (the link coming
+        up or going down), else null (the same link, the faults changed)."""
         return status_payload(self.topics, link=link, reason=reason,
-                              unsent=self._status.unsent, stamp=Stamp.now(), fault=self._fault,
+                              unsent=self._status.unsent if backlog else None,
+                              stamp=Stamp.now(), fault=self._fault,
                               device_faults=self._device_faults,
                               tray_discrepancy=self._tray_discrepancy)
 
@@ -316,7 +319,8 @@ class Publisher(StatusKeeper):
         self._collect_acks()
         if self._connected and self._status_due:
             self._status_due = False
-            client.publish(self.topics.status, self._status_now("up", None), qos=1, retain=True)
+            client.publish(self.topics.status, self._status_now("up", None, backlog=False),
+                           qos=1, retain=True)
         if self._connected:
             self._fill_window()
         self._refresh_counts(now)
