@@ -148,7 +148,12 @@ class Board:
             return None
         with self._lock:
             if not self._dedupe.first_time(payload):
-                return None
+                card = self._cards.get(table_id)
+                if card is None or not card.backlog:
+                    return None
+                card.backlog -= 1  # a row sent again after a reconnect is sent all the same
+                card.version += 1
+                return table_id
             card = self._cards.get(table_id)
             if card is None:
                 card = self._cards[table_id] = Card(table_id)
