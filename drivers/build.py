@@ -125,7 +125,7 @@ def open_devices(
         settings = dataclasses.replace(settings, simulated=simulated)
     problems = validate(settings)
     if problems:
-        raise HardwareConfigError(problems)
+        raise HardwareConfigError([problem.message for problem in problems])
     opened: list[Any] = []
     sim: Simulators | None = None
     try:

@@ -24,8 +24,9 @@ Example::
       tray:    {port: /dev/serial/by-id/usb-Table_Tray-if00, baud: 115200}
       display: {port: /dev/serial/by-id/usb-Table_Display-if00, baud: 115200}
 
-``validate_pins`` (GPIO conflicts) and ``validate`` (everything) return problems as
-sentences a technician can act on; the config loader attaches file positions.
+``validate_pins`` (GPIO conflicts) and ``validate`` (everything) return a ``Problem``
+for each: the options it is about, by their YAML path, and a sentence a technician can
+act on. The config reader puts each at the file position of its option.
 """
 
 from __future__ import annotations
@@ -180,6 +181,22 @@ class HardwareSettings:
         return {"keypad": self.keypad, "tray": self.tray, "display": self.display}
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One problem with the ``hardware:`` settings."""
+
+    options: tuple[str, ...]
+    """The options it is about, as YAML paths (``hardware.puck.pins.3``,
+    ``hardware.keypad.port``); for a pin or port used twice, every use. Empty when it is
+    about the section as a whole."""
+
+    message: str
+    """What is wrong, as a sentence a technician can act on."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -188,80 +205,121 @@ def _times(n: int) -> str:
     return "twice" if n == 2 else f"{n} times"
 
 
-def validate_pins(settings: HardwareSettings) -> list[str]:
+def validate_pins(settings: HardwareSettings) -> list[Problem]:
     """Problems with the GPIO pins: a pin off the header, a pin used twice, a pin that
     an enabled serial device on the Pi's own UART needs (GPIO 14 TX, 15 RX).
 
     Serial devices sharing one port are reported by ``validate``, not here.
     """
-    problems: list[str] = []
-    uses: dict[int, list[str]] = {}
+    problems: list[Problem] = []
+    # pin -> (how the message names each use, the options of each use)
+    uses: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
     for kind, pins in (("puck", settings.puck.pins), ("lights", settings.lights.pins)):
         for seat, pin in sorted(pins.items()):
+            option = f"hardware.{kind}.pins.{seat}"
             if pin not in HEADER_PINS:
                 problems.append(
-                    f"pin {pin} ({kind} seat {seat}) is not a GPIO on the header "
-                    f"(BCM {HEADER_PINS.start}-{HEADER_PINS.stop - 1})"
+                    Problem(
+                        (option,),
+                        f"pin {pin} ({kind} seat {seat}) is not a GPIO on the header "
+                        f"(BCM {HEADER_PINS.start}-{HEADER_PINS.stop - 1})",
+                    )
                 )
-            uses.setdefault(pin, []).append(f"{kind} seat {seat}")
-    claimed_ports: set[str] = set()
+            uses.setdefault(pin, []).append((f"{kind} seat {seat}", (option,)))
+    uart_devices: dict[str, list[str]] = {}
     for name, device in settings.serial_devices().items():
-        if not device.enabled or device.port is None:
-            continue
-        uart = UART_PORTS.get(device.port)
-        if uart is None or device.port in claimed_ports:
-            continue
-        claimed_ports.add(device.port)
-        for pin, role in uart.items():
-            uses.setdefault(pin, []).append(f"{name} serial port {device.port} ({role})")
+        if device.enabled and device.port is not None and device.port in UART_PORTS:
+            uart_devices.setdefault(device.port, []).append(name)
+    for port, names in uart_devices.items():
+        # The message names the first device on the port; every device naming it needs the pins.
+        options = tuple(f"hardware.{name}.port" for name in names)
+        for pin, role in UART_PORTS[port].items():
+            uses.setdefault(pin, []).append((f"{names[0]} serial port {port} ({role})", options))
     for pin, users in sorted(uses.items()):
         if len(users) > 1:
-            problems.append(f"pin {pin} is used {_times(len(users))}: {_join(users)}")
+            problems.append(
+                Problem(
+                    tuple(option for _, options in users for option in options),
+                    f"pin {pin} is used {_times(len(users))}: "
+                    + _join([user for user, _ in users]),
+                )
+            )
     return problems
 
 
-def validate(settings: HardwareSettings) -> list[str]:
+def validate(settings: HardwareSettings) -> list[Problem]:
     """Every problem with the section: ``validate_pins`` plus ports, bauds and timings."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     for kind, pins in (("puck", settings.puck.pins), ("lights", settings.lights.pins)):
         for seat in sorted(pins):
             if seat < 1:
-                problems.append(f"{kind} seat {seat} is not a seat number (seats start at 1)")
+                problems.append(
+                    Problem(
+                        (f"hardware.{kind}.pins.{seat}",),
+                        f"{kind} seat {seat} is not a seat number (seats start at 1)",
+                    )
+                )
     problems += validate_pins(settings)
     if settings.gpiochip is not None and settings.gpiochip < 0:
-        problems.append(f"gpiochip {settings.gpiochip} must be 0 or more")
+        problems.append(
+            Problem(("hardware.gpiochip",), f"gpiochip {settings.gpiochip} must be 0 or more")
+        )
     puck = settings.puck
     if puck.debounce_ms < 0:
-        problems.append(f"puck debounce_ms {puck.debounce_ms} must be 0 or more")
+        problems.append(
+            Problem(
+                ("hardware.puck.debounce_ms",),
+                f"puck debounce_ms {puck.debounce_ms} must be 0 or more",
+            )
+        )
     clash = {("up", "high"): "down", ("down", "low"): "up"}.get((puck.pull, puck.active_level))
     if clash is not None:
+        # About the pair of options, so about the section (check-config names hardware).
         problems.append(
-            f"puck pull {puck.pull} reads an active-{puck.active_level} sensor as always "
-            f"seeing the puck: use pull {clash}, none or auto"
+            Problem(
+                (),
+                f"puck pull {puck.pull} reads an active-{puck.active_level} sensor as always "
+                f"seeing the puck: use pull {clash}, none or auto",
+            )
         )
     lights = settings.lights
     for name in ("slow_blink_ms", "fast_blink_ms", "pulse_ms", "lamp_test_ms"):
         value = getattr(lights, name)
         if value <= 0:
-            problems.append(f"lights {name} {value} must be more than 0")
+            problems.append(
+                Problem((f"hardware.lights.{name}",), f"lights {name} {value} must be more than 0")
+            )
     ports: dict[str, list[str]] = {}
     for name, device in settings.serial_devices().items():
         if not device.enabled:
             continue
-        if device.baud <= 0:
-            problems.append(f"{name} baud {device.baud} must be more than 0")
-        if device.ack_timeout_ms <= 0:
-            problems.append(f"{name} ack_timeout_ms {device.ack_timeout_ms} must be more than 0")
-        if device.retries < 0:
-            problems.append(f"{name} retries {device.retries} must be 0 or more")
-        if device.keepalive_ms <= 0:
-            problems.append(f"{name} keepalive_ms {device.keepalive_ms} must be more than 0")
+        for option, value, least in (
+            ("baud", device.baud, 1),
+            ("ack_timeout_ms", device.ack_timeout_ms, 1),
+            ("retries", device.retries, 0),
+            ("keepalive_ms", device.keepalive_ms, 1),
+        ):
+            if value < least:
+                bound = "0 or more" if least == 0 else "more than 0"
+                problems.append(
+                    Problem((f"hardware.{name}.{option}",), f"{name} {option} {value} must be {bound}")
+                )
         if device.port is None:
             if not (settings.simulated or device.simulated):
-                problems.append(f"{name} has no port (give its /dev/serial/by-id/... path)")
+                problems.append(
+                    Problem(
+                        (f"hardware.{name}.port",),
+                        f"{name} has no port (give its /dev/serial/by-id/... path)",
+                    )
+                )
             continue
         ports.setdefault(device.port, []).append(name)
     for port, names in sorted(ports.items()):
         if len(names) > 1:
-            problems.append(f"serial port {port} is used {_times(len(names))}: {_join(names)}")
+            problems.append(
+                Problem(
+                    tuple(f"hardware.{name}.port" for name in names),
+                    f"serial port {port} is used {_times(len(names))}: {_join(names)}",
+                )
+            )
     return problems

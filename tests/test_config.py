@@ -851,6 +851,35 @@ def test_a_pin_needed_by_the_uart_is_reported_at_the_port() -> None:
     ]
 
 
+def test_a_pin_used_twice_is_reported_at_the_use_last_in_the_file() -> None:
+    # lights: before puck: in the file, not in the drivers' order of puck then lights
+    text = hardware(SIM + "lights: {pins: {1: 6}}\npuck: {pins: {2: 6}}\n")
+    assert problems(text) == [
+        f"{at(text, '6}}', text.index('puck'))}: hardware.puck.pins.2: pin 6 is used twice: "
+        "puck seat 2 and lights seat 1"
+    ]
+
+
+def test_a_uart_pin_and_a_shared_uart_port_are_reported_at_the_last_device() -> None:
+    text = hardware(
+        SIM + "lights: {pins: {1: 14}}\nkeypad: {port: /dev/serial0}\ntray: {port: /dev/serial0}\n"
+    )
+    last = at(text, "/dev/serial0", text.index("tray"))
+    assert problems(text) == [
+        f"{last}: hardware.tray.port: pin 14 is used twice: lights seat 1 "
+        "and keypad serial port /dev/serial0 (UART TX)",
+        f"{last}: hardware.tray.port: serial port /dev/serial0 is used twice: keypad and tray",
+    ]
+
+
+def test_a_pull_that_hides_the_puck_is_reported_at_the_section() -> None:
+    text = hardware(SIM + "puck: {pins: {1: 5}, active_level: high, pull: up}\n")
+    assert problems(text) == [
+        f"{at(text, 'hardware')}: hardware: puck pull up reads an active-high sensor as "
+        "always seeing the puck: use pull down, none or auto"
+    ]
+
+
 def test_serial_devices() -> None:
     text = hardware(
         "keypad: {port: /dev/ttyUSB0, baud: 11520}\n"

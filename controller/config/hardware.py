@@ -3,7 +3,7 @@
 The drivers own the meaning of these settings and their cross-device checks
 (`drivers.settings.validate`, which runs `validate_pins`); this module reads the
 values with their bounds and puts each of the drivers' problems at the line and column
-of the pin or port it is about.
+of the option it names (for a pin or port used twice, the use last in the file).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import cast, get_args
 
 from controller.config.reader import Section, Where, read_value, where_position
 from drivers.settings import (
-    UART_PORTS,
     ActiveLevel,
     HardwareSettings,
     LightsSettings,
+    Problem,
     PuckSettings,
     Pull,
     SerialDeviceSettings,
@@ -35,7 +35,7 @@ SERIAL_DEVICES = ("keypad", "tray", "display")
 UNSTABLE_PORT = r"/dev/tty(USB|ACM)\d+"
 MAX_PIN = 999  # off-header pins are the drivers' check, with their own message
 
-# (where, dotted path) of every pin or port, for placing the drivers' problems.
+# (where, dotted path): the place a drivers' problem is reported at.
 Located = tuple[Where, str]
 
 
@@ -48,7 +48,7 @@ def read_hardware(hardware: Section, seats: int) -> HardwareSettings:
     gpiochip = hardware.get_optional_int(
         "gpiochip", 0, 31, none_means="let gpiozero pick the chip"
     )
-    pin_places: dict[int, list[Located]] = {}
+    pin_places: dict[str, Where] = {}
     puck_section = hardware.get_section("puck")
     puck = PuckSettings(
         pins=_read_pins(puck_section, seats, pin_places),
@@ -68,14 +68,7 @@ def read_hardware(hardware: Section, seats: int) -> HardwareSettings:
         pulse_ms=lights_section.get_int("pulse_ms", 2000, 1, 60_000),
         lamp_test_ms=lights_section.get_int("lamp_test_ms", 300, 1, 60_000),
     )
-    port_places: dict[str, list[Located]] = {}
-    devices = {
-        name: _read_serial(hardware.get_section(name), simulated, port_places)
-        for name in SERIAL_DEVICES
-    }
-    for port, places in port_places.items():
-        for pin in UART_PORTS.get(port, {}):
-            pin_places.setdefault(pin, []).extend(places)
+    devices = {name: _read_serial(hardware.get_section(name), simulated) for name in SERIAL_DEVICES}
     settings = HardwareSettings(
         simulated=simulated,
         pin_factory=factory,
@@ -88,17 +81,17 @@ def read_hardware(hardware: Section, seats: int) -> HardwareSettings:
     )
     # An absent section is read too (for "did you mean"), but only a given one is checked.
     for problem in validate(settings) if hardware.present else []:
-        where, path = _locate(problem, hardware, pin_places, port_places)
-        hardware.report.error(where, f"{path}: {problem}")
+        where, path = _place(problem, hardware, pin_places)
+        hardware.report.error(where, f"{path}: {problem.message}")
     return settings
 
 
-def _read_pins(section: Section, seats: int, places: dict[int, list[Located]]) -> dict[int, int]:
+def _read_pins(section: Section, seats: int, places: dict[str, Where]) -> dict[int, int]:
     entries = section.get_int_map(
         "pins", "seat", (1, seats), "BCM pin", (0, MAX_PIN), key_note=" (table.seats)"
     )
     for seat, entry in entries.items():
-        places.setdefault(entry.value, []).append((entry.value_node, f"{section.path}.pins.{seat}"))
+        places[f"{section.path}.pins.{seat}"] = entry.value_node
     if entries and section.ok("pins"):
         missing = [str(seat) for seat in range(1, seats + 1) if seat not in entries]
         if missing:
@@ -110,21 +103,18 @@ def _read_pins(section: Section, seats: int, places: dict[int, list[Located]]) -
     return {seat: entry.value for seat, entry in entries.items()}
 
 
-def _read_serial(
-    section: Section, all_simulated: bool, places: dict[str, list[Located]]
-) -> SerialDeviceSettings:
+def _read_serial(section: Section, all_simulated: bool) -> SerialDeviceSettings:
     enabled = section.get_bool("enabled", True)
     simulated = section.get_bool("simulated", False)
     port = section.get_optional_text(
         "port", pattern=r"/\S+", pattern_help="a device path like /dev/serial/by-id/..."
     )
-    if port is not None and enabled:
-        places.setdefault(port, []).append((section.where("port"), section.path_of("port")))
-        if re.fullmatch(UNSTABLE_PORT, port) and not (all_simulated or simulated):
-            section.warn(
-                "port",
-                f"{port} may name another device after a reboot; use its /dev/serial/by-id/... path",
-            )
+    unstable = port is not None and re.fullmatch(UNSTABLE_PORT, port)
+    if unstable and enabled and not (all_simulated or simulated):
+        section.warn(
+            "port",
+            f"{port} may name another device after a reboot; use its /dev/serial/by-id/... path",
+        )
     return SerialDeviceSettings(
         enabled=enabled,
         simulated=simulated,
@@ -145,26 +135,25 @@ def _read_baud(section: Section) -> int:
     return baud
 
 
-def _last(places: list[Located]) -> Located:
-    """The place read last in the file: for a pin or port used twice, the second use."""
+def _place(problem: Problem, hardware: Section, pins: dict[str, Where]) -> Located:
+    """Where to report one of the drivers' problems: at the option it names, or, when it
+    names several (a pin or port used twice), at the one last in the file; at the
+    ``hardware:`` section when it names none."""
+    places = [(_where(option, hardware, pins), option) for option in problem.options]
+    if not places:
+        return hardware.anchor, "hardware"
     return max(places, key=lambda place: where_position(place[0]))
 
 
-def _locate(
-    problem: str,
-    hardware: Section,
-    pins: dict[int, list[Located]],
-    ports: dict[str, list[Located]],
-) -> Located:
-    if match := re.match(r"pin (\d+) \((puck|lights) seat (\d+)\)", problem):
-        path = f"hardware.{match[2]}.pins.{match[3]}"
-        for place in pins.get(int(match[1]), []):
-            if place[1] == path:
-                return place
-    if (match := re.match(r"pin (\d+) is used", problem)) and pins.get(int(match[1])):
-        return _last(pins[int(match[1])])
-    if (match := re.match(r"serial port (\S+) is used", problem)) and ports.get(match[1]):
-        return _last(ports[match[1]])
-    if match := re.match(r"(keypad|tray|display) has no port", problem):
-        return hardware.where_key(match[1]), f"hardware.{match[1]}.port"
-    return hardware.anchor, "hardware"
+def _where(option: str, hardware: Section, pins: dict[str, Where]) -> Where:
+    """The value of `option` (a ``hardware.`` path); for an option not in the file, the
+    nearest mapping it belongs in that is."""
+    if option in pins:
+        return pins[option]
+    section = hardware
+    *parents, key = option.split(".")[1:]
+    for parent in parents:
+        if parent not in section.children:
+            return section.where_key(parent)
+        section = section.children[parent]
+    return section.where(key)

@@ -10,6 +10,7 @@ import drivers.settings as settings_module
 from drivers.settings import (
     HardwareSettings,
     LightsSettings,
+    Problem,
     PuckSettings,
     SerialDeviceSettings,
     validate,
@@ -62,7 +63,12 @@ def test_a_pin_used_twice_names_both_uses() -> None:
         puck=PuckSettings(pins={3: 17}),
         lights=LightsSettings(pins={5: 17}),
     )
-    assert validate_pins(settings) == ["pin 17 is used twice: puck seat 3 and lights seat 5"]
+    assert validate_pins(settings) == [
+        Problem(
+            ("hardware.puck.pins.3", "hardware.lights.pins.5"),
+            "pin 17 is used twice: puck seat 3 and lights seat 5",
+        )
+    ]
 
 
 def test_a_pin_used_three_times() -> None:
@@ -70,7 +76,10 @@ def test_a_pin_used_three_times() -> None:
         puck=PuckSettings(pins={1: 4, 2: 4}), lights=LightsSettings(pins={9: 4})
     )
     assert validate_pins(settings) == [
-        "pin 4 is used 3 times: puck seat 1, puck seat 2 and lights seat 9"
+        Problem(
+            ("hardware.puck.pins.1", "hardware.puck.pins.2", "hardware.lights.pins.9"),
+            "pin 4 is used 3 times: puck seat 1, puck seat 2 and lights seat 9",
+        )
     ]
 
 
@@ -82,8 +91,28 @@ def test_a_pin_the_uart_needs(port: str) -> None:
         keypad=SerialDeviceSettings(port=port),
     )
     assert validate_pins(settings) == [
-        f"pin 14 is used twice: puck seat 2 and keypad serial port {port} (UART TX)",
-        f"pin 15 is used twice: lights seat 4 and keypad serial port {port} (UART RX)",
+        Problem(
+            ("hardware.puck.pins.2", "hardware.keypad.port"),
+            f"pin 14 is used twice: puck seat 2 and keypad serial port {port} (UART TX)",
+        ),
+        Problem(
+            ("hardware.lights.pins.4", "hardware.keypad.port"),
+            f"pin 15 is used twice: lights seat 4 and keypad serial port {port} (UART RX)",
+        ),
+    ]
+
+
+def test_a_uart_pin_names_every_device_on_that_port() -> None:
+    settings = HardwareSettings(
+        lights=LightsSettings(pins={1: 14}),
+        keypad=SerialDeviceSettings(port="/dev/serial0"),
+        tray=SerialDeviceSettings(port="/dev/serial0"),
+    )
+    assert validate_pins(settings) == [
+        Problem(
+            ("hardware.lights.pins.1", "hardware.keypad.port", "hardware.tray.port"),
+            "pin 14 is used twice: lights seat 1 and keypad serial port /dev/serial0 (UART TX)",
+        )
     ]
 
 
@@ -99,7 +128,10 @@ def test_usb_ports_and_disabled_devices_need_no_pins() -> None:
 def test_a_pin_off_the_header() -> None:
     settings = HardwareSettings(lights=LightsSettings(pins={1: 40}))
     assert validate_pins(settings) == [
-        "pin 40 (lights seat 1) is not a GPIO on the header (BCM 0-27)"
+        Problem(
+            ("hardware.lights.pins.1",),
+            "pin 40 (lights seat 1) is not a GPIO on the header (BCM 0-27)",
+        )
     ]
 
 
@@ -112,14 +144,23 @@ def test_validate_reports_ports_and_numbers() -> None:
         display=SerialDeviceSettings(),
     )
     assert validate(settings) == [
-        "puck seat 0 is not a seat number (seats start at 1)",
-        "puck debounce_ms -1 must be 0 or more",
-        "puck pull up reads an active-high sensor as always seeing the puck: "
-        "use pull down, none or auto",
-        "lights fast_blink_ms 0 must be more than 0",
-        "tray baud 0 must be more than 0",
-        "display has no port (give its /dev/serial/by-id/... path)",
-        "serial port /dev/ttyUSB0 is used twice: keypad and tray",
+        Problem(("hardware.puck.pins.0",), "puck seat 0 is not a seat number (seats start at 1)"),
+        Problem(("hardware.puck.debounce_ms",), "puck debounce_ms -1 must be 0 or more"),
+        Problem(
+            (),
+            "puck pull up reads an active-high sensor as always seeing the puck: "
+            "use pull down, none or auto",
+        ),
+        Problem(("hardware.lights.fast_blink_ms",), "lights fast_blink_ms 0 must be more than 0"),
+        Problem(("hardware.tray.baud",), "tray baud 0 must be more than 0"),
+        Problem(
+            ("hardware.display.port",),
+            "display has no port (give its /dev/serial/by-id/... path)",
+        ),
+        Problem(
+            ("hardware.keypad.port", "hardware.tray.port"),
+            "serial port /dev/ttyUSB0 is used twice: keypad and tray",
+        ),
     ]
 
 
@@ -140,6 +181,23 @@ def test_keepalive_must_be_positive() -> None:
     )
     assert SerialDeviceSettings().keepalive_ms == 5000
     assert validate(settings) == [
-        "keypad keepalive_ms 0 must be more than 0",
-        "tray keepalive_ms -5 must be more than 0",
+        Problem(("hardware.keypad.keepalive_ms",), "keypad keepalive_ms 0 must be more than 0"),
+        Problem(("hardware.tray.keepalive_ms",), "tray keepalive_ms -5 must be more than 0"),
+    ]
+
+
+def test_every_number_check_names_its_option() -> None:
+    settings = HardwareSettings(
+        simulated=True,
+        gpiochip=-1,
+        lights=LightsSettings(slow_blink_ms=0, pulse_ms=0, lamp_test_ms=0),
+        display=SerialDeviceSettings(ack_timeout_ms=0, retries=-1),
+    )
+    assert validate(settings) == [
+        Problem(("hardware.gpiochip",), "gpiochip -1 must be 0 or more"),
+        Problem(("hardware.lights.slow_blink_ms",), "lights slow_blink_ms 0 must be more than 0"),
+        Problem(("hardware.lights.pulse_ms",), "lights pulse_ms 0 must be more than 0"),
+        Problem(("hardware.lights.lamp_test_ms",), "lights lamp_test_ms 0 must be more than 0"),
+        Problem(("hardware.display.ack_timeout_ms",), "display ack_timeout_ms 0 must be more than 0"),
+        Problem(("hardware.display.retries",), "display retries -1 must be 0 or more"),
     ]
