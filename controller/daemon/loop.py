@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -70,7 +69,7 @@ from controller.daemon.inputs import (
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
 from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
-from controller.daemon.timekeeping import Timekeeper, tray_stable_after_ms
+from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
 from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
 from controller.rules import state_view
 from controller.rules.effects import ClockExpired, HandEnded, Transferred
@@ -121,7 +120,7 @@ class Controller(ConfigMixin):
         notifier: Notifier | None = None,
         publisher: Any = None,
         has_puck: bool = False,
-        timekeeper: Timekeeper | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings
         self.journal = journal
@@ -133,14 +132,15 @@ class Controller(ConfigMixin):
         self.notifier = notifier or Notifier()
         self.publisher = publisher
         self.has_puck = has_puck
-        self.timekeeper = timekeeper or Timekeeper()
+        self.clock = clock or SystemClock()
+        self.timekeeper = Timekeeper(monotonic_ns=self.clock.now_ns)
         self.display = Display(device_faults={})
         self.pending_config: Settings | None = None
         self.hands_since_prune = 0
         self.running = False
         self.stopped_reason: str | None = None
         self._watchdog_every = self.notifier.interval()
-        self._watchdog_next = time.monotonic()
+        self._watchdog_next_ns = self.clock.now_ns()
         self._status_text: str | None = None
         self.loops = 0
         self.last_shown: LastShown | None = None
@@ -155,13 +155,7 @@ class Controller(ConfigMixin):
         self.running = True
         try:
             while True:
-                now = self.timekeeper.now()
-                timeout = self._sleep_for(now)
-                try:
-                    item = self.inputs.get(timeout=timeout) if timeout != 0 else \
-                        self.inputs.get_nowait()
-                except queue.Empty:
-                    item = None
+                item = self.clock.next_input(self.inputs, self._wake_at(self.clock.now_ns()))
                 self.loops += 1
                 if item is not None:
                     if isinstance(item, Stop):
@@ -173,29 +167,28 @@ class Controller(ConfigMixin):
         finally:
             self.running = False
 
-    def _sleep_for(self, now: int) -> float | None:
+    def _wake_at(self, now: int) -> int | None:
+        """The instant the loop must wake without an input, or None: not before one."""
         dues = [self._watchdog_due_ns()]
         if self.fault is None and self.recorder is not None:
             state = self.recorder.table.state
             dues.append(self._tick_due())
             dues.append(self.timekeeper.display_due(state, now))
         found = [due for due in dues if due is not None]
-        if not found:
-            return None
-        return max(0.0, (min(found) - now) / 1e9)
+        return min(found) if found else None
 
     def _watchdog_due_ns(self) -> int | None:
         if self._watchdog_every is None:
             return None
-        return int(self._watchdog_next * 1e9)
+        return self._watchdog_next_ns
 
     def _ping_watchdog(self) -> None:
         if self._watchdog_every is None:
             return
-        now = time.monotonic()
-        if now >= self._watchdog_next:
+        now = self.clock.now_ns()
+        if now >= self._watchdog_next_ns:
             self.notifier.watchdog()
-            self._watchdog_next = now + self._watchdog_every
+            self._watchdog_next_ns = now + int(self._watchdog_every * 1e9)
 
     def _guarded(self, step: Callable[[Any], None], arg: Any) -> None:
         try:

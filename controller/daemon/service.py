@@ -46,7 +46,7 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
-from controller.daemon.timekeeping import Timekeeper
+from controller.daemon.timekeeping import Clock, SystemClock
 from controller.journal import (
     Journal,
     JournalBusy,
@@ -81,6 +81,7 @@ class Daemon:
         notifier: Notifier | None = None,
         pin_verifier: Callable[[str, str], bool] | None = None,
         state_dir: str | os.PathLike[str] | None = None,
+        clock: Clock | None = None,
     ) -> None:
         if settings.hardware is None:
             raise StartError(
@@ -94,6 +95,7 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
+        self.clock: Clock = clock or SystemClock()
         self.inputs: queue.Queue[Any] = queue.Queue()
         self.devices: Devices | None = None
         self.journal: Journal | None = None
@@ -191,7 +193,7 @@ class Daemon:
             settings=settings, journal=self.journal, recorder=recorder, fault=fault,
             outputs=outputs, inputs=self.inputs, config_path=self.config_path,
             notifier=self.notifier,
-            publisher=self.publisher, has_puck=_has_puck(settings), timekeeper=Timekeeper(),
+            publisher=self.publisher, has_puck=_has_puck(settings), clock=self.clock,
         )
         self.controller = controller
         controller.start_outputs()

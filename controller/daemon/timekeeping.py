@@ -25,15 +25,22 @@ is lost to rounding. Wall time is used only for timestamps (``describe_wall_time
 
 The monotonic clock does not run across a power cut or a reboot, so the time the
 table was off is not counted: the clock resumes where its last tick left it.
+
+The daemon takes its clock (``Daemon(clock=...)``), as trio's run takes one: the
+``Clock`` says what time it is and waits for the next input until an instant.
+``SystemClock`` is the monotonic clock and sleeps for real; tests pass a clock whose
+time moves only when they say so (``tests/mock_clock.py``), so the action clock's
+warning and expiry are tested through the daemon without spending seconds.
 """
 
 from __future__ import annotations
 
+import queue
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from controller.rules.state import TableState
 
@@ -41,6 +48,35 @@ PERIODIC_MS = 5000
 """A tick is journalled at least this often while an action clock runs."""
 
 MS = 1_000_000
+
+
+class Clock(Protocol):
+    """The daemon's time: every instant it uses is a ``now_ns()`` value."""
+
+    def now_ns(self) -> int:
+        """The monotonic time in nanoseconds."""
+        ...
+
+    def next_input(self, inputs: queue.Queue[Any], until_ns: int | None) -> Any | None:
+        """The next item on ``inputs``, waiting for it until the instant ``until_ns``
+        (for ever when None); None when that instant came first."""
+        ...
+
+
+class SystemClock:
+    """The monotonic clock; waiting is a real sleep on the queue."""
+
+    def now_ns(self) -> int:
+        return time.monotonic_ns()
+
+    def next_input(self, inputs: queue.Queue[Any], until_ns: int | None) -> Any | None:
+        try:
+            if until_ns is None:
+                return inputs.get()
+            timeout = max(0.0, (until_ns - time.monotonic_ns()) / 1e9)
+            return inputs.get(timeout=timeout) if timeout != 0 else inputs.get_nowait()
+        except queue.Empty:
+            return None
 
 
 class Timekeeper:
