@@ -4,9 +4,10 @@ out is read where a technician would look: the seat lights' mock pins (their lev
 state history) and the frames the display receives on its pty.
 
 Every wait is on a condition with a timeout (``tests.daemon_helpers.wait_for``), never
-a sleep. Real time is spent only where the feature is time itself (the action clock, a
-few seconds; the tray's `stable_seconds`, one), and the lights blink fast (periods of
-400 and 100 ms) so that a blink is measured in a moment.
+a sleep. The action clock runs on a mock clock the tests jump (``tests.mock_clock``), so
+its seconds take none; real time is spent only on the tray's `stable_seconds` (one) and
+on the lights, which blink fast (periods of 400 and 100 ms) so that a blink is measured
+in a moment.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from tests.daemon_helpers import (
     view,
     wait_for,
 )
+from tests.mock_clock import MockClock
 
 PLAYERS = {2: "ana", 5: "luis", 8: "marta"}  # three-handed: the first button is seat 8
 LIGHT_PINS = "{1: 16, 2: 17, 3: 18, 4: 19, 5: 20, 6: 21, 7: 22, 8: 23, 9: 24}"
@@ -192,7 +194,8 @@ def test_a_hand_keyed_on_the_keypad_drives_the_seat_pins_and_the_display(
     tmp_path: Path,
 ) -> None:
     clock = "{seconds: 4, warning: 1, on_expiry: fold}"
-    with running(table_config(tmp_path, clock=clock)) as daemon:
+    time = MockClock()
+    with running(table_config(tmp_path, clock=clock), clock=time) as daemon:
         seat_players(daemon, PLAYERS)
         wait_shown(daemon, line1="READY", line2="")
         key_in(daemon, "NEXT")
@@ -232,14 +235,19 @@ def test_a_hand_keyed_on_the_keypad_drives_the_seat_pins_and_the_display(
         wait_pattern(daemon, 8, Pattern.SLOW_BLINK)
         assert view(daemon)["clock"]["seat"] == 8
         slow = assert_blinks(daemon, 8, SLOW_MS)
+        for left in (3000, 2000):  # the digits count down each second
+            time.jump(1.0)
+            wait_shown(daemon, clock_ms=left, warning=False)
 
         # the warning point arrives as a journalled tick: the light blinks fast
+        time.jump(1.0)
         wait_pattern(daemon, 8, Pattern.FAST_BLINK)
         assert view(daemon)["clock"]["warning"] is True
         fast = assert_blinks(daemon, 8, FAST_MS)
         assert fast < slow / 2 and fast < slow_all_in / 2
 
         # expiry: seat 8 folds, seat 2 wins, the display says what happened
+        time.jump(1.0)
         wait_shown(daemon, line1="TIME: SEAT 8 FOLD", clock_ms=0, warning=True)
         wait_steady(daemon, 8, 0.0)
         # the digits the display received: every second, the warning from 1 s
@@ -253,7 +261,7 @@ def test_a_hand_keyed_on_the_keypad_drives_the_seat_pins_and_the_display(
     assert keys == keyed.split()
     assert [e.event["key"] for e in events if not e.accepted] == ["ENTER"]
     ticks = [e.event["ms"] for e in events if e.event["type"] == "tick"]
-    assert sum(ticks) >= 3000  # the clock ran on journalled table time
+    assert ticks == [3000, 1000]  # the clock ran on journalled table time: warning, expiry
 
 
 # -- 2. a refused entry changes nothing ----------------------------------------------
@@ -569,7 +577,8 @@ def test_spanish_lines_reach_the_display(tmp_path: Path) -> None:
 def test_the_shot_clock_times_every_decision_and_spends_a_time_bank(tmp_path: Path) -> None:
     clock = ("{seconds: 3, warning: 1, on_expiry: fold, shot_clock: true, time_banks: 1, "
              "time_bank_seconds: 2}")
-    with running(table_config(tmp_path, clock=clock)) as daemon:
+    time = MockClock()
+    with running(table_config(tmp_path, clock=clock), clock=time) as daemon:
         table = daemon.controller.recorder.table  # type: ignore[union-attr]
         seat_players(daemon, PLAYERS)
         assert view(daemon)["clock"] is None
@@ -579,23 +588,31 @@ def test_the_shot_clock_times_every_decision_and_spends_a_time_bank(tmp_path: Pa
         assert view(daemon)["clock"]["seat"] == 8
         wait_shown(daemon, line1="SEAT 8 TO ACT", line2="CALL 10")
         wait_pattern(daemon, 8, Pattern.SLOW_BLINK)
+        time.jump(1.0)
+        wait_shown(daemon, clock_ms=2000)
+        time.jump(1.0)
         wait_pattern(daemon, 8, Pattern.FAST_BLINK)  # the last second
 
         # 3 s later the clock runs out: seat 8 spends its one time bank, 2 s more
+        time.jump(1.0)
         wait_for(lambda: table.state.seats[8].time_banks == 0, what="the time bank spent")
         clock_now = view(daemon)["clock"]
         assert view(daemon)["to_act"] == 8 and clock_now["seat"] == 8
-        assert 0 < clock_now["remaining_ms"] <= 2000
+        assert clock_now["remaining_ms"] == 2000
         assert [table.state.seats[s].time_banks for s in (2, 5)] == [1, 1]
+        wait_shown(daemon, clock_ms=2000, warning=False)
+        time.jump(1.0)
+        wait_shown(daemon, clock_ms=1000, warning=True)
 
         # then it expires: seat 8 folds, and seat 2's decision is timed in turn
+        time.jump(1.0)
         wait_shown(daemon, line1="TIME: SEAT 8 FOLD", line2="SEAT 2 TO ACT")
         assert view(daemon)["seats"]["8"]["status"] == "folded"
         assert view(daemon)["clock"]["seat"] == 2
         wait_pattern(daemon, 2, Pattern.SLOW_BLINK)
         wait_steady(daemon, 8, 0.0)
         # the digits count seat 2's time, not the expired seat's zero
-        wait_for(lambda: (shown(daemon).clock_ms or 0) > 1000,
+        wait_for(lambda: shown(daemon).clock_ms == 3000,
                  what=f"seat 2's time on the digits ({shown(daemon)})")
         assert_in_order([(3000, False), (2000, False), (1000, True),  # seat 8
                          (2000, False), (1000, True),  # its time bank
@@ -607,12 +624,13 @@ def test_the_shot_clock_times_every_decision_and_spends_a_time_bank(tmp_path: Pa
         wait_shown(daemon, line1="SEAT 5 TO ACT", line2="CHECK")
         wait_pattern(daemon, 5, Pattern.SLOW_BLINK)
         wait_steady(daemon, 2, 0.0)
-        assert view(daemon)["clock"]["remaining_ms"] > 1000  # a fresh 3 s
+        assert view(daemon)["clock"]["remaining_ms"] == 3000  # a fresh 3 s
         assert table.state.seats[2].time_banks == 1
         key_in(daemon, "CHECK")  # the flop: seat 2 first, a fresh clock
         wait_for(lambda: view(daemon)["phase"] == "flop")
         assert view(daemon)["clock"]["seat"] == 2
-        assert view(daemon)["clock"]["remaining_ms"] > 1000
+        assert view(daemon)["clock"]["remaining_ms"] == 3000
     events = journal_events(tmp_path / "state")
     ticks = [e.event["ms"] for e in events if e.event["type"] == "tick"]
-    assert sum(ticks) >= 5000  # 3 s, then the 2 s bank, on journalled table time
+    # 3 s (the warning at 2 s), then the 2 s bank (its warning at 1 s), on journalled table time
+    assert ticks == [2000, 1000, 1000, 1000]
