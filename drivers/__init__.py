@@ -8,7 +8,8 @@ Start with ``drivers.build.open_devices`` (the API is documented there). The mod
 - ``puck``, ``lights``: the GPIO devices (gpiozero); ``pins`` picks the pin factory.
 - ``keypad``, ``tray``, ``display``: the serial devices' protocols and drivers, over
   ``frames`` (framing, CRC, decoder), ``messages`` (shared frames) and ``serial_link``
-  (handshake, acknowledgements, reopening with backoff); ``droplog`` rate-limits logs.
+  (handshake, acknowledgements, reopening with backoff); ``droplog`` rate-limits logs;
+  ``backoff``: the one back-off formula (also the floor publisher's).
 - ``sim``: the simulated devices; ``absent``: stand-ins for devices a table lacks.
 
 Nothing here imports ``controller``: dependencies point one way.

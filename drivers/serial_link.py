@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import logging
 import termios
 import threading
@@ -53,6 +54,7 @@ from typing import Any, Protocol
 
 import serial
 
+from .backoff import backoff_s
 from .droplog import DropLog
 from .errors import BadPayload, LinkError, UnknownFrameType
 from .events import DeviceCleared, DeviceFault, DeviceName, EventSink
@@ -71,10 +73,7 @@ DROP_LOG_SLICE = 1.0  # longest sleep while a dropped-input summary waits to be 
 
 def backoff_delays(first: float = FIRST_BACKOFF, maximum: float = MAX_BACKOFF) -> Iterator[float]:
     """The waits between tries to reopen a port: doubling from ``first`` to ``maximum``."""
-    delay = first
-    while True:
-        yield min(delay, maximum)
-        delay = min(delay * 2, maximum)
+    return (backoff_s(failures, first, maximum) for failures in itertools.count(1))
 
 
 class SerialPort(Protocol):

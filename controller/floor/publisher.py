@@ -60,6 +60,7 @@ from controller.floor.clock import Stamp
 from controller.floor.linkstatus import LinkStatus, StatusKeeper
 from controller.floor.messages import OutboxMessage, status_payload, with_msg_seq
 from controller.floor.settings import FloorSettings
+from drivers.backoff import backoff_s
 
 log = logging.getLogger(__name__)
 
@@ -360,8 +361,7 @@ class Publisher(StatusKeeper):
 
     def _attempt_failed(self, reason: str) -> None:
         self._failures += 1
-        low, high = self._backoff
-        delay = min(high, low * 2 ** min(self._failures - 1, 16)) * random.uniform(0.5, 1.0)
+        delay = backoff_s(self._failures, *self._backoff) * random.uniform(0.5, 1.0)
         self._next_attempt = time.monotonic() + delay
         self._note_error(reason)
 
@@ -459,8 +459,9 @@ class Publisher(StatusKeeper):
                 # gets the same treatment from us: back off, then retry from this row.
                 self._rewind()
                 self._failures += 1
-                low, high = self._backoff
-                self._hold_until = time.monotonic() + min(high, low * 2 ** min(self._failures, 16))
+                # one doubling longer than a failed connection after as many failures
+                hold = backoff_s(self._failures + 1, *self._backoff)
+                self._hold_until = time.monotonic() + hold
 
     def _room(self) -> int:
         window = min(self._window, self._receive_max or self._window)
