@@ -51,11 +51,11 @@ if str(ROOT) not in sys.path:
 from controller.floor import outbox  # noqa: E402
 from controller.floor.board_server import BoardServer  # noqa: E402
 from controller.floor.consumer import FloorMessage, Subscriber  # noqa: E402
-from controller.floor.localbroker import LocalBroker  # noqa: E402
 from controller.floor.messages import OutboxMessage, messages_for  # noqa: E402
 from controller.floor.publisher import Publisher  # noqa: E402
 from controller.floor.settings import FloorSettings  # noqa: E402
 from controller.floor.topics import TableTopics, subscription  # noqa: E402
+from tests.localbroker import LocalBroker  # noqa: E402
 
 SEATS = 9
 ACTIONS_PER_HAND = 13  # with start_hand and award: 15 events, as bench/journal.py

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from controller.floor.consumer import Collector, FloorMessage, Subscriber
-from controller.floor.localbroker import LocalBroker
 from controller.journal import Journal, LogKind
 from tests.daemon_helpers import (
     WAIT,
@@ -24,6 +23,7 @@ from tests.daemon_helpers import (
     wait_for,
     write_config,
 )
+from tests.localbroker import LocalBroker
 from tests.test_floor_publisher import _first_copies, back_office, broker
 
 __all__ = ["back_office", "broker"]  # pytest fixtures, used by name

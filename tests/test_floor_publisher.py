@@ -4,8 +4,10 @@ credentials, ACL and TLS. Every wait is on a condition, with a timeout."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -21,12 +23,12 @@ import pytest
 
 from controller.floor import outbox
 from controller.floor.consumer import Collector, FloorLinkError, FloorMessage, Subscriber
-from controller.floor.localbroker import LocalBroker
 from controller.floor.messages import fault_message, messages_for
 from controller.floor.publisher import LinkStatus, Publisher
 from controller.floor.settings import FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, subscription
 from tests.floor_schema import assert_valid
+from tests.localbroker import LocalBroker
 from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -610,3 +612,15 @@ def test_importing_the_floor_link_starts_nothing() -> None:
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True, env={**os.environ})
     assert result.stdout.strip() == "1"
+
+
+def test_the_test_broker_is_not_part_of_the_firmware() -> None:
+    # tests/localbroker.py starts a Mosquitto for the tests and bench/floor.py: the
+    # installed packages (controller, drivers) carry no test-only code.
+    assert importlib.util.find_spec("controller.floor.localbroker") is None
+    firmware = [*(ROOT / "controller").rglob("*.py"), *(ROOT / "drivers").rglob("*.py")]
+    importing_tests = [
+        str(path.relative_to(ROOT)) for path in firmware
+        if re.search(r"^\s*(from|import) tests\b", path.read_text(), re.MULTILINE)
+    ]
+    assert importing_tests == []

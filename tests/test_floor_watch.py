@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from controller.cli import main
-from controller.floor.localbroker import LocalBroker
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
+from tests.localbroker import LocalBroker
 from tests.test_floor_publisher import WAIT, _journal_events
 from tests.waiting import eventually
 

@@ -8,7 +8,8 @@
     linkstatus.py   `LinkStatus`, the link's snapshot, and the publisher's status bookkeeping
     security.py     TLS and credentials for the MQTT clients
     consumer.py     the floor's side: subscribe, parse, drop duplicates
-    localbroker.py  a private Mosquitto for tests and benchmarks
 
 Nothing here is imported by the daemon unless the configuration has a `floor:` section.
+The private Mosquitto the tests and `bench/floor.py` start is `tests/localbroker.py`:
+test-only code stays out of the firmware.
 """

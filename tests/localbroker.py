@@ -1,4 +1,5 @@
-"""A private Mosquitto on 127.0.0.1, for tests, benchmarks and bench-testing a table.
+"""A private Mosquitto on 127.0.0.1, for the tests and ``bench/floor.py`` (test-only:
+not part of the firmware).
 
 It runs the real broker (Debian package `mosquitto`) from a configuration written into
 a work directory, with persistence on (a restart keeps sessions and queued messages,
