@@ -11,8 +11,12 @@ Modules, each small:
 - ``recorder``     the durable step shared with replay's durable mode
 - ``recovery``     the fold of the journal (latest snapshot + the events after it)
 - ``snapshots``    how a snapshot of the state is stored
-- ``timekeeping``  ticks: when time must be journalled, the countdown between ticks,
-                   wall times for recall and the log
+- ``timekeeping``  the daemon's clock (``Clock``, passed in), ticks: when time must be
+                   journalled, the countdown between ticks, wall times for recall
+                   and the log
+- ``pinguard``     supervisor PINs kept out of the journal: digits recorded hidden,
+                   the PIN file's verdict recorded with the ``ENTER`` (the keypad's
+                   grammar itself is in the rules core, ``controller.rules.keypad``)
 - ``inputs``       device events -> rules events and notices
 - ``outputs``      state -> seat lights, clock digits, dealer display
 - ``recall``       the last hands rebuilt from the journal (``tablectl recall``)

@@ -16,6 +16,15 @@ in ``TableState.keypad`` so that it is journalled, snapshotted and replayed.
 Modules: ``grammar`` (what each key does), ``betting`` (the fast path), ``menus``
 (FUNC 1-6, 8), ``award`` (FUNC 7), ``push`` (FUNC 9), ``supervisor`` (FUNC 0),
 ``prompt`` (the display while an entry is unfinished). ``docs/dealer.md`` is the card.
+
+Why in the rules core and not in the shell (where DESIGN.md's layout sketch puts it):
+which key is legal depends on the table's state, and an entry half keyed when the
+power goes must come back with the state, so the grammar is pure and its state is
+folded from the journal like the rest. The line with the shell runs at supervisor
+PINs: the shell owns the PIN file, the hashing and the verdict, and keeps the digits
+out of the journal (``controller.daemon.pinguard`` records ``HIDDEN_DIGIT`` and the
+``ENTER``'s ``pin_ok``); the grammar takes that verdict, or asks the verifier the shell
+injected into the ``Table`` (plain replay, the bench's console).
 """
 
 from controller.rules.keypad.base import HIDDEN_DIGIT, KEYS
