@@ -23,8 +23,8 @@ power goes must come back with the state, so the grammar is pure and its state i
 folded from the journal like the rest. The line with the shell runs at supervisor
 PINs: the shell owns the PIN file, the hashing and the verdict, and keeps the digits
 out of the journal (``controller.daemon.pinguard`` records ``HIDDEN_DIGIT`` and the
-``ENTER``'s ``pin_ok``); the grammar takes that verdict, or asks the verifier the shell
-injected into the ``Table`` (plain replay, the bench's console).
+``ENTER``'s ``pin_ok``); the grammar takes that verdict, or else asks the verifier the
+shell injected into the ``Table``.
 """
 
 from controller.rules.keypad.base import HIDDEN_DIGIT, KEYS
