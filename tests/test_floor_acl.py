@@ -17,8 +17,8 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.config import ConfigError, load_config_text
-from controller.floor.localbroker import LocalBroker
 from tests.daemon_helpers import WAIT
+from tests.localbroker import LocalBroker
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "config" / "mosquitto-acl.example"

@@ -271,7 +271,7 @@ def test_a_floor_consumer_keeps_hostile_payloads_raw_and_goes_on(tmp_path: Path)
     from paho.mqtt.enums import CallbackAPIVersion
 
     from controller.floor.consumer import Collector, Subscriber
-    from controller.floor.localbroker import LocalBroker
+    from tests.localbroker import LocalBroker
 
     broker = LocalBroker(tmp_path / "broker")
     broker.start()

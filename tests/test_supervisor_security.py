@@ -20,10 +20,10 @@ import pytest
 
 from controller import pins
 from controller.floor.consumer import Collector
-from controller.floor.localbroker import LocalBroker
 from controller.journal import Journal
 from controller.rules.keypad import HIDDEN_DIGIT
 from tests.daemon_helpers import running, seat_players, view, wait_for, write_config
+from tests.localbroker import LocalBroker
 from tests.test_at_the_table import key_in
 from tests.test_floor_publisher import back_office, broker
 
