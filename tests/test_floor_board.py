@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from controller.floor.board_server import BoardServer
-from controller.floor.localbroker import LocalBroker
 from controller.floor.messages import state_message, status_payload
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
@@ -27,6 +26,7 @@ from controller.floor.topics import subscription
 from controller.journal import Journal
 from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_for, write_config
 from tests.floor_schema import assert_valid
+from tests.localbroker import LocalBroker
 
 ROOT = Path(__file__).resolve().parents[1]
 # The screenshots in docs/board/ are made by this file: FLOOR_BOARD_SCREENSHOTS=docs/board
