@@ -17,7 +17,14 @@ A scenario is a YAML file in ``tests/scenarios/`` named after the rule it proves
 any code); every other event must be accepted. ``message: TEXT`` (with ``refused``)
 says the refusal's message must contain TEXT ("MIN RAISE TO 20"). ``expect`` is matched against the
 state printed by a ``state`` event: every key given must be equal, keys not given
-are not checked (dicts compare key by key, lists and values exactly).
+are not checked (dicts compare key by key, lists and values exactly). Two YAML tags
+make a claim about what is *not* there, so that it can fail:
+
+- ``!exactly {...}``: the object must have exactly these keys, no more
+  (``seats: !exactly {"1": {...}, "3": {...}}``: seats 1 and 3 are the only ones
+  taken; each listed value is still matched as usual);
+- ``!absent``: the key must not be there at all (``seats: {"7": !absent }``: seat 7
+  is empty, its player gone; in a ``{...}`` mapping leave a space before ``}``).
 The events run through ``controller.replay``, the code behind ``tablectl replay``.
 ``{keys: "FUNC 1 3 ENTER"}`` stands for one ``key`` event per key (see ``expand_keys``).
 ``pins: {SUPERVISOR_ID: PIN}`` gives the table a supervisor PIN verifier, as the daemon
@@ -58,12 +65,52 @@ def merged_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     return config
 
 
+class Absent:
+    """``!absent``: the key must not be in the state."""
+
+    def __repr__(self) -> str:
+        return "!absent"
+
+
+ABSENT = Absent()
+
+
+class Exactly(dict[str, Any]):
+    """``!exactly {...}``: an object with exactly these keys (values matched as usual)."""
+
+
+class ScenarioLoader(yaml.SafeLoader):
+    pass
+
+
+def _absent(loader: yaml.SafeLoader, node: yaml.Node) -> Absent:
+    return ABSENT
+
+
+def _exactly(loader: yaml.SafeLoader, node: yaml.Node) -> Exactly:
+    assert isinstance(node, yaml.MappingNode), "!exactly takes a mapping"
+    return Exactly(loader.construct_mapping(node, deep=True))
+
+
+ScenarioLoader.add_constructor("!absent", _absent)
+ScenarioLoader.add_constructor("!exactly", _exactly)
+
+
 def subset_mismatches(expected: Any, actual: Any, path: str = "") -> list[str]:
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return [f"{path or 'state'}: expected an object, got {actual!r}"]
         problems = []
+        if isinstance(expected, Exactly):
+            extra = sorted(set(actual) - {str(k) for k in expected})
+            if extra:
+                problems.append(f"{path or 'state'}: unexpected keys {extra} (expected exactly "
+                                f"{sorted(str(k) for k in expected)})")
         for key, value in expected.items():
+            if value is ABSENT:
+                if str(key) in actual:
+                    problems.append(f"{path}.{key}: expected absent, got {actual[str(key)]!r}")
+                continue
             if str(key) not in actual:
                 problems.append(f"{path}.{key}: missing (have {sorted(actual)})")
                 continue
@@ -75,9 +122,12 @@ def subset_mismatches(expected: Any, actual: Any, path: str = "") -> list[str]:
 
 
 def load(path: Path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
-    assert isinstance(data, dict) and "events" in data, f"{path.name}: needs events"
+    return load_text(path.read_text(encoding="utf-8"), path.name)
+
+
+def load_text(text: str, name: str = "<scenario>") -> dict[str, Any]:
+    data = yaml.load(text, Loader=ScenarioLoader)  # a SafeLoader with two tags
+    assert isinstance(data, dict) and "events" in data, f"{name}: needs events"
     data["events"] = expand_keys(data["events"])
     return data
 

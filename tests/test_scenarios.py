@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.scenario_runner import SCENARIOS, load, run
+from tests.scenario_runner import SCENARIOS, load, load_text, run
 
 FILES = sorted(SCENARIOS.glob("*.yaml"))
 
@@ -21,3 +22,30 @@ def test_every_scenario_names_a_rule() -> None:
     for path in FILES:
         data = load(path)
         assert str(data.get("rule", "")) and path.stem.startswith(str(data["rule"])), path.name
+
+
+HOUSE_LIMITS = SCENARIOS / "house_limits_buy_in_and_absence.yaml"
+
+
+def _with_last_expect(seats: str) -> dict[str, Any]:
+    """The house-limits scenario, its last expectation's seats replaced."""
+    text = HOUSE_LIMITS.read_text(encoding="utf-8")
+    head, _, _ = text.rpartition("  - type: state")
+    text = head + f"  - type: state\n    expect: {{seats: {seats}}}\n"
+    return load_text(text)
+
+
+def test_a_claimed_absence_can_fail() -> None:
+    """Seat 7 is freed after max_absent_hands; claiming seat 5 absent must fail."""
+    assert not run(_with_last_expect('{"7": !absent }'))
+    problems = run(_with_last_expect('{"5": !absent }'))
+    assert problems and "expected absent" in problems[0]
+
+
+def test_an_exact_seat_set_can_fail() -> None:
+    exact = '!exactly {"1": {player: ana}, "3": {player: bob}, "5": {player: cy}}'
+    assert not run(_with_last_expect(exact))
+    problems = run(_with_last_expect('!exactly {"1": {player: ana}, "3": {player: bob}}'))
+    assert problems and "unexpected keys ['5']" in problems[0]
+    # the plain form matches a subset, as before
+    assert not run(_with_last_expect('{"1": {player: ana}}'))
