@@ -83,6 +83,7 @@ def random_settings(c: Chooser) -> RuleSettings:
         form=c.pick(("flop", "flop", "draw", "triple_draw")),
         seat_change_post=c.pick((True, True, False)),
         new_player_post_multiple=c.pick((1, 1, 2)),
+        out_of_turn=c.pick(("reject", "record")),
     )
     return RuleSettings(
         seats=c.integer(2, 10),
@@ -151,6 +152,26 @@ def legal_action(c: Chooser, table: Table) -> dict[str, Any] | None:
         ]
     choice = dict(c.pick(options))
     return {"type": "act", "seat": seat, **choice}
+
+
+def straddle_or_out_of_turn(c: Chooser, table: Table) -> dict[str, Any] | None:
+    """A straddle by the seat left of the big blind before any action (B15), or an
+    action keyed for a seat still to act that is not to act (R10)."""
+    h = table.state.hand
+    if h is None or h.to_act is None:
+        return None
+    if h.street == "preflop" and not h.log and h.straddle is None and c.integer(0, 1):
+        return {"type": "straddle", "seat": h.to_act}
+    others = [s for s in h.dealt if s != h.to_act and table.state.seats[s].can_act]
+    if not others:
+        return None
+    seat = c.pick(others)
+    game = table.settings.game
+    to = h.current_bet + c.pick((game.big_blind, 2 * game.big_blind))
+    action = c.pick(({"action": "check"}, {"action": "call"}, {"action": "fold"},
+                     {"action": "raise", "to": to}, {"action": "bet", "to": to},
+                     {"action": "all_in"}))
+    return {"type": "act", "seat": seat, **action}
 
 
 def junk_action(c: Chooser, table: Table) -> dict[str, Any]:
@@ -294,6 +315,10 @@ def next_event(c: Chooser, table: Table) -> dict[str, Any]:
         return {"type": "start_hand"}
     if state.phase == "showdown":
         return ranking(c, table) if roll < 85 else other_event(c, table)
+    if roll < 10:
+        special = straddle_or_out_of_turn(c, table)
+        if special is not None:
+            return special
     if roll < 80:
         action = legal_action(c, table)
         if action is not None:
