@@ -41,10 +41,12 @@ NAMES = [f"p{i}" for i in range(40)]
 
 def make_table(
     seats: int, button: str = "dead", missed_return: str = "post_or_wait",
-    missed_small: str = "dead", chip: int = 5,
+    missed_small: str = "dead", chip: int = 5, straddle: bool = False,
+    out_of_turn: str = "reject",
 ) -> Table:
     game = GameSettings(
         big_blind=10, small_blind=5, smallest_chip=chip, button=button,  # type: ignore[arg-type]
+        straddle=straddle, out_of_turn=out_of_turn,  # type: ignore[arg-type]
         missed_blind_return=missed_return,  # type: ignore[arg-type]
         missed_small_blind=missed_small,  # type: ignore[arg-type]
     )
@@ -82,6 +84,15 @@ def play_out(table: Table, rng: random.Random, quiet: bool) -> None:
         hand = state.hand
         seat = hand.to_act
         assert seat is not None, "a hand in a betting street must have a seat to act"
+        if not quiet and hand.street == "preflop" and not hand.log and rng.random() < 0.3:
+            send(table, type="straddle", seat=seat)  # B15, when the table allows it
+        others = [s for s in hand.dealt if s != seat and state.seats[s].can_act]
+        if others and rng.random() < 0.1:  # R10, recorded when the table allows it
+            send(table, type="act", seat=rng.choice(others),
+                 action=rng.choice(["check", "call", "fold"]))
+        if state.hand is None or state.phase == "showdown" or state.hand.to_act is None:
+            break
+        seat = state.hand.to_act
         legal = table.legal()
         assert legal is not None
         roll = rng.random()
@@ -241,7 +252,7 @@ class Oracle:
         # posts, debts, and where a debtor may sit
         posts: dict[int, tuple[int, int]] = {}
         for p in hand.posts:
-            if p["kind"] in ("small_blind", "big_blind"):
+            if p["kind"] in ("small_blind", "big_blind", "straddle"):
                 continue
             live, dead = posts.get(p["seat"], (0, 0))
             posts[p["seat"]] = (live + p["live"], dead + p["dead"])
@@ -490,6 +501,7 @@ CONFIGS = [
     {"button": "moving"},
     {"missed_return": "post_only"},
     {"missed_small": "live", "chip": 1},
+    {"straddle": True, "out_of_turn": "record"},
 ]
 
 
@@ -515,7 +527,7 @@ def test_long_seeded_runs() -> None:
     hands = 0
     for seed in range(16):
         rng = random.Random(seed)
-        oracle = session(rng, 250, churn=0.25 if seed % 4 else 0.05, **CONFIGS[seed % 4])
+        oracle = session(rng, 250, churn=0.25 if seed % 4 else 0.05, **CONFIGS[seed % len(CONFIGS)])
         orbits += check_orbits(oracle.history)
         hands += len(oracle.history)
     assert hands > 3000
