@@ -139,6 +139,10 @@ class Debt:
     def owes(self) -> bool:
         return self.new or self.big or self.small or self.kept
 
+    @property
+    def owes_beyond_entry(self) -> bool:
+        return self.big or self.small or self.kept
+
 
 @dataclass
 class HandRecord:
@@ -233,9 +237,11 @@ class Oracle:
         # B3: heads-up, the player who had the big blind most recently has the button
         free_orbit = self.travel < n
         if pos.heads_up and not first:
-            owing = [  # owing a blind or an entry, or waiting after a seat change (B14)
+            owing = [  # owing a blind or an entry, or waiting after a seat change (B14);
+                # the free first orbit (B13) forgives only a new player's entry
                 s for s in dealt
-                if self.debts[dealt[s]].owes and not (free_orbit and s not in self.passed)
+                if self.debts[dealt[s]].owes_beyond_entry
+                or self.debts[dealt[s]].new and not (free_orbit and s not in self.passed)
                 or before.seats[s].wait_hands
             ]
             other = next(s for s in dealt if s != pos.button)

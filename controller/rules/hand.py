@@ -218,7 +218,7 @@ def finish(state: TableState, settings: RuleSettings, voided: bool = False) -> l
 
 def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effects.Effect]:
     """Apply chips bought, sit-outs, departures and seat moves held during the hand;
-    busted seats sit out (B12); play stops when fewer than two can play."""
+    busted seats sit out (B12); play stops when fewer than two players are seated."""
     chip = settings.game.smallest_chip
     out: list[effects.Effect] = []
     for number in sorted(state.seats):
@@ -253,9 +253,5 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             if target not in state.seats:
                 seating.move_now(state, settings, number, target, s.pending_move_entry)
                 out.append(effects.SeatChanged(target, "moved"))
-    playing = sum(
-        1 for s in state.seats.values() if not s.away and betting.playable(s.stack, chip) > 0
-    )
-    if playing < 2:
-        state.game_on = False
+    seating.stop_play_if_alone(state)
     return out

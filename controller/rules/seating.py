@@ -73,7 +73,17 @@ def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[ef
         return [effects.SeatChanged(event.seat, "leaving")]
     state.cashed_out += s.stack + s.pending_chips
     del state.seats[event.seat]
+    stop_play_if_alone(state)
     return [effects.SeatChanged(event.seat, "left")]
+
+
+def stop_play_if_alone(state: TableState) -> None:
+    """RULES.md "Play stopped": play stops the moment fewer than two players are seated
+    (decided when it happens, between hands too); the next hand starts a new game (B13).
+    A player away or busted still holds the seat: if they are back before the next
+    hand, play goes on (B3)."""
+    if sum(1 for s in state.seats.values() if not s.pending_leave) < 2:
+        state.game_on = False
 
 
 def check_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> None:
