@@ -16,10 +16,11 @@ Theory of operation. A plan is made in three steps:
      button(n) = the small-blind position of hand n-1, empty or not; if that is the
                  BB's seat (coming back from heads-up), the nearest seat
                  counter-clockwise from the SB position that is not the BB's.
-   Moving button: the button moves to the next player who was dealt in last hand in
-   that same seat and may play now without posting; the SB is the next such player
-   after it, the BB the next due player after the SB (absent seats it skips get
-   "big"; there are no "small" markers).
+   Moving button: the button moves clockwise to the next player who was dealt in last
+   hand, in the seat they have now (a player who moved counts in the new seat), whether
+   or not they play this hand (away: a dead button); the SB is the next player after it
+   who may play without posting, the BB the next due player after the SB (absent seats
+   it skips get "big"; there are no "small" markers).
    A seat is *due* when its player would play if the BB reached it: present, with
    chips (new players and returning players waiting for the BB included).
 2. *Who is dealt in.* The blinds; every player entitled to play; then, outside the
@@ -220,8 +221,15 @@ class Planner:
     def moving_positions(self) -> Placement:
         assert self.pos.button is not None
         after_old = ring(self.pos.button, self.n)
+        # RULES.md "Moving button": the next player dealt in last hand, in the seat they
+        # have now, whether or not they play this hand; clockwise only. Ruling: the
+        # search starts at last hand's small-blind seat, so that a player who moved into
+        # the seats between last hand's button and small blind (behind the blinds) does
+        # not take the button and make last hand's big blind post it again.
+        sb_prev = self.pos.small_blind
+        start = after_old.index(sb_prev) if sb_prev not in (None, self.pos.button) else 0
         button = next(
-            (s for s in after_old if self.entitled(s) and self.dealt_last_hand(s)),
+            (s for s in after_old[start:] if self.dealt_last_hand(s)),
             next((s for s in after_old if self.entitled(s)), self.pos.button),
         )
         around = ring(button, self.n)[:-1]  # every seat but the button's

@@ -169,7 +169,6 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     after = hands_until_big_blind(state, settings, new)
     state.seats[new] = s
     s.entry = entry
-    s.last_dealt_hand = 0  # never dealt in this seat: the moving button does not jump to it
     if not state.game_on or s.fresh:
         return
     if state.bb_travel < settings.seats and new not in state.passed:
