@@ -32,12 +32,17 @@ Theory of operation. A plan is made in three steps:
 When fewer than two players could be dealt in, play has stopped for want of two
 players, and the hand is the first of a new game: every seated player with chips is
 dealt in (B13, DESIGN.md).
+
+After a misdeal the voided hand's plan is dealt again as it was (same button, blinds,
+posts and seats dealt in), so a player who sat down meanwhile waits (B7); only when a
+player of that plan is no longer there to play it is the hand planned afresh.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
@@ -155,6 +160,9 @@ class Planner:
         present = [s for s in sorted(self.seats) if self.present(s)]
         if len(present) < 2:
             raise Refusal("not_enough_players", "NEED TWO PLAYERS WITH CHIPS TO DEAL")
+        redeal = self.redeal()
+        if redeal is not None:
+            return redeal
         if not self.state.game_on or self.pos.big_blind is None:
             return self.first_hand(present)
         placement = self.moving_positions() if self.moving else self.dead_positions()
@@ -163,6 +171,18 @@ class Planner:
             # ruling: fewer than two could play, so play had stopped; a new game starts
             return self.first_hand(present)
         return plan
+
+    def redeal(self) -> HandPlan | None:
+        """The voided hand's plan, if every player it deals in is still here to play."""
+        data = self.state.redeal
+        if data is None:
+            return None
+        players = data["players"]
+        for seat in data["dealt"]:
+            s = self.seats.get(seat)
+            if s is None or s.player != players[str(seat)] or not self.present(seat):
+                return None
+        return plan_from_dict(data)
 
     def first_button(self, present: list[int]) -> int:
         choice = self.game.first_button
@@ -391,6 +411,26 @@ class Planner:
         if s.wait_hands and self.game.seat_change_post:
             return Post(seat, "entry", bb, 0)
         return None  # B14 lowball (seat_change_post: false): wait, no post
+
+
+def plan_to_dict(plan: HandPlan, state: TableState) -> dict[str, Any]:
+    """The plan as plain JSON values, with the players it deals in (for a re-deal)."""
+    data: dict[str, Any] = asdict(plan, dict_factory=dict)
+    for name in ("dealt", "settled", "passed"):
+        data[name] = list(data[name])
+    data["posts"] = list(data["posts"])
+    data["missed"] = [list(pair) for pair in data["missed"]]
+    data["players"] = {str(seat): state.seats[seat].player for seat in plan.dealt}
+    return data
+
+
+def plan_from_dict(data: dict[str, Any]) -> HandPlan:
+    fields = {k: v for k, v in data.items() if k != "players"}
+    for name in ("dealt", "settled", "passed"):
+        fields[name] = tuple(fields[name])
+    fields["posts"] = tuple(Post(**post) for post in fields["posts"])
+    fields["missed"] = tuple((seat, kind) for seat, kind in fields["missed"])
+    return HandPlan(**fields)
 
 
 def plan_hand(state: TableState, settings: RuleSettings) -> HandPlan:

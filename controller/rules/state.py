@@ -113,6 +113,8 @@ class Hand:
     showdown_order: list[int] | None = None
     posts: list[dict[str, Any]] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
+    # the plan the hand was dealt by (positions.plan_to_dict): a misdeal deals it again
+    plan: dict[str, Any] | None = None
     # R10 (out_of_turn: record): actions keyed out of turn, pending until the seat's
     # turn; replaced, never mutated in place (the undo copy shares the list)
     out_of_turn: list[dict[str, Any]] = field(default_factory=list)
@@ -155,6 +157,8 @@ class TableState:
     tray: dict[int, int] = field(default_factory=dict)
     # misdeal restores these
     before_hand: dict[str, Any] | None = None
+    # after a misdeal: the voided hand's plan, which the next hand deals again (B7)
+    redeal: dict[str, Any] | None = None
     keypad: dict[str, Any] = field(default_factory=dict)
     # R12: the last action's undo record while it may still be taken back:
     # [seat, its ACTION_FIELDS, the hand's HAND_ACTION_FIELDS, [clock seat, ms, warning]

@@ -267,9 +267,10 @@ class Table:
             raise Refusal("no_hand", "NO HAND IN PROGRESS TO VOID")
 
     def _misdeal(self, event: Misdeal) -> Effects:
-        """Every chip of the hand back where it was; the next hand keeps the same
-        positions. Seats not dealt in keep what happened to them meanwhile (chips
-        bought, a time fee paid, a departure, a seat change)."""
+        """Every chip of the hand back where it was; the next hand deals the voided
+        hand's plan again (same button, blinds and seats: a player who sat down
+        meanwhile waits). Seats not dealt in keep what happened to them meanwhile
+        (chips bought, a time fee paid, a departure, a seat change)."""
         current = self.state
         assert current.before_hand is not None and current.hand is not None
         dealt = set(current.hand.dealt)
@@ -297,6 +298,7 @@ class Table:
             old.pending_move, old.pending_move_entry = seat.pending_move, seat.pending_move_entry
             seats[number] = old
         restored.seats = seats
+        restored.redeal = current.hand.plan  # B7: the re-deal keeps the positions
         self.state = restored
         self.state.undo = None
         out: Effects = [effects.HandEnded(current.hand_number, voided=True)]
