@@ -159,8 +159,9 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     """B14: keep chips and debts; moving away from the big blind waits the difference.
 
     Several moves between two hands count as one, from the seat the player had when
-    they began (moving away and back costs nothing). B13: in a game's first orbit, a
-    move to a seat no blind has passed yet is free. A new player stays a new player.
+    they began (moving away and back costs nothing); a wait still owed from a move
+    before an earlier hand carries over. B13: in a game's first orbit, a move to a seat
+    no blind has passed yet adds no wait. A new player stays a new player.
     """
     s = state.seats.pop(old)
     if s.home_seat is None:
@@ -171,10 +172,11 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     s.entry = entry
     if not state.game_on or s.fresh:
         return
+    wait = max(s.home_wait + after - before, 0)
     if state.bb_travel < settings.seats and new not in state.passed:
-        s.wait_hands = 0
-        return
-    s.wait_hands = max(s.home_wait + after - before, 0)
+        # B13: the move itself is free, but a wait owed from an earlier move carries over
+        wait = min(wait, s.home_wait)
+    s.wait_hands = wait
 
 
 def move_wait(state: TableState, settings: RuleSettings, old: int, new: int) -> int:
