@@ -41,7 +41,7 @@ player of that plan is no longer there to play it is the hand planned afresh.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from controller.rules.betting import playable
@@ -182,7 +182,10 @@ class Planner:
             s = self.seats.get(seat)
             if s is None or s.player != players[str(seat)] or not self.present(seat):
                 return None
-        return plan_from_dict(data)
+        plan = plan_from_dict(data)
+        # markers only for players still there to collect them (others may have left)
+        missed = tuple((seat, kind) for seat, kind in plan.missed if self.marks(seat))
+        return replace(plan, missed=missed)
 
     def first_button(self, present: list[int]) -> int:
         choice = self.game.first_button
