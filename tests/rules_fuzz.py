@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from controller.rules import Refusal, Table, parse_event, state_view
-from controller.rules.betting import pot_total
+from controller.rules.betting import playable, pot_total
 from controller.rules.events import EVENT_TYPES
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 from controller.rules.state import TableState
@@ -369,8 +369,12 @@ def check_invariants(table: Table) -> dict[str, Any]:
     assert view["pot_total"] == sum(p["amount"] for p in view["pots"]) + bets
     if state.hand is not None:  # ... and every chip actually in the middle
         assert view["pot_total"] == pot_total(state.hand, state.seats)
+    chip = table.settings.game.smallest_chip
     for seat in state.seats.values():
         assert seat.stack >= 0 and seat.bet >= 0 and seat.gathered >= 0
+        # an all-in seat has no playing chips behind (an uncalled bet returned to it
+        # makes it a playing seat again)
+        assert not (seat.all_in and playable(seat.stack, chip) > 0), f"all in with {seat.stack}"
     if view["legal"] is not None:
         legal = view["legal"]
         low, high = legal["min_raise_to"], legal["max_raise_to"]
