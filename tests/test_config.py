@@ -142,6 +142,20 @@ def test_example_gives_every_default_that_has_one() -> None:
     )
 
 
+@pytest.mark.parametrize("chip", [10, 25])
+def test_every_legal_chip_takes_the_fee_defaults(chip: int) -> None:
+    """Issue 12 item 7: a table with 25-unit (or 10-unit) chips loads with the fee
+    defaults, and with a rake_cap that does not fit its chips while fees are off."""
+    game = f"game: {{big_blind: {2 * chip}, smallest_chip: {chip}}}\n"
+    assert load(TABLE + game).rules.fees.rake_cap == chip
+    assert load(TABLE + game + "fees: {mode: rake}\n").rules.fees.rake_cap == chip
+    assert load(TABLE + game + "fees: {mode: none, rake_cap: 7}\n").rules.fees.mode == "none"
+    assert load(TABLE + game + "fees: {mode: time, jackpot_drop: 0}\n").rules.fees.mode == "time"
+    assert problems(TABLE + game + "fees: {mode: rake, rake_cap: 7}\n") == [
+        f"3:30: fees.rake_cap: must be a multiple of game.smallest_chip ({chip}), got 7"
+    ]
+
+
 def test_bench_file_is_a_simulated_nine_seat_no_limit_5_10() -> None:
     settings = load_config(BENCH)
     game = settings.rules.game
@@ -496,12 +510,12 @@ def test_table_bounds(table: str, needle: str, expected: str) -> None:
             "fees.rake_percent: expected an integer from 0 to 100, got the decimal number 10.5",
         ),
         (
-            "fees: {rake_cap: 7}",
+            "fees: {mode: rake, rake_cap: 7}",
             "7",
             "fees.rake_cap: must be a multiple of game.smallest_chip (5), got 7",
         ),
         (
-            "fees: {jackpot_min_pot: 12}",
+            "fees: {mode: rake, jackpot_min_pot: 12}",
             "12",
             "fees.jackpot_min_pot: must be a multiple of game.smallest_chip (5), got 12",
         ),

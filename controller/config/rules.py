@@ -203,16 +203,24 @@ def _read_clock(clock: Section) -> ClockSettings:
     )
 
 
+#: fees.rake_cap when not given: 5, rounded up to a multiple of the smallest chip so
+#: that the default fits every table (25 with 25-unit chips)
+RAKE_CAP_DEFAULT = 5
+
+
 def _read_fees(fees: Section, chip: int | None) -> FeeSettings:
+    unit = chip or 1
     settings = FeeSettings(
         mode=cast(FeeMode, fees.get_choice("mode", FEE_MODES, "none")),
         rake_percent=fees.get_int("rake_percent", 10, 0, 100),
-        rake_cap=_money(fees, "rake_cap", 5, lo=0),
+        rake_cap=_money(fees, "rake_cap", -(-RAKE_CAP_DEFAULT // unit) * unit, lo=0),
         no_flop_no_drop=fees.get_bool("no_flop_no_drop", True),
         jackpot_drop=_money(fees, "jackpot_drop", 0, lo=0),
         jackpot_min_pot=_money(fees, "jackpot_min_pot", 0, lo=0),
     )
-    if chip is not None:
+    # a fee setting is checked only when its mode is on: a table without rake may keep
+    # a rake_cap that would not fit its chips
+    if chip is not None and settings.mode == "rake" and fees.ok("mode"):
         for key in ("rake_cap", "jackpot_drop", "jackpot_min_pot"):
             amount = getattr(settings, key)
             if fees.ok(key) and amount % chip:
