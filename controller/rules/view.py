@@ -31,11 +31,13 @@ def seat_status(table: Table, number: int, next_dealt: set[int] | None) -> str:
 
 
 def next_hand_seats(table: Table) -> set[int] | None:
-    """Seats the next hand would deal in, or None when it could not start."""
+    """Seats the next hand would deal in: none when fewer than two players could play
+    (a lone player waits for a second one); None when the hand is held for another
+    reason (the puck), which says nothing about the seats."""
     try:
         return set(plan_hand(table.state, table.settings).dealt)
-    except Refusal:
-        return None
+    except Refusal as refusal:
+        return set() if refusal.code == "not_enough_players" else None
 
 
 def state_view(table: Table) -> dict[str, Any]:
