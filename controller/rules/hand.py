@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from controller.rules import betting, effects, seating
 from controller.rules.fees import hand_fees
-from controller.rules.positions import HandPlan, plan_to_dict
+from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
 from controller.rules.settings import RuleSettings
 from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, TableState
@@ -35,8 +35,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     chip = game.smallest_chip
     state.hand_number += 1
     first_round = ROUNDS[game.form][0]
-    hand = Hand(number=state.hand_number, street=first_round, dealt=list(plan.dealt),
-                plan=plan_to_dict(plan, state))
+    hand = Hand(number=state.hand_number, street=first_round, dealt=list(plan.dealt))
     state.hand = hand
     state.redeal = None
     state.phase = first_round

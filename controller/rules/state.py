@@ -113,8 +113,6 @@ class Hand:
     showdown_order: list[int] | None = None
     posts: list[dict[str, Any]] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
-    # the plan the hand was dealt by (positions.plan_to_dict): a misdeal deals it again
-    plan: dict[str, Any] | None = None
     # R10 (out_of_turn: record): actions keyed out of turn, pending until the seat's
     # turn; replaced, never mutated in place (the undo copy shares the list)
     out_of_turn: list[dict[str, Any]] = field(default_factory=list)

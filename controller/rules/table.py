@@ -53,7 +53,7 @@ from controller.rules.events import (
     TrayFill,
     Undo,
 )
-from controller.rules.positions import HandPlan, plan_hand, ring
+from controller.rules.positions import HandPlan, plan_hand, plan_to_dict, ring
 from controller.rules.settings import RuleSettings
 from controller.rules.state import FIRST_ROUNDS, STREETS, Clock, Hand, TableState
 
@@ -298,7 +298,13 @@ class Table:
             old.pending_move, old.pending_move_entry = seat.pending_move, seat.pending_move_entry
             seats[number] = old
         restored.seats = seats
-        restored.redeal = current.hand.plan  # B7: the re-deal keeps the positions
+        # B7: the re-deal keeps the voided hand's plan; a plan depends only on the table
+        # before the hand, so it is made again from there
+        voided = TableState.from_dict(current.before_hand)
+        try:
+            restored.redeal = plan_to_dict(plan_hand(voided, self.settings), voided)
+        except Refusal:  # not expected: the same table was planned when the hand began
+            restored.redeal = None
         self.state = restored
         self.state.undo = None
         out: Effects = [effects.HandEnded(current.hand_number, voided=True)]
