@@ -19,7 +19,7 @@ from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules.betting import playable, pot_total
 from controller.rules.events import EVENT_TYPES
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
-from controller.rules.state import TableState
+from controller.rules.state import FIRST_ROUNDS, TableState
 
 T = TypeVar("T")
 
@@ -160,7 +160,7 @@ def straddle_or_out_of_turn(c: Chooser, table: Table) -> dict[str, Any] | None:
     h = table.state.hand
     if h is None or h.to_act is None:
         return None
-    if h.street == "preflop" and not h.log and h.straddle is None and c.integer(0, 1):
+    if h.street in FIRST_ROUNDS and not h.log and h.straddle is None and c.integer(0, 1):
         return {"type": "straddle", "seat": h.to_act}
     others = [s for s in h.dealt if s != h.to_act and table.state.seats[s].can_act]
     if not others:
