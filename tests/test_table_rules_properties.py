@@ -222,6 +222,20 @@ class Oracle:
         ):
             self.debts[occupant[previous.big_blind]].small = True
 
+        # B2, moving button: the button goes to a player dealt in last hand, in the seat
+        # they have now (moved or away included), whenever one is still seated
+        # (searched from last hand's small-blind seat; never skipping such a player)
+        if self.moving and previous is not None and not first and not pos.heads_up:
+            last_hand = set(previous.dealt.values())
+            sb = previous.small_blind
+            start = sb - 1 if sb is not None and sb != previous.button else previous.button
+            order = [(start + step) % n + 1 for step in range(n)]
+            due = next((s for s in order if occupant.get(s) in last_hand), None)
+            assert due is None or pos.button == due, (
+                f"hand {hand.number}: the button went to seat {pos.button}, not to "
+                f"{occupant.get(due)} in seat {due}, dealt in last hand"
+            )
+
         # B2/B3: the big blind goes round; nobody takes it twice while others skip
         if previous is not None and not first:
             assert previous.dealt.get(previous.big_blind) != bb_player or bb_player in self.moved, (
