@@ -19,6 +19,7 @@ SAMPLES = {name: 88 for name in text.NUMBERS} | {
     "seats": "1 4 7", "digits": "1500", "key": "'X'", "stars": "****", "supervisor": "1042",
     "dealer": "1207", "pile": "25+25+100", "rule": "R14", "what": "TRAY UNPLUGGED",
     "round": "PREDRAW",
+    "situation": "CALL 40",
 }
 
 

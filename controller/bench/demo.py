@@ -23,6 +23,7 @@ PLAYERS = ("ana", "bob", "cruz", "dee", "eli", "fay", "gus", "hal", "ivy", "jo")
 SEAT_ORDER = (1, 3, 5, 7, 9, 2, 4, 6, 8, 10)
 TABLE_SIZE = 5  # seated players the demo wants
 STEP_TIMEOUT = 5.0
+MAX_PAGES = 20  # payout pages NEXT turns before it deals (a payout per seat and pot)
 
 
 class DemoStopped(Exception):
@@ -137,8 +138,16 @@ class Demo:
             self._rebuy_busted(view)
             self._move_puck()
             hand = view["hand"]
-            self._keys(["NEXT"])
-            view = self._wait(lambda v: v["hand"] > hand, "the hand did not start")
+            # NEXT pages the last hand's payouts first (one a page), then deals
+            for _ in range(MAX_PAGES):
+                shown = view["display"]
+                self._keys(["NEXT"])
+                view = self._wait(lambda v: v["hand"] > hand or v["display"] != shown,
+                                  "the hand did not start")
+                if view["hand"] > hand:
+                    break
+            else:
+                raise DemoStopped("the hand did not start")
         hand = view["hand"]
         while True:
             view = self._view()

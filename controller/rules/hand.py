@@ -41,6 +41,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     state.phase = first_round
     state.game_on = True
     state.fees = {"rake": 0, "jackpot": 0}
+    state.payouts = []
     state.passed = list(plan.passed)
     state.bb_travel = plan.bb_travel
     pos = state.positions
@@ -183,12 +184,15 @@ def pay(
     if rake or jackpot:
         out.append(effects.FeesTaken(rake, jackpot))
     button = state.positions.button or hand.dealt[-1]
+    state.payouts = []
     for index, pot in enumerate(pots):
         winners = winners_of(pot, ranking)
         assert winners, "award() refuses rankings that leave a pot unwon"
         shares = split(pot.amount, winners, button, settings.seats, game.smallest_chip)
-        for seat, amount in shares.items():
+        for seat, amount in sorted(shares.items()):
             state.seats[seat].stack += amount
+            if amount:
+                state.payouts.append([index, seat, amount])
         out.append(effects.PotAwarded(index, pot.amount, tuple(sorted(shares.items()))))
     return out + finish(state, settings)
 

@@ -170,6 +170,9 @@ class TableState:
     tray_since_ms: int = 0  # elapsed_ms when the reading or the ledger last changed
     tray_moves: list[dict[str, Any]] = field(default_factory=list)  # fills and credits
     tray_acks: list[dict[str, Any]] = field(default_factory=list)
+    # the last hand's payouts, [pot index, seat, chips] in pot order, until the next hand
+    # is dealt (the dealer display pages them, controller.rules.keypad.pages)
+    payouts: list[list[int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = _plain(self)

@@ -282,6 +282,7 @@ class Table:
         restored.tray_moves, restored.tray_acks = current.tray_moves, current.tray_acks
         restored.bought_in, restored.cashed_out = current.bought_in, current.cashed_out
         restored.time_fees_total = current.time_fees_total
+        restored.payouts = current.payouts  # none: the voided hand paid nothing
         seats = {}
         for number, seat in current.seats.items():
             old = restored.seats.get(number)

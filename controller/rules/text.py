@@ -35,9 +35,11 @@ LANGUAGES = ("en", "es")
 NUMBERS = frozenset({
     "seat", "to_act", "amount", "count", "value", "seconds", "hand", "tries", "index",
     "last", "call", "expected", "counted", "difference", "chips", "seat_from", "seat_to",
+    "page", "pages",
 })
 #: Placeholders that hold another message, in English, translated in turn.
-NESTED = frozenset({"verb", "reason", "only", "name", "action", "choice", "round"})
+NESTED = frozenset({"verb", "reason", "only", "name", "action", "choice", "round",
+                    "situation"})
 #: Draw games: the betting rounds' names on the dealer display (flop games show none:
 #: the board tells the dealer where the hand is).
 ROUND_WORDS = {"predraw": "word.round_predraw", "draw1": "word.round_draw1",
@@ -169,8 +171,16 @@ EN: dict[str, str] = {
     "display.check": "CHECK",
     "display.call": "CALL {amount}",
     "display.call_all_in": "CALL {amount} ALL IN",
-    "display.showdown": "SHOWDOWN: ENTER RANKING",
+    "display.showdown": "SHOWDOWN: WINNING SEAT, ENTER",
     "display.show_order": "SHOW: {seats}",
+    "display.show_order_pots": "SHOW: {seats}  NEXT: POTS",
+    "display.more_pots": "{situation}  NEXT: POTS",
+    "display.pay": "PAY SEAT {seat}: {amount}",
+    "display.pay_deal": "{name}  NEXT: DEAL",
+    "display.pay_more": "{name} {page}/{pages}  NEXT: MORE",
+    "display.pay_last": "{name} {page}/{pages}  NEXT: DEAL",
+    "display.pot_page": "{name} {amount} ({page}/{pages})",
+    "display.pot_seats": "SEATS {seats}",
     "display.out_of_turn": "SEAT {seat} {action} OUT OF TURN",
     # -- keypad prompts -------------------------------------------------------------------
     "prompt.typed": "{digits}_",
@@ -198,6 +208,7 @@ EN: dict[str, str] = {
     "prompt.move_entry": "SEAT {seat_from} TO {seat_to}: 1 WAIT 2 POST",
     "prompt.award": "{name} {amount}: WINNER",
     "prompt.award_winners": "WON: {seats} {digits}_",
+    "prompt.award_of": "ONE OF {seats}: {digits}_",
     "prompt.sign_in": "DEALER SIGN-IN: ID (ENTER ALONE: OUT)",
     "prompt.push": "SEAT {seat} PUSHED: {pile}",
     "prompt.push_keys": "CHIP ENTER; CHECK=CALL BET=RAISE",
@@ -371,8 +382,16 @@ ES: dict[str, str] = {
     "display.check": "PASA",
     "display.call": "IGUALA {amount}",
     "display.call_all_in": "IGUALA {amount} TODO",
-    "display.showdown": "DESCUBRIR: ENTRE EL ORDEN",
+    "display.showdown": "DESCUBRIR: ASIENTO GANADOR, ENTER",
     "display.show_order": "MUESTRAN: {seats}",
+    "display.show_order_pots": "MUESTRAN: {seats}  NEXT: BOTES",
+    "display.more_pots": "{situation}  NEXT: BOTES",
+    "display.pay": "PAGUE AL ASIENTO {seat}: {amount}",
+    "display.pay_deal": "{name}  NEXT: REPARTIR",
+    "display.pay_more": "{name} {page}/{pages}  NEXT: MAS",
+    "display.pay_last": "{name} {page}/{pages}  NEXT: REPARTIR",
+    "display.pot_page": "{name} {amount} ({page}/{pages})",
+    "display.pot_seats": "ASIENTOS {seats}",
     "display.out_of_turn": "ASIENTO {seat} {action} FUERA DE TURNO",
     "prompt.typed": "{digits}_",
     "prompt.bet": "ASIENTO {seat} APUESTA/SUBE A",
@@ -399,6 +418,7 @@ ES: dict[str, str] = {
     "prompt.move_entry": "DEL {seat_from} AL {seat_to}: 1 ESPERA 2 PAGA",
     "prompt.award": "{name} {amount}: GANADOR",
     "prompt.award_winners": "GANAN: {seats} {digits}_",
+    "prompt.award_of": "UNO DE {seats}: {digits}_",
     "prompt.sign_in": "CRUPIER: NUMERO (ENTER SOLO: SALE)",
     "prompt.push": "ASIENTO {seat} EMPUJA: {pile}",
     "prompt.push_keys": "FICHA ENTER; CHECK=IGUALA BET=SUBE",

@@ -7,6 +7,7 @@ from typing import Any
 
 from controller.rules import hand as hand_flow
 from controller.rules import keypad, out_of_turn, tray_ledger
+from controller.rules.keypad import pages
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
@@ -107,12 +108,17 @@ def display_messages(table: Table) -> list[Message]:
 
 def _next_lines(table: Table) -> list[Message]:
     state = table.state
+    page = pages.lines(table)  # a page NEXT turned to; the payouts between hands
+    if page is not None:
+        return page
     h = state.hand
     if h is None:
         return [msg("display.ready")]
+    more = pages.side_pots(table)
     if state.phase == "showdown":
         order = " ".join(str(s) for s in h.showdown_order or [])
-        return [msg("display.showdown"), msg("display.show_order", seats=order)]
+        return [msg("display.showdown"),
+                msg("display.show_order_pots" if more else "display.show_order", seats=order)]
     if h.to_act is None:
         return [msg("display.hand", hand=h.number)]
     legal = table.legal()
@@ -123,6 +129,8 @@ def _next_lines(table: Table) -> list[Message]:
         seat = state.seats[h.to_act]
         all_in = legal.call >= playable(seat.stack, table.settings.game.smallest_chip)
         second = msg("display.call_all_in" if all_in else "display.call", amount=legal.call)
+    if more:
+        second = msg("display.more_pots", situation=render(second))
     word = round_word(state.phase)
     if word is not None:  # a draw game: name the round, nothing on the table shows it
         return [msg("display.round_to_act", round=word, seat=h.to_act), second]

@@ -21,15 +21,12 @@ from typing import TYPE_CHECKING, Any
 from controller.rules.events import Award
 from controller.rules.hand import current_pots
 from controller.rules.keypad.base import Press, Step, context, type_digit
+from controller.rules.keypad.pages import pot_name, seat_list
 from controller.rules.pots import Pot
-from controller.rules.text import EN, msg, refuse, render
+from controller.rules.text import refuse
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
-
-
-def pot_name(index: int) -> str:
-    return EN["word.main_pot"] if index == 0 else render(msg("word.side_pot", index=index))
 
 
 def _ranked(entry: dict[str, Any]) -> set[int]:
@@ -89,8 +86,8 @@ def award(p: Press, entry: dict[str, Any]) -> Step:
             raise refuse("bad_ranking", "keypad.already_winner", seat=seat)
         return p.stay(dict(entry, current=current + [seat], digits=""))
     if not current:
-        seats = " ".join(str(s) for s in pot.eligible)
-        raise refuse("bad_ranking", "keypad.pot_needs_winner", name=pot_name(index), seats=seats)
+        raise refuse("bad_ranking", "keypad.pot_needs_winner", name=pot_name(index),
+                     seats=seat_list(pot.eligible))
     entry = dict(entry, winners=entry["winners"] + [current], current=[], digits="")
     following = _next_pot(pots, entry, index + 1)
     if following is not None:
@@ -106,7 +103,7 @@ def clear(p: Press, entry: dict[str, Any]) -> Step:
     return p.done()
 
 
-def prompt_pot(table: Table, entry: dict[str, Any]) -> tuple[str, int]:
+def prompt_pot(table: Table, entry: dict[str, Any]) -> tuple[str, Pot]:
     pots = current_pots(table.state)
     index = int(entry["pot"])
-    return pot_name(index), pots[index].amount
+    return pot_name(index), pots[index]

@@ -11,6 +11,8 @@ The keypad's state is the dict ``TableState.keypad`` (journalled like everything
 - ``pin_failures``, ``locked_until_ms``: the supervisor PIN lock-out (FUNC 0).
 - ``notice``: a one-line message left by the last key (a wrong PIN, how pushed chips
   were read), shown until the next accepted key.
+- ``page``: the payout or pot page ``NEXT`` turned to (``keypad.pages``), shown until
+  the next accepted key.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class Press:
         self.pin_ok = event.pin_ok
         pad = dict(table.state.keypad)
         pad.pop("notice", None)  # a notice lasts until the next accepted key
+        pad.pop("page", None)  # and so does a page NEXT turned to (keypad.pages)
         pad.pop("entry", None)
         self.pad = pad
         self.by = event.by if event.by is not None else pad.get("dealer")

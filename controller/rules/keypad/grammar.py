@@ -12,7 +12,8 @@ BET        starts ``BET`` amount ``ENTER``: bet or raise to that total
 0-9        a seat number for the action key that follows (``5 CHECK``); at the
            showdown, the first winning seat of the award
 CLOCK      calls the clock on the seat to act
-NEXT       starts the next hand
+NEXT       starts the next hand; pages the payouts before it, and the pots
+           during a hand (``pages``)
 FUNC       the menus (``FUNC`` then one digit)
 CLEAR      drops the unfinished entry, and any notice
 ENTER      nothing to enter (refused)
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules import effects
 from controller.rules.events import CallClock, Key, StartHand
-from controller.rules.keypad import award, betting, menus, push, supervisor
+from controller.rules.keypad import award, betting, menus, pages, push, supervisor
 from controller.rules.keypad.base import (
     HIDDEN_DIGIT,
     KEYS,
@@ -106,7 +107,8 @@ def _fast(p: Press) -> Step:
     if key == "CLOCK":
         return p.done(CallClock(by=p.by))
     if key == "NEXT":
-        return p.done(StartHand(by=p.by))
+        step = pages.turn(p, pages.shown_page(table))
+        return step if step is not None else p.done(StartHand(by=p.by))
     if key == "FUNC":
         return p.stay({"mode": "func"})
     raise refuse("bad_key", "keypad.nothing_to_enter")

@@ -83,9 +83,12 @@ def prompt(table: Table) -> list[Message] | None:
     if mode == "sign_in":
         return [msg("prompt.sign_in"), _typed(e)]
     if mode == "award":
-        name, amount = prompt_pot(table, e)
-        return [msg("prompt.award", name=name, amount=amount),
-                msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
+        name, pot = prompt_pot(table, e)
+        first = msg("prompt.award", name=name, amount=pot.amount)
+        if not e["current"]:  # the seats that can win it, until one is keyed
+            return [first, msg("prompt.award_of", seats=_seats(list(pot.eligible)),
+                               digits=e["digits"])]
+        return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
     if mode == "push":
         pile = "+".join(str(c) for c in e["chips"]) or "-"
         second = _typed(e) if e["digits"] else msg("prompt.push_keys")
