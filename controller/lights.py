@@ -189,8 +189,10 @@ def dealer_lines(
         text = localize(alert, language) if isinstance(alert, str) else render(alert, language)
         # the dealer must still see what happens next: join the situation's two lines
         # on the first line when they fit, the alert below
+        # (never a payout: its pot and page are the less, the payout the more to see)
         joined = ": ".join(situation[:2])
-        if len(situation) >= 2 and len(joined) <= LINE:
+        paying = bool(view.get("display_text")) and view["display_text"][0][0] == "display.pay"
+        if len(situation) >= 2 and len(joined) <= LINE and not paying:
             return fit(joined), fit(text)
         return fit(text), fit(first)
     lines = situation + ["", ""]

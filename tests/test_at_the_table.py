@@ -481,7 +481,7 @@ def test_a_puck_at_the_wrong_seat_blocks_the_next_hand_until_it_is_moved(
         assert view(daemon)["hand"] == 1
 
         puck.place(2)
-        wait_shown(daemon, line1="READY", line2="")
+        wait_shown(daemon, line1="PAY SEAT 5: 10", line2="MAIN POT  NEXT: DEAL")
         wait_steady(daemon, 8, 0.0)
         key_in(daemon, "NEXT")
         wait_for(lambda: view(daemon)["hand"] == 2)
@@ -565,7 +565,7 @@ def test_spanish_lines_reach_the_display(tmp_path: Path) -> None:
         key_in(daemon, "CLEAR FUNC")
         wait_shown(daemon, line1="1 SENTAR 2 AUS 3 VUELVE 4 SALE 5 COMPRA")
         key_in(daemon, "CLEAR FOLD FOLD")
-        wait_shown(daemon, line1="MUEVA EL BOTON AL ASIENTO 2", line2="LISTO")
+        wait_shown(daemon, line1="MUEVA EL BOTON AL ASIENTO 2", line2="PAGUE AL ASIENTO 5: 10")
         english = ("SEAT", "TO ACT", "CALL", "READY", "BUTTON", "MIN RAISE")
         sent = [line for lines in text_lines(daemon) for line in lines]
         assert not [line for line in sent if any(word in line for word in english)], sent

@@ -61,7 +61,7 @@ SHOWDOWN = _state(
     pots=[{"amount": 510, "eligible": [5, 8]}],
     seats={"2": _seat("ana", 970, status="folded"), "5": _seat("luis", 360),
            "8": _seat("marta", 1260)},
-    showdown_order=[5, 8], display=["SHOWDOWN: ENTER RANKING"],
+    showdown_order=[5, 8], display=["SHOWDOWN: WINNING SEAT, ENTER"],
 )
 PAID = _state(
     hand=1, phase="idle", button=8, small_blind=2, big_blind=5,
