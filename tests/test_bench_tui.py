@@ -372,3 +372,38 @@ def test_the_lamp_watcher_reads_patterns_off_the_pin() -> None:
     now[0] += 3.0
     assert watcher.read()[1].kind == "on" and watcher.read()[1].lit
     assert run(lambda i: (i % 5) / 4, 0.04, 40) == "pulse"
+
+
+def test_every_pot_and_its_seats_on_the_80x24_screen(tmp_path: Path) -> None:
+    """Issue 11 item 5: side pots were cut off (``side1 400 [1  > 7 SEAT7-H0``)."""
+    bench_config(tmp_path)
+    script = tmp_path / "pots.txt"
+    sits = "".join(f"sit {seat} p{seat} {100 * seat}\n" for seat in range(1, 6))
+    # button 5, blinds 1 and 2: seats 3 and 4 all in, 5 calls, 1 and 2 all in
+    script.write_text(sits + "puck 5\nkeys NEXT ALLIN ALLIN CHECK ALLIN ALLIN\n"
+                      "wait-for SHOWDOWN\nscreen\nkeys NEXT\nwait-for MAIN POT 500 (1/4)\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    screen = done.stdout.split(" BENCH  table")[1]
+    for pot in ("main 500 [1-5]", "side1 400 [2-5]", "side2 300 [3-5]", "side3 200 [4 5]"):
+        assert pot in screen, screen
+    assert all(len(line) <= 80 for line in screen.splitlines())
+    assert "|MAIN POT 500 (1/4)" in done.stdout  # the display pages them too
+
+
+def test_pot_lines_pack_every_pot_or_say_how_many_more() -> None:
+    from controller.bench.render import pot_lines, seat_runs
+
+    assert seat_runs([1, 2, 3, 4, 7, 9, 10]) == "1-4 7 9 10"
+    view = {"pot_total": 4400, "pots": [
+        {"amount": 900 - 100 * i, "eligible": list(range(i + 1, 10))} for i in range(8)]}
+    lines = pot_lines(view, 42)
+    assert len(lines) == 3 and all(len(line) <= 42 for line in lines)
+    shown = " ".join(lines)
+    more = int(shown.split("+")[1].split()[0])
+    assert shown.count("[") + more == 8 and "n pages" in shown
+    assert pot_lines({"pot_total": 0, "pots": []}, 42) == ["POT 0"]
+    assert pot_lines(view, 200) == [
+        "POT 4400: main 900 [1-9]  side1 800 [2-9]  side2 700 [3-9]  side3 600 [4-9]  "
+        "side4 500 [5-9]  side5 400 [6-9]  side6 300 [7-9]  side7 200 [8 9]"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.bench.keys import BENCH_HELP, KEYPAD_HELP, help_line
 from controller.bench.lamps import Lamp
-from controller.bench.layout import BOX_WIDTH, RingLayout, ring_layout
+from controller.bench.layout import BOX_WIDTH, POT_ROWS, RingLayout, ring_layout
 from controller.bench.session import Snapshot
 
 MIN_COMPACT = (8, 30)  # rows, columns below which only a request to enlarge is shown
@@ -154,16 +154,52 @@ def seat_lines(snap: Snapshot, seat: int, width: int = BOX_WIDTH) -> tuple[list[
     return [line[:width].ljust(width) for line in lines], style
 
 
-def _pots(view: dict[str, Any] | None) -> str:
+def seat_runs(seats: list[int]) -> str:
+    """Seats as the screen lists them: runs of three or more as a range (``1-4 7 9``)."""
+    parts: list[str] = []
+    run: list[int] = []
+    for seat in [*sorted(seats), None]:
+        if seat is not None and run and seat == run[-1] + 1:
+            run.append(seat)
+            continue
+        if len(run) >= 3:
+            parts.append(f"{run[0]}-{run[-1]}")
+        else:
+            parts.extend(str(s) for s in run)
+        run = [seat] if seat is not None else []
+    return " ".join(parts)
+
+
+def pot_lines(view: dict[str, Any] | None, width: int, rows: int = POT_ROWS) -> list[str]:
+    """The total, then every pot with the seats that can win it (``side1 400 [3 7]``),
+    packed into ``rows`` lines of ``width``. Pots that do not fit are counted on the
+    last line; the dealer display pages every pot with ``NEXT`` (``n``)."""
     if view is None:
-        return "POT -"
-    parts = []
+        return ["POT -"]
+    items = []
     for index, pot in enumerate(view.get("pots") or []):
         name = "main" if index == 0 else f"side{index}"
-        eligible = " ".join(str(seat) for seat in pot["eligible"])
-        parts.append(f"{name} {pot['amount']} [{eligible}]")
-    text = f"POT {view.get('pot_total', 0)}"
-    return text + (": " + ", ".join(parts) if parts else "")
+        items.append(f"{name} {pot['amount']} [{seat_runs(pot['eligible'])}]")
+    lines = [f"POT {view.get('pot_total', 0)}" + (":" if items else "")]
+
+    def more(count: int) -> str:
+        return f"  +{count} more: n pages"
+
+    for number, item in enumerate(items):
+        after = len(items) - number - 1
+        sep = " " if lines[-1].endswith(":") else "  "
+        joined = lines[-1] + sep + item
+        reserve = len(more(after)) if after and len(lines) == rows else 0
+        if len(joined) + reserve <= width:
+            lines[-1] = joined
+            continue
+        if len(lines) < rows and len(item) + (len(more(after)) if after and len(lines) + 1 == rows
+                                              else 0) <= width:
+            lines.append(item)
+            continue
+        lines[-1] = (lines[-1] + more(after + 1))[:width]
+        break
+    return lines
 
 
 def _clock(snap: Snapshot) -> tuple[str, str]:
@@ -286,7 +322,9 @@ def _ring(canvas: Canvas, snap: Snapshot, ui: UiState, layout: RingLayout) -> No
     middle = layout.middle
     row, col, width = middle.row, middle.col, middle.width
     view = _view(snap)
-    canvas.put(row, col, _pots(view)[:width])
+    for offset, line in enumerate(pot_lines(view, width)):
+        canvas.put(row + offset, col, line)
+    row += POT_ROWS - 1
     canvas.put(row + 1, col, ("+- dealer display " + "-" * width)[: width - 1] + "+", "frame")
     for offset, line in enumerate((snap.display.line1, snap.display.line2)):
         canvas.put(row + 2 + offset, col, "|", "frame")
@@ -327,7 +365,9 @@ def _compact(canvas: Canvas, snap: Snapshot, ui: UiState) -> None:
     view = _view(snap)
     rows: list[tuple[str, str]] = []
     clock, clock_style = _clock(snap)
-    rows.append((f"{clock}  {_pots(view)}", clock_style))
+    pots = pot_lines(view, canvas.cols - len(clock) - 2)
+    rows.append((f"{clock}  {pots[0]}", clock_style))
+    rows.extend((" " * (len(clock) + 2) + line, "") for line in pots[1:])
     rows.append(("| " + snap.display.line1, "bold"))
     rows.append(("| " + snap.display.line2, "bold"))
     for seat in range(1, snap.seats + 1):
