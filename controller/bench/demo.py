@@ -140,10 +140,7 @@ class Demo:
             hand = view["hand"]
             # NEXT pages the last hand's payouts first (one a page), then deals
             for _ in range(MAX_PAGES):
-                shown = view["display"]
-                self._keys(["NEXT"])
-                view = self._wait(lambda v: v["hand"] > hand or v["display"] != shown,
-                                  "the hand did not start")
+                view = self._next(view, hand)
                 if view["hand"] > hand:
                     break
             else:
@@ -162,6 +159,13 @@ class Demo:
                 continue
             self._pause()
             self._act(choose(legal, self.rng))
+
+    def _next(self, view: dict[str, Any], hand: int) -> dict[str, Any]:
+        """``NEXT``: a new hand, or the next payout page on the display."""
+        shown = view["display"]
+        self._keys(["NEXT"])
+        return self._wait(lambda v: v["hand"] > hand or v["display"] != shown,
+                          "the hand did not start")
 
     def _act(self, keys: list[str]) -> None:
         before = _progress(self._view())

@@ -7,9 +7,9 @@ from typing import Any
 
 from controller.rules import hand as hand_flow
 from controller.rules import keypad, out_of_turn, tray_ledger
-from controller.rules.keypad import pages
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
+from controller.rules.keypad import pages
 from controller.rules.positions import plan_hand
 from controller.rules.table import Table
 from controller.rules.text import Message, msg, render, round_word, to_json
