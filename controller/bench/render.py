@@ -322,7 +322,8 @@ def _ring(canvas: Canvas, snap: Snapshot, ui: UiState, layout: RingLayout) -> No
     middle = layout.middle
     row, col, width = middle.row, middle.col, middle.width
     view = _view(snap)
-    for offset, line in enumerate(pot_lines(view, width)):
+    pots = pot_lines(view, width)  # just above the display, growing upwards
+    for offset, line in enumerate(pots, start=POT_ROWS - len(pots)):
         canvas.put(row + offset, col, line)
     row += POT_ROWS - 1
     canvas.put(row + 1, col, ("+- dealer display " + "-" * width)[: width - 1] + "+", "frame")
