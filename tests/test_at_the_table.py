@@ -347,8 +347,8 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
         key_in(daemon, f"{' '.join(SUPERVISOR)} ENTER {' '.join(PIN)}")
         wait_shown(daemon, line1=f"SUPERVISOR {SUPERVISOR}: PIN", line2="****_")
         key_in(daemon, "ENTER")
-        wait_shown(daemon, line1="1 VOID 2 UNDO 3 DEALT IN ERROR",
-                   line2="4 FILL 5 CREDIT 6 TRAY ACK 7 TRANSFER")
+        wait_shown(daemon, line1="1 VOID HAND  2 UNDO LAST ACTION",
+                   line2="3 DEALT IN ERROR  NEXT: MORE")
         key_in(daemon, "1")
         wait_shown(daemon, line1="VOID HAND 1: ENTER")
         key_in(daemon, "ENTER")

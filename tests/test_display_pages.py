@@ -166,3 +166,39 @@ def test_ten_seat_pages_fit_two_lines_of_40(language: str) -> None:
     for line in [line for page in lines for line in page]:
         assert len(line) <= 40, line
     assert "SEATS 1 2 3 4 5 6 7 8 9 10" in [page[1] for page in lines] or language == "es"
+
+
+# -- menus longer than the display (item 8) ------------------------------------------------
+
+
+def verifier(supervisor: str, pin: str) -> bool:
+    return (supervisor, pin) == ("1042", "2468")
+
+
+SUPERVISOR = "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER"
+
+
+def test_the_supervisor_menu_pages_with_next_and_every_function_is_on_a_page() -> None:
+    t = table(THREE + keys(SUPERVISOR), pin_verifier=verifier)
+    first = shown(t)
+    second = press(t, "NEXT")[-1]
+    assert first == ["1 VOID HAND  2 UNDO LAST ACTION", "3 DEALT IN ERROR  NEXT: MORE"]
+    assert second == ["4 TRAY FILL  5 TRAY CREDIT", "6 TRAY ACK  NEXT: BACK"]
+    assert press(t, "NEXT")[-1] == first
+    from controller.rules.keypad.supervisor import FUNCTIONS
+
+    for language in CATALOGUES:
+        t = table(THREE + keys(SUPERVISOR), pin_verifier=verifier)
+        pages = [shown(t, language)] + [p for p in press(t, "NEXT NEXT NEXT")]
+        menu = " ".join(line for page in pages for line in page)
+        for key in FUNCTIONS:  # every function's key is offered on some page
+            assert f"{key} " in menu, (language, key, pages)
+        assert all(len(line) <= 40 for page in pages for line in page)
+
+
+def test_a_function_is_chosen_from_any_page() -> None:
+    t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
+    assert press(t, "4")[-1] == ["FILL: CHIP VALUE (ENTER: DONE)", "TOTAL 0"]
+    t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
+    with pytest.raises(Refusal, match="CHOOSE 1-6, NEXT FOR MORE, OR CLEAR"):
+        t.apply(parse_event({"type": "key", "key": "FOLD"}))

@@ -109,13 +109,18 @@ class Press:
             raise refuse("bad_key", what)
         return digits
 
-    def choice(self, options: dict[str, Any], choice_key: str, default: Any = ...) -> Any:
-        """A one-key choice among ``options`` (``ENTER`` takes ``default`` if given)."""
+    def choice(
+        self, options: dict[str, Any], choice_key: str, default: Any = ..., *,
+        paged: bool = False,
+    ) -> Any:
+        """A one-key choice among ``options`` (``ENTER`` takes ``default`` if given;
+        ``paged``: a menu ``NEXT`` pages, and the refusal says so)."""
         if self.key in options:
             return options[self.key]
         if self.key == "ENTER" and default is not ...:
             return default
-        raise refuse("bad_key", "keypad.choose", choice=EN[choice_key])
+        raise refuse("bad_key", "keypad.choose_or_page" if paged else "keypad.choose",
+                     choice=EN[choice_key])
 
     def confirm(self) -> None:
         if self.key != "ENTER":

@@ -18,6 +18,11 @@ from controller.rules.text import EN, Message, from_json, msg, render, round_wor
 if TYPE_CHECKING:
     from controller.rules.table import Table
 
+#: The supervisor menu, two lines a page: ``NEXT`` turns the page (the last back to the
+#: first); a function's digit works on every page. Every function is on a page
+#: (tests/test_display_pages.py), and every line fits the display in every language.
+SUPERVISOR_PAGES = (("prompt.supervisor_1", "prompt.supervisor_2"),
+                    ("prompt.supervisor_3", "prompt.supervisor_4"))
 ENTER_WAIT = msg("prompt.enter_wait")
 CONFIRM = msg("prompt.confirm_keys")
 ACTION_WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
@@ -104,7 +109,8 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
         return [msg("prompt.pin", supervisor=e["supervisor"]),
                 msg("prompt.pin_typed", stars="*" * len(e["digits"]))]
     if step == "menu":
-        return [msg("prompt.supervisor_1"), msg("prompt.supervisor_2")]
+        first, second = SUPERVISOR_PAGES[int(e.get("page", 0)) % len(SUPERVISOR_PAGES)]
+        return [msg(first), msg(second)]
     if step == "confirm":
         func = e["func"]
         if func == "void":

@@ -17,7 +17,9 @@ key   then                                                        event (``by``:
       ``3`` other, ``ENTER`` to confirm (between hands only)
 ====  ==========================================================  ===================
 
-A PIN opens the menu for one function; ``CLEAR`` leaves it.
+A PIN opens the menu for one function; ``CLEAR`` leaves it. The menu is longer than the
+display: it shows two lines at a time, and ``NEXT`` turns the page (any function's key
+works on any page).
 
 The core never sees a PIN file. At the ``ENTER`` that ends a PIN, the verdict is the
 key event's ``pin_ok`` when the shell recorded one, otherwise the verifier the shell
@@ -97,7 +99,9 @@ def supervisor(p: Press, e: dict[str, Any]) -> Step:
     sid = str(e["supervisor"])
     table = p.table
     if step == "menu":
-        function = p.choice(FUNCTIONS, "choice.supervisor")
+        if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
+            return p.stay(dict(e, page=int(e.get("page", 0)) + 1))
+        function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
         if function in CONFIRMED:
             table.check(CONFIRMED[function]())
             return p.stay({"mode": "supervisor", "step": "confirm", "func": function,
