@@ -109,8 +109,8 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
         return [msg("prompt.pin", supervisor=e["supervisor"]),
                 msg("prompt.pin_typed", stars="*" * len(e["digits"]))]
     if step == "menu":
-        first, second = SUPERVISOR_PAGES[int(e.get("page", 0)) % len(SUPERVISOR_PAGES)]
-        return [msg(first), msg(second)]
+        top, bottom = SUPERVISOR_PAGES[int(e.get("page", 0)) % len(SUPERVISOR_PAGES)]
+        return [msg(top), msg(bottom)]
     if step == "confirm":
         func = e["func"]
         if func == "void":
