@@ -4,20 +4,26 @@ functions of the contract state (``controller.rules.state_view``) and the device
 Seat lights. Each seat shows the pattern of the first condition that holds, in this
 order (the ``LightPatterns`` field named in brackets):
 
-1. the table is in a fault state (``fault``: every seat, so nobody plays on)
+1. the table is in a fault state that stops play (``fault``: every seat, so nobody
+   plays on): a memory or software fault, or a lost keypad or display
+   (``HALTING_DEVICES``); a lost chip tray or puck sensor does not stop the game, and
+   the lights go on showing it
 2. the seat is one the puck check lights: where the button puck is and where it must
    go (``puck``)
 3. the seat is on the clock in its last seconds, past the warning point (``clock_warning``)
 4. the seat is on the clock (``clock``)
 5. the seat is to act (``to_act``)
 6. the seat is all-in (``all_in``)
-7. the seat has a missed-blind marker, MS or ML (``missed_blind``)
+7. between hands, the seat has a missed-blind marker, MS or ML (``missed_blind``;
+   during a hand such a seat shows what it is doing, so that a slow blink in a hand
+   only ever means the clock)
 8. the seat is waiting to be dealt in (``waiting``)
 9. the seat is sitting out (``sitting_out``)
 10. anyone else seated (``seated``); an empty seat (``empty``)
 
 Patterns are the drivers' names (``off``, ``on``, ``slow_blink``, ``fast_blink``,
-``pulse``; a light without PWM shows ``pulse`` as ``slow_blink``). ``LightPatterns``
+``pulse``; a light without PWM shows ``pulse`` as a wink, a short flash every
+``pulse_ms``: every pattern looks different on a plain on/off LED). ``LightPatterns``
 holds the defaults; ``LightPatterns.from_mapping`` reads a YAML mapping of the same
 names (for a `lights.patterns:` configuration section).
 
@@ -35,6 +41,8 @@ from typing import Any
 from controller.rules.text import Message, from_json, localize, msg, render
 
 PATTERN_NAMES = ("off", "on", "slow_blink", "fast_blink", "pulse")
+#: Devices whose loss stops play: nothing can be keyed, or the dealer sees no prompt.
+HALTING_DEVICES = frozenset({"keypad", "display"})
 LINE = 40
 
 
@@ -106,7 +114,7 @@ def _seat_pattern(
     status = info.get("status")
     if status == "all_in":
         return patterns.all_in
-    if info.get("missed"):
+    if info.get("missed") and view.get("phase") == "idle":
         return patterns.missed_blind
     if status == "waiting":
         return patterns.waiting

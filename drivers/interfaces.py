@@ -35,7 +35,8 @@ class Pattern(StrEnum):
     ON = "on"
     SLOW_BLINK = "slow_blink"
     FAST_BLINK = "fast_blink"
-    PULSE = "pulse"  # PWM lights only; a plain LED shows it as SLOW_BLINK
+    PULSE = "pulse"  # PWM lights; a plain LED shows it as WINK
+    WINK = "wink"  # a short flash once a pulse period: PULSE on a plain on/off LED
 
 
 class Closeable(Protocol):

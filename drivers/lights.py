@@ -10,7 +10,9 @@ the lights started (``level_at``), so tests check them at chosen instants throug
 - ``slow_blink``/``fast_blink``: on for the first half of each period, off for the
   second (periods from the settings).
 - ``pulse``: brightness follows (1 - cos)/2 over ``pulse_ms``, in 25 steps a second;
-  on a plain LED it is shown as ``slow_blink``.
+  a plain LED cannot fade, so it shows ``wink`` instead: a short flash (the first
+  eighth of each ``pulse_ms``), then dark. Every pattern thus looks different on a
+  plain on/off LED: steady on, off, half on at the slow or the fast rhythm, or a wink.
 - Lamp test: each seat alone, in seat order, for ``lamp_test_ms``; then the patterns
   come back (``show`` during the test takes effect after it).
 """
@@ -31,13 +33,18 @@ from .settings import LightsSettings
 
 PULSE_FRAME_MS = 40  # 25 frames a second
 PULSE_STEPS = 50  # brightness resolution of the pulse
+WINK_PARTS = 8  # a wink is lit for this fraction (1/8) of each pulse period
 
 
 def effective_pattern(pattern: Pattern, *, pwm: bool) -> Pattern:
-    """What a light can show of ``pattern``: pulse needs PWM."""
+    """What a light can show of ``pattern``: pulse needs PWM, a plain LED winks."""
     if pattern is Pattern.PULSE and not pwm:
-        return Pattern.SLOW_BLINK
+        return Pattern.WINK
     return pattern
+
+
+def _wink_ms(settings: LightsSettings) -> int:
+    return max(settings.pulse_ms // WINK_PARTS, 1)
 
 
 def _blink_period(pattern: Pattern, settings: LightsSettings) -> int:
@@ -55,6 +62,8 @@ def level_at(pattern: Pattern, ms: int, settings: LightsSettings) -> float:
         frame = ms - ms % PULSE_FRAME_MS
         phase = (frame % settings.pulse_ms) / settings.pulse_ms
         return round((1 - math.cos(2 * math.pi * phase)) / 2 * PULSE_STEPS) / PULSE_STEPS
+    if pattern is Pattern.WINK:
+        return 1.0 if ms % settings.pulse_ms < _wink_ms(settings) else 0.0
     period = _blink_period(pattern, settings)
     return 1.0 if ms % period < period // 2 else 0.0
 
@@ -65,6 +74,10 @@ def next_change_ms(pattern: Pattern, ms: int, settings: LightsSettings) -> int |
         return None
     if pattern is Pattern.PULSE:
         step = PULSE_FRAME_MS
+    elif pattern is Pattern.WINK:
+        period, lit = settings.pulse_ms, _wink_ms(settings)
+        within = ms % period
+        return ms - within + (lit if within < lit else period)
     else:
         period = _blink_period(pattern, settings)
         half = period // 2

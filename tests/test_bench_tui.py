@@ -372,6 +372,16 @@ def test_the_lamp_watcher_reads_patterns_off_the_pin() -> None:
     now[0] += 3.0
     assert watcher.read()[1].kind == "on" and watcher.read()[1].lit
     assert run(lambda i: (i % 5) / 4, 0.04, 40) == "pulse"
+    now[0] += 5.0
+    for _ in range(3):  # a plain LED's pulse: 250 ms lit, 1750 ms dark
+        pin.set(1.0)
+        now[0] += 0.25
+        assert watcher.read()[1].kind != "slow"
+        pin.set(0.0)
+        now[0] += 1.75
+    assert watcher.read()[1].kind == "wink"
+    now[0] += 0.25
+    assert run(lambda i: float(i % 2 == 0), 0.5, 8) == "slow"  # never a wink
 
 
 def test_every_pot_and_its_seats_on_the_80x24_screen(tmp_path: Path) -> None:

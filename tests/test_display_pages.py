@@ -202,3 +202,21 @@ def test_a_function_is_chosen_from_any_page() -> None:
     t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
     with pytest.raises(Refusal, match="CHOOSE 1-6, NEXT FOR MORE, OR CLEAR"):
         t.apply(parse_event({"type": "key", "key": "FOLD"}))
+
+
+# -- seat lights: one look, one meaning in a hand (item 7) ---------------------------------
+
+
+def test_a_slow_blink_in_a_hand_is_only_ever_the_clock() -> None:
+    from controller.lights import seat_patterns
+
+    seats = {"2": {"status": "playing", "missed": []},
+             "4": {"status": "sitting_out", "missed": ["big"]},
+             "6": {"status": "all_in", "missed": []}}
+    in_hand = {"phase": "flop", "to_act": 2, "seats": seats,
+               "clock": {"seat": 2, "remaining_ms": 30000, "warning": False}}
+    patterns = seat_patterns(in_hand, 6)
+    assert [seat for seat, p in patterns.items() if p == "slow_blink"] == [2]
+    assert patterns[4] == "off" and patterns[6] == "pulse"
+    between = {"phase": "idle", "to_act": None, "seats": seats, "clock": None}
+    assert seat_patterns(between, 6)[4] == "slow_blink"  # owes a missed blind

@@ -8,7 +8,8 @@ lamp test and driver bugs included.
 A light is ``on``/``off`` (``dim`` for a steady PWM level in between) when it has held
 its level for a while; ``slow`` or ``fast`` when it has switched at least three times
 lately at a steady rhythm (told apart at the geometric mean of the configured blink
-periods); ``pulse`` when it went through levels in between.
+periods); ``wink`` when it flashes briefly and stays dark much longer (a plain LED's
+pulse); ``pulse`` when it went through levels in between.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Lamp:
     """One seat light now: its brightness (0..1) and what it is doing."""
 
     level: float
-    kind: str  # off | on | dim | slow | fast | pulse
+    kind: str  # off | on | dim | slow | fast | wink | pulse
 
     @property
     def lit(self) -> bool:
@@ -59,7 +60,7 @@ class LampWatcher:
         self._clock = clock
         fast, slow = settings.fast_blink_ms, settings.slow_blink_ms
         self._fast_below = math.sqrt(fast * slow) / 1000  # seconds per period
-        self._window = max(fast, slow, settings.pulse_ms) / 1000 * 1.6
+        self._window = max(fast, slow, settings.pulse_ms) / 1000 * 2.2
         now = clock()
         self._seats = {seat: _Seat(now) for seat in pins}
         for seat, pin in pins.items():
@@ -109,8 +110,17 @@ class LampWatcher:
         times = [when for when, _ in changes]
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
         last, before = gaps[-1], gaps[-2]
+        if now - times[-1] <= 1.5 * max(last, before) and self._winks(changes, gaps):
+            return "wink"
         if not 0.5 <= last / max(before, 1e-6) <= 2.0:
             return steady  # two changes that happened to be close: not a rhythm
         if now - times[-1] > 1.5 * max(last, before):
             return steady  # it stopped switching
         return "fast" if last + before < self._fast_below else "slow"
+
+    @staticmethod
+    def _winks(changes: list[tuple[float, float]], gaps: list[float]) -> bool:
+        """Lit briefly, dark at least three times as long, the last two times alike."""
+        lit = [gap for (_, level), gap in zip(changes, gaps, strict=False) if level >= 0.5]
+        dark = [gap for (_, level), gap in zip(changes, gaps, strict=False) if level < 0.5]
+        return bool(lit and dark) and max(lit) * 3 <= min(dark)

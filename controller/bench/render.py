@@ -27,7 +27,7 @@ from controller.bench.session import Snapshot
 MIN_COMPACT = (8, 30)  # rows, columns below which only a request to enlarge is shown
 
 LAMP_WORDS = {"on": "ON", "off": "off", "dim": "DIM", "slow": "SLOW", "fast": "FAST",
-              "pulse": "PULS"}
+              "wink": "WINK", "pulse": "PULS"}
 STATUS_WORDS = {"playing": "playing", "folded": "folded", "all_in": "all-in",
                 "sitting_out": "away", "waiting": "waiting"}
 

@@ -71,6 +71,7 @@ from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
 from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
 from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
 from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
+from controller.lights import HALTING_DEVICES
 from controller.rules import state_view
 from controller.rules.effects import ClockExpired, HandEnded, Transferred
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
@@ -402,6 +403,7 @@ class Controller(ConfigMixin):
             warning=self._warning(countdown) if countdown is not None else False,
             device_fault=device_fault, refusal=self.display.refusal,
             expired=self.display.expired, alerts=alerts, puck_seats=puck_seats,
+            halted=bool(set(faults) & HALTING_DEVICES),
         )
         self._status(_status_line(view, faults))
         self.last_shown = LastShown(view, check, tray, dict(faults))

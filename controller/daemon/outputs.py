@@ -8,6 +8,8 @@ recovery, and after a device comes back).
 
 A memory fault (or any sticky fault) replaces everything: every seat blinks fast and
 the dealer display says ``MEMORY FAULT: CALL TECHNICIAN`` with the fault's short name.
+A lost keypad or display stops play too: every seat shows the fault pattern until it
+comes back (the display, when it is there, says which device).
 """
 
 from __future__ import annotations
@@ -58,8 +60,12 @@ class Outputs:
         expired: tuple[int, str] | None = None,
         alerts: Sequence[Message | str] = (),
         puck_seats: Collection[int] = (),
+        halted: bool = False,
     ) -> None:
-        patterns = looks.seat_patterns(view, self.seats, self.patterns, puck_seats=puck_seats)
+        """``halted``: a device fault stops play (``looks.HALTING_DEVICES``): every seat
+        shows the fault pattern."""
+        patterns = looks.seat_patterns(view, self.seats, self.patterns, fault=halted,
+                                       puck_seats=puck_seats)
         self._lights(patterns)
         line1, line2 = looks.dealer_lines(
             view, language=self.language, fault=device_fault, refusal=refusal,

@@ -20,6 +20,8 @@ from drivers.sim.pins import SimLights
 from .conftest import WAIT
 
 PINS = {1: 17, 2: 27, 3: 22, 4: 23, 5: 24}
+#: the patterns the controller asks for (WINK is what a plain LED makes of PULSE)
+ASKED = (Pattern.OFF, Pattern.ON, Pattern.SLOW_BLINK, Pattern.FAST_BLINK, Pattern.PULSE)
 SETTINGS = LightsSettings(pins=PINS, pwm=True)  # slow 1000 ms, fast 250 ms, pulse 2000 ms
 
 
@@ -57,8 +59,12 @@ def test_pulse_fades_in_and_out() -> None:
     assert next_change_ms(Pattern.PULSE, 41, SETTINGS) == 80
 
 
-def test_pulse_needs_pwm() -> None:
-    assert effective_pattern(Pattern.PULSE, pwm=False) is Pattern.SLOW_BLINK
+def test_pulse_needs_pwm_a_plain_led_winks() -> None:
+    assert effective_pattern(Pattern.PULSE, pwm=False) is Pattern.WINK
+    assert [level_at(Pattern.WINK, ms, SETTINGS) for ms in (0, 249, 250, 1999, 2000)] == [
+        1.0, 1.0, 0.0, 0.0, 1.0]
+    assert next_change_ms(Pattern.WINK, 10, SETTINGS) == 250
+    assert next_change_ms(Pattern.WINK, 250, SETTINGS) == 2000
     assert effective_pattern(Pattern.PULSE, pwm=True) is Pattern.PULSE
     assert effective_pattern(Pattern.FAST_BLINK, pwm=False) is Pattern.FAST_BLINK
 
@@ -90,7 +96,7 @@ def test_every_pattern_on_pwm_pins(pwm_factory: Any) -> None:
     clock = FakeClock()
     with GpioSeatLights(SETTINGS, pin_factory=pwm_factory, clock=clock, animate=False) as lights:
         eyes = SimLights(SETTINGS, pwm_factory)
-        for seat, pattern in zip(PINS, Pattern, strict=True):
+        for seat, pattern in zip(PINS, ASKED, strict=True):
             lights.show(seat, pattern)  # 1 off, 2 on, 3 slow, 4 fast, 5 pulse
         run(lights, clock, 2000)
         assert eyes.history(1) == [0.0]
@@ -110,14 +116,40 @@ def test_every_pattern_on_plain_pins(plain_factory: Any) -> None:
     clock = FakeClock()
     with GpioSeatLights(settings, pin_factory=plain_factory, clock=clock, animate=False) as lights:
         eyes = SimLights(settings, plain_factory)
-        for seat, pattern in zip(PINS, Pattern, strict=True):
+        for seat, pattern in zip(PINS, ASKED, strict=True):
             lights.show(seat, pattern)
         run(lights, clock, 2000)
         assert [pin.state for pin in eyes.pin(4).states] == [False] + [True, False] * 8 + [True]
         assert eyes.history(1) == [0.0]
         assert eyes.history(2) == [0.0, 1.0]
-        # Pulse without PWM is the slow blink.
-        assert eyes.history(5) == eyes.history(3) == [0.0] + [1.0, 0.0] * 2 + [1.0]
+        assert eyes.history(3) == [0.0] + [1.0, 0.0] * 2 + [1.0]
+        # Pulse without PWM is a wink: lit for the first eighth of each 2000 ms, so it
+        # never looks like the slow blink (issue 11 item 7: "on the clock" vs "all-in")
+        assert eyes.history(5) == [0.0, 1.0, 0.0, 1.0]
+        assert lights.pattern(5) is Pattern.PULSE  # what it was told
+
+
+def test_every_asked_pattern_looks_different_on_a_plain_led(plain_factory: Any) -> None:
+    """What an eye sees of each pattern on a plain pin, every 10 ms for 4 s (the
+    fake clock's instants): no two alike (issue 11 item 7: "on the clock" and "all-in"
+    looked the same)."""
+    settings = LightsSettings(pins=PINS, pwm=False)
+    clock = FakeClock()
+    with GpioSeatLights(settings, pin_factory=plain_factory, clock=clock, animate=False) as lights:
+        eyes = SimLights(settings, plain_factory)
+        for seat, pattern in zip(PINS, ASKED, strict=True):
+            lights.show(seat, pattern)
+        seen: dict[int, list[float]] = {seat: [] for seat in PINS}
+        for ms in range(0, 4000, 10):
+            clock.now = ms / 1000
+            lights.render(clock.now)
+            for seat in PINS:
+                seen[seat].append(eyes.level(seat))
+        looks = {pattern: tuple(seen[seat]) for seat, pattern in zip(PINS, ASKED, strict=True)}
+        assert len(set(looks.values())) == len(ASKED)
+        wink = looks[Pattern.PULSE]
+        assert wink[:25] == (1.0,) * 25 and wink[25:200] == (0.0,) * 175  # 250 on, 1750 off
+        assert sum(looks[Pattern.SLOW_BLINK]) == 200  # half of the time
 
 
 def test_active_low_lights_invert_the_pin(plain_factory: Any) -> None:
