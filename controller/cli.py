@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from controller import commands
 
@@ -36,15 +38,68 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Long-running commands: their threads keep the plain standard output.
+UNGUARDED = frozenset({"run", "bench"})
+
+
+class OutputClosed(BaseException):
+    """Standard output's reader went away (``tablectl tray | head``). A BaseException,
+    like KeyboardInterrupt, so that no command's ``except OSError`` takes it for a file
+    it could not read."""
+
+
+class _GuardedOutput:
+    """Standard output that turns a broken pipe into ``OutputClosed`` once, after
+    pointing the descriptor at /dev/null so that nothing more (the exit's flush
+    included) can fail."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._closed()
+            return 0
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._closed()
+
+    def _closed(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+        raise OutputClosed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help(sys.stderr)
-        return 2
+    stdout = sys.stdout
+    if not isinstance(stdout, _GuardedOutput):
+        sys.stdout = _GuardedOutput(stdout)  # type: ignore[assignment]
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "command", None) in UNGUARDED:
+            sys.stdout = stdout
+        if not getattr(args, "_run", None):
+            parser.print_help(sys.stderr)
+            return 2
         return int(args._run(args))
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
+    except (BrokenPipeError, OutputClosed):
+        return 0  # piped into head: it has what it wanted
+    finally:
+        if sys.stdout is not stdout:
+            try:
+                sys.stdout.flush()
+            except OutputClosed:
+                pass
+            sys.stdout = stdout

@@ -29,6 +29,7 @@ def _read_pin(args: argparse.Namespace) -> str | None:
     if args.stdin:
         return sys.stdin.readline().strip()
     first = getpass.getpass(f"new PIN for supervisor {args.supervisor}: ")
+    pins.check_pin_text(first)  # too short, too long, not digits: said before asking again
     second = getpass.getpass("the same PIN again: ")
     if first != second:
         print("tablectl pin: the two PINs differ; nothing changed", file=sys.stderr)
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "list":
         for supervisor in sorted(stored):
             print(supervisor)
+        if not stored:
+            print(f"no supervisor PINs in {path}", file=sys.stderr)
         return 0
     if not args.supervisor:
         print(f"tablectl pin {args.action}: name the supervisor id", file=sys.stderr)
@@ -60,13 +63,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"tablectl pin: no supervisor {args.supervisor} in {path}", file=sys.stderr)
             return 1
     else:
-        pin = _read_pin(args)
-        if pin is None:
-            return 1
         try:
+            pin = _read_pin(args)
+            if pin is None:
+                return 1
             stored[args.supervisor] = pins.hash_pin(pin)
         except ValueError as error:
-            print(f"tablectl pin: {error}", file=sys.stderr)
+            print(f"tablectl pin: {error}; nothing changed", file=sys.stderr)
             return 2
     try:
         pins.save_pins(path, stored)

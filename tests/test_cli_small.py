@@ -1,0 +1,103 @@
+"""Small things a supervisor meets at the command line (issue 11 item 9), through the real
+``tablectl`` process: a terminal (a pty) for the PIN prompts, a pipe closed early like
+``| head``."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller import pins
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def on_a_terminal(args: list[str], typed: list[str], timeout: float = 20.0) -> tuple[str, int]:
+    """Run ``tablectl args`` with a pty as its terminal; type each of ``typed`` after
+    each prompt ending in ": "; return everything it wrote and its exit status."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: tablectl, with the pty as its controlling terminal
+        try:
+            os.chdir(ROOT)
+            os.execv(sys.executable, [sys.executable, "-m", "controller", *args])
+        finally:
+            os._exit(127)  # never back into pytest
+    seen = b""
+    answers = list(typed)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if answers and chunk.endswith(b": "):  # a prompt, just written
+            time.sleep(0.2)  # getpass flushes what was typed before it was ready
+            os.write(fd, answers.pop(0).encode() + b"\n")
+    if os.waitpid(pid, os.WNOHANG) == (0, 0):
+        os.kill(pid, 9)  # still asking: the test fails on what it saw
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return seen.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+
+
+def test_pin_set_says_a_short_pin_is_too_short_before_asking_again(tmp_path: Path) -> None:
+    path = tmp_path / "pins"
+    out, status = on_a_terminal(["pin", "set", "1042", "--file", str(path)], ["12", "12"])
+    assert status == 2, out
+    assert "4 to 12 digits" in out and "nothing changed" in out
+    assert "again" not in out  # never asked for the second time
+    assert not path.exists()
+    out, status = on_a_terminal(["pin", "set", "1042", "--file", str(path)], ["2468", "2468"])
+    assert status == 0 and "again" in out, out
+    assert pins.PinFile(path)("1042", "2468")
+
+
+def test_pin_list_says_when_there_are_none(tmp_path: Path) -> None:
+    path = tmp_path / "pins"
+    done = subprocess.run([sys.executable, "-m", "controller", "pin", "list", "--file", str(path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=30)
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr == f"no supervisor PINs in {path}\n"
+
+
+def closed_early(args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``tablectl args | head -0``: the reader is gone before the first line."""
+    process = subprocess.Popen([sys.executable, "-m", "controller", *args], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read()
+    return subprocess.CompletedProcess(args, process.wait(timeout=60), "", err)
+
+
+def test_commands_piped_into_head_end_quietly(tmp_path: Path) -> None:
+    samples = ROOT / "docs" / "samples"
+    state = tmp_path / "state"
+    subprocess.run([sys.executable, "-m", "controller", "replay", "--config",
+                    str(samples / "side-pot.yaml"), "--state-dir", str(state),
+                    str(samples / "side-pot.jsonl")], cwd=ROOT, check=True, capture_output=True)
+    for args in (
+        ["tray", "--state-dir", str(state)],
+        ["recall", "--state-dir", str(state)],
+        ["state", "--state-dir", str(state)],
+        ["journal", "--help"],
+        ["tray", "--events", str(samples / "side-pot.jsonl"), "--config",
+         str(samples / "side-pot.yaml")],
+        ["replay", "--config", str(samples / "side-pot.yaml"), str(samples / "side-pot.jsonl")],
+        ["check-config", str(ROOT / "config" / "table.example.yaml")],
+        ["--help"],
+    ):
+        done = closed_early(args)
+        assert done.stderr == "", (args, done.stderr)
+        assert done.returncode == 0, (args, done.returncode)
