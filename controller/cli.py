@@ -7,6 +7,7 @@ Each module there defines ``HELP`` (one line), ``add_arguments(parser)`` and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -98,8 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0  # piped into head: it has what it wanted
     finally:
         if sys.stdout is not stdout:
-            try:
+            with contextlib.suppress(OutputClosed):
                 sys.stdout.flush()
-            except OutputClosed:
-                pass
             sys.stdout = stdout
