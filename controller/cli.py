@@ -83,7 +83,7 @@ class _GuardedOutput:
 def main(argv: Sequence[str] | None = None) -> int:
     stdout = sys.stdout
     if not isinstance(stdout, _GuardedOutput):
-        sys.stdout = _GuardedOutput(stdout)  # type: ignore[assignment]
+        sys.stdout = _GuardedOutput(stdout)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
