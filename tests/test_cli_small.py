@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import pty
 import select
 import subprocess
@@ -101,3 +103,59 @@ def test_commands_piped_into_head_end_quietly(tmp_path: Path) -> None:
         done = closed_early(args)
         assert done.stderr == "", (args, done.stderr)
         assert done.returncode == 0, (args, done.returncode)
+
+
+def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def sample_journal(tmp_path: Path, name: str = "side-pot") -> Path:
+    samples = ROOT / "docs" / "samples"
+    state = tmp_path / "state"
+    done = tablectl("replay", "--config", str(samples / f"{name}.yaml"), "--state-dir",
+                    str(state), str(samples / f"{name}.jsonl"))
+    assert done.returncode == 0, done.stderr
+    return state
+
+
+def test_recall_shows_times_seats_by_role_and_all_ins(tmp_path: Path) -> None:
+    from controller.journal import Journal
+
+    state = sample_journal(tmp_path)
+    with Journal.open_readonly(state) as journal:
+        synced = next(iter(journal.iter_events())).clock_synced
+    done = tablectl("recall", "--state-dir", str(state))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "button seat 8, SB seat 2, BB seat 5" in text
+    assert "posts: SB seat 2 5; BB seat 5 10" in text
+    assert "small blind" not in text
+    mark = "" if synced else " unsynced"
+    assert re.search(rf"^HAND 1  seq 4-16  \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\dZ{mark}  \[ended\]$",
+                     text, re.M), text
+    assert re.search(rf"^    \d\d:\d\d:\d\dZ{mark}  seq 8  seat 8 raise to 120 ALL-IN$", text,
+                     re.M), text
+    assert re.search(r"seq 13  seat 2 bet to 180 ALL-IN$", text, re.M)
+    assert re.search(r"seq 14  seat 5 call 180$", text, re.M)  # luis had chips left
+    assert all(len(line) <= 100 for line in text.splitlines())
+
+
+def test_recall_one_hand(tmp_path: Path) -> None:
+    events = tmp_path / "three.jsonl"
+    sits = [{"type": "sit", "seat": s, "player": p, "chips": 500}
+            for s, p in ((2, "ana"), (5, "luis"), (8, "marta"))]
+    keys = [{"type": "key", "key": k} for k in "NEXT FOLD FOLD".split() * 3]
+    events.write_text("".join(json.dumps(e) + "\n" for e in sits + keys))
+    state = tmp_path / "state"
+    done = tablectl("replay", "--config", str(ROOT / "docs" / "samples" / "side-pot.yaml"),
+                    "--state-dir", str(state), str(events))
+    assert done.returncode == 0 and '"ok": false' not in done.stdout, done.stdout
+    every = tablectl("recall", "--state-dir", str(state)).stdout
+    assert every.count("HAND ") == 3
+    one = tablectl("recall", "--hand", "2", "--state-dir", str(state))
+    assert one.returncode == 0 and one.stdout.count("HAND ") == 1
+    assert one.stdout.startswith("HAND 2 ")
+    assert one.stdout in every
+    missing = tablectl("recall", "--hand", "99", "--state-dir", str(state))
+    assert missing.returncode == 1 and "no hand 99: the hands played are 1-" in missing.stderr

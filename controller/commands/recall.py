@@ -1,11 +1,12 @@
-"""`tablectl recall [N] --state-dir DIR`: the last N hands (default 10) from the journal.
+"""`tablectl recall [N] --state-dir DIR`: the last N hands (default 10) from the journal;
+``--hand H`` shows hand H alone.
 
 Every hand with its positions, the seats and stacks at its start, posts, every action
 (with its journal seq, who entered it and when), streets, uncalled bets, pots and who
 was paid, fees, corrections; the hand in progress with where it stands. ``--json``
 prints the same as one JSON document. Reads only: it works while the daemon runs.
-Wall times recorded before the board's clock was synchronised are never shown as
-dates (see docs/daemon.md, "Time").
+Times are the recorded wall times; those recorded before the board's clock was
+synchronised are marked ``unsynced`` (see docs/daemon.md, "Time").
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import argparse
 import json
 import sys
 
-from controller.daemon.recall import RECALL_HANDS, as_text, recall
+from controller.daemon.recall import RECALL_HANDS, RecalledHand, as_text, recall
 from controller.journal import Journal, JournalError
 
 HELP = "show the last hands (default 10, the one in progress included) from the journal"
@@ -24,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("count", nargs="?", type=int, default=RECALL_HANDS, metavar="N",
                         help=f"how many hands (default {RECALL_HANDS})")
     parser.add_argument("--state-dir", required=True, help="the journal's folder")
+    parser.add_argument("--hand", type=int, metavar="H",
+                        help="only hand number H (if the journal still holds it)")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -33,7 +36,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         with Journal.open_readonly(args.state_dir) as journal:
-            hands = recall(journal, args.count)
+            if args.hand is None:
+                hands = recall(journal, args.count)
+            else:
+                hands = _one_hand(journal, args.hand)
+                if isinstance(hands, str):
+                    print(f"tablectl recall: {hands}", file=sys.stderr)
+                    return 1
     except JournalError as error:
         print(f"tablectl recall: {args.state_dir}: {error.message}", file=sys.stderr)
         return 3
@@ -42,3 +51,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(as_text(hands))
     return 0
+
+
+def _one_hand(journal: Journal, number: int) -> list[RecalledHand] | str:
+    """Hand ``number`` alone, or why it cannot be shown."""
+    last = recall(journal, 1)
+    if not last:
+        return "no hands recorded yet"
+    newest = last[-1].hand
+    if not 1 <= number <= newest:
+        return f"no hand {number}: the hands played are 1-{newest}"
+    hands = [hand for hand in recall(journal, newest - number + 1) if hand.hand == number]
+    if not hands:
+        return f"hand {number} is no longer in the journal (retention kept the later hands)"
+    return hands

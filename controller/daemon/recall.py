@@ -83,7 +83,7 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     table, after, config_id = start_table(journal, book, snapshot)
     builder = _Builder(dating)
     for record in journal.iter_events(after_seq=after):
-        seats_before = {n: (s.player, s.stack + s.bet) for n, s in table.state.seats.items()}
+        seats_before = {n: (s.player, s.stack, s.bet) for n, s in table.state.seats.items()}
         hand = table.state.hand
         street = hand.street if hand is not None else None
         config_id, effects = apply_record(table, record, book, config_id)
@@ -105,9 +105,10 @@ class _Builder:
         self.current: RecalledHand | None = None
 
     def record(self, record: EventRecord, effects: list[fx.Effect],
-               seats_before: dict[int, tuple[str, int]], street: str | None,
+               seats_before: dict[int, tuple[str, int, int]], street: str | None,
                first_round: str = "preflop") -> None:
-        """``street``: the round before this record; ``first_round``: the game form's
+        """``seats_before``: each seat's (player, stack, bet) before the record;
+        ``street``: the round before this record; ``first_round``: the game form's
         first betting round (preflop, or predraw in the draw games)."""
         stamp = self.dating.for_event(record.seq, record.wall_ns, record.clock_synced,
                                       record.mono_ns).as_json()
@@ -117,8 +118,8 @@ class _Builder:
                     hand=effect.hand, first_seq=record.seq, last_seq=record.seq, started=stamp,
                     button=effect.button, small_blind=effect.small_blind,
                     big_blind=effect.big_blind, dealt=list(effect.dealt),
-                    seats={str(n): {"player": p, "stack": c}
-                           for n, (p, c) in sorted(seats_before.items())},
+                    seats={str(n): {"player": p, "stack": stack + bet}
+                           for n, (p, stack, bet) in sorted(seats_before.items())},
                 )
                 self.hands.append(self.current)
                 street = first_round
@@ -138,8 +139,13 @@ class _Builder:
                 hand.posts.append({"seat": effect.seat, "kind": effect.kind,
                                    "live": effect.live, "dead": effect.dead, **entry})
             elif isinstance(effect, fx.Acted):
+                _, stack, bet = seats_before.get(effect.seat, ("", 0, 0))
+                put = effect.total - bet
+                all_in = effect.action == "all_in" or (
+                    effect.action in ("call", "bet", "raise") and 0 < stack <= put)
                 hand.actions.append({"street": street, "seat": effect.seat,
                                      "action": effect.action, "to": effect.total,
+                                     "all_in": all_in,
                                      "entered": _entered(record.event), **entry})
             elif isinstance(effect, fx.StreetDealt):
                 street = effect.street
@@ -209,6 +215,9 @@ def _raw_hands(journal: Journal, start: int, dating: WallDating, until: int | No
 
 # -- text --------------------------------------------------------------------------------
 
+POST_NAMES = {"small_blind": "SB", "big_blind": "BB"}
+
+
 def as_text(hands: list[RecalledHand]) -> str:
     if not hands:
         return "No hands recorded yet.\n"
@@ -221,47 +230,43 @@ def as_text(hands: list[RecalledHand]) -> str:
                        "its events as recorded:)")
             for item in hand.raw:
                 verdict = "ok" if item["accepted"] else f"refused: {item['refusal']}"
-                out.append(f"  seq {item['seq']}: {_event_text(item['event'])} -> {verdict}"
-                           f"{_by(item['by'])}")
+                out.append(f"  seq {item['seq']} {_clock(item['time'])}: "
+                           f"{_event_text(item['event'])} -> {verdict}{_by(item['by'])}")
             out.append("")
             continue
-        sb = hand.small_blind if hand.small_blind is not None else "dead"
-        out.append(f"  button {hand.button}, small blind {sb}, big blind {hand.big_blind}; "
+        sb = f"SB seat {hand.small_blind}" if hand.small_blind is not None else "SB dead"
+        out.append(f"  button seat {hand.button}, {sb}, BB seat {hand.big_blind}; "
                    f"dealt {' '.join(str(s) for s in hand.dealt)}")
         out.append("  seats: " + ", ".join(
             f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items()))
         if hand.posts:
             out.append("  posts: " + "; ".join(
-                f"seat {p['seat']} {p['kind']} {p['live']}"
-                + (f" + {p['dead']} dead" if p["dead"] else "") for p in hand.posts))
+                f"{POST_NAMES.get(p['kind'], p['kind'].replace('_', ' '))} seat {p['seat']}"
+                f" {p['live']}" + (f" + {p['dead']} dead" if p["dead"] else "")
+                for p in hand.posts))
         street = None
-        line: list[str] = []
         for action in hand.actions:
             if action["street"] != street:
-                if line:
-                    out.append(f"  {street}: " + "; ".join(line))
-                street, line = action["street"], []
-            to = f" {action['to']}" if action["action"] in ("bet", "raise", "all_in", "call") \
-                else ""
-            line.append(f"seat {action['seat']} {action['action']}{to}{_by(action['by'])}")
-        if line:
-            out.append(f"  {street}: " + "; ".join(line))
+                street = action["street"]
+                out.append(f"  {street}:")
+            out.append(f"    {_clock(action['time'])}  seq {action['seq']}  "
+                       f"{_action_text(action)}{_by(action['by'])}")
         for item in hand.uncalled:
             out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
         for item in hand.corrections:
             what = item["kind"].replace("_", " ")
             out.append(f"  {what}: seat {item['seat']}"
                        + (f" ({item['action']})" if "action" in item else "")
-                       + f" at seq {item['seq']}")
+                       + f" at seq {item['seq']}, {_clock(item['time'])}")
         for pot in hand.pots:
             shares = ", ".join(f"seat {s['seat']} {s['amount']}" for s in pot["shares"])
-            out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}")
+            out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}  ({_clock(pot['time'])})")
         if hand.result != "in progress":
             out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
         for item in hand.transfers:
             out.append(f"  transfer after the hand: {item['amount']} from seat {item['from']} "
                        f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
-                       f"{_by(item['by'])} at seq {item['seq']}")
+                       f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}")
         if hand.now is not None:
             to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
@@ -269,12 +274,29 @@ def as_text(hands: list[RecalledHand]) -> str:
     return "\n".join(out)
 
 
+def _action_text(action: dict[str, Any]) -> str:
+    kind = action["action"]
+    if kind == "all_in":
+        return f"seat {action['seat']} ALL-IN to {action['to']}"
+    to = f" to {action['to']}" if kind in ("bet", "raise") else \
+        f" {action['to']}" if kind == "call" else ""
+    return f"seat {action['seat']} {kind}{to}" + (" ALL-IN" if action.get("all_in") else "")
+
+
 def _when(stamp: dict[str, Any]) -> str:
+    """The recorded date and time; ``unsynced`` when the board's clock was not synced
+    (then also the re-dated time, when a later clock sync allows it)."""
     if stamp["clock_synced"]:
         return str(stamp["wall"])
     if stamp["redated"]:
-        return f"{stamp['redated']} (re-dated)"
-    return "time unknown (clock not synced)"
+        return f"{stamp['wall']} unsynced (re-dated {stamp['redated']})"
+    return f"{stamp['wall']} unsynced"
+
+
+def _clock(stamp: dict[str, Any]) -> str:
+    """The time of day alone (the hand's line has the date), marked when unsynced."""
+    time_of_day = str(stamp["wall"]).split(" ")[-1]
+    return time_of_day if stamp["clock_synced"] else f"{time_of_day} unsynced"
 
 
 def _by(by: str | None) -> str:
