@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -145,7 +145,7 @@ def test_recall_one_hand(tmp_path: Path) -> None:
     events = tmp_path / "three.jsonl"
     sits = [{"type": "sit", "seat": s, "player": p, "chips": 500}
             for s, p in ((2, "ana"), (5, "luis"), (8, "marta"))]
-    keys = [{"type": "key", "key": k} for k in "NEXT FOLD FOLD".split() * 3]
+    keys = [{"type": "key", "key": k} for k in ["NEXT", "FOLD", "FOLD"] * 3]
     events.write_text("".join(json.dumps(e) + "\n" for e in sits + keys))
     state = tmp_path / "state"
     done = tablectl("replay", "--config", str(ROOT / "docs" / "samples" / "side-pot.yaml"),
