@@ -46,9 +46,14 @@ def on_a_terminal(args: list[str], typed: list[str], timeout: float = 20.0) -> t
         if answers and chunk.endswith(b": "):  # a prompt, just written
             time.sleep(0.2)  # getpass flushes what was typed before it was ready
             os.write(fd, answers.pop(0).encode() + b"\n")
-    if os.waitpid(pid, os.WNOHANG) == (0, 0):
+    done, status = os.waitpid(pid, os.WNOHANG)
+    settle = time.monotonic() + 10  # closing the terminal comes just before exiting
+    while done == 0 and time.monotonic() < settle:
+        time.sleep(0.05)
+        done, status = os.waitpid(pid, os.WNOHANG)
+    if done == 0:
         os.kill(pid, 9)  # still asking: the test fails on what it saw
-    _, status = os.waitpid(pid, 0)
+        _, status = os.waitpid(pid, 0)
     os.close(fd)
     return seen.decode(errors="replace"), os.waitstatus_to_exitcode(status)
 
@@ -159,3 +164,22 @@ def test_recall_one_hand(tmp_path: Path) -> None:
     assert one.stdout in every
     missing = tablectl("recall", "--hand", "99", "--state-dir", str(state))
     assert missing.returncode == 1 and "no hand 99: the hands played are 1-" in missing.stderr
+
+
+def test_state_is_readable_on_a_terminal_and_json_for_programs(tmp_path: Path) -> None:
+    state = sample_journal(tmp_path)
+    out, status = on_a_terminal(["state", "--state-dir", str(state)], [])
+    assert status == 0, out
+    lines = out.replace("\r\n", "\n").splitlines()
+    assert lines[0] == "between hands, after hand 1   (journal seq 17)"
+    assert "button seat 8, SB seat 2, BB seat 5" in lines
+    assert any(line.split() == ["8", "marta", "345", "0", "playing"] for line in lines), lines
+    assert not out.lstrip().startswith("{")
+    # a program reading a pipe gets the contract's JSON line, as before
+    piped = tablectl("state", "--state-dir", str(state))
+    assert json.loads(piped.stdout)["last_seq"] == 17
+    assert json.loads(piped.stdout)["state"]["seats"]["8"]["stack"] == 345
+    out, _ = on_a_terminal(["state", "--json", "--state-dir", str(state)], [])
+    assert json.loads(out)["last_seq"] == 17
+    assert tablectl("state", "--summary", "--state-dir", str(state)).stdout.startswith(
+        "between hands, after hand 1")

@@ -39,10 +39,11 @@ def run(args: argparse.Namespace) -> int:
             if args.hand is None:
                 hands = recall(journal, args.count)
             else:
-                hands = _one_hand(journal, args.hand)
-                if isinstance(hands, str):
-                    print(f"tablectl recall: {hands}", file=sys.stderr)
+                found = _one_hand(journal, args.hand)
+                if isinstance(found, str):
+                    print(f"tablectl recall: {found}", file=sys.stderr)
                     return 1
+                hands = found
     except JournalError as error:
         print(f"tablectl recall: {args.state_dir}: {error.message}", file=sys.stderr)
         return 3

@@ -2,7 +2,9 @@
 
 Prints one JSON line ``{"last_seq": N, "state": {...}}`` (DESIGN.md, durable mode):
 the fold of the journal (latest snapshot and the events after it) and the seq of the
-last recorded line; ``0`` and ``null`` when nothing was recorded yet. Reads only: it
+last recorded line; ``0`` and ``null`` when nothing was recorded yet. That JSON is the
+contract programs rely on, so it is what goes to a pipe or a file (and with
+``--json``); on a terminal (or with ``--summary``) a person gets a readable summary. Reads only: it
 works while the daemon runs. A journal that fails its integrity check is reported as
 ``"fault": {"code", "message"}`` (the state the daemon would show: a memory fault,
 play locked) and the exit status is 3.
@@ -26,13 +28,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", required=True, help="the journal's folder")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the integrity check (faster on a long journal)")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true",
+                      help="the JSON line (the default unless printing to a terminal)")
+    form.add_argument("--summary", action="store_true",
+                      help="a readable summary (the default on a terminal)")
+
+
+def _readable(args: argparse.Namespace) -> bool:
+    if args.json or args.summary:
+        return bool(args.summary)
+    return sys.stdout.isatty()
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         journal = Journal.open_readonly(args.state_dir)
     except JournalNotFound:
-        print(dumps({"last_seq": 0, "state": None}))
+        print("nothing recorded yet" if _readable(args) else dumps({"last_seq": 0, "state": None}))
         return 0
     except JournalError as error:
         return _fault(0, error)
@@ -46,10 +59,58 @@ def run(args: argparse.Namespace) -> int:
         except JournalIntegrityError as error:
             return _fault(journal.last_seq, error)
         if folded.last_seq == 0:
-            print(dumps({"last_seq": 0, "state": None}))
+            print("nothing recorded yet" if _readable(args)
+                  else dumps({"last_seq": 0, "state": None}))
             return 0
-        print(dumps({"last_seq": folded.last_seq, "state": state_view(folded.table)}))
+        view = state_view(folded.table)
+        if _readable(args):
+            sys.stdout.write(summary(view, folded.last_seq))
+        else:
+            print(dumps({"last_seq": folded.last_seq, "state": view}))
     return 0
+
+
+def _seats(seats: list[int]) -> str:
+    return " ".join(str(s) for s in seats)
+
+
+def summary(view: dict[str, Any], last_seq: int) -> str:
+    """The state for a person: where the hand stands, the pots, a line per seat."""
+    lines = []
+    if view["phase"] == "idle":
+        where = f"between hands, after hand {view['hand']}" if view["hand"] else "no hand yet"
+    else:
+        where = f"hand {view['hand']}, {view['phase']}"
+        if view["to_act"] is not None:
+            where += f", seat {view['to_act']} to act"
+            legal = view.get("legal") or {}
+            if legal:
+                choice = "check" if legal.get("check") else f"call {legal.get('call')}"
+                if legal.get("min_raise_to") is not None:
+                    choice += f", raise to {legal['min_raise_to']}-{legal['max_raise_to']}"
+                where += f" ({choice})"
+    lines.append(f"{where}   (journal seq {last_seq})")
+    if view["button"] is not None:
+        sb = f"SB seat {view['small_blind']}" if view["small_blind"] is not None else "SB dead"
+        lines.append(f"button seat {view['button']}, {sb}, BB seat {view['big_blind']}")
+    pots = [("main" if i == 0 else f"side {i}") + f" {p['amount']} [{_seats(p['eligible'])}]"
+            for i, p in enumerate(view["pots"])]
+    lines.append(f"pot total {view['pot_total']}" + (": " + "; ".join(pots) if pots else ""))
+    clock = view.get("clock")
+    if clock:
+        warning = ", warning" if clock["warning"] else ""
+        lines.append(f"clock: seat {clock['seat']}, {-(-clock['remaining_ms'] // 1000)} s left"
+                     f"{warning}")
+    lines.append("display: " + " / ".join(line for line in view["display"] if line))
+    lines.append("")
+    lines.append(f"{'seat':>4}  {'player':<16} {'stack':>9} {'bet':>7}  status")
+    for number, seat in view["seats"].items():
+        missed = f"  missed {'+'.join(seat['missed'])}" if seat["missed"] else ""
+        lines.append(f"{number:>4}  {seat['player']:<16.16} {seat['stack']:>9} {seat['bet']:>7}  "
+                     f"{seat['status'].replace('_', ' ')}{missed}")
+    if not view["seats"]:
+        lines.append("   (no one seated)")
+    return "\n".join(lines) + "\n"
 
 
 def _fault(last_seq: int, error: JournalError) -> int:
