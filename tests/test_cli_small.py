@@ -183,3 +183,22 @@ def test_state_is_readable_on_a_terminal_and_json_for_programs(tmp_path: Path) -
     assert json.loads(out)["last_seq"] == 17
     assert tablectl("state", "--summary", "--state-dir", str(state)).stdout.startswith(
         "between hands, after hand 1")
+
+
+def test_system_log_lines_are_wrapped_and_times_marked(tmp_path: Path) -> None:
+    from controller.journal import Journal, LogKind
+
+    state = sample_journal(tmp_path)
+    with Journal.open(state, (ROOT / "docs" / "samples" / "side-pot.yaml").read_text()) as j:
+        path = "/dev/serial/by-id/usb-Table_Keypad_0123456789abcdef-if00-port0" * 2
+        j.log_system(LogKind.DEVICE_FAULT, {"device": "keypad",
+                                            "message": f"keypad is missing: nothing at {path}"})
+    done = tablectl("journal", "log", "--state-dir", str(state))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100, lines
+    assert not any("time unknown" in line for line in lines)
+    fault = next(i for i, line in enumerate(lines) if "device_fault" in line)
+    assert re.match(r"^ +\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ( unsynced)?  device_fault", lines[fault])
+    rest = "".join(line.strip() for line in lines[fault + 1:fault + 4])
+    assert path in rest  # every character kept, wrapped under the entry

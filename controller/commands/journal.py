@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from typing import Any
 
 from controller.daemon.timekeeping import WallDating
@@ -106,9 +107,25 @@ def _log(args: argparse.Namespace) -> int:
             print(json.dumps({"id": entry.id, "kind": entry.kind, "time": stamp.as_json(),
                               "last_seq": entry.last_seq, "detail": entry.detail}))
         else:
-            print(f"{entry.id:6d}  {stamp.text()}  {entry.kind}  (seq {entry.last_seq})  "
-                  f"{_detail(entry.kind, entry.detail)}")
+            head = f"{entry.id:6d}  {stamp.text()}  {entry.kind}  (seq {entry.last_seq})"
+            print(_wrapped(head, _detail(entry.kind, entry.detail)))
     return 0
+
+
+LINE = 100  # a log line longer than this is wrapped, the rest indented under it
+INDENT = " " * 8
+
+
+def _wrapped(head: str, detail: str) -> str:
+    """The entry on one line when it fits, else the detail wrapped under its head."""
+    first, *more = detail.split("\n")
+    lines = [f"{head}  {first}"] if len(head) + 2 + len(first) <= LINE else [
+        head, *textwrap.wrap(first, LINE, initial_indent=INDENT, subsequent_indent=INDENT,
+                             break_on_hyphens=False)]
+    for extra in more:  # a configuration diff: its own lines, each wrapped
+        lines += textwrap.wrap(extra, LINE, initial_indent=INDENT,
+                               subsequent_indent=INDENT + "  ", break_on_hyphens=False) or [""]
+    return "\n".join(lines)
 
 
 def _detail(kind: str, detail: dict[str, Any]) -> str:

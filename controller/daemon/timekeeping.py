@@ -163,11 +163,13 @@ class WallStamp:
     redated_ns: int | None = None  # from a later clock_sync entry of the same boot
 
     def text(self) -> str:
+        """The recorded time, marked ``unsynced`` (and re-dated when that can be done)
+        when the board's clock was not synchronised: never presented as fact."""
         if self.synced:
             return _iso(self.wall_ns)
         if self.redated_ns is not None:
-            return f"{_iso(self.redated_ns)} (re-dated after clock sync)"
-        return f"time unknown (clock not synchronised; recorded as {_iso(self.wall_ns)})"
+            return f"{_iso(self.wall_ns)} unsynced (re-dated {_iso(self.redated_ns)})"
+        return f"{_iso(self.wall_ns)} unsynced"
 
     def as_json(self) -> dict[str, Any]:
         return {
