@@ -51,6 +51,7 @@ class TrayStatus:
     stable: bool
     acknowledged: int | None  # the difference the last acknowledgement accepted
     alarm: bool
+    acknowledged_by: str | None = None  # the supervisor who made that acknowledgement
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,10 +71,12 @@ def status(state: TableState, settings: TrayFloatSettings) -> TrayStatus:
         state.elapsed_ms - state.tray_since_ms >= round(settings.stable_seconds * 1000)
     )
     acknowledged = None
+    acknowledged_by = None
     for ack in reversed(state.tray_acks):
         if ack["read"]:
             then = expected_value(float_total, ack["sold"], ack["fills"], ack["credits"])
             acknowledged = ack["counted"] - then
+            acknowledged_by = str(ack["by"]) if ack.get("by") else None
             break
     checked = bool(settings.float_counts)
     alarm = (
@@ -81,7 +84,7 @@ def status(state: TableState, settings: TrayFloatSettings) -> TrayStatus:
         and difference != acknowledged
     )
     return TrayStatus(checked, float_total, state.bought_in, fills, credits, expected,
-                      counted, difference, stable, acknowledged, alarm)
+                      counted, difference, stable, acknowledged, alarm, acknowledged_by)
 
 
 def alarm_message(tray: TrayStatus) -> Message | None:
@@ -98,7 +101,10 @@ def changes(before: TrayStatus, after: TrayStatus) -> list[str]:
         return [f"tray_alarm: counted {after.counted}, expected {after.expected}, "
                 f"difference {after.difference}"]
     if before.alarm and not after.alarm:
-        return [f"tray_clear: difference {after.difference}"]
+        by = after.acknowledged_by
+        acked = (f" acknowledged by supervisor {by}"
+                 if by and after.difference and after.difference == after.acknowledged else "")
+        return [f"tray_clear: difference {after.difference}{acked}"]
     return []
 
 
@@ -128,8 +134,9 @@ def report(
     else:
         counts = ", ".join(f"{c} x {v}" for v, c in sorted(state.tray.items())) or "empty"
         out.append(f"counted           {tray.counted:>10}   ({counts})")
-        verdict = "ALARM" if tray.alarm else ("acknowledged" if tray.difference == tray.acknowledged
-                                             and tray.difference else "")
+        acked = tray.difference == tray.acknowledged and tray.difference
+        by = f" by supervisor {tray.acknowledged_by}" if tray.acknowledged_by else ""
+        verdict = "ALARM" if tray.alarm else (f"acknowledged{by}" if acked else "")
         if not tray.stable:
             verdict = (verdict + " (reading not yet stable)").strip()
         out.append(f"difference        {tray.difference:>+10}   {verdict}".rstrip())
@@ -149,13 +156,13 @@ def report(
                                      f"{detail}{_by(m['by'])}"))
     for a in state.tray_acks:
         rows.append((int(a["hand"]), int(a["at_ms"]), f"  hand {a['hand']:>4}  acknowledged at counted "
-                                     f"{a['counted']}{_by(a['by'])}"))
+                                     f"{a['counted']}{_by(a['by'], 'supervisor ')}"))
     out += [text for _, _, text in sorted(rows, key=lambda r: r[:2])] or ["  (none)"]
     return out
 
 
-def _by(who: Any) -> str:
-    return f"  by {who}" if who else ""
+def _by(who: Any, role: str = "") -> str:
+    return f"  by {role}{who}" if who else ""
 
 
 SOLD = ("sat", "chips", "chips_pending")

@@ -532,10 +532,12 @@ def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
         key_in(daemon, f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)} ENTER 6")
         wait_shown(daemon, line1="ACKNOWLEDGE TRAY: ENTER", line2="ENTER=YES CLEAR=NO")
         key_in(daemon, "ENTER")
-        wait_shown(daemon, line1="READY", line2="")
+        wait_shown(daemon, line1="TRAY ACKNOWLEDGED BY SUPERVISOR 1042", line2="READY")
         status = tray_status(daemon)
-        assert (status.alarm, status.acknowledged) == (False, -25)
-        assert [e.detail["difference"] for e in system_log(daemon, "tray_clear")] == [0, -25]
+        assert (status.alarm, status.acknowledged, status.acknowledged_by) == (False, -25, "1042")
+        clears = system_log(daemon, "tray_clear")
+        assert [e.detail["difference"] for e in clears] == [0, -25]
+        assert clears[-1].detail["by"] == "1042" and "by" not in clears[0].detail
     events = journal_events(tmp_path / "state")
     acks = [e for e in events if e.event["type"] == "key" and e.accepted
             and e.event.get("pin_ok") is True]
@@ -545,7 +547,8 @@ def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
         sim(again).tray.set_counts({5: 195, 25: 80})  # type: ignore[union-attr]
         wait_for(lambda: tray_status(again).stable)
         assert not tray_status(again).alarm and tray_status(again).acknowledged == -25
-        wait_shown(again, line1="READY")
+        # the notice is journalled state: it stays until the next key, restart or not
+        wait_shown(again, line1="TRAY ACKNOWLEDGED BY SUPERVISOR 1042", line2="READY")
 
 
 # -- 6. Spanish ------------------------------------------------------------------------

@@ -56,8 +56,11 @@ def test_a_difference_alarms_until_acknowledged_and_again_if_it_changes() -> Non
     assert before.alarm and before.difference == -25
     feed(t, [{"type": "tray_ack", "by": "1042"}])
     after = status(t.state, FLOAT)
-    assert not after.alarm and after.acknowledged == -25
-    assert changes(before, after) == ["tray_clear: difference -25"]
+    assert not after.alarm and after.acknowledged == -25 and after.acknowledged_by == "1042"
+    assert changes(before, after) == ["tray_clear: difference -25 acknowledged by supervisor 1042"]
+    text = "\n".join(report(t.state, FLOAT))
+    assert "-25   acknowledged by supervisor 1042" in text
+    assert "acknowledged at counted 3475  by supervisor 1042" in text
     feed(t, [tray({5: 200, 25: 98}), {"type": "tick", "ms": 2000}])
     again = status(t.state, FLOAT)
     assert again.alarm and again.difference == -50

@@ -484,9 +484,11 @@ class Controller(ConfigMixin):
             return
         for line in tray_check.changes(before, tray):
             (log.warning if tray.alarm else log.info)("%s", line)
-            self._system_log(line.split(":", 1)[0], {
-                "counted": tray.counted, "expected": tray.expected,
-                "difference": tray.difference})
+            detail: dict[str, Any] = {"counted": tray.counted, "expected": tray.expected,
+                                      "difference": tray.difference}
+            if "acknowledged by" in line:
+                detail["by"] = tray.acknowledged_by
+            self._system_log(line.split(":", 1)[0], detail)
 
     def _system_log(self, kind: str, detail: dict[str, Any]) -> None:
         if self.journal is None:

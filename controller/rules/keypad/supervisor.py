@@ -117,7 +117,9 @@ def supervisor(p: Press, e: dict[str, Any]) -> Step:
                                   func=function, counts=[]))
     if step == "confirm":
         p.confirm()
-        return p.done(CONFIRMED[str(e["func"])](by=sid))
+        func = str(e["func"])
+        notice = msg("notice.tray_ack", supervisor=sid) if func == "ack" else None
+        return p.done(CONFIRMED[func](by=sid), notice=notice)
     if step == "b11_seat":
         seat = p.number(e)
         assert seat is not None
