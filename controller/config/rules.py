@@ -1,6 +1,6 @@
 """Sections `table:`, `game:`, `clock:` and `fees:` -> `RuleSettings`.
 
-Every knob of RULES.md is read here with its bounds; the cross-field rules (blinds
+Every knob of docs/rulebook.md is read here with its bounds; the cross-field rules (blinds
 against each other and against the smallest chip, the first button against the seats,
 the clock's warning against its length) follow the plain reads. Defaults are those of
 `controller.rules.settings`, so a knob left out means what the rule book says.

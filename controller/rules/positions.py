@@ -1,4 +1,4 @@
-"""Button, blinds and who is dealt in, hand after hand (RULES.md section B and
+"""Button, blinds and who is dealt in, hand after hand (docs/rulebook.md section B and
 "Positions, precisely").
 
 ``plan_hand`` looks at the table between hands and returns a ``HandPlan``: the button,

@@ -1,4 +1,4 @@
-"""The rule knobs of RULES.md, as one frozen value the rules core is built with.
+"""The rule knobs of docs/rulebook.md, as one frozen value the rules core is built with.
 
 The shell (``controller.config``) reads YAML into this; the rules core never reads
 files. Every default here is the rule book's default.
