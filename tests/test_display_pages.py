@@ -183,7 +183,7 @@ def test_the_supervisor_menu_pages_with_next_and_every_function_is_on_a_page() -
     first = shown(t)
     second = press(t, "NEXT")[-1]
     assert first == ["1 VOID HAND  2 UNDO LAST ACTION", "3 DEALT IN ERROR  NEXT: MORE"]
-    assert second == ["4 TRAY FILL  5 TRAY CREDIT", "6 TRAY ACK  NEXT: BACK"]
+    assert second == ["4 TRAY FILL  5 TRAY CREDIT", "6 TRAY ACK  7 TRANSFER  NEXT: BACK"]
     assert press(t, "NEXT")[-1] == first
     from controller.rules.keypad.supervisor import FUNCTIONS
 
@@ -200,7 +200,7 @@ def test_a_function_is_chosen_from_any_page() -> None:
     t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
     assert press(t, "4")[-1] == ["FILL: CHIP VALUE (ENTER: DONE)", "TOTAL 0"]
     t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
-    with pytest.raises(Refusal, match="CHOOSE 1-6, NEXT FOR MORE, OR CLEAR"):
+    with pytest.raises(Refusal, match="CHOOSE 1-7, NEXT FOR MORE, OR CLEAR"):
         t.apply(parse_event({"type": "key", "key": "FOLD"}))
 
 
@@ -220,3 +220,10 @@ def test_a_slow_blink_in_a_hand_is_only_ever_the_clock() -> None:
     assert patterns[4] == "off" and patterns[6] == "pulse"
     between = {"phase": "idle", "to_act": None, "seats": seats, "clock": None}
     assert seat_patterns(between, 6)[4] == "slow_blink"  # owes a missed blind
+
+
+def test_a_transfer_after_the_hand_takes_the_payouts_off_the_display() -> None:
+    t = table(THREE + keys("NEXT FOLD FOLD"))
+    assert shown(t)[0] == "PAY SEAT 5: 10"
+    feed(t, [{"type": "transfer", "from": 5, "to": 8, "amount": 10, "reason": "wrong_payout"}])
+    assert shown(t) == ["READY", ""]

@@ -93,7 +93,7 @@ def test_an_entry_being_keyed_keeps_both_lines_over_an_alert() -> None:
               pin_verifier=lambda s, p: pins.get(s) == p)
     alert = [msg("puck.place", seat=8)]
     assert dealer_lines(state_view(t), alerts=alert) == (
-        "1 VOID 2 UNDO 3 DEALT IN ERROR", "4 FILL 5 CREDIT 6 TRAY ACK 7 TRANSFER")
+        "1 VOID HAND  2 UNDO LAST ACTION", "3 DEALT IN ERROR  NEXT: MORE")
     t = table(THREE + keys("NEXT BET 4"))
     assert dealer_lines(state_view(t), alerts=alert) == ("SEAT 8 BET/RAISE TO", "4_")
     t = table(THREE)

@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import random
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -148,5 +149,6 @@ def test_recall_names_the_rounds_of_a_draw_game(tmp_path: Path, capsys: object) 
     assert hand.now is not None and hand.now["phase"] == "draw2" and hand.now["to_act"] == 3
     assert main(["recall", "--state-dir", str(state)]) == 0
     text = capsys.readouterr().out  # type: ignore[attr-defined]
-    assert "predraw: seat 5 raise 20" in text and "draw2: seat 1 bet 20" in text
+    assert re.search(r"predraw:\n(    .*\n)*    .*  seat 5 raise to 20\n", text), text
+    assert re.search(r"draw2:\n(    .*\n)*    .*  seat 1 bet to 20\n", text), text
     assert "now: draw2, seat 3 to act" in text

@@ -45,6 +45,7 @@ def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[ef
     giver, taker = state.seats[event.from_seat], state.seats[event.to_seat]
     giver.stack -= event.amount
     taker.stack += event.amount
+    state.payouts = []  # the display's payouts no longer say how the chips lie
     out: list[effects.Effect] = [effects.Transferred(
         event.from_seat, event.to_seat, event.amount, event.reason, event.by)]
     chip = settings.game.smallest_chip
