@@ -88,7 +88,13 @@ class Until:
     phase: str
 
 
-Step = Keys | Mishap | Until
+@dataclass(frozen=True)
+class Paid:
+    """Before the deal: ``NEXT`` once for each payout page still to read (the display
+    shows the last hand's payouts one a page, ``NEXT: MORE``, until the last one)."""
+
+
+Step = Keys | Mishap | Until | Paid
 
 
 def clock_expires(daemon: Daemon, tired: bool) -> None:
@@ -189,7 +195,9 @@ HANDS: list[list[Step]] = [
 def script() -> list[Step]:
     steps = list(SEATING)
     for hand in HANDS:
-        steps += hand
+        deal = next(i for i, step in enumerate(hand)
+                    if isinstance(step, Keys) and step.clean == "NEXT")
+        steps += [*hand[:deal], Paid(), *hand[deal:]]
     return steps
 
 
@@ -210,6 +218,11 @@ def play(directory: Path, tired: bool) -> tuple[dict[str, int], list[Pressed]]:
         for step in script():
             if isinstance(step, Mishap):
                 step.what(daemon, tired)
+                continue
+            if isinstance(step, Paid):
+                while any("NEXT: MORE" in line for line in view(daemon)["display"]):
+                    key_in(daemon, "NEXT")
+                    pressed.append(Pressed("NEXT", False))
                 continue
             if isinstance(step, Until):
                 while view(daemon)["phase"] not in (step.phase, "showdown", "idle"):
