@@ -53,6 +53,10 @@ class PinFileUnsafe(PinFileError):
     """The PIN file's owner or mode would let someone else read or change it."""
 
 
+class PinFileMissing(PinFileError):
+    """There is no PIN file: no PIN can be checked (not a wrong PIN)."""
+
+
 #: Mode bits a PIN file may not have: written by the group or others, read by others.
 UNSAFE_BITS = stat.S_IWGRP | stat.S_IWOTH | stat.S_IROTH | stat.S_IXOTH
 
@@ -230,8 +234,13 @@ class PinFile:
         self._last: tuple[str, str, bool] | None = None
 
     def check(self) -> None:
-        """Read the file now: ``PinFileError`` (``PinFileUnsafe``) if it cannot be used."""
+        """Read the file now: ``PinFileError`` (``PinFileUnsafe``, ``PinFileMissing``)
+        if it cannot be used."""
         self._refresh()
+        if self._stamp == (0,):
+            raise PinFileMissing(
+                f"no supervisor PIN file at {self.path}: supervisor functions need one; "
+                f"create it with: sudo tablectl pin set SUPERVISOR_ID")
 
     def _refresh(self) -> None:
         try:
@@ -246,7 +255,11 @@ class PinFile:
             self._last = None
 
     def __call__(self, supervisor: str, pin: str) -> bool:
-        self._refresh()
+        """Whether ``pin`` is ``supervisor``'s; ``PinFileError`` when no verdict can be
+        given (no file, an unsafe or broken one): the keypad then says PIN CHECK NOT
+        AVAILABLE and no try is lost, where a file with no such supervisor is a wrong
+        PIN."""
+        self.check()
         if self._last is not None and self._last[:2] == (supervisor, pin):
             return self._last[2]
         ok = verifier_from_hashes(self._pins)(supervisor, pin)

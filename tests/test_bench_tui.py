@@ -10,6 +10,7 @@ in that folder. ``tablectl bench --script`` and ``--demo`` (no screen) and
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -372,3 +373,23 @@ def test_the_lamp_watcher_reads_patterns_off_the_pin() -> None:
     now[0] += 3.0
     assert watcher.read()[1].kind == "on" and watcher.read()[1].lit
     assert run(lambda i: (i % 5) / 4, 0.04, 40) == "pulse"
+
+
+def test_a_pin_on_a_bench_without_a_pin_file_is_not_judged_wrong(tmp_path: Path) -> None:
+    """No PIN file at all (a bench, a table before `sudo tablectl pin set`): a PIN
+    cannot be checked, so it is refused as such (no try lost, never a lock-out), and
+    the log says where the file should be and how to make it; never WRONG PIN."""
+    bench_config(tmp_path)
+    pin = "keys FUNC 0 1 0 4 2 ENTER 1 2 3 4 ENTER\n"
+    script = tmp_path / "pin.txt"
+    script.write_text("seat\n" + (pin + "wait-for PIN CHECK NOT AVAILABLE\nkeys CLEAR\n") * 4
+                      + "keys FUNC 0\nwait-for SUPERVISOR: ID\n")
+    missing = tmp_path / "etc" / "pins"
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=90,
+                          env={**os.environ, "TABLECTL_PINS": str(missing)})
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "state" / "bench.log").read_text()
+    assert "wrong PIN" not in log and "locked" not in log.lower()
+    assert f"no supervisor PIN file at {missing}" in log
+    assert "sudo tablectl pin set" in log
