@@ -393,3 +393,31 @@ def test_a_pin_on_a_bench_without_a_pin_file_is_not_judged_wrong(tmp_path: Path)
     assert "wrong PIN" not in log and "locked" not in log.lower()
     assert f"no supervisor PIN file at {missing}" in log
     assert "sudo tablectl pin set" in log
+
+
+def test_a_triple_draw_hand_through_every_round_keeps_the_title_whole(tmp_path: Path) -> None:
+    """A fixed-limit triple-draw hand keyed through its four betting rounds (small bets
+    in predraw and draw 1, big bets in draws 2 and 3), a bet of the wrong size refused on
+    the way, then paid: the stacks are right, and the title row still ends with the
+    journal's seq although the game's name is long."""
+    path = bench_config(tmp_path)
+    path.write_text(path.read_text().replace(
+        "  structure: no_limit\n", "  structure: fixed_limit\n  form: triple_draw\n"))
+    script = tmp_path / "hand.txt"
+    script.write_text(
+        "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+        "wait-for PREDRAW: SEAT 6 TO ACT\nkeys CHECK\nkeys CHECK\n"
+        "wait-for DRAW 1: SEAT 2 TO ACT\nkeys BET 2 0 ENTER\nwait-for NO: MAX BET 10\n"
+        "keys 1 0 ENTER\nwait-for DRAW 1: SEAT 6 TO ACT\nkeys CHECK\n"
+        "wait-for DRAW 2: SEAT 2 TO ACT\nkeys CHECK\nkeys BET 2 0 ENTER\nkeys CHECK\n"
+        "wait-for DRAW 3: SEAT 2 TO ACT\nkeys CHECK\nkeys CHECK\n"
+        "wait-for SHOW: 2 6\nkeys 6 ENTER ENTER\nwait-for READY\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    screen = done.stdout
+    assert (stack(screen, 2), stack(screen, 6)) == (960, 1040)
+    title = screen.splitlines()[0]
+    assert "fixed limit triple draw 5/10" in title and "hand 1 idle" in title
+    assert re.search(r"seq \d+$", title), title
+    assert len(title) <= 80
