@@ -421,3 +421,23 @@ def test_a_triple_draw_hand_through_every_round_keeps_the_title_whole(tmp_path: 
     assert "fixed limit triple draw 5/10" in title and "hand 1 idle" in title
     assert re.search(r"seq \d+$", title), title
     assert len(title) <= 80
+
+
+def test_bench_says_what_to_fix_in_an_unusable_state_folder(tmp_path: Path) -> None:
+    """A file where the state folder should be, or in its path: one line naming the
+    file and what to do, as `tablectl run` says it (not "cannot write the log ...:
+    File exists")."""
+    bench_config(tmp_path)
+    (tmp_path / "taken").write_text("")
+    for folder, said in (("taken", "is a file, not a folder, so the state directory "
+                                   f"{tmp_path / 'taken'} cannot be used"),
+                         ("taken/state", f"{tmp_path / 'taken'} is a file, not a folder, "
+                                         "so the state directory")):
+        done = subprocess.run(
+            tablectl("bench", "--config", "bench.yaml", "--state-dir", str(tmp_path / folder),
+                     "--demo", "--hands", "1"),
+            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1
+        assert said in done.stderr and "move the file away" in done.stderr
+        assert "--state-dir" in done.stderr and "journal.state_dir" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
