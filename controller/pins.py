@@ -149,12 +149,18 @@ def check_safety(
 def load_pins(path: str | os.PathLike[str], *, owner: bool = True) -> dict[str, str]:
     """The file's supervisor -> hash map (a missing file: no supervisors). An unsafe
     file (``check_safety``) raises ``PinFileUnsafe``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:  # O_NONBLOCK: a FIFO in its place must not hang the open
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         return {}
+    info = os.fstat(fd)  # the file read: no race
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise PinFileError(
+            f"{os.fspath(path)} is not a regular file (a folder, a device or a pipe): "
+            "point supervisor.pin_file at the file sudo tablectl pin set writes")
     with os.fdopen(fd, "r", encoding="utf-8") as handle:
-        check_safety(os.fstat(fd), path, owner=owner)  # the file read: no race
+        check_safety(info, path, owner=owner)
         text = handle.read()
     return parse_pins(text, os.fspath(path))
 
