@@ -31,6 +31,7 @@ from controller.journal import (
     JournalError,
     JournalIntegrityError,
 )
+from controller.pins import PinFile
 from controller.replay import dumps, event_lines
 from controller.rules import state_view
 
@@ -71,6 +72,8 @@ def durable_replay(
             journal.fault = journal.fault or fault
             _say(f"tablectl replay: {state_dir}: MEMORY FAULT ({fault.code}): {fault.message}")
             return EXIT_JOURNAL
+        # the daemon's PIN check: a PIN typed in the file is judged as at the table
+        folded.table.pin_verifier = PinFile(settings.supervisor.pin_file)
         snapshot = journal.latest_snapshot()
         recorder = Recorder(
             journal,

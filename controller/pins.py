@@ -53,6 +53,10 @@ class PinFileUnsafe(PinFileError):
     """The PIN file's owner or mode would let someone else read or change it."""
 
 
+class PinFileMissing(PinFileError):
+    """There is no PIN file: no PIN can be checked (not a wrong PIN)."""
+
+
 #: Mode bits a PIN file may not have: written by the group or others, read by others.
 UNSAFE_BITS = stat.S_IWGRP | stat.S_IWOTH | stat.S_IROTH | stat.S_IXOTH
 
@@ -145,12 +149,18 @@ def check_safety(
 def load_pins(path: str | os.PathLike[str], *, owner: bool = True) -> dict[str, str]:
     """The file's supervisor -> hash map (a missing file: no supervisors). An unsafe
     file (``check_safety``) raises ``PinFileUnsafe``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:  # O_NONBLOCK: a FIFO in its place must not hang the open
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         return {}
+    info = os.fstat(fd)  # the file read: no race
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise PinFileError(
+            f"{os.fspath(path)} is not a regular file (a folder, a device or a pipe): "
+            "point supervisor.pin_file at the file sudo tablectl pin set writes")
     with os.fdopen(fd, "r", encoding="utf-8") as handle:
-        check_safety(os.fstat(fd), path, owner=owner)  # the file read: no race
+        check_safety(info, path, owner=owner)
         text = handle.read()
     return parse_pins(text, os.fspath(path))
 
@@ -230,8 +240,13 @@ class PinFile:
         self._last: tuple[str, str, bool] | None = None
 
     def check(self) -> None:
-        """Read the file now: ``PinFileError`` (``PinFileUnsafe``) if it cannot be used."""
+        """Read the file now: ``PinFileError`` (``PinFileUnsafe``, ``PinFileMissing``)
+        if it cannot be used."""
         self._refresh()
+        if self._stamp == (0,):
+            raise PinFileMissing(
+                f"no supervisor PIN file at {self.path}: supervisor functions need one; "
+                f"create it with: sudo tablectl pin set SUPERVISOR_ID")
 
     def _refresh(self) -> None:
         try:
@@ -246,7 +261,11 @@ class PinFile:
             self._last = None
 
     def __call__(self, supervisor: str, pin: str) -> bool:
-        self._refresh()
+        """Whether ``pin`` is ``supervisor``'s; ``PinFileError`` when no verdict can be
+        given (no file, an unsafe or broken one): the keypad then says PIN CHECK NOT
+        AVAILABLE and no try is lost, where a file with no such supervisor is a wrong
+        PIN."""
+        self.check()
         if self._last is not None and self._last[:2] == (supervisor, pin):
             return self._last[2]
         ok = verifier_from_hashes(self._pins)(supervisor, pin)

@@ -361,9 +361,9 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
         wait_shown(daemon, line1="READY")
 
         # three wrong PINs (the $TABLECTL_PINS file's, not the configured one) lock it
-        for tries_left in (2, 1):
+        for tries_left in ("2 TRIES", "1 TRY"):
             key_in(daemon, f"FUNC 0 {' '.join(SUPERVISOR)} ENTER 1 3 5 7 ENTER")
-            wait_shown(daemon, line1=f"WRONG PIN: {tries_left} TRIES LEFT")
+            wait_shown(daemon, line1=f"WRONG PIN: {tries_left} LEFT")
         key_in(daemon, f"FUNC 0 {' '.join(SUPERVISOR)} ENTER 1 3 5 7 ENTER")
         wait_shown(daemon, line1="WRONG PIN: MENU LOCKED 300 S")
         key_in(daemon, "FUNC 0")

@@ -10,6 +10,7 @@ in that folder. ``tablectl bench --script`` and ``--demo`` (no screen) and
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -417,3 +418,71 @@ def test_pot_lines_pack_every_pot_or_say_how_many_more() -> None:
     assert pot_lines(view, 200) == [
         "POT 4400: main 900 [1-9]  side1 800 [2-9]  side2 700 [3-9]  side3 600 [4-9]  "
         "side4 500 [5-9]  side5 400 [6-9]  side6 300 [7-9]  side7 200 [8 9]"]
+
+
+def test_a_pin_on_a_bench_without_a_pin_file_is_not_judged_wrong(tmp_path: Path) -> None:
+    """No PIN file at all (a bench, a table before `sudo tablectl pin set`): a PIN
+    cannot be checked, so it is refused as such (no try lost, never a lock-out), and
+    the log says where the file should be and how to make it; never WRONG PIN."""
+    bench_config(tmp_path)
+    pin = "keys FUNC 0 1 0 4 2 ENTER 1 2 3 4 ENTER\n"
+    script = tmp_path / "pin.txt"
+    script.write_text("seat\n" + (pin + "wait-for PIN CHECK NOT AVAILABLE\nkeys CLEAR\n") * 4
+                      + "keys FUNC 0\nwait-for SUPERVISOR: ID\n")
+    missing = tmp_path / "etc" / "pins"
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=90,
+                          env={**os.environ, "TABLECTL_PINS": str(missing)})
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "state" / "bench.log").read_text()
+    assert "wrong PIN" not in log and "locked" not in log.lower()
+    assert f"no supervisor PIN file at {missing}" in log
+    assert "sudo tablectl pin set" in log
+
+
+def test_a_triple_draw_hand_through_every_round_keeps_the_title_whole(tmp_path: Path) -> None:
+    """A fixed-limit triple-draw hand keyed through its four betting rounds (small bets
+    in predraw and draw 1, big bets in draws 2 and 3), a bet of the wrong size refused on
+    the way, then paid: the stacks are right, and the title row still ends with the
+    journal's seq although the game's name is long."""
+    path = bench_config(tmp_path)
+    path.write_text(path.read_text().replace(
+        "  structure: no_limit\n", "  structure: fixed_limit\n  form: triple_draw\n"))
+    script = tmp_path / "hand.txt"
+    script.write_text(
+        "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+        "wait-for PREDRAW: SEAT 6 TO ACT\nkeys CHECK\nkeys CHECK\n"
+        "wait-for DRAW 1: SEAT 2 TO ACT\nkeys BET 2 0 ENTER\nwait-for NO: MAX BET 10\n"
+        "keys 1 0 ENTER\nwait-for DRAW 1: SEAT 6 TO ACT\nkeys CHECK\n"
+        "wait-for DRAW 2: SEAT 2 TO ACT\nkeys CHECK\nkeys BET 2 0 ENTER\nkeys CHECK\n"
+        "wait-for DRAW 3: SEAT 2 TO ACT\nkeys CHECK\nkeys CHECK\n"
+        "wait-for SHOW: 2 6\nkeys 6 ENTER ENTER\nwait-for PAY SEAT 6: 80\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    screen = done.stdout
+    assert (stack(screen, 2), stack(screen, 6)) == (960, 1040)
+    title = screen.splitlines()[0]
+    assert "fixed limit triple draw 5/10" in title and "hand 1 idle" in title
+    assert re.search(r"seq \d+$", title), title
+    assert len(title) <= 80
+
+
+def test_bench_says_what_to_fix_in_an_unusable_state_folder(tmp_path: Path) -> None:
+    """A file where the state folder should be, or in its path: one line naming the
+    file and what to do, as `tablectl run` says it (not "cannot write the log ...:
+    File exists")."""
+    bench_config(tmp_path)
+    (tmp_path / "taken").write_text("")
+    for folder, said in (("taken", "is a file, not a folder, so the state directory "
+                                   f"{tmp_path / 'taken'} cannot be used"),
+                         ("taken/state", f"{tmp_path / 'taken'} is a file, not a folder, "
+                                         "so the state directory")):
+        done = subprocess.run(
+            tablectl("bench", "--config", "bench.yaml", "--state-dir", str(tmp_path / folder),
+                     "--demo", "--hands", "1"),
+            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1
+        assert said in done.stderr and "move the file away" in done.stderr
+        assert "--state-dir" in done.stderr and "journal.state_dir" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr

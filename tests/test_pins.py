@@ -43,7 +43,8 @@ def test_the_file_is_written_0600_and_read_back(tmp_path: Path) -> None:
 def test_the_verifier_reads_the_file_when_it_changes(tmp_path: Path) -> None:
     path = tmp_path / "pins"
     verify = pins.PinFile(path)
-    assert not verify("1042", "2468")
+    with pytest.raises(pins.PinFileMissing, match="sudo tablectl pin set"):
+        verify("1042", "2468")  # no file: no verdict (PIN CHECK NOT AVAILABLE), not wrong
     pins.save_pins(path, {"1042": pins.hash_pin("2468", **FAST)})
     assert verify("1042", "2468")
     assert verify("1042", "2468")  # remembered
@@ -78,3 +79,30 @@ def test_tablectl_pin_asks_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr("getpass.getpass", lambda prompt: next(answers))
     assert main(["pin", "set", "1042", "--file", str(tmp_path / "pins")]) == 1
     assert not (tmp_path / "pins").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_a_pin_file_that_is_not_a_file_is_refused_at_once(tmp_path: Path, kind: str) -> None:
+    """A FIFO, a folder or a device where the PIN file should be (a wrong
+    supervisor.pin_file, say): refused in one line, never a hang (a FIFO blocks an open
+    for reading until someone writes it; /dev/zero never ends)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "pins"
+    if kind == "fifo":
+        os.mkfifo(path, 0o600)
+    elif kind == "folder":
+        path.mkdir(mode=0o700)
+    else:
+        path = Path("/dev/zero")
+    code = ("import sys\nfrom controller import pins\n"
+            "try:\n    pins.PinFile(sys.argv[1]).check()\n"
+            "except pins.PinFileError as error:\n    print(error)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=20, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        f"{path} is not a regular file (a folder, a device or a pipe): point "
+        "supervisor.pin_file at the file sudo tablectl pin set writes"), done.stdout

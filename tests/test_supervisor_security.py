@@ -97,6 +97,35 @@ def test_a_durable_replay_file_cannot_open_the_menu_with_pin_ok(tmp_path: Path) 
     assert all(e.get("pin_ok") is not True for e in enter)
 
 
+def test_a_durable_replay_judges_a_pin_typed_in_the_file(tmp_path: Path) -> None:
+    """`tablectl replay --state-dir` goes through the daemon's journal and PIN check:
+    a right PIN typed in the file opens the menu whatever its pin_ok says, a wrong one
+    is a wrong PIN (never PIN CHECK NOT AVAILABLE while the PIN file is there), and the
+    journal holds each verdict and no digit of the PIN."""
+    config = config_with_pins(tmp_path)
+    events = tmp_path / "typed.jsonl"
+    lines = keys(f"FUNC 0 {' '.join(SUPERVISOR)} ENTER 1 1 1 1")
+    lines += [{"type": "key", "key": "ENTER", "pin_ok": True}, {"type": "state"}]
+    lines += keys(f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)}")
+    lines += [{"type": "key", "key": "ENTER", "pin_ok": False}, {"type": "state"}]
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "replay", "--config", str(config),
+         "--state-dir", str(tmp_path / "state"), str(events)],
+        capture_output=True, cwd=ROOT, timeout=120, check=False, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all(a["ok"] for a in answers), [a for a in answers if not a["ok"]]
+    wrong, right = [a["state"]["keypad"] for a in answers if "state" in a]
+    assert wrong["notice"] == "WRONG PIN: 2 TRIES LEFT" and wrong["entry"] is None
+    assert {k: right["entry"][k] for k in ("mode", "step")} == MENU
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        verdicts = [r.event["pin_ok"] for r in journal.iter_events() if "pin_ok" in r.event]
+    assert verdicts == [False, True]
+    assert digits_recorded(tmp_path / "state").count(HIDDEN_DIGIT) == 4 + len(PIN)
+
+
 # -- item 6: no PIN digit anywhere, the lock-out included ------------------------------
 
 

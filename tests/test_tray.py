@@ -140,3 +140,26 @@ def test_tablectl_tray_from_the_journal(
     out = capsys.readouterr().out
     assert "fill       1000 (40 x 25)  by 1042" in out
     assert "difference                +0" in out
+
+
+def test_tablectl_tray_with_a_pin_file_it_cannot_use_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PIN file others may write, or one with a bad line: one line saying what is
+    wrong (exit 2), never a traceback."""
+    config = tmp_path / "table.yaml"
+    config.write_text(CONFIG, encoding="utf-8")
+    file = tmp_path / "events.jsonl"
+    file.write_text("\n".join(json.dumps(e) for e in events()) + "\n", encoding="utf-8")
+    pins = tmp_path / "pins"
+    save_pins(pins, {"1042": hash_pin("2468")})
+    pins.chmod(0o666)
+    args = ["tray", "--events", str(file), "--config", str(config), "--pins", str(pins)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablectl tray: the PIN file cannot be used: ")
+    assert "anyone can write it" in err and f"sudo chmod 0640 {pins}" in err
+    pins.chmod(0o600)
+    pins.write_text("1042 plain-text-pin\n", encoding="utf-8")
+    assert main(args) == 2
+    assert "not a scrypt PIN hash" in capsys.readouterr().err

@@ -97,6 +97,9 @@ def _title(canvas: Canvas, snap: Snapshot) -> None:
         where = f"  hand {view['hand']} {view['phase']}"
     left = f" BENCH  table {snap.table_id}  {snap.stakes}{where}"
     right = f"journal {snap.state_dir}  seq {snap.last_seq} "
+    if len(left) + 1 + len(right) > canvas.cols:  # a long game name or folder: the
+        right = f"seq {snap.last_seq} "  # folder gives way, the seq always shows
+        left = left[:max(0, canvas.cols - 1 - len(right))]
     pad = max(1, canvas.cols - len(left) - len(right))
     canvas.put(0, 0, (left + " " * pad + right).ljust(canvas.cols), "title")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from controller import statedir
 from controller.commands._settings import read_settings
 
 HELP = "bench mode: the daemon on simulated devices, drawn in the terminal (keys play it)"
@@ -105,6 +106,11 @@ def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[
     from controller.daemon.service import StartError, setup_logging
 
     state_dir = Path(args.state_dir) if args.state_dir else Path(settings.journal.state_dir)
+    unusable = statedir.problem(state_dir)  # said as `tablectl run` says it
+    if unusable is not None:
+        if args.state_dir:
+            unusable = unusable.replace(statedir.FIX, "or give --state-dir a folder you may write")
+        return _fail(f"cannot start: {unusable}", 1)
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         log_path = Path(args.log) if args.log else state_dir / "bench.log"

@@ -49,6 +49,11 @@ def run(args: argparse.Namespace) -> int:
     pin_path = Path(args.pins) if args.pins else pins.default_path()
     verifier = pins.PinFile(pin_path) if pin_path.exists() else None
     try:
+        if verifier is not None:
+            verifier.check()  # unsafe or unreadable: said in one line, never a traceback
+    except (pins.PinFileError, OSError) as error:
+        return _fail(f"the PIN file cannot be used: {error}")
+    try:
         if args.state_dir:
             return _from_journal(args, verifier)
         if not args.config:

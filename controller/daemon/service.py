@@ -55,6 +55,7 @@ from controller.journal import (
     LogKind,
 )
 from controller.lines import decode_line, event_lines, read_lines
+from controller.pins import PinFileMissing
 from controller.rules import BadEvent, Table
 from drivers.build import Devices, open_devices
 from drivers.errors import DriverError
@@ -377,6 +378,8 @@ class Daemon:
             return
         try:
             check()
+        except PinFileMissing as error:  # a bench, or a table before `tablectl pin set`
+            log.warning("%s; until then a PIN is answered PIN CHECK NOT AVAILABLE", error)
         except (ValueError, OSError) as error:
             log.error("supervisor PIN file cannot be used: %s; supervisor PINs are refused "
                       "until it is fixed", error)

@@ -232,6 +232,8 @@ def _str(obj: Mapping[str, Any], name: str) -> str:
 
 
 def _choice(obj: Mapping[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
+    if name not in obj and default not in allowed:  # a field without a default: say so
+        raise BadEvent(f"MISSING FIELD {name!r} (ONE OF {', '.join(allowed)})")
     value = obj.get(name, default)
     if value not in allowed:
         raise BadEvent(f"FIELD {name!r} MUST BE ONE OF {', '.join(allowed)}, GOT {value!r}")

@@ -242,6 +242,7 @@ EN: dict[str, str] = {
     "word.credit": "CREDIT",
     # -- notices after a key ----------------------------------------------------------------
     "notice.wrong_pin": "WRONG PIN: {tries} TRIES LEFT",
+    "notice.wrong_pin_last": "WRONG PIN: 1 TRY LEFT",
     "notice.locked": "WRONG PIN: MENU LOCKED {seconds} S",
     "notice.dealer_in": "DEALER {dealer} SIGNED IN",
     "notice.dealer_out": "DEALER SIGNED OUT",
@@ -455,6 +456,7 @@ ES: dict[str, str] = {
     "word.fill": "RELLENO",
     "word.credit": "CREDITO",
     "notice.wrong_pin": "PIN ERRONEO: QUEDAN {tries} INTENTOS",
+    "notice.wrong_pin_last": "PIN ERRONEO: QUEDA 1 INTENTO",
     "notice.locked": "PIN ERRONEO: MENU BLOQUEADO {seconds} S",
     "notice.dealer_in": "CRUPIER {dealer} ENTRA",
     "notice.dealer_out": "CRUPIER SALE",

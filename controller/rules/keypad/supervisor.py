@@ -218,5 +218,7 @@ def _pin(p: Press, e: dict[str, Any]) -> Step:
         return p.done(notice=msg("notice.locked", seconds=LOCKOUT_MS // 1000),
                       extra=[SupervisorLocked(sid, until)],
                       pin_failures=None, locked_until_ms=until)
-    return p.done(notice=msg("notice.wrong_pin", tries=MAX_PIN_TRIES - failures),
+    tries = MAX_PIN_TRIES - failures
+    notice = msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
+    return p.done(notice=notice,
                   extra=[PinRejected(sid, failures)], pin_failures=failures)
