@@ -38,7 +38,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from controller.rules.text import Message, from_json, localize, msg, render
+from controller.rules.text import Message, Phrase, from_json, msg, phrase, render
 
 PATTERN_NAMES = ("off", "on", "slow_blink", "fast_blink", "pulse")
 #: Devices whose loss stops play: nothing can be keyed, or the dealer sees no prompt.
@@ -140,7 +140,7 @@ def clock_face(view: Mapping[str, Any], expired: tuple[int, str] | None = None) 
     """``expired``: (seat, action) of a ``ClockExpired`` effect the shell still shows."""
     if expired is not None:
         seat, action = expired
-        word = render(msg(ACTION_WORDS.get(action, "word.fold")))
+        word = phrase(ACTION_WORDS.get(action, "word.fold"))
         return ClockFace(0, True, msg("clock.expired", seat=seat, action=word))
     clock = view.get("clock")
     if clock is None:
@@ -159,15 +159,15 @@ def _wrapped(text: str) -> list[str]:
 
 def dealer_lines(
     view: Mapping[str, Any], *, language: str = "en", fault: Message | str | None = None,
-    refusal: str | None = None, expired: tuple[int, str] | None = None,
+    refusal: Message | str | None = None, expired: tuple[int, str] | None = None,
     alerts: Sequence[Message | str] = (),
 ) -> tuple[str, str]:
     """The dealer display's two lines.
 
     ``fault``: the table's fault: a device fault's words (a message,
     ``controller.device_faults``), or English from the shell (shown after ``FAULT:``);
-    ``refusal``: the English message of the key or event just refused (shown until the
-    next accepted one); ``expired``: the clock just ran out; ``alerts``: puck and tray
+    ``refusal``: the message of the key or event just refused (``text.refusal_message``;
+    English as it is for a malformed line), shown until the next accepted one; ``expired``: the clock just ran out; ``alerts``: puck and tray
     messages (``controller.puck``, ``controller.tray``), then English text from the
     shell (the floor link's indicator, ``LINK DOWN 42 QUEUED``); the first is shown,
     except while a keypad entry is being keyed (its two lines stay: a menu's options,
@@ -180,9 +180,10 @@ def dealer_lines(
     if isinstance(fault, tuple):  # a device fault's own words (controller.device_faults)
         return fit(render(fault, language)), fit(first)
     if fault is not None:
-        return fit(render(msg("fault.line", what=localize(fault, language)), language)), fit(first)
+        return fit(render(msg("fault.line", what=fault), language)), fit(first)
     if refusal is not None:
-        line = render(msg("refused.line", reason=refusal), language)
+        reason = Phrase(refusal) if isinstance(refusal, tuple) else refusal
+        line = render(msg("refused.line", reason=reason), language)
         if len(line) > LINE:
             top, *rest = _wrapped(line)
             return fit(top), fit(rest[0] if rest else "")
@@ -194,7 +195,7 @@ def dealer_lines(
     keying = (view.get("keypad") or {}).get("entry") is not None
     if alerts and not keying:  # an entry being keyed keeps both its lines
         alert = alerts[0]
-        text = localize(alert, language) if isinstance(alert, str) else render(alert, language)
+        text = alert if isinstance(alert, str) else render(alert, language)
         # the dealer must still see what happens next: join the situation's two lines
         # on the first line when they fit, the alert below
         # (never a payout: its pot and page are the less, the payout the more to see)

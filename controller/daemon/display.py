@@ -11,13 +11,14 @@ from typing import Any
 from controller import puck as puck_check
 from controller import tray as tray_check
 from controller.daemon.recorder import Recorder
+from controller.rules.text import Message
 
 
 @dataclass
 class Display:
     """The transient things the dealer display shows beside the state."""
 
-    refusal: str | None = None
+    refusal: Message | str | None = None  # a refusal's message, else English as it is
     expired: tuple[int, str] | None = None
     device_faults: dict[str, str] | None = None
     puck_fault_seats: tuple[int, ...] = ()

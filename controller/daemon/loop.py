@@ -250,7 +250,7 @@ class Controller(ConfigMixin):
             error = outcome.error or {}
             log.info("seq %d %s from %s refused: %s: %s", outcome.seq, _brief(event, False),
                      source, error.get("code"), error.get("message"))
-            self.display.refusal = error.get("message")
+            self.display.refusal = outcome.said or error.get("message")
         self._show()
         return outcome
 

@@ -56,7 +56,7 @@ class Outputs:
         countdown_ms: int | None,
         warning: bool,
         device_fault: Message | str | None = None,
-        refusal: str | None = None,
+        refusal: Message | str | None = None,
         expired: tuple[int, str] | None = None,
         alerts: Sequence[Message | str] = (),
         puck_seats: Collection[int] = (),

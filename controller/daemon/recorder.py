@@ -39,6 +39,7 @@ from controller.rules import BadEvent, Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand
 from controller.rules.keypad import supervisor_in
+from controller.rules.text import Message, refusal_message
 
 MEMORY_FAULT = "memory_fault"
 MEMORY_FAULT_MESSAGE = "MEMORY FAULT: CALL TECHNICIAN"
@@ -72,6 +73,7 @@ class Outcome:
     error: dict[str, str] | None = None
     effects: list[Effect] = field(default_factory=list)
     parsed: Event | None = None
+    said: Message | None = None  # a refusal's catalogue message, shown in any language
 
     def line(self) -> dict[str, Any]:
         """The replay contract's output line (without ``state``)."""
@@ -197,7 +199,7 @@ class Recorder:
             with contextlib.suppress(Refusal):
                 event = parse_event(obj)
         self.table.refused(event, refusal.message)
-        return Outcome(seq, False, obj, error)
+        return Outcome(seq, False, obj, error, said=refusal_message(refusal))
 
     def _invalid(self, text: str, message: str) -> Outcome:
         row = {"type": INVALID_TYPE, "raw": text}

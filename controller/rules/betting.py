@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.rules.errors import Refusal
 from controller.rules.pots import clockwise_from
 from controller.rules.settings import GameSettings
 from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
+from controller.rules.text import Phrase, phrase, refuse
 
 # What an action changes (and an undo puts back): these fields of the seat and of the
 # hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
@@ -37,7 +37,7 @@ class Legal:
     call: int
     min_raise_to: int | None
     max_raise_to: int | None
-    no_raise_reason: str | None = None
+    no_raise_reason: Phrase | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -121,36 +121,36 @@ def pot_total(hand: Hand, seats: Mapping[int, Seat]) -> int:
 
 def _no_raise_reason(
     hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettings, chips: int
-) -> str | None:
+) -> Phrase | None:
     s = seats[seat]
     owed = hand.current_bet - s.bet
     if chips <= owed:
-        return "CALLING TAKES ALL ITS CHIPS"
+        return phrase("reason.all_chips")
     if not any(
         t != seat and seats[t].can_act and seats[t].stack + seats[t].bet > hand.current_bet
         for t in hand.dealt
     ):
-        return "NO ONE LEFT TO ANSWER A RAISE"
+        return phrase("reason.no_answer")
     if s.acted:
         if game.structure == "fixed_limit":
             reopened = s.acted_at < hand.raise_level
         else:
             reopened = hand.current_bet - s.acted_at >= hand.min_increment
         if not reopened:
-            return "BETTING NOT REOPENED"
+            return phrase("reason.not_reopened")
     if s.checked and not game.check_raise and hand.current_bet > 0:
-        return "NO CHECK-RAISE AT THIS TABLE"
+        return phrase("reason.no_check_raise")
     if game.structure == "fixed_limit":
         if hand.capped or (
             hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3
         ):
-            return "BETTING IS CAPPED"
+            return phrase("reason.capped")
     elif (
         game.max_raises_big_bet is not None
         and hand.current_bet > 0
         and hand.raises >= game.max_raises_big_bet
     ):
-        return "RAISES ARE CAPPED"
+        return phrase("reason.raises_capped")
     return None
 
 
@@ -189,7 +189,7 @@ def check_action(
     call = min(max(hand.current_bet - s.bet, 0), chips)  # as legal_for has it
     if action == "check":
         if hand.current_bet > s.bet:
-            raise Refusal("cannot_check", f"CANNOT CHECK: CALL {call} OR FOLD")
+            raise refuse("cannot_check", "refuse.cannot_check", call=call)
         return "check", s.bet
     if action == "call":
         return ("check", s.bet) if call == 0 else ("call", s.bet + call)
@@ -198,28 +198,27 @@ def check_action(
     all_in_to = s.bet + chips
     if action == "all_in":
         if chips == 0:
-            raise Refusal("bad_action", f"SEAT {seat} HAS NO CHIPS TO PUT IN")
+            raise refuse("bad_action", "refuse.no_chips_to_put_in", seat=seat)
         if all_in_to <= hand.current_bet:
             return "call", all_in_to
         to = all_in_to
     if to is None:
-        raise Refusal("bad_amount", f"{action.upper()} NEEDS AN AMOUNT: THE TOTAL BET")
+        raise refuse("bad_amount", "refuse.needs_amount", action=phrase(f"word.{action}"))
     if legal.min_raise_to is None or legal.max_raise_to is None:
-        only = "CHECK OR FOLD" if legal.check else "CALL OR FOLD"
-        raise Refusal(
-            "raise_not_allowed", f"SEAT {seat} MAY ONLY {only}: {legal.no_raise_reason}"
-        )
+        only = phrase("word.check_or_fold" if legal.check else "word.call_or_fold")
+        raise refuse("raise_not_allowed", "refuse.may_only", seat=seat, only=only,
+                     reason=legal.no_raise_reason)
     if to % game.smallest_chip:
-        raise Refusal("bad_amount", f"AMOUNTS IN UNITS OF {game.smallest_chip}")
+        raise refuse("bad_amount", "refuse.amount_units", amount=game.smallest_chip)
     if to <= hand.current_bet:
-        raise Refusal("bad_amount", f"RAISE MUST BE MORE THAN {hand.current_bet}")
+        raise refuse("bad_amount", "refuse.more_than", amount=hand.current_bet)
     if to > all_in_to:
-        raise Refusal("bad_amount", f"SEAT {seat} HAS ONLY {all_in_to} IN ALL")
-    verb = "RAISE TO" if hand.current_bet else "BET"
+        raise refuse("bad_amount", "refuse.only_in_all", seat=seat, amount=all_in_to)
+    verb = phrase("word.raise_to" if hand.current_bet else "word.bet")
     if to > legal.max_raise_to:
-        raise Refusal("bad_amount", f"MAX {verb} {legal.max_raise_to}")
+        raise refuse("bad_amount", "refuse.max", verb=verb, amount=legal.max_raise_to)
     if to < legal.min_raise_to and to != all_in_to:
-        raise Refusal("bad_amount", f"MIN {verb} {legal.min_raise_to}")
+        raise refuse("bad_amount", "refuse.min", verb=verb, amount=legal.min_raise_to)
     return ("raise" if hand.current_bet else "bet"), to
 
 

@@ -45,9 +45,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from controller.rules.betting import playable
-from controller.rules.errors import Refusal
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
+from controller.rules.text import refuse
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class Planner:
     def plan(self) -> HandPlan:
         present = [s for s in sorted(self.seats) if self.present(s)]
         if len(present) < 2:
-            raise Refusal("not_enough_players", "NEED TWO PLAYERS WITH CHIPS TO DEAL")
+            raise refuse("not_enough_players", "refuse.two_players")
         redeal = self.redeal()
         if redeal is not None:
             return redeal
@@ -193,7 +193,7 @@ class Planner:
             return present[-1]
         if choice == "puck":
             if self.state.puck is None:
-                raise Refusal("puck_missing", "PLACE THE BUTTON PUCK TO START THE GAME")
+                raise refuse("puck_missing", "refuse.puck_missing")
             start = self.state.puck
         else:
             start = int(choice)

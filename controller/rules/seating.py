@@ -11,46 +11,47 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.rules import effects
-from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.positions import hands_until_big_blind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
+from controller.rules.text import refuse
 
 
 def seat_in_range(settings: RuleSettings, seat: int) -> None:
     if not 1 <= seat <= settings.seats:
-        raise Refusal("bad_seat", f"NO SEAT {seat}: SEATS ARE 1-{settings.seats}")
+        raise refuse("bad_seat", "refuse.no_seat", seat=seat, last=settings.seats)
 
 
 def occupied(state: TableState, settings: RuleSettings, seat: int) -> Seat:
     seat_in_range(settings, seat)
     s = state.seats.get(seat)
     if s is None or s.pending_leave:
-        raise Refusal("empty_seat", f"SEAT {seat} IS EMPTY")
+        raise refuse("empty_seat", "refuse.empty_seat", seat=seat)
     return s
 
 
 def check_amount(settings: RuleSettings, amount: int) -> None:
     chip = settings.game.smallest_chip
     if amount % chip:
-        raise Refusal("bad_amount", f"CHIPS IN UNITS OF {chip}")
+        raise refuse("bad_amount", "refuse.chip_units", amount=chip)
 
 
 def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
     seat_in_range(settings, event.seat)
     if event.seat in state.seats:
-        raise Refusal("seat_taken", f"SEAT {event.seat} IS TAKEN")
+        raise refuse("seat_taken", "refuse.seat_taken", seat=event.seat)
     for number, s in state.seats.items():
         if s.player == event.player and not s.pending_leave:
-            raise Refusal("already_seated", f"{event.player} IS ALREADY IN SEAT {number}")
+            raise refuse("already_seated", "refuse.already_seated", player=event.player,
+                         seat=number)
     check_amount(settings, event.chips)
     game = settings.game
     if game.min_buy_in is not None and event.chips < game.min_buy_in:
-        raise Refusal("bad_amount", f"MIN BUY-IN {game.min_buy_in}")
+        raise refuse("bad_amount", "refuse.min_buy_in", amount=game.min_buy_in)
     if game.max_buy_in is not None and event.chips > game.max_buy_in:
-        raise Refusal("bad_amount", f"MAX BUY-IN {game.max_buy_in}")
+        raise refuse("bad_amount", "refuse.max_buy_in", amount=game.max_buy_in)
 
 
 def do_sit(state: TableState, settings: RuleSettings, event: Sit) -> list[effects.Effect]:
@@ -89,7 +90,7 @@ def stop_play_if_alone(state: TableState) -> None:
 def check_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> None:
     s = occupied(state, settings, event.seat)
     if s.away or s.pending_sit_out:
-        raise Refusal("already_out", f"SEAT {event.seat} IS ALREADY SITTING OUT")
+        raise refuse("already_out", "refuse.already_out", seat=event.seat)
 
 
 def do_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> list[effects.Effect]:
@@ -110,12 +111,12 @@ def sit_in_entry(settings: RuleSettings, entry: str | None) -> str:
 def check_sit_in(state: TableState, settings: RuleSettings, event: SitIn) -> None:
     s = occupied(state, settings, event.seat)
     if not s.away and not s.pending_sit_out:
-        raise Refusal("not_out", f"SEAT {event.seat} IS NOT SITTING OUT")
+        raise refuse("not_out", "refuse.not_out", seat=event.seat)
     if s.stack + s.pending_chips < settings.game.smallest_chip:
-        raise Refusal("no_chips", f"SEAT {event.seat} NEEDS CHIPS TO PLAY")
+        raise refuse("no_chips", "refuse.needs_chips", seat=event.seat)
     entry = sit_in_entry(settings, event.entry)
     if entry == "wait" and s.owes and settings.game.missed_blind_return == "post_only":
-        raise Refusal("must_post", f"SEAT {event.seat} MUST POST MISSED BLINDS TO PLAY")
+        raise refuse("must_post", "refuse.must_post", seat=event.seat)
 
 
 def do_sit_in(state: TableState, settings: RuleSettings, event: SitIn) -> list[effects.Effect]:
@@ -133,16 +134,13 @@ def check_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> No
     if event.to_seat in state.seats or any(
         o.pending_move == event.to_seat for o in state.seats.values()
     ):
-        raise Refusal("seat_taken", f"SEAT {event.to_seat} IS TAKEN")
+        raise refuse("seat_taken", "refuse.seat_taken", seat=event.to_seat)
     if s.pending_move is not None:
-        raise Refusal("already_moving", f"SEAT {event.from_seat} IS ALREADY MOVING")
+        raise refuse("already_moving", "refuse.already_moving", seat=event.from_seat)
     if event.entry == "post" and not settings.game.seat_change_post:
         wait = move_wait(state, settings, event.from_seat, event.to_seat)
         if wait:  # B14, lowball (000 s.11 r.7): no post to skip the wait
-            raise Refusal(
-                "must_wait",
-                f"SEAT {event.to_seat} MUST WAIT {wait} HAND(S): NO POST AFTER A SEAT CHANGE",
-            )
+            raise refuse("must_wait", "refuse.move_must_wait", seat=event.to_seat, count=wait)
 
 
 def do_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> list[effects.Effect]:
@@ -201,21 +199,21 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None
     game = settings.game
     have = s.stack + s.pending_chips
     if have + event.amount > MAX_AMOUNT:
-        raise Refusal("bad_amount", f"STACK LIMIT {MAX_AMOUNT}: SEAT {event.seat} MAY ADD "
-                      f"{max(MAX_AMOUNT - have, 0)}")
+        raise refuse("bad_amount", "refuse.stack_limit", amount=MAX_AMOUNT, seat=event.seat,
+                     value=max(MAX_AMOUNT - have, 0))
     cap = game.max_buy_in
     if cap is not None and have + event.amount > cap:
-        raise Refusal("bad_amount", f"MAX BUY-IN {cap}: SEAT {event.seat} MAY ADD "
-                      f"{max(cap - have, 0)}")
+        raise refuse("bad_amount", "refuse.max_buy_in_add", amount=cap, seat=event.seat,
+                     value=max(cap - have, 0))
     floor = game.min_buy_in
     if floor is not None and have + event.amount < floor:
-        raise Refusal("bad_amount", f"MIN BUY-IN {floor}: SEAT {event.seat} MUST ADD "
-                      f"AT LEAST {floor - have}")
+        raise refuse("bad_amount", "refuse.min_buy_in_add", amount=floor, seat=event.seat,
+                     value=floor - have)
     if s.in_hand or not busted(settings, s):
         return
     entry = sit_in_entry(settings, event.entry)
     if entry == "wait" and s.owes and game.missed_blind_return == "post_only":
-        raise Refusal("must_post", f"SEAT {event.seat} MUST POST MISSED BLINDS TO PLAY")
+        raise refuse("must_post", "refuse.must_post", seat=event.seat)
 
 
 def do_chips(state: TableState, settings: RuleSettings, event: Chips) -> list[effects.Effect]:

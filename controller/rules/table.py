@@ -53,9 +53,11 @@ from controller.rules.events import (
     TrayFill,
     Undo,
 )
+from controller.rules.keypad.pages import pot_name
 from controller.rules.positions import HandPlan, plan_hand, plan_to_dict, ring
 from controller.rules.settings import RuleSettings
 from controller.rules.state import FIRST_ROUNDS, STREETS, Clock, Hand, TableState
+from controller.rules.text import phrase, refuse
 
 Effects = list[effects.Effect]
 
@@ -116,14 +118,14 @@ class Table:
         legal = betting.legal_for(h, self.state.seats, h.to_act, self.settings.game)
         if legal.min_raise_to is not None and out_of_turn.held_to_check(h, h.to_act):
             legal = replace(legal, min_raise_to=None, max_raise_to=None,
-                            no_raise_reason="CHECKED OUT OF TURN")
+                            no_raise_reason=phrase("reason.held_to_check"))
         return legal
 
     # -- hand flow ----------------------------------------------------------------
 
     def _check_start(self, event: StartHand) -> None:
         if self.state.phase != "idle":
-            raise Refusal("hand_in_progress", f"HAND {self.state.hand_number} IS STILL IN PLAY")
+            raise refuse("hand_in_progress", "refuse.hand_in_play", hand=self.state.hand_number)
         self._plan = plan_hand(self.state, self.settings)
         if self.start_guard is not None:
             self.start_guard(self.state, self._plan)
@@ -142,7 +144,7 @@ class Table:
     def _in_betting(self) -> Hand:
         h = self.state.hand
         if h is None or self.state.phase not in STREETS or h.to_act is None:
-            raise Refusal("no_action", "NO ONE IS TO ACT")
+            raise refuse("no_action", "refuse.no_one_to_act")
         return h
 
     def _check_act(self, event: Act) -> None:
@@ -153,7 +155,7 @@ class Table:
             if self.settings.game.out_of_turn == "record":  # R10
                 out_of_turn.check_record(self.state, self.settings, event)
                 return
-            raise Refusal("not_your_turn", f"SEAT {event.seat} IS NOT TO ACT: SEAT {h.to_act} IS")
+            raise refuse("not_your_turn", "refuse.not_your_turn", seat=event.seat, to_act=h.to_act)
         kind, total = betting.check_action(h, self.state.seats, event.seat, event.action,
                                            event.to, self.settings.game)
         out_of_turn.check_held(h, event.seat, kind)
@@ -187,7 +189,7 @@ class Table:
         h = self._in_betting()
         seating.seat_in_range(self.settings, event.seat)
         if event.seat not in self.state.seats:
-            raise Refusal("not_your_turn", f"SEAT {event.seat} IS NOT TO ACT: SEAT {h.to_act} IS")
+            raise refuse("not_your_turn", "refuse.not_your_turn", seat=event.seat, to_act=h.to_act)
         act, _ = pushed.read(h, self.state.seats, event, self.settings.game)
         self._check_act(act)
 
@@ -237,24 +239,24 @@ class Table:
         self._found = None
         h = self.state.hand
         if h is None or self.state.phase != "showdown":
-            raise Refusal("not_showdown", "NO SHOWDOWN TO AWARD")
+            raise refuse("not_showdown", "refuse.not_showdown")
         if not event.ranking:
-            raise Refusal("bad_ranking", "RANKING IS EMPTY: LIST THE HANDS SHOWN, BEST FIRST")
+            raise refuse("bad_ranking", "refuse.ranking_empty")
         seen: set[int] = set()
         for group in event.ranking:
             for seat in group:
                 if seat in seen:
-                    raise Refusal("bad_ranking", f"SEAT {seat} IS RANKED TWICE")
+                    raise refuse("bad_ranking", "refuse.ranked_twice", seat=seat)
                 seen.add(seat)
                 s = self.state.seats.get(seat)
                 if seat not in h.dealt or s is None or not s.live:
-                    raise Refusal("bad_ranking", f"SEAT {seat} IS NOT IN THE HAND")
+                    raise refuse("bad_ranking", "refuse.not_in_hand", seat=seat)
         pots = hand.current_pots(self.state)
         for index, pot in enumerate(pots):
             if not hand.winners_of(pot, [list(g) for g in event.ranking]):
-                name = "MAIN POT" if index == 0 else f"SIDE POT {index}"
                 seats = " ".join(str(s) for s in pot.eligible)
-                raise Refusal("bad_ranking", f"{name} HAS NO RANKED SEAT: RANK ONE OF {seats}")
+                raise refuse("bad_ranking", "refuse.pot_unranked", name=pot_name(index),
+                             seats=seats)
         self._found = (event, pots)
 
     def _award(self, event: Award) -> Effects:
@@ -264,7 +266,7 @@ class Table:
 
     def _check_misdeal(self, event: Misdeal) -> None:
         if self.state.hand is None or self.state.before_hand is None:
-            raise Refusal("no_hand", "NO HAND IN PROGRESS TO VOID")
+            raise refuse("no_hand", "refuse.no_hand_to_void")
 
     def _misdeal(self, event: Misdeal) -> Effects:
         """Every chip of the hand back where it was; the next hand deals the voided
@@ -313,7 +315,7 @@ class Table:
 
     def _check_undo(self, event: Undo) -> None:
         if self.state.undo is None or self.state.hand is None:
-            raise Refusal("nothing_to_undo", "NO ACTION TO TAKE BACK")
+            raise refuse("nothing_to_undo", "refuse.nothing_to_undo")
 
     def _undo_last(self, event: Undo) -> Effects:
         """R12: take back the last action while no later action exists."""
@@ -365,16 +367,16 @@ class Table:
         game = self.settings.game
         h = self.state.hand
         if not game.straddle or (game.structure == "fixed_limit" and not game.straddle_in_limit):
-            raise Refusal("no_straddle", "NO STRADDLE AT THIS TABLE")
+            raise refuse("no_straddle", "refuse.no_straddle")
         if h is None or h.street not in FIRST_ROUNDS or h.log or h.straddle is not None:
-            raise Refusal("no_straddle", "STRADDLE ONLY BEFORE ANY ACTION")
+            raise refuse("no_straddle", "refuse.straddle_first")
         if self.state.positions.heads_up:
-            raise Refusal("no_straddle", "NO STRADDLE HEADS-UP")
+            raise refuse("no_straddle", "refuse.no_straddle_heads_up")
         if event.seat != h.to_act:
-            raise Refusal("no_straddle", f"ONLY SEAT {h.to_act} (LEFT OF THE BIG BLIND) MAY STRADDLE")
+            raise refuse("no_straddle", "refuse.straddle_seat", seat=h.to_act)
         s = self.state.seats[event.seat]
         if s.bet + betting.playable(s.stack, game.smallest_chip) < 2 * game.big_blind:
-            raise Refusal("no_straddle", f"STRADDLE NEEDS {2 * game.big_blind}")
+            raise refuse("no_straddle", "refuse.straddle_needs", amount=2 * game.big_blind)
 
     def _straddle(self, event: Straddle) -> Effects:
         game = self.settings.game
@@ -397,13 +399,13 @@ class Table:
 
     def _check_time_fee(self, event: TimeFee) -> None:
         if self.settings.fees.mode != "time":
-            raise Refusal("no_time_fee", "THIS TABLE DOES NOT CHARGE TIME")
+            raise refuse("no_time_fee", "refuse.no_time_fee")
         s = seating.occupied(self.state, self.settings, event.seat)
         if s.in_hand:
-            raise Refusal("in_hand", f"COLLECT TIME FROM SEAT {event.seat} BETWEEN HANDS")
+            raise refuse("in_hand", "refuse.time_between_hands", seat=event.seat)
         seating.check_amount(self.settings, event.amount)
         if event.amount > s.stack:
-            raise Refusal("bad_amount", f"SEAT {event.seat} HAS ONLY {s.stack}")
+            raise refuse("bad_amount", "refuse.seat_has_only", seat=event.seat, amount=s.stack)
 
     def _time_fee(self, event: TimeFee) -> Effects:
         self.state.seats[event.seat].stack -= event.amount
@@ -413,14 +415,14 @@ class Table:
     def _check_dealt_in_error(self, event: DealtInError) -> None:
         h = self.state.hand
         if h is None or self.state.phase not in STREETS:
-            raise Refusal("no_hand", "NO HAND IN PROGRESS")
+            raise refuse("no_hand", "refuse.no_hand")
         s = seating.occupied(self.state, self.settings, event.seat)
         if s.in_hand:
-            raise Refusal("bad_correction", f"SEAT {event.seat} IS DEALT IN ALREADY")
+            raise refuse("bad_correction", "refuse.dealt_in_already", seat=event.seat)
         if event.ruling == "keep" and (h.street not in FIRST_ROUNDS or s.away):
-            raise Refusal("bad_correction", "KEEP ONLY IN THE FIRST BETTING ROUND, FOR A PLAYER PRESENT")
+            raise refuse("bad_correction", "refuse.keep_preflop")
         if event.ruling == "keep" and betting.playable(s.stack, self.settings.game.smallest_chip) == 0:
-            raise Refusal("bad_correction", f"SEAT {event.seat} HAS NO CHIPS TO PLAY")
+            raise refuse("bad_correction", "refuse.no_chips_to_play", seat=event.seat)
 
     def _dealt_in_error(self, event: DealtInError) -> Effects:
         """B11: kill the seat's hand, or keep it and carry the debt to the next hand."""
@@ -443,7 +445,7 @@ class Table:
     def _check_call_clock(self, event: CallClock) -> None:
         self._in_betting()
         if self.state.clock is not None:
-            raise Refusal("clock_running", f"CLOCK ALREADY RUNNING ON SEAT {self.state.clock.seat}")
+            raise refuse("clock_running", "refuse.clock_running", seat=self.state.clock.seat)
 
     def _call_clock(self, event: CallClock) -> Effects:
         h = self.state.hand
@@ -493,7 +495,7 @@ class Table:
     def _check_tray_move(self, event: TrayFill | TrayCredit) -> None:
         chip = self.settings.game.smallest_chip
         if event.amount % chip or any(value % chip for value, _ in event.counts):
-            raise Refusal("bad_amount", f"TRAY CHIPS IN UNITS OF {chip}")
+            raise refuse("bad_amount", "refuse.tray_units", amount=chip)
 
     def _tray_move(self, event: TrayFill | TrayCredit) -> Effects:
         return tray_ledger.record_move(self.state, event)

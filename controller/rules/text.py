@@ -3,26 +3,27 @@
 A text is a *message*: a catalogue key and its arguments, ``("display.to_act",
 {"seat": 7})``. ``render`` turns it into words in one language; ``display.language``
 (``en`` | ``es``) picks the language in the daemon. The rules core speaks English in
-its replay output (``Refusal.message``, the state's ``display``), and a message can
-always be recovered from that English text with ``parse``: refusals raised by modules
-that do not name their key are still shown in Spanish, by matching the English
-templates below.
+its replay output (``Refusal.message``, the state's ``display``); every such text is
+made from its message here, never written out where it is used, so each text has one
+source.
+
+A refusal (``refuse``) is an error code and a message: its English ``message`` and its
+words in any language are both rendered from the message. A message inside another
+(``MIN {verb} 40`` with ``RAISE TO``, a pot's name, a betting round's) is a ``Phrase``:
+its English words, as the replay output and JSON carry them, that keep their message,
+so the outer message renders them in its own language.
 
 Rules for the catalogues (checked by ``tests/test_text.py``):
 
 - both catalogues have the same keys, and each key the same placeholders;
 - printable ASCII only, upper case: the dealer display shows 40 ASCII characters a
-  line (``drivers.display``), so Spanish is written without accents or tildes;
-- numbers are placeholders named in ``NUMBERS``; a placeholder named in ``NESTED``
-  holds another English message (``reason``, ``verb`` ...), translated in turn.
+  line (``drivers.display``), so Spanish is written without accents or tildes.
 """
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 from controller.rules.errors import Refusal
@@ -31,15 +32,6 @@ Message = tuple[str, dict[str, Any]]
 
 LANGUAGES = ("en", "es")
 
-#: Placeholders that hold numbers (parsed back as digits).
-NUMBERS = frozenset({
-    "seat", "to_act", "amount", "count", "value", "seconds", "hand", "tries", "index",
-    "last", "call", "expected", "counted", "difference", "chips", "seat_from", "seat_to",
-    "page", "pages",
-})
-#: Placeholders that hold another message, in English, translated in turn.
-NESTED = frozenset({"verb", "reason", "only", "name", "action", "choice", "round",
-                    "situation"})
 #: Draw games: the betting rounds' names on the dealer display (flop games show none:
 #: the board tells the dealer where the hand is).
 ROUND_WORDS = {"predraw": "word.round_predraw", "draw1": "word.round_draw1",
@@ -483,10 +475,10 @@ ES: dict[str, str] = {
 CATALOGUES: Mapping[str, Mapping[str, str]] = {"en": EN, "es": ES}
 
 
-def round_word(phase: str) -> str | None:
-    """The English name of a draw game's betting round (``DRAW 1``), else None."""
+def round_word(phase: str) -> Phrase | None:
+    """The name of a draw game's betting round (``DRAW 1``), else None."""
     key = ROUND_WORDS.get(phase)
-    return EN[key] if key is not None else None
+    return phrase(key) if key is not None else None
 
 
 def placeholders(template: str) -> set[str]:
@@ -505,69 +497,71 @@ def render(message: Message, language: str = "en") -> str:
     catalogue = CATALOGUES.get(language, EN)
     template = catalogue.get(key) or EN[key]
     values = {
-        name: (localize(str(value), language) if name in NESTED else value)
+        name: (render(value.message, language) if isinstance(value, Phrase) else value)
         for name, value in args.items()
     }
     return template.format(**values)
 
 
+class Phrase(str):
+    """A message used inside another message: the English words (what the replay
+    output, the journal and JSON hold), keeping the message they were rendered from so
+    that ``render`` shows them in the outer message's language."""
+
+    message: Message
+
+    def __new__(cls, message: Message) -> Phrase:
+        self = super().__new__(cls, render(message))
+        self.message = message
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies and pickles keep the message
+        return Phrase, (self.message,)
+
+
+def phrase(key: str, /, **args: Any) -> Phrase:
+    """The message ``key`` as an argument of another message."""
+    return Phrase(msg(key, **args))
+
+
 def refuse(code: str, key: str, /, **args: Any) -> Refusal:
-    """A refusal whose English message comes from the catalogue (raise it)."""
+    """A refusal (raise it): the replay contract's ``code``, and the catalogue message
+    its English ``message`` and its words in every language are made from."""
     message = msg(key, **args)
     return Refusal(code, render(message), key=key, key_args=args)
 
 
-@cache
-def _pattern(template: str) -> re.Pattern[str]:
-    parts = []
-    for literal, name, _, _ in string.Formatter().parse(template):
-        parts.append(re.escape(literal))
-        if name:
-            parts.append(rf"(?P<{name}>-?\d+)" if name in NUMBERS else rf"(?P<{name}>.*?)")
-    return re.compile("".join(parts) + r"\Z")
-
-
-@cache
-def _by_specificity() -> tuple[str, ...]:
-    """Keys, the most literal text first, so that the narrowest template wins."""
-    def literal_size(key: str) -> int:
-        return sum(len(lit) for lit, _, _, _ in string.Formatter().parse(EN[key]))
-    return tuple(sorted(EN, key=lambda k: (-literal_size(k), k)))
-
-
-def parse(english: str) -> Message | None:
-    """The message whose English rendering is ``english``, or None."""
-    for key in _by_specificity():
-        match = _pattern(EN[key]).match(english)
-        if match:
-            args: dict[str, Any] = {
-                name: (int(value) if name in NUMBERS else value)
-                for name, value in match.groupdict().items()
-            }
-            return key, args
-    return None
-
-
-def localize(english: str, language: str) -> str:
-    """``english`` in ``language``: itself when it is not a catalogue message."""
-    if language == "en" or not english:
-        return english
-    message = parse(english)
-    return render(message, language) if message is not None else english
+def refusal_message(refusal: Refusal) -> Message | None:
+    """The catalogue message of a refusal of the rules; None for a malformed event
+    (``BadEvent``), whose message quotes the line and is shown as it is."""
+    return (refusal.key, refusal.key_args) if refusal.key is not None else None
 
 
 def refusal_text(refusal: Refusal, language: str) -> str:
     """A refusal's words in ``language``."""
-    if refusal.key is not None and refusal.key in EN:
-        return render((refusal.key, refusal.key_args), language)
-    return localize(refusal.message, language)
+    said = refusal_message(refusal)
+    return render(said, language) if said is not None else refusal.message
 
 
 def to_json(message: Message) -> list[Any]:
+    """A message as JSON: a ``Phrase`` argument stays a string, its English words
+    (the state view's ``display_text``)."""
     key, args = message
     return [key, dict(args)]
 
 
+def to_record(message: Message) -> list[Any]:
+    """A message to keep in the table's state (journal snapshots): a ``Phrase``
+    argument kept as its message, so that it is shown in any language after a restart."""
+    key, args = message
+    return [key, {name: ({"phrase": to_record(value.message)} if isinstance(value, Phrase)
+                         else value) for name, value in args.items()}]
+
+
 def from_json(data: Any) -> Message:
+    """A message from ``to_json`` or ``to_record``."""
     key, args = data
-    return str(key), dict(args)
+    return str(key), {
+        name: (Phrase(from_json(value["phrase"])) if isinstance(value, dict) else value)
+        for name, value in dict(args).items()
+    }

@@ -12,7 +12,7 @@ from controller.rules.errors import Refusal
 from controller.rules.keypad import pages
 from controller.rules.positions import plan_hand
 from controller.rules.table import Table
-from controller.rules.text import Message, msg, render, round_word, to_json
+from controller.rules.text import Message, Phrase, msg, render, round_word, to_json
 
 
 def seat_status(table: Table, number: int, next_dealt: set[int] | None) -> str:
@@ -130,7 +130,7 @@ def _next_lines(table: Table) -> list[Message]:
         all_in = legal.call >= playable(seat.stack, table.settings.game.smallest_chip)
         second = msg("display.call_all_in" if all_in else "display.call", amount=legal.call)
     if more:
-        second = msg("display.more_pots", situation=render(second))
+        second = msg("display.more_pots", situation=Phrase(second))
     word = round_word(state.phase)
     if word is not None:  # a draw game: name the round, nothing on the table shows it
         return [msg("display.round_to_act", round=word, seat=h.to_act), second]

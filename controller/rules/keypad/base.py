@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules import effects
 from controller.rules.events import Event, Key
-from controller.rules.text import EN, Message, refuse, to_json
+from controller.rules.text import Message, phrase, refuse, to_record
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
@@ -90,7 +90,7 @@ class Press:
         for name in [k for k, v in new.items() if v is None]:
             del new[name]
         if notice is not None:
-            new["notice"] = to_json(notice)
+            new["notice"] = to_record(notice)
         return Step(new, event, list(extra or []))
 
     # -- reading fields ------------------------------------------------------------------
@@ -120,7 +120,7 @@ class Press:
         if self.key == "ENTER" and default is not ...:
             return default
         raise refuse("bad_key", "keypad.choose_or_page" if paged else "keypad.choose",
-                     choice=EN[choice_key])
+                     choice=phrase(choice_key))
 
     def confirm(self) -> None:
         if self.key != "ENTER":

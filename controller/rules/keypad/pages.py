@@ -22,15 +22,15 @@ from controller.rules.hand import current_pots
 from controller.rules.keypad.base import Press, Step, context
 from controller.rules.pots import Pot
 from controller.rules.state import TableState
-from controller.rules.text import EN, Message, msg, render
+from controller.rules.text import Message, Phrase, msg, phrase
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
 
 
-def pot_name(index: int) -> str:
-    """A pot's name in English (``MAIN POT``, ``SIDE POT 2``), translated when shown."""
-    return EN["word.main_pot"] if index == 0 else render(msg("word.side_pot", index=index))
+def pot_name(index: int) -> Phrase:
+    """A pot's name (``MAIN POT``, ``SIDE POT 2``), inside another message."""
+    return phrase("word.main_pot") if index == 0 else phrase("word.side_pot", index=index)
 
 
 def seat_list(seats: list[int] | tuple[int, ...]) -> str:

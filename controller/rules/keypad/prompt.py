@@ -13,7 +13,7 @@ from controller.rules.keypad import supervisor
 from controller.rules.keypad.award import prompt_pot
 from controller.rules.keypad.base import live_entry
 from controller.rules.state import TableState
-from controller.rules.text import EN, Message, from_json, msg, render, round_word
+from controller.rules.text import Message, from_json, msg, phrase, render, round_word
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
@@ -118,7 +118,7 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
         if func == "undo":
             h = table.state.hand
             last = h.log[-1] if h is not None and h.log else {"seat": 0, "action": "check"}
-            word = EN[ACTION_WORDS.get(str(last["action"]), "word.check")]
+            word = phrase(ACTION_WORDS.get(str(last["action"]), "word.check"))
             return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
         return [msg("prompt.tray_ack"), CONFIRM]
     if str(step).startswith("xfer_"):
@@ -127,7 +127,7 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
         return [msg("prompt.b11_seat"), _typed(e)]
     if step == "b11_ruling":
         return [msg("prompt.b11_ruling", seat=e["seat"]), msg("prompt.cancel")]
-    action = EN["word.fill"] if e["func"] == "fill" else EN["word.credit"]
+    action = phrase("word.fill" if e["func"] == "fill" else "word.credit")
     if step == "value":
         total = sum(int(v) * int(c) for v, c in e["counts"])
         second = _typed(e) if e["digits"] else msg("prompt.fill_total", amount=total)

@@ -16,7 +16,7 @@ from typing import Any
 from controller.rules import pushed
 from controller.rules.events import Push
 from controller.rules.keypad.base import Press, Step, context, seat_to_act
-from controller.rules.text import EN, msg, refuse
+from controller.rules.text import msg, phrase, refuse
 
 WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
          "bet": "word.bet", "raise": "word.raise", "all_in": "word.all_in"}
@@ -50,7 +50,7 @@ def push(p: Press, entry: dict[str, Any]) -> Step:
     act, rule = pushed.read(h, p.table.state.seats, event, p.table.settings.game)
     notice = None
     if rule is not None:
-        word = EN[WORDS[act.action]]
+        word = phrase(WORDS[act.action])
         notice = (msg("notice.pushed", action=word, rule=rule) if act.to is None
                   else msg("notice.pushed_to", action=word, amount=act.to, rule=rule))
     return p.done(event, notice=notice)
