@@ -10,8 +10,8 @@ from controller.lights import (
     dealer_lines,
     seat_patterns,
 )
-from controller.rules import state_view
-from controller.rules.text import msg
+from controller.rules import Refusal, parse_event, state_view
+from controller.rules.text import msg, phrase, refusal_message, render
 from tests.keypad_tables import THREE, keys, table
 
 
@@ -69,12 +69,23 @@ def test_dealer_lines() -> None:
     view = state_view(t)
     assert dealer_lines(view) == ("SEAT 8 TO ACT", "CALL 10")
     assert dealer_lines(view, language="es") == ("HABLA EL ASIENTO 8", "IGUALA 10")
-    assert dealer_lines(view, refusal="MIN RAISE TO 20") == ("SEAT 8 TO ACT", "NO: MIN RAISE TO 20")
-    assert dealer_lines(view, language="es", refusal="MIN RAISE TO 20") == (
+    with pytest.raises(Refusal) as refused:  # the refusal as the core raises it
+        t.check(parse_event({"type": "act", "seat": 8, "action": "raise", "to": 15}))
+    said = refusal_message(refused.value)
+    assert said is not None and refused.value.message == "MIN RAISE TO 20"
+    assert dealer_lines(view, refusal=said) == ("SEAT 8 TO ACT", "NO: MIN RAISE TO 20")
+    assert dealer_lines(view, language="es", refusal=said) == (
         "HABLA EL ASIENTO 8", "NO: MINIMO SUBIR A 20")
-    long = "SEAT 4 MAY ONLY CALL OR FOLD: NO ONE LEFT TO ANSWER A RAISE"
+    # a malformed line's English is shown as it is, in every language
+    assert dealer_lines(view, language="es", refusal="MISSING FIELD 'seat'") == (
+        "HABLA EL ASIENTO 8", "NO: MISSING FIELD 'seat'")
+    long = msg("refuse.may_only", seat=4, only=phrase("word.call_or_fold"),
+               reason=phrase("reason.no_answer"))
     top, bottom = dealer_lines(view, refusal=long)
-    assert (top + " " + bottom) == "NO: " + long and len(top) <= 40 and len(bottom) <= 40
+    assert (top + " " + bottom) == "NO: " + render(long) and len(top) <= 40 and len(bottom) <= 40
+    top, bottom = dealer_lines(view, language="es", refusal=long)
+    assert top + " " + bottom == ("NO: EL ASIENTO 4 SOLO PUEDE IGUALAR O NO IR: "
+                                  "NADIE PUEDE RESPONDER A UNA SUBIDA")
     assert dealer_lines(view, fault="JOURNAL CHECK FAILED")[0] == "FAULT: JOURNAL CHECK FAILED"
     assert dealer_lines(view, expired=(8, "fold")) == ("TIME: SEAT 8 FOLD", "SEAT 8 TO ACT")
     # an alert during the betting keeps who is to act and the call on the first line
