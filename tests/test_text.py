@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.rules import BadEvent, Refusal, parse_event
-from controller.rules import text
+from controller.rules import BadEvent, Refusal, parse_event, text
 from controller.rules.text import phrase
 from tests.keypad_tables import THREE, keys, table
 
