@@ -14,8 +14,10 @@ from typing import Any
 class Refusal(Exception):
     """An event the rules do not allow in the table's current state.
 
-    ``key`` and ``key_args`` (optional) name the message in ``controller.rules.text`` so a
-    display can show it in the table's language; ``message`` stays English.
+    Raise ``controller.rules.text.refuse(code, key, ...)``: ``key`` and ``key_args`` name
+    the catalogue message, ``message`` is its English rendering (never written out at
+    the refusal), and a display shows the same message in the table's language. Only
+    ``BadEvent`` has no key: its message quotes the malformed line.
     """
 
     def __init__(
