@@ -48,7 +48,7 @@ def durable_replay(
         _say(f"tablectl replay: {unusable}")
         return EXIT_JOURNAL
     try:
-        journal = Journal.open(state_dir, settings.config_text)
+        journal = Journal.open(state_dir, settings.config_text, table_id=settings.rules.table_id)
     except (OSError, ValueError) as error:  # the folder went bad since the check
         _say(f"tablectl replay: the state directory {state_dir} cannot be used: "
              f"{getattr(error, 'strerror', None) or error}")
@@ -80,7 +80,7 @@ def durable_replay(
             folded.table,
             snapshot_every=settings.journal.snapshot_every,
             last_snapshot_seq=snapshot[0] if snapshot else 0,
-            outbox=_floor_feed(settings),
+            outbox=_floor_feed(settings, journal),
         )
         for text in event_lines(lines):
             outcome = recorder.record_text(text)
@@ -97,14 +97,14 @@ def durable_replay(
     return 0
 
 
-def _floor_feed(settings: Settings) -> Any:
+def _floor_feed(settings: Settings, journal: Journal) -> Any:
     """With a `floor:` section, the lines replayed into the table's journal get their
     floor messages like the daemon's inputs: the daemon's publisher sends them."""
     if settings.floor is None:
         return None
     from controller.floor.feed import feed_for
 
-    return feed_for(settings)
+    return feed_for(settings, chain_head=journal.chain_head)
 
 
 def config_mismatch_message(state_dir: str, settings: Settings, mismatch: ConfigMismatch) -> str:

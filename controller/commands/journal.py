@@ -23,6 +23,7 @@ from typing import Any
 
 from controller.daemon.timekeeping import WallDating
 from controller.journal import Journal, JournalError
+from controller.journal.anchors import HeadsReport, check_heads, heads_from_lines
 
 HELP = "check, salvage or list the journal's system log (verify | salvage | log)"
 
@@ -32,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify = sub.add_parser("verify", help="run the integrity check (read-only)")
     verify.add_argument("--state-dir", required=True, help="the journal's folder")
     verify.add_argument("--json", action="store_true", help="print the result as JSON")
+    verify.add_argument("--heads", metavar="FILE",
+                        help="also check the journal against the chain heads the floor "
+                             "received: hand_end messages (JSON lines) or bare heads")
     salvage = sub.add_parser("salvage", help="after a memory fault: keep the valid prefix, "
                                              "move the damaged files aside (stop the service first)")
     salvage.add_argument("--state-dir", required=True, help="the journal's folder")
@@ -59,10 +63,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    heads_report = None
     with Journal.open_readonly(args.state_dir) as journal:
         result = journal.verify(log=False)
+        if args.heads:
+            heads_report = _check_heads(journal, args.heads)
+            if heads_report is None:
+                return 2
     if args.json:
-        print(json.dumps(result.summary()))
+        summary = result.summary()
+        if heads_report is not None:
+            summary["heads"] = {"matched": heads_report.matched,
+                                "mismatched": heads_report.mismatched,
+                                "unchecked": heads_report.unchecked,
+                                "ignored": heads_report.ignored}
+        print(json.dumps(summary))
     else:
         print(f"{args.state_dir}: {'OK' if result.ok else 'FAILED'}: last seq {result.last_seq}, "
               f"{result.events_checked} event(s) checked from seq {result.checked_from_seq}, "
@@ -71,17 +86,52 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"warning: {warning}")
         for problem in result.problems:
             print(f"{problem.code}: {problem.message}")
-    return 0 if result.ok else 3
+        if heads_report is not None:
+            print(f"heads: {heads_report.matched} match, {len(heads_report.mismatched)} "
+                  f"DIFFER, {len(heads_report.unchecked)} not checkable, "
+                  f"{heads_report.ignored} line(s) without a head")
+            for head, why in heads_report.mismatched[:20]:
+                print(f"DIFFERS {head}: {why}")
+            for head, why in heads_report.unchecked[:5]:
+                print(f"not checkable {head}: {why}")
+    heads_ok = heads_report is None or heads_report.ok
+    return 0 if result.ok and heads_ok else 3
+
+
+def _check_heads(journal: Journal, path: str) -> HeadsReport | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            heads, ignored = heads_from_lines(file)
+    except OSError as error:
+        print(f"tablectl journal verify: {path}: {error.strerror}", file=sys.stderr)
+        return None
+    with journal.mutex:
+        report = check_heads(journal.connection, heads, journal.chain_base_value,
+                             journal.table_id)
+    report.ignored = ignored
+    return report
 
 
 def _salvage(args: argparse.Namespace) -> int:
     config_text = None
+    table_id = None
     if args.config:
+        from controller.config import ConfigError, load_config_text
+
         with open(args.config, encoding="utf-8") as file:
             config_text = file.read()
-    report = Journal.salvage(args.state_dir, config_text, force=args.force,
+        try:
+            table_id = load_config_text(config_text, args.config).rules.table_id
+        except ConfigError as error:
+            print(f"tablectl journal salvage: {args.config} is not a valid configuration "
+                  f"({len(error.problems)} problem(s)); check it with tablectl check-config",
+                  file=sys.stderr)
+            return 2
+    report = Journal.salvage(args.state_dir, config_text, force=args.force, table_id=table_id,
                              before=args.before)
     print(f"salvaged {args.state_dir}: the journal now ends at seq {report.kept_last_seq}")
+    print(f"  events kept: {report.kept_events}; events found beyond the damage and dropped: "
+          f"{report.dropped_events}")
     print(f"  damaged files moved to {report.moved_to} (kept as evidence)")
     if report.damaged_last_seq is not None:
         print(f"  the damaged journal ended at seq {report.damaged_last_seq}")

@@ -17,7 +17,13 @@ import sys
 from typing import Any
 
 from controller.daemon.recovery import RulesBook, fold
-from controller.journal import Journal, JournalError, JournalIntegrityError, JournalNotFound
+from controller.journal import (
+    Journal,
+    JournalError,
+    JournalIntegrityError,
+    JournalNotFound,
+    StorageFault,
+)
 from controller.replay import dumps
 from controller.rules import state_view
 
@@ -117,5 +123,6 @@ def _fault(last_seq: int, error: JournalError) -> int:
     line: dict[str, Any] = {"last_seq": last_seq, "state": None,
                             "fault": {"code": error.code, "message": error.message}}
     print(dumps(line))
-    print(f"tablectl state: MEMORY FAULT ({error.code}): {error.message}", file=sys.stderr)
+    kind = "STORAGE FAULT" if isinstance(error, StorageFault) else "MEMORY FAULT"
+    print(f"tablectl state: {kind} ({error.code}): {error.message}", file=sys.stderr)
     return 3

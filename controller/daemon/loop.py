@@ -66,6 +66,7 @@ from controller.daemon.inputs import (
     Submit,
     translate,
 )
+from controller.daemon.inqueue import InputQueue
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
 from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
@@ -116,7 +117,7 @@ class Controller(ConfigMixin):
         recorder: Recorder | None,
         fault: JournalIntegrityError | None,
         outputs: Outputs,
-        inputs: queue.Queue[Any],
+        inputs: queue.Queue[Any] | InputQueue,
         config_path: str | None = None,
         notifier: Notifier | None = None,
         publisher: Any = None,

@@ -81,6 +81,13 @@ class ConfigMixin:
             log.info("configuration %s reloaded: unchanged (sha256 %s)", new.source, new.sha256)
             self.pending_config = None
             return
+        owner = self.journal.table_id if self.journal is not None else None
+        if owner and new.rules.table_id != owner:
+            log.error("configuration %s NOT taken: it names table %s, but this journal belongs "
+                      "to table %s; the running configuration stays. A renamed table starts "
+                      "with a new state directory.", new.source, new.rules.table_id, owner)
+            self.pending_config = None
+            return
         for part in ("hardware", "journal", "floor"):
             if getattr(new, part) != getattr(self.settings, part):
                 log.warning("configuration: the %s: section changed; it takes effect at the "

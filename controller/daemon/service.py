@@ -30,7 +30,6 @@ import contextlib
 import json
 import logging
 import os
-import queue
 import signal
 import sys
 import threading
@@ -41,6 +40,7 @@ from typing import IO, Any
 from controller import statedir
 from controller.config import ConfigError, Settings, load_config
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
+from controller.daemon.inqueue import InputQueue
 from controller.daemon.loop import Controller, Notifier, SoftwareFault, log
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
@@ -97,7 +97,7 @@ class Daemon:
         self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
         self.clock: Clock = clock or SystemClock()
-        self.inputs: queue.Queue[Any] = queue.Queue()
+        self.inputs = InputQueue()  # in order, bounded, tray and puck readings merged
         self.devices: Devices | None = None
         self.journal: Journal | None = None
         self.controller: Controller | None = None
@@ -133,7 +133,8 @@ class Daemon:
         fault: JournalIntegrityError | None = None
         try:
             self.journal = Journal.open(self.state_dir, settings.config_text,
-                                        allow_config_change=True)
+                                        allow_config_change=True,
+                                        table_id=settings.rules.table_id)
         except JournalBusy as error:
             raise StartError(f"{self.state_dir}: {error.message}; is another daemon running?"
                              ) from None
@@ -240,7 +241,8 @@ class Daemon:
             log.warning("floor: configured but the floor link is not available; running alone")
             return None
         return feed_for(self.settings, lambda: (
-            self.controller.settings if self.controller is not None else self.settings).tray)
+            self.controller.settings if self.controller is not None else self.settings).tray,
+            chain_head=lambda: self.journal.chain_head() if self.journal is not None else None)
 
     def _start_publisher(self) -> None:
         """The publisher, after the retained state (the recovered one) has been queued.
@@ -402,6 +404,7 @@ def _pin_file(settings: Settings) -> Callable[[str, str], bool] | None:
 def _as_integrity(error: JournalError) -> JournalIntegrityError:
     fault = JournalIntegrityError(error.message)
     fault.code = error.code
+    fault.display = error.display
     return fault
 
 

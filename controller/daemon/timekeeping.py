@@ -50,6 +50,15 @@ PERIODIC_MS = 5000
 MS = 1_000_000
 
 
+class InputSource(Protocol):
+    """What the loop reads its inputs from: ``queue.Queue`` or the daemon's
+    ``InputQueue`` (``controller.daemon.inqueue``); ``queue.Empty`` when none came."""
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Any: ...
+
+    def get_nowait(self) -> Any: ...
+
+
 class Clock(Protocol):
     """The daemon's time: every instant it uses is a ``now_ns()`` value."""
 
@@ -57,7 +66,7 @@ class Clock(Protocol):
         """The monotonic time in nanoseconds."""
         ...
 
-    def next_input(self, inputs: queue.Queue[Any], until_ns: int | None) -> Any | None:
+    def next_input(self, inputs: InputSource, until_ns: int | None) -> Any | None:
         """The next item on ``inputs``, waiting for it until the instant ``until_ns``
         (for ever when None); None when that instant came first."""
         ...
@@ -69,7 +78,7 @@ class SystemClock:
     def now_ns(self) -> int:
         return time.monotonic_ns()
 
-    def next_input(self, inputs: queue.Queue[Any], until_ns: int | None) -> Any | None:
+    def next_input(self, inputs: InputSource, until_ns: int | None) -> Any | None:
         try:
             if until_ns is None:
                 return inputs.get()

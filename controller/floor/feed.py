@@ -38,9 +38,15 @@ ENTRY_EVENTS = {
 class Feed:
     """`(seq, event, result, before, after) -> rows`, as `Recorder(outbox=...)` wants."""
 
-    def __init__(self, topics: TableTopics, tray: TrayReport | None = None) -> None:
+    def __init__(
+        self,
+        topics: TableTopics,
+        tray: TrayReport | None = None,
+        chain_head: Callable[[], str | None] | None = None,
+    ) -> None:
         self.topics = topics
         self._tray = tray
+        self._chain_head = chain_head
 
     def __call__(
         self, seq: int, event: Mapping[str, Any], result: Mapping[str, Any],
@@ -56,13 +62,20 @@ class Feed:
         return messages_for({"seq": seq, "event": event}, result, state_view(before),
                             state_view(after), topics=self.topics,
                             tray_before=tray_before, tray_after=tray_after,
-                            table=table_info(after.settings))
+                            table=table_info(after.settings),
+                            chain_head=self._chain_head() if self._chain_head else None)
 
 
-def feed_for(settings: Any, tray_settings: Callable[[], Any] | None = None) -> Feed | None:
+def feed_for(
+    settings: Any,
+    tray_settings: Callable[[], Any] | None = None,
+    *,
+    chain_head: Callable[[], str | None] | None = None,
+) -> Feed | None:
     """The feed of a table's configuration (`controller.config.Settings`), None without
     a `floor:` section. `tray_settings` gives the tray settings in force (a reload may
-    change the float between hands; default: the configuration's)."""
+    change the float between hands; default: the configuration's); `chain_head` the
+    journal's head for `hand_end` (`Journal.chain_head`)."""
     if settings.floor is None:
         return None
     from controller import tray as tray_check
@@ -77,7 +90,7 @@ def feed_for(settings: Any, tray_settings: Callable[[], Any] | None = None) -> F
             return None
         return tray_check.status(table.state, tray).as_dict()
 
-    return Feed(topics, report)
+    return Feed(topics, report, chain_head)
 
 
 def keyed(table: Table, event: Mapping[str, Any]) -> dict[str, Any]:

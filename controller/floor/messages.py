@@ -102,6 +102,7 @@ def messages_for(
     tray_before: Mapping[str, Any] | None = None,
     tray_after: Mapping[str, Any] | None = None,
     table: Mapping[str, Any] | None = None,
+    chain_head: str | None = None,
 ) -> list[OutboxMessage]:
     """The outbox rows for one journaled event.
 
@@ -118,6 +119,9 @@ def messages_for(
     `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
     `expected`, `counted`...), when the table checks its tray. `table`: what the
     table is (`table_info`: seats, game and stakes), carried by the `state` message.
+    `chain_head`: the journal's chain head before this event (`Journal.chain_head()`),
+    sent with `hand_end` so the back office holds an anchor of the table's journal for
+    every hand (docs/floor.md, "Checking a table's journal").
     `stamp` overrides the time (tests, replays).
     """
     before = state_before if isinstance(state_before, Mapping) else {}
@@ -176,8 +180,10 @@ def messages_for(
     if tray is not None:
         build.add(topics.tray, "tray", event=event, **tray)
     if _ends_hand(before, after):
-        build.add(topics.hands, "hand_end", **_hand_end(
-            ended_by(rules_type, effects), result, before, after))
+        body = _hand_end(ended_by(rules_type, effects), result, before, after)
+        if chain_head is not None:
+            body["chain_head"] = chain_head
+        build.add(topics.hands, "hand_end", **body)
     if _starts_hand(before, after):
         build.add(topics.hands, "hand_start", **_hand_start(before, after))
     for transfer in _transfers(result):

@@ -11,14 +11,20 @@ Technician's documentation: ``docs/journal.md``.
 
 from controller.journal.clock import WallClock, kernel_clock_synced
 from controller.journal.errors import (
+    AckMarkLost,
     ChainBroken,
     ConfigMismatch,
+    ForeignJournal,
     JournalBusy,
     JournalCorrupt,
     JournalError,
     JournalIntegrityError,
     JournalNotFound,
     SnapshotMissing,
+    StorageFault,
+    StorageFull,
+    StorageNotWritable,
+    StorageReadOnly,
     TornTail,
 )
 from controller.journal.integrity import verify_archive
@@ -37,10 +43,12 @@ from controller.journal.store import Journal
 
 __all__ = [
     "RECALL_HANDS",
+    "AckMarkLost",
     "ChainBroken",
     "ConfigMismatch",
     "ConfigRecord",
     "EventRecord",
+    "ForeignJournal",
     "Journal",
     "JournalBusy",
     "JournalCorrupt",
@@ -51,6 +59,10 @@ __all__ = [
     "PruneReport",
     "SalvageReport",
     "SnapshotMissing",
+    "StorageFault",
+    "StorageFull",
+    "StorageNotWritable",
+    "StorageReadOnly",
     "SystemLogRecord",
     "TornTail",
     "VerifyResult",

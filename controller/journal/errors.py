@@ -2,7 +2,7 @@
 
 Every class derives from :class:`JournalError`. The integrity faults
 (:class:`JournalCorrupt`, :class:`ChainBroken`, :class:`TornTail`,
-:class:`SnapshotMissing`) are memory faults: the daemon shows them as a sticky
+:class:`SnapshotMissing`, :class:`AckMarkLost`, :class:`ForeignJournal`) are memory faults: the daemon shows them as a sticky
 fault, locks play and waits for a technician; nothing clears them automatically.
 :class:`ConfigMismatch` is a refusal, not damage: the journal is intact but was
 started with another configuration. :class:`JournalBusy` and
@@ -95,6 +95,39 @@ class TornTail(JournalIntegrityError):
         self.acknowledged_seq = acknowledged_seq
 
 
+class AckMarkLost(JournalIntegrityError):
+    """Both copies of the ack mark are missing or unreadable beside a journal database."""
+
+    code = "ack_mark_lost"
+    display = "MEMORY FAULT ACK"
+
+    def __init__(self, detail: str, last_seq: int) -> None:
+        super().__init__(
+            f"the ack mark is gone ({detail}) beside a journal that ends at seq {last_seq}, "
+            f"so whether acknowledged events were lost can no longer be told. The storage "
+            f"lost files, or someone removed them. {RECOVERY_HINT}"
+        )
+        self.last_seq = last_seq
+
+
+class ForeignJournal(JournalIntegrityError):
+    """The journal belongs to another table than the one opening (or salvaging) it."""
+
+    code = "journal_foreign"
+    display = "MEMORY FAULT TABLE"
+
+    def __init__(self, journal_table: str, this_table: str, where: str) -> None:
+        super().__init__(
+            f"this journal belongs to table {journal_table} ({where}), not to table "
+            f"{this_table}. Play stays locked and nothing was written to it. Put table "
+            f"{this_table}'s own state directory back (or point journal.state_dir at it); "
+            f"a new table starts with an empty state directory. Never salvage another "
+            f"table's journal into this one."
+        )
+        self.journal_table = journal_table
+        self.this_table = this_table
+
+
 class SnapshotMissing(JournalIntegrityError):
     """A snapshot recorded with the event at ``seq`` is gone."""
 
@@ -107,6 +140,60 @@ class SnapshotMissing(JournalIntegrityError):
             f"{RECOVERY_HINT}"
         )
         self.seq = seq
+
+
+class StorageFault(JournalError):
+    """The storage under the state directory cannot be written: not damage. The journal
+    is left as it is; the salvage is not the answer."""
+
+    code = "storage_fault"
+    display = "STORAGE FAULT"
+
+    def __init__(self, directory: object, doing: str, what: str, advice: str) -> None:
+        super().__init__(
+            f"{doing} failed: {what} ({directory}). {advice} This is not damage to the "
+            f"journal and the salvage cannot help; play stays locked until the service "
+            f"starts on working storage."
+        )
+        self.directory = directory
+
+
+class StorageFull(StorageFault):
+    code = "storage_full"
+    display = "STORAGE FULL"
+
+    def __init__(self, directory: object, doing: str, free_bytes: int | None) -> None:
+        free = f"{free_bytes:,} bytes free" if free_bytes is not None else "no space"
+        super().__init__(
+            directory, doing, f"the filesystem is full ({free})",
+            "Free space on it (old archive/ and damaged/ folders, logs), then restart the "
+            "service: systemctl restart table-controller.",
+        )
+        self.free_bytes = free_bytes
+
+
+class StorageReadOnly(StorageFault):
+    code = "storage_read_only"
+    display = "STORAGE READ-ONLY"
+
+    def __init__(self, directory: object, doing: str) -> None:
+        super().__init__(
+            directory, doing, "the filesystem is read-only",
+            "It was mounted read-only, or the kernel remounted it after I/O errors: check "
+            "the card or disk (dmesg), mount it read-write, then restart the service.",
+        )
+
+
+class StorageNotWritable(StorageFault):
+    code = "storage_not_writable"
+    display = "STORAGE NO ACCESS"
+
+    def __init__(self, directory: object, doing: str) -> None:
+        super().__init__(
+            directory, doing, "the service user may not write there",
+            "Give the directory back to the service user (chown tablectl: it, or "
+            "StateDirectory= in the unit), then restart the service.",
+        )
 
 
 class ConfigMismatch(JournalError):

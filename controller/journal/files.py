@@ -5,7 +5,8 @@ Layout of the state directory (``StateDirectory=table-controller`` in the unit):
     journal.sqlite3        the database (WAL mode)
     journal.sqlite3-wal    SQLite's write-ahead log: part of the database, never delete it
     journal.sqlite3-shm    SQLite's WAL index (rebuilt when missing)
-    journal.ack            last acknowledged seq and hash (see schema.py)
+    journal.ack            last acknowledged seq, hash and table id (see ackmark.py)
+    journal.ack.mirror     the same, a second copy: the two must agree with the database
     journal.lock           flock()ed by the one process that writes
     archive/               pruned events, one SQLite file per prune (optional)
     damaged/               journals moved aside by the salvage, never deleted
@@ -23,6 +24,7 @@ from types import TracebackType
 
 from controller.journal.errors import JournalBusy, JournalCorrupt, JournalError
 from controller.journal.schema import (
+    ADDED_COLUMNS,
     APPLICATION_ID,
     BUSY_TIMEOUT_SECONDS,
     CONNECTION_PRAGMAS,
@@ -34,9 +36,13 @@ from controller.journal.schema import (
     META_CLEAN_SHUTDOWN,
     META_CREATED_NS,
     META_FORMAT,
+    META_LOG_BASE_HASH,
+    META_LOG_BASE_ID,
     META_SNAPSHOTS_PRUNED_THROUGH,
+    META_TABLE_ID,
     SCHEMA,
     install_file,
+    log_genesis,
     sha256_hex,
 )
 
@@ -65,7 +71,12 @@ def release_lock(fd: int) -> None:
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode: transactions are explicit BEGIN ... COMMIT."""
+    """A connection in autocommit mode: transactions are explicit BEGIN ... COMMIT.
+
+    A connection that fails half-way is closed here: left to the garbage collector, its
+    close would checkpoint and delete the WAL at some later moment (in the middle of a
+    salvage, say)."""
+    conn: sqlite3.Connection | None = None
     try:
         if readonly:
             conn = sqlite3.connect(
@@ -90,7 +101,13 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             raise JournalError(f"{path}: cannot switch the database to WAL mode (got {mode!r})")
         return conn
     except sqlite3.DatabaseError as error:
+        if conn is not None:
+            conn.close()
         raise JournalCorrupt(f"{path}: {error}") from error
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
 
 
 def check_format(conn: sqlite3.Connection, path: Path) -> None:
@@ -115,6 +132,39 @@ def check_format(conn: sqlite3.Connection, path: Path) -> None:
     missing = {"meta", "configs", "events", "snapshots", "system_log", "outbox"} - tables
     if missing:
         raise JournalCorrupt(f"{path} lacks the table(s) {', '.join(sorted(missing))}")
+
+
+def missing_columns(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """The columns of ``ADDED_COLUMNS`` a journal from an earlier version lacks."""
+    missing = []
+    for table, column, kind in ADDED_COLUMNS:
+        names = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in names:
+            missing.append((table, column, kind))
+    return missing
+
+
+def upgrade_schema(conn: sqlite3.Connection) -> bool:
+    """Add the missing columns (inside the caller's transaction); the system log's chain
+    then starts after the last entry already there. True if anything was added."""
+    missing = missing_columns(conn)
+    for table, column, kind in missing:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    if any(table == "system_log" for table, _, _ in missing):
+        first = conn.execute("SELECT sha256 FROM configs WHERE id = 1").fetchone()
+        last = conn.execute("SELECT MAX(id) FROM system_log").fetchone()[0]
+        for key, value in ((META_LOG_BASE_ID, str(last or 0)),
+                           (META_LOG_BASE_HASH, log_genesis(str(first[0] if first else "")).hex())):
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+    return bool(missing)
+
+
+def legacy_views(conn: sqlite3.Connection) -> None:
+    """For a reader of a journal from an earlier version: temporary views (they shadow
+    the tables for unqualified names) that show the later columns as NULL."""
+    for table, column, _ in missing_columns(conn):
+        conn.execute(f"CREATE TEMP VIEW IF NOT EXISTS {table} AS "
+                     f"SELECT *, NULL AS {column} FROM main.{table}")
 
 
 def schema_statements() -> list[str]:
@@ -175,9 +225,13 @@ class Transaction:
             self._conn.execute("ROLLBACK")
 
 
-def create_journal(directory: Path, config_text: str, now: tuple[int, bool, int]) -> None:
-    """A new, empty journal started with ``config_text`` (``now`` from WallClock.now())."""
+def create_journal(
+    directory: Path, config_text: str, now: tuple[int, bool, int], *, table_id: str | None = None
+) -> None:
+    """A new, empty journal started with ``config_text`` (``now`` from WallClock.now()),
+    belonging to the table ``table_id`` when given."""
     wall_ns, synced, _mono = now
+    table_meta = [(META_TABLE_ID, table_id)] if table_id else []
 
     def populate(conn: sqlite3.Connection) -> None:
         conn.executemany(
@@ -188,6 +242,9 @@ def create_journal(directory: Path, config_text: str, now: tuple[int, bool, int]
                 (META_CHAIN_BASE_SEQ, "0"),
                 (META_SNAPSHOTS_PRUNED_THROUGH, "0"),
                 (META_CLEAN_SHUTDOWN, "1"),
+                (META_LOG_BASE_ID, "0"),
+                (META_LOG_BASE_HASH, log_genesis(sha256_hex(config_text)).hex()),
+                *table_meta,
             ],
         )
         conn.execute(

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from controller.journal.ackmark import AckReading
 from controller.journal.errors import (
+    AckMarkLost,
     ChainBroken,
+    ForeignJournal,
     JournalCorrupt,
     JournalIntegrityError,
     SnapshotMissing,
@@ -23,10 +27,15 @@ from controller.journal.records import VerifyResult
 from controller.journal.schema import (
     META_CHAIN_BASE_HASH,
     META_CHAIN_BASE_SEQ,
+    META_LOG_BASE_HASH,
+    META_LOG_BASE_ID,
+    META_OUTBOX_PRUNED_THROUGH,
     META_SNAPSHOTS_PRUNED_THROUGH,
-    AckMark,
+    META_TABLE_ID,
     RowContent,
     genesis_hash,
+    log_digest,
+    outbox_digest,
 )
 
 QUICK_CHECK_LINES = 5
@@ -36,7 +45,7 @@ QUICK_CHECK_LINES = 5
 _SCAN_SQL = (
     "SELECT seq, hand, config_id, CAST(event AS BLOB), accepted, "
     "CAST(refusal_code AS BLOB), CAST(refusal_message AS BLOB), CAST(by AS BLOB), "
-    "wall_ns, clock_synced, mono_ns, snapshot_sha256, hash "
+    "wall_ns, clock_synced, mono_ns, snapshot_sha256, hash, outbox_sha256 "
     "FROM events WHERE seq > ? ORDER BY seq LIMIT ?"
 )
 _BATCH = 512
@@ -70,8 +79,8 @@ def verified_configs(conn: sqlite3.Connection) -> tuple[dict[int, str], list[str
     for config_id, sha, text in conn.execute(
         "SELECT id, sha256, CAST(text AS BLOB) FROM configs ORDER BY id"
     ):
-        actual = hashlib.sha256(bytes(text)).hexdigest()
-        if actual == sha:
+        actual = hashlib.sha256(text).hexdigest() if isinstance(text, bytes) else None
+        if actual is not None and actual == sha:
             good[int(config_id)] = str(sha)
         else:
             problems.append(f"configuration record {config_id} does not match its SHA-256")
@@ -125,7 +134,7 @@ class ChainScanner:
                 return
             for raw in batch:
                 try:
-                    row = self._check(raw, expected, previous)
+                    row = check_row(raw, expected, previous, self._configs)
                 except JournalIntegrityError as problem:
                     self.problem = problem
                     return
@@ -135,46 +144,56 @@ class ChainScanner:
                 expected += 1
                 yield row
 
-    def _check(self, raw: tuple[object, ...], expected: int, previous: bytes) -> ScannedRow:
-        (seq, hand, config_id, event, accepted, code, message, by, wall_ns, synced, mono_ns,
-         snapshot_sha, stored_hash) = raw  # fmt: skip
-        if seq != expected:
-            raise ChainBroken(expected, f"event {expected} is missing (next stored event is {seq})")
-        if not isinstance(config_id, int) or config_id not in self._configs:
-            raise ChainBroken(
-                expected, f"its configuration record {config_id!r} is missing or damaged"
-            )
-        if not isinstance(stored_hash, bytes):
-            raise ChainBroken(expected, "its stored hash is missing or damaged")
-        if snapshot_sha is not None and not isinstance(snapshot_sha, bytes):
-            raise ChainBroken(expected, "its snapshot hash is damaged")
-        event_text = _text(event, expected, "event")
-        if event_text is None:
-            raise ChainBroken(expected, "its event text is missing")
-        content = RowContent(
-            seq=expected,
-            hand=hand,  # type: ignore[arg-type]
-            config_sha256=self._configs[config_id],
-            event=event_text,
-            accepted=accepted,  # type: ignore[arg-type]
-            refusal_code=_text(code, expected, "refusal code"),
-            refusal_message=_text(message, expected, "refusal message"),
-            by=_text(by, expected, "'by'"),
-            wall_ns=wall_ns,  # type: ignore[arg-type]
-            clock_synced=synced,  # type: ignore[arg-type]
-            mono_ns=mono_ns,  # type: ignore[arg-type]
-            snapshot_sha256=snapshot_sha,
+
+
+def check_row(
+    raw: tuple[object, ...], expected: int, previous: bytes, configs: Mapping[int, str]
+) -> ScannedRow:
+    """One stored event row (text columns as bytes) against the chain: raises
+    :class:`ChainBroken` unless it is event ``expected`` linked to ``previous``."""
+    (seq, hand, config_id, event, accepted, code, message, by, wall_ns, synced, mono_ns,
+     snapshot_sha, stored_hash, *rest) = raw  # fmt: skip
+    outbox_sha = rest[0] if rest else None
+    if seq != expected:
+        raise ChainBroken(expected, f"event {expected} is missing (next stored event is {seq})")
+    if not isinstance(config_id, int) or config_id not in configs:
+        raise ChainBroken(
+            expected, f"its configuration record {config_id!r} is missing or damaged"
         )
-        try:
-            digest = content.digest(previous)
-        except (TypeError, ValueError) as error:
-            raise ChainBroken(expected, f"its stored values cannot be hashed ({error})") from None
-        if digest != stored_hash:
-            raise ChainBroken(
-                expected,
-                "its stored content does not match its hash (changed after it was written)",
-            )
-        return ScannedRow(content, config_id, stored_hash)
+    if not isinstance(stored_hash, bytes):
+        raise ChainBroken(expected, "its stored hash is missing or damaged")
+    if snapshot_sha is not None and not isinstance(snapshot_sha, bytes):
+        raise ChainBroken(expected, "its snapshot hash is damaged")
+    if outbox_sha is not None and not isinstance(outbox_sha, bytes):
+        raise ChainBroken(expected, "its floor messages' hash is damaged")
+    event_text = _text(event, expected, "event")
+    if event_text is None:
+        raise ChainBroken(expected, "its event text is missing")
+    content = RowContent(
+        seq=expected,
+        hand=hand,  # type: ignore[arg-type]
+        config_sha256=configs[config_id],
+        event=event_text,
+        accepted=accepted,  # type: ignore[arg-type]
+        refusal_code=_text(code, expected, "refusal code"),
+        refusal_message=_text(message, expected, "refusal message"),
+        by=_text(by, expected, "'by'"),
+        wall_ns=wall_ns,  # type: ignore[arg-type]
+        clock_synced=synced,  # type: ignore[arg-type]
+        mono_ns=mono_ns,  # type: ignore[arg-type]
+        snapshot_sha256=snapshot_sha,
+        outbox_sha256=outbox_sha,
+    )
+    try:
+        digest = content.digest(previous)
+    except (TypeError, ValueError) as error:
+        raise ChainBroken(expected, f"its stored values cannot be hashed ({error})") from None
+    if digest != stored_hash:
+        raise ChainBroken(
+            expected,
+            "its stored content does not match its hash (changed after it was written)",
+        )
+    return ScannedRow(content, config_id, stored_hash)
 
 
 def quick_check(conn: sqlite3.Connection) -> tuple[str, JournalCorrupt | None]:
@@ -227,12 +246,65 @@ def _check_snapshots(
     return problems
 
 
+def tail_problems(
+    conn: sqlite3.Connection, acks: AckReading | None, base_seq: int, last_seq: int,
+    *, check_hashes: bool = True,
+) -> list[JournalIntegrityError]:
+    """Is everything acknowledged still here? Each readable copy of the ack mark against
+    the database; no readable copy at all is :class:`AckMarkLost`."""
+    if acks is None:
+        return []
+    if acks.lost:
+        return [AckMarkLost(acks.describe(), last_seq)]
+    problems: list[JournalIntegrityError] = []
+    high = acks.high
+    if high is not None and high.seq > last_seq:
+        problems.append(TornTail(last_seq, high.seq))
+    if not check_hashes:
+        return problems
+    checked: set[int] = set()
+    for mark in acks.marks:
+        if mark.seq in checked or mark.seq <= base_seq or mark.seq > last_seq:
+            continue
+        checked.add(mark.seq)
+        row = conn.execute("SELECT hash FROM events WHERE seq = ?", (mark.seq,)).fetchone()
+        if row is None or row[0] != mark.hash:
+            problems.append(
+                ChainBroken(mark.seq, "it differs from the event acknowledged with that seq")
+            )
+    return problems
+
+
+def identity_problem(
+    recorded: str | None, acks: AckReading | None, given: str | None
+) -> ForeignJournal | None:
+    """Does the journal belong to the table ``given`` (and do its files agree)?
+
+    ``recorded`` is the table id in the database's meta, ``acks`` the ack mark's."""
+    marked = acks.table_id if acks is not None else None
+    if given:
+        if recorded and recorded != given:
+            return ForeignJournal(recorded, given, "recorded in its database")
+        if marked and marked != given:
+            return ForeignJournal(marked, given, "named by its ack mark; the database "
+                                                 f"{'names ' + recorded if recorded else 'names none'}")
+    if recorded and marked and recorded != marked:
+        return ForeignJournal(recorded, marked, f"recorded in its database, while the ack mark "
+                                                f"beside it belongs to table {marked}: the "
+                                                f"database was swapped")
+    return None
+
+
+def recorded_table_id(meta: dict[str, str]) -> str | None:
+    return meta.get(META_TABLE_ID) or None
+
+
 def verify_connection(
-    conn: sqlite3.Connection, ack: AckMark | None, *, ack_warning: str | None = None
+    conn: sqlite3.Connection, acks: AckReading | None, *, table_id: str | None = None
 ) -> VerifyResult:
     """Every check, collecting all problems (the most basic first)."""
     problems: list[JournalIntegrityError] = []
-    warnings: list[str] = [ack_warning] if ack_warning else []
+    warnings: list[str] = acks.warnings() if acks is not None else []
     quick, corrupt = quick_check(conn)
     if corrupt is not None:
         problems.append(corrupt)
@@ -245,18 +317,23 @@ def verify_connection(
             last_seq=0, checked_from_seq=1, events_checked=0, quick_check=quick,
             problems=tuple(problems), warnings=tuple(warnings),
         )  # fmt: skip
+    foreign = identity_problem(recorded_table_id(meta), acks, table_id)
+    if foreign is not None:
+        problems.append(foreign)
     base = chain_base(meta, configs)
     if base is None:
         problems.append(ChainBroken(1, "the first configuration record is damaged"))
         return VerifyResult(
             last_seq=0, checked_from_seq=1, events_checked=0, quick_check=quick,
-            problems=tuple(problems), warnings=tuple(warnings),
+            problems=tuple(sorted(problems, key=_severity)), warnings=tuple(warnings),
         )  # fmt: skip
     scanner = ChainScanner(conn, base, configs)
     recorded: dict[int, bytes] = {}
+    outboxes: dict[int, bytes | None] = {}
     for row in scanner.rows():
         if row.content.snapshot_sha256 is not None:
             recorded[row.content.seq] = row.content.snapshot_sha256
+        outboxes[row.content.seq] = row.content.outbox_sha256
     if scanner.problem is not None:
         if isinstance(scanner.problem, ChainBroken) and config_problems:
             scanner.problem = ChainBroken(
@@ -269,15 +346,11 @@ def verify_connection(
         problems.append(JournalCorrupt(f"reading the last event: {error}"))
         stored_last = None
     last_seq = int(stored_last) if stored_last is not None else base.seq
-    if ack is not None:
-        if ack.seq > last_seq:
-            problems.append(TornTail(last_seq, ack.seq))
-        elif ack.seq > base.seq and scanner.problem is None:
-            row = conn.execute("SELECT hash FROM events WHERE seq = ?", (ack.seq,)).fetchone()
-            if row is None or row[0] != ack.hash:
-                problems.append(
-                    ChainBroken(ack.seq, "it differs from the event acknowledged with that seq")
-                )
+    try:
+        problems.extend(tail_problems(conn, acks, base.seq, last_seq,
+                                      check_hashes=scanner.problem is None))
+    except sqlite3.DatabaseError as error:
+        problems.append(JournalCorrupt(f"reading the acknowledged event: {error}"))
     pruned_through = int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0"))
     try:
         problems.extend(
@@ -287,6 +360,18 @@ def verify_connection(
         )
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading snapshots: {error}"))
+    try:
+        through = int(meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or 0)
+        problems.extend(check_outbox(conn, {s: d for s, d in outboxes.items() if s > through}))
+        base_of_log = log_base(meta)
+        if base_of_log is not None:
+            log_scan = LogScanner(conn, base_of_log)
+            for _ in log_scan.rows():
+                pass
+            if log_scan.problem is not None:
+                problems.append(log_scan.problem)
+    except sqlite3.DatabaseError as error:
+        problems.append(JournalCorrupt(f"reading the outbox and the system log: {error}"))
     problems.sort(key=_severity)
     return VerifyResult(
         last_seq=last_seq,
@@ -298,7 +383,80 @@ def verify_connection(
     )
 
 
-_ORDER = (JournalCorrupt, TornTail, ChainBroken, SnapshotMissing)
+def check_outbox(
+    conn: sqlite3.Connection, recorded: dict[int, bytes | None]
+) -> list[JournalIntegrityError]:
+    """The floor messages of every checked event against the hash its event recorded."""
+    found: dict[int, list[tuple[str, str, int, int]]] = {}
+    for seq, topic, payload, qos, retain in conn.execute(
+        "SELECT seq, topic, payload, qos, retain FROM outbox WHERE seq IS NOT NULL ORDER BY id"
+    ):
+        if seq in recorded:
+            found.setdefault(seq, []).append((topic, payload, qos, retain))
+    problems: list[JournalIntegrityError] = []
+    for seq, digest in recorded.items():
+        rows = found.get(seq, [])
+        if digest is None:
+            if rows:
+                problems.append(ChainBroken(seq, "floor messages are stored that its event "
+                                                 "does not record"))
+        elif outbox_digest(rows) != digest:
+            problems.append(ChainBroken(seq, "its floor messages (outbox) do not match the "
+                                             "hash recorded with the event"))
+        if len(problems) >= 5:
+            break
+    return problems
+
+
+@dataclass(frozen=True, slots=True)
+class LogBase:
+    """Where the system log's chain starts: after entry ``id``, from ``hash``."""
+
+    id: int
+    hash: bytes
+
+
+def log_base(meta: dict[str, str]) -> LogBase | None:
+    """None for a journal from before the log's chain (not yet upgraded by a writer)."""
+    base_hash = meta.get(META_LOG_BASE_HASH)
+    if not base_hash:
+        return None
+    try:
+        return LogBase(int(meta.get(META_LOG_BASE_ID, "0")), bytes.fromhex(base_hash))
+    except ValueError:
+        return LogBase(0, b"")  # a damaged meta row: the walk reports the first entry
+
+
+class LogScanner:
+    """Walks the system log after its base, yielding entries whose link holds; stops at
+    the first one that does not (``problem``); ``last`` is the last good (id, hash)."""
+
+    def __init__(self, conn: sqlite3.Connection, base: LogBase) -> None:
+        self._conn = conn
+        self.base = base
+        self.last = (base.id, base.hash)
+        self.problem: JournalIntegrityError | None = None
+
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        previous = self.base.hash
+        for row in self._conn.execute(
+            "SELECT id, kind, detail, wall_ns, clock_synced, mono_ns, last_seq, hash "
+            "FROM system_log WHERE id > ? ORDER BY id", (self.base.id,)
+        ):
+            *values, stored = row
+            if not isinstance(stored, bytes) or log_digest(previous, tuple(values)) != stored:
+                self.problem = ChainBroken(
+                    int(values[6]) if isinstance(values[6], int) else 0,
+                    f"system log entry {values[0]} was changed, removed or inserted after it "
+                    f"was written",
+                )
+                return
+            previous = stored
+            self.last = (int(values[0]), stored)
+            yield tuple(row)
+
+
+_ORDER = (ForeignJournal, JournalCorrupt, AckMarkLost, TornTail, ChainBroken, SnapshotMissing)
 
 
 def _severity(problem: JournalIntegrityError) -> int:

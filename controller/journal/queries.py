@@ -14,7 +14,12 @@ from typing import Any
 
 from controller.journal.errors import JournalCorrupt
 from controller.journal.records import ConfigRecord, EventRecord, SystemLogRecord
-from controller.journal.schema import EVENT_COLUMNS
+from controller.journal.schema import (
+    EVENT_COLUMNS,
+    META_LOG_BASE_HASH,
+    META_LOG_BASE_ID,
+    log_genesis,
+)
 
 DIFF_LINES = 20
 EVENT_SELECT = f"SELECT {EVENT_COLUMNS} FROM events"
@@ -69,7 +74,7 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 def event_record(row: Sequence[Any]) -> EventRecord:
     (seq, hand, config_id, event, accepted, code, message, by, wall_ns, synced, mono_ns,
-     snapshot_sha, _hash) = row  # fmt: skip
+     snapshot_sha, _hash, _outbox_sha) = row  # fmt: skip
     return EventRecord(
         seq=seq,
         hand=hand,
@@ -182,3 +187,24 @@ def system_log(
         for row_id, kind, detail, wall_ns, synced, mono_ns, last_seq in rows
         if wanted is None or kind in wanted
     ]
+
+
+def log_head(conn: sqlite3.Connection, before: int | None = None) -> tuple[int, bytes]:
+    """``(id, hash)`` of the last chained system log entry (before ``before``), or the
+    log chain's base (``meta``; the genesis for a journal without one)."""
+    query = "SELECT id, hash FROM system_log"
+    args: tuple[int, ...] = ()
+    if before is not None:
+        query += " WHERE id < ?"
+        args = (before,)
+    row = conn.execute(query + " ORDER BY id DESC LIMIT 1", args).fetchone()
+    if row is not None and isinstance(row[1], bytes):
+        return int(row[0]), row[1]
+    meta = dict(conn.execute(
+        "SELECT key, value FROM meta WHERE key IN (?, ?)", (META_LOG_BASE_ID, META_LOG_BASE_HASH)
+    ).fetchall())
+    base_hash = meta.get(META_LOG_BASE_HASH)
+    if base_hash:
+        return int(meta.get(META_LOG_BASE_ID, "0")), bytes.fromhex(base_hash)
+    first = conn.execute("SELECT sha256 FROM configs WHERE id = 1").fetchone()
+    return 0, log_genesis(str(first[0]) if first else "")

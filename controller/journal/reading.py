@@ -17,7 +17,7 @@ from controller.journal import queries
 from controller.journal.errors import JournalCorrupt
 from controller.journal.integrity import ChainBase, chain_base
 from controller.journal.records import ConfigRecord, EventRecord, SystemLogRecord
-from controller.journal.schema import DB_NAME, RECALL_HANDS, sha256_hex
+from controller.journal.schema import DB_NAME, RECALL_HANDS, head_token, sha256_hex
 
 
 class JournalReader:
@@ -114,6 +114,17 @@ class JournalReader:
             with suppress(FileNotFoundError):
                 total += (self.directory / f"{DB_NAME}{suffix}").stat().st_size
         return total
+
+    def _log_head(self, before: int | None = None) -> tuple[int, bytes]:
+        return queries.log_head(self._conn, before)
+
+    def chain_head(self) -> str:
+        """The token published to the floor with every hand (``hand_end.chain_head``):
+        both chains' heads, the events' and the system log's (see ``head_token``)."""
+        with self._mutex:
+            seq, event_hash = self._head()
+            log_id, log_hash = self._log_head()
+        return head_token(seq, event_hash, log_id, log_hash)
 
     # ------------------------------------------------------------------ internals
 

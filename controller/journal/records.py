@@ -144,3 +144,5 @@ class SalvageReport:
     reason: str  # why the salvage stopped where it did
     snapshots_kept: int
     notes: tuple[str, ...] = field(default=())
+    kept_events: int = 0  # events in the rebuilt journal (after the prune checkpoint)
+    dropped_events: int = 0  # events found or acknowledged beyond the kept prefix

@@ -40,8 +40,12 @@ from controller.journal.schema import (
     ARCHIVE_DIR,
     CREATION_PRAGMAS,
     EVENT_COLUMNS,
+    EVENT_VALUES,
+    HASH_INDEX,
     META_CHAIN_BASE_HASH,
     META_CHAIN_BASE_SEQ,
+    META_LOG_BASE_HASH,
+    META_LOG_BASE_ID,
     META_SNAPSHOTS_PRUNED_THROUGH,
     RECALL_HANDS,
     install_file,
@@ -102,10 +106,17 @@ def prune(
                 "DELETE FROM snapshots WHERE seq < ?", (oldest_snapshot_kept,)
             ).rowcount
             set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(oldest_snapshot_kept - 1))
-        removed["log"] = conn.execute(
-            "DELETE FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ?",
-            (keep_log_entries,),
-        ).rowcount
+        last_removed = conn.execute(
+            "SELECT id, hash FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ? "
+            "ORDER BY id DESC LIMIT 1", (keep_log_entries,),
+        ).fetchone()
+        if last_removed is not None:
+            removed["log"] = conn.execute(
+                "DELETE FROM system_log WHERE id <= ?", (last_removed[0],)
+            ).rowcount
+            if isinstance(last_removed[1], bytes):  # the log's chain goes on from there
+                set_meta(conn, META_LOG_BASE_ID, str(last_removed[0]))
+                set_meta(conn, META_LOG_BASE_HASH, last_removed[1].hex())
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -180,9 +191,9 @@ def _write_archive(journal: Journal, base_seq: int, base_hash: bytes, last: int)
         end_hash = b""
         while rows := cursor.fetchmany(1024):
             target.executemany(
-                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
+                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_VALUES}", rows
             )
-            end_hash = bytes(rows[-1][-1])
+            end_hash = bytes(rows[-1][HASH_INDEX])
         meta["chain_end_hash"] = end_hash.hex()
         target.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
         target.execute("COMMIT")

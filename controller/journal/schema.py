@@ -9,12 +9,7 @@ SHA-256 of the configuration in force and the SHA-256 of the snapshot stored wit
 (if any). The chain starts from ``SHA-256(GENESIS_PREFIX || first config's SHA-256)``
 or, after pruning, from the checkpoint hash kept in ``meta``.
 
-Ack mark: a 52-byte sidecar file (``journal.ack``) rewritten in place after every
-commit with the seq and hash just acknowledged. It is deliberately *not* fsynced per
-event (that would double the cost of an append): after a process crash it is exact,
-after a power cut it may lag behind, but it is never ahead of what was durably
-committed unless the storage lost committed data. So "ack mark ahead of the
-database" means a torn tail that SQLite alone would silently roll back.
+The ack mark (the acknowledged high-water mark, in two files) is in ``ackmark.py``.
 """
 
 from __future__ import annotations
@@ -22,8 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import struct
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +25,6 @@ from typing import Any
 FORMAT_VERSION = 1
 APPLICATION_ID = 0x54434A31  # "TCJ1": lets `file`/sqlite tools tell what the file is
 DB_NAME = "journal.sqlite3"
-ACK_NAME = "journal.ack"
 LOCK_NAME = "journal.lock"
 ARCHIVE_DIR = "archive"
 DAMAGED_DIR = "damaged"
@@ -91,7 +83,8 @@ CREATE TABLE IF NOT EXISTS events (
     clock_synced INTEGER NOT NULL,
     mono_ns INTEGER NOT NULL,
     snapshot_sha256 BLOB,
-    hash BLOB NOT NULL
+    hash BLOB NOT NULL,
+    outbox_sha256 BLOB
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     seq INTEGER PRIMARY KEY,
@@ -104,7 +97,8 @@ CREATE TABLE IF NOT EXISTS system_log (
     wall_ns INTEGER NOT NULL,
     clock_synced INTEGER NOT NULL,
     mono_ns INTEGER NOT NULL,
-    last_seq INTEGER NOT NULL
+    last_seq INTEGER NOT NULL,
+    hash BLOB
 );
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL DEFAULT 1, retain INTEGER NOT NULL DEFAULT 0, created_ns INTEGER NOT NULL, sent INTEGER NOT NULL DEFAULT 0);
 """
@@ -117,11 +111,24 @@ META_CHAIN_BASE_HASH = "chain_base_hash"
 META_SNAPSHOTS_PRUNED_THROUGH = "snapshots_pruned_through"
 META_CLEAN_SHUTDOWN = "clean_shutdown"
 META_LAST_BOOT_ID = "last_boot_id"
+META_TABLE_ID = "table_id"  # the table this journal belongs to (ForeignJournal)
+META_OUTBOX_PRUNED_THROUGH = "outbox_pruned_through"  # floor messages not checked up to
+META_LOG_BASE_ID = "log_base_id"  # the system log's chain starts after this entry ...
+META_LOG_BASE_HASH = "log_base_hash"  # ... from this hash (pruning, or an upgraded journal)
 
 EVENT_COLUMNS = (
     "seq, hand, config_id, event, accepted, refusal_code, refusal_message, by, "
-    "wall_ns, clock_synced, mono_ns, snapshot_sha256, hash"
+    "wall_ns, clock_synced, mono_ns, snapshot_sha256, hash, outbox_sha256"
 )
+EVENT_VALUES = "(" + ",".join("?" * 14) + ")"
+HASH_INDEX = 12  # of a row read with EVENT_COLUMNS
+LOG_COLUMNS = "id, kind, detail, wall_ns, clock_synced, mono_ns, last_seq, hash"
+LOG_GENESIS_PREFIX = b"table-controller system log v1\x00"
+HEAD_PREFIX = b"table-controller head v1\x00"
+
+# Columns added after the first release: (table, column, type). A journal that lacks
+# them is upgraded by the writer at open; readers see them as NULL (``legacy_views``).
+ADDED_COLUMNS = (("events", "outbox_sha256", "BLOB"), ("system_log", "hash", "BLOB"))
 
 
 def canonical_json(value: Any) -> str:
@@ -153,30 +160,68 @@ class RowContent:
     clock_synced: int
     mono_ns: int
     snapshot_sha256: bytes | None
+    outbox_sha256: bytes | None = None  # the floor messages written with it (if any)
 
     def digest(self, previous: bytes) -> bytes:
-        content = json.dumps(
-            [
-                self.seq,
-                self.hand,
-                self.config_sha256,
-                self.event,
-                self.accepted,
-                self.refusal_code,
-                self.refusal_message,
-                self.by,
-                self.wall_ns,
-                self.clock_synced,
-                self.mono_ns,
-                self.snapshot_sha256.hex() if self.snapshot_sha256 is not None else None,
-            ],
-            separators=(",", ":"),
-        )
+        fields: list[Any] = [
+            self.seq,
+            self.hand,
+            self.config_sha256,
+            self.event,
+            self.accepted,
+            self.refusal_code,
+            self.refusal_message,
+            self.by,
+            self.wall_ns,
+            self.clock_synced,
+            self.mono_ns,
+            self.snapshot_sha256.hex() if self.snapshot_sha256 is not None else None,
+        ]
+        if self.outbox_sha256 is not None:  # rows written before it existed hash as before
+            fields.append(self.outbox_sha256.hex())
+        content = json.dumps(fields, separators=(",", ":"))
         return hashlib.sha256(previous + content.encode("utf-8")).digest()
 
 
 def snapshot_digest(state: str) -> bytes:
     return hashlib.sha256(state.encode("utf-8")).digest()
+
+
+def outbox_digest(rows: list[tuple[str, str, int, int]]) -> bytes | None:
+    """The SHA-256 of an event's floor messages ``(topic, payload, qos, retain)`` in the
+    order written; None without any (so such an event hashes as before)."""
+    if not rows:
+        return None
+    content = json.dumps([list(row) for row in rows], separators=(",", ":"))
+    return hashlib.sha256(content.encode("utf-8")).digest()
+
+
+def log_genesis(first_config_sha256: str) -> bytes:
+    return hashlib.sha256(LOG_GENESIS_PREFIX + first_config_sha256.encode("ascii")).digest()
+
+
+def log_digest(previous: bytes, row: tuple[Any, ...]) -> bytes:
+    """The system log's chain: ``row`` is ``(id, kind, detail, wall_ns, clock_synced,
+    mono_ns, last_seq)`` as stored."""
+    content = json.dumps(list(row), separators=(",", ":"))
+    return hashlib.sha256(previous + content.encode("utf-8")).digest()
+
+
+def head_token(seq: int, event_hash: bytes, log_id: int, log_hash: bytes) -> str:
+    """What the floor is sent with every hand (``chain_head``): ``v1:SEQ:LOGID:HEX``,
+    HEX being SHA-256 over both chains' heads, so one string anchors the events (with
+    their snapshots and floor messages) and the system log up to that moment."""
+    digest = hashlib.sha256(HEAD_PREFIX + event_hash + log_hash).hexdigest()
+    return f"v1:{seq}:{log_id}:{digest}"
+
+
+def parse_head_token(token: str) -> tuple[int, int, str]:
+    """``(seq, log id, hex)``; ValueError for anything else."""
+    version, seq, log_id, digest = token.strip().split(":")
+    if version != "v1" or len(digest) != 64:
+        raise ValueError(f"not a chain head: {token!r}")
+    int(digest, 16)
+    return int(seq), int(log_id), digest
 
 
 def refusal_from_result(result: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -189,73 +234,6 @@ def refusal_from_result(result: Mapping[str, Any] | None) -> tuple[str | None, s
     code = error.get("code")
     message = error.get("message")
     return (None if code is None else str(code)), (None if message is None else str(message))
-
-
-# ---------------------------------------------------------------------------
-# Ack mark
-
-_ACK_MAGIC = b"TCACK\x00\x01\x00"
-_ACK_STRUCT = struct.Struct(">8sQ32s")
-_ACK_SIZE = _ACK_STRUCT.size + 4
-
-
-@dataclass(frozen=True, slots=True)
-class AckMark:
-    """The last seq acknowledged to a caller, and its chain hash."""
-
-    seq: int
-    hash: bytes
-
-
-class AckMarkDamaged(ValueError):
-    """The ack mark file exists but does not hold a valid record."""
-
-
-def encode_ack(mark: AckMark) -> bytes:
-    body = _ACK_STRUCT.pack(_ACK_MAGIC, mark.seq, mark.hash)
-    return body + struct.pack(">I", zlib.crc32(body))
-
-
-def decode_ack(data: bytes) -> AckMark:
-    if len(data) < _ACK_SIZE:
-        raise AckMarkDamaged(f"ack mark is {len(data)} bytes, expected {_ACK_SIZE}")
-    body, (crc,) = data[: _ACK_STRUCT.size], struct.unpack(">I", data[_ACK_STRUCT.size : _ACK_SIZE])
-    if zlib.crc32(body) != crc:
-        raise AckMarkDamaged("ack mark checksum does not match")
-    magic, seq, digest = _ACK_STRUCT.unpack(body)
-    if magic != _ACK_MAGIC:
-        raise AckMarkDamaged("ack mark has an unknown format")
-    return AckMark(seq, digest)
-
-
-def read_ack(path: Path) -> AckMark | None:
-    """The mark in ``path``; None when there is none yet."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    if not data:  # created at open, nothing acknowledged yet
-        return None
-    return decode_ack(data)
-
-
-class AckFile:
-    """The open ack mark: rewritten in place (one ``pwrite``) after every commit."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
-
-    def write(self, mark: AckMark) -> None:
-        os.pwrite(self._fd, encode_ack(mark), 0)
-
-    def sync(self) -> None:
-        os.fsync(self._fd)
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
 
 
 def fsync_directory(path: Path) -> None:
@@ -278,13 +256,3 @@ def install_file(temp: Path, final: Path) -> Path:
     os.replace(temp, final)
     fsync_directory(final.parent)
     return final
-
-
-def read_ack_safely(path: Path) -> tuple[AckMark | None, str | None]:
-    """``(mark, warning)``: an unreadable mark is a warning (the tail check is skipped)."""
-    try:
-        return read_ack(path), None
-    except AckMarkDamaged as error:
-        return None, f"{path.name} is unreadable ({error}); the tail check was skipped"
-    except OSError as error:
-        return None, f"{path.name} cannot be read ({error}); the tail check was skipped"

@@ -8,9 +8,11 @@ value, an optional snapshot of the folded state and the outbound messages for th
 floor link; it returns only after SQLite has fsynced the commit, so whatever the
 caller does next (apply the event, light a LED, print a replay line) happens after
 the event is safe from a power cut. Afterwards the ack mark (``journal.ack``) is
-rewritten with the seq and hash just acknowledged, which is how a tail lost by the
-storage is told apart from a transaction SQLite rolled back because it never
-finished (see ``schema.py``).
+rewritten with the seq and hash just acknowledged, in two files that must agree
+with the database, which is how a tail lost by the storage is told apart from a
+transaction SQLite rolled back because it never finished (see ``ackmark.py``). A
+journal belongs to one table: its id is kept in ``meta`` and in the ack mark, and a
+journal of another table is refused (:class:`ForeignJournal`).
 
 The journal knows nothing of poker: events are JSON objects, snapshots opaque text.
 Recovery is the caller's fold: :meth:`latest_snapshot`, then :meth:`iter_events`
@@ -40,15 +42,14 @@ from types import TracebackType
 from typing import Any
 
 from controller.journal import queries
+from controller.journal.ackmark import AckMark, AckReading, AckWriter, read_acks, write_acks
 from controller.journal.clock import WallClock, boot_id
 from controller.journal.errors import (
-    ChainBroken,
     ConfigMismatch,
     JournalCorrupt,
     JournalError,
     JournalIntegrityError,
     JournalNotFound,
-    TornTail,
 )
 from controller.journal.files import (
     Transaction,
@@ -56,10 +57,18 @@ from controller.journal.files import (
     check_format,
     connect,
     create_journal,
+    legacy_views,
     release_lock,
     remove_leftovers,
+    upgrade_schema,
 )
-from controller.journal.integrity import verify_connection
+from controller.journal.integrity import (
+    read_meta,
+    recorded_table_id,
+    tail_problems,
+    verify_connection,
+)
+from controller.journal.opening import last_stop, refuse_foreign, refuse_missing_database
 from controller.journal.reading import JournalReader
 from controller.journal.records import (
     ConfigRecord,
@@ -69,20 +78,22 @@ from controller.journal.records import (
     VerifyResult,
 )
 from controller.journal.schema import (
-    ACK_NAME,
     DB_NAME,
     EVENT_COLUMNS,
+    EVENT_VALUES,
     META_CLEAN_SHUTDOWN,
     META_LAST_BOOT_ID,
-    AckFile,
-    AckMark,
+    META_TABLE_ID,
     RowContent,
     canonical_json,
-    read_ack_safely,
+    genesis_hash,
+    log_digest,
+    outbox_digest,
     refusal_from_result,
     sha256_hex,
     snapshot_digest,
 )
+from controller.journal.storage import as_storage_fault
 
 OutboxItem = tuple[str, str] | tuple[str, str, int, bool | int]
 
@@ -97,18 +108,18 @@ class Journal(JournalReader):
         conn: sqlite3.Connection,
         clock: WallClock,
         lock_fd: int | None,
-        ack_file: AckFile | None,
-        ack_at_open: AckMark | None,
-        ack_warning: str | None,
+        ack_writer: AckWriter | None,
+        acks_at_open: AckReading | None,
+        table_id: str | None = None,
     ) -> None:
         self.directory = directory
         self.path = directory / DB_NAME
         self._conn = conn
         self._clock = clock
         self._lock_fd = lock_fd
-        self._ack_file = ack_file
-        self._ack_at_open = ack_at_open
-        self._ack_warning = ack_warning
+        self._ack_writer = ack_writer
+        self._acks_at_open = acks_at_open
+        self.table_id = table_id
         self._mutex = threading.RLock()
         self._closed = False
         self.fault: JournalIntegrityError | None = None
@@ -126,10 +137,12 @@ class Journal(JournalReader):
         *,
         allow_config_change: bool = False,
         clock: WallClock | None = None,
+        table_id: str | None = None,
     ) -> Journal:
         """Open (or create) the journal in ``path_dir`` for writing.
 
-        A new journal records ``config_text`` as its configuration. An existing one
+        A new journal records ``config_text`` as its configuration, and ``table_id``
+        (the configuration's ``table.id``) as the table it belongs to. An existing one
         must have been started with the same text (its current configuration, after
         any :meth:`record_config`), else :class:`ConfigMismatch` names the difference.
         With ``allow_config_change`` (the daemon) the journal opens under its recorded
@@ -137,46 +150,59 @@ class Journal(JournalReader):
 
         Raises :class:`JournalBusy` if another process writes it, :class:`JournalCorrupt`
         if SQLite cannot read it, :class:`TornTail` if the database is gone but
-        events were acknowledged. A torn tail found in an existing database does not
-        raise: it becomes :attr:`fault` (sticky) and is logged.
+        events were acknowledged, :class:`ForeignJournal` (nothing written) if it
+        belongs to another table. A torn tail or a lost ack mark found in an existing
+        database does not raise: it becomes :attr:`fault` (sticky) and is logged.
         """
         directory = Path(path_dir)
+        try:
+            return cls._open(directory, config_text, allow_config_change=allow_config_change,
+                             clock=clock or WallClock(), table_id=table_id)
+        except (OSError, sqlite3.Error, JournalCorrupt) as error:
+            converted = as_storage_fault(directory, error, "opening the journal")
+            if converted is error:
+                raise
+            raise converted from error
+
+    @classmethod
+    def _open(
+        cls,
+        directory: Path,
+        config_text: str,
+        *,
+        allow_config_change: bool,
+        clock: WallClock,
+        table_id: str | None,
+    ) -> Journal:
         directory.mkdir(parents=True, exist_ok=True)
-        clock = clock or WallClock()
         lock_fd = acquire_lock(directory)
         conn: sqlite3.Connection | None = None
-        ack_file: AckFile | None = None
+        ack_writer: AckWriter | None = None
         try:
             db_path = directory / DB_NAME
-            ack, ack_warning = read_ack_safely(directory / ACK_NAME)
+            acks = read_acks(directory)
             created = False
             if not db_path.exists():
-                if ack is not None and ack.seq > 0:
-                    raise TornTail(
-                        0,
-                        ack.seq,
-                        f"{DB_NAME} is missing although events up to seq {ack.seq} "
-                        f"were acknowledged",
-                    )
-                if (directory / f"{DB_NAME}-wal").exists():
-                    raise JournalCorrupt(
-                        f"{DB_NAME} is missing but its write-ahead log {DB_NAME}-wal is there"
-                    )
-                create_journal(directory, config_text, clock.now())
+                refuse_missing_database(directory, acks)
+                # The ack mark exists (seq 0) before the database does, so a database
+                # without one is never a fresh journal.
+                write_acks(directory, AckMark(0, genesis_hash(sha256_hex(config_text)), table_id))
+                create_journal(directory, config_text, clock.now(), table_id=table_id)
+                acks = read_acks(directory)
                 created = True
             remove_leftovers(directory, f"{DB_NAME}.new")
             conn = connect(db_path)
             check_format(conn, db_path)
-            ack_file = AckFile(directory / ACK_NAME)
+            refuse_foreign(conn, db_path, acks, table_id)
             try:
                 journal = cls(
                     directory=directory,
                     conn=conn,
                     clock=clock,
                     lock_fd=lock_fd,
-                    ack_file=ack_file,
-                    ack_at_open=ack,
-                    ack_warning=ack_warning,
+                    ack_writer=None,
+                    acks_at_open=acks,
+                    table_id=table_id,
                 )
             except sqlite3.DatabaseError as error:
                 raise JournalCorrupt(f"{db_path}: {error}") from error
@@ -190,10 +216,13 @@ class Journal(JournalReader):
                 journal._start(created=created, given_sha=given_sha)
             except sqlite3.DatabaseError as error:
                 raise JournalCorrupt(f"{db_path}: recording the start failed: {error}") from error
+            if journal.fault is None:  # a faulty journal records nothing: files stay as found
+                ack_writer = AckWriter(directory, journal.table_id)
+                journal._ack_writer = ack_writer
             return journal
         except BaseException:
-            if ack_file is not None:
-                ack_file.close()
+            if ack_writer is not None:
+                ack_writer.close()
             if conn is not None:
                 conn.close()
             release_lock(lock_fd)
@@ -201,23 +230,39 @@ class Journal(JournalReader):
 
     @classmethod
     def open_readonly(cls, path_dir: str | os.PathLike[str]) -> Journal:
-        """Open for reading only (``tablectl state``, recall): no lock, nothing written."""
+        """Open for reading only (``tablectl state``, recall): no lock, nothing written.
+
+        Raises :class:`JournalNotFound` for a directory that never held a journal, and
+        :class:`TornTail` when the database is gone but events were acknowledged."""
         directory = Path(path_dir)
+        try:
+            return cls._open_readonly(directory)
+        except (OSError, sqlite3.Error, JournalCorrupt) as error:
+            converted = as_storage_fault(directory, error, "reading the journal")
+            if converted is error:
+                raise
+            raise converted from error
+
+    @classmethod
+    def _open_readonly(cls, directory: Path) -> Journal:
         db_path = directory / DB_NAME
+        acks = read_acks(directory)
         if not db_path.exists():
+            refuse_missing_database(directory, acks)
             raise JournalNotFound(f"no journal in {directory} ({DB_NAME} does not exist)")
-        ack, ack_warning = read_ack_safely(directory / ACK_NAME)
         conn = connect(db_path, readonly=True)
         try:
             check_format(conn, db_path)
+            legacy_views(conn)
+            meta = read_meta(conn)
             return cls(
                 directory=directory,
                 conn=conn,
                 clock=WallClock(),
                 lock_fd=None,
-                ack_file=None,
-                ack_at_open=ack,
-                ack_warning=ack_warning,
+                ack_writer=None,
+                acks_at_open=acks,
+                table_id=recorded_table_id(meta),
             )
         except sqlite3.DatabaseError as error:
             conn.close()
@@ -233,26 +278,31 @@ class Journal(JournalReader):
         *,
         clock: WallClock | None = None,
         force: bool = False,
+        table_id: str | None = None,
         before: int | None = None,
     ) -> SalvageReport:
         """The technician's recovery: see :func:`controller.journal.salvage.salvage`."""
         from controller.journal.salvage import salvage
 
-        return salvage(path_dir, config_text, clock=clock, force=force, before=before)
+        return salvage(path_dir, config_text, clock=clock, force=force, table_id=table_id,
+                       before=before)
 
     def _start(self, *, created: bool, given_sha: str) -> None:
         """Record the start: power-up, unclean shutdown, configuration, tail check."""
         this_boot = boot_id()
         tail_problem = self._check_tail()
         with self._mutex, self._transaction():
+            upgrade_schema(self._conn)
             meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
             last_boot = meta.get(META_LAST_BOOT_ID)
             self._insert_log(
                 LogKind.POWER_UP,
                 {"boot_id": this_boot, "new_boot": last_boot != this_boot, "pid": os.getpid()},
             )
-            if not created and meta.get(META_CLEAN_SHUTDOWN) != "1":
-                self._insert_log(LogKind.UNCLEAN_SHUTDOWN, {"last_seq": self._last_seq()})
+            previous_stop = last_stop(created, meta.get(META_CLEAN_SHUTDOWN) == "1",
+                                      self._acks_at_open, self._last_seq())
+            if previous_stop is not None:
+                self._insert_log(*previous_stop)
             self._insert_log(
                 LogKind.CONFIG_LOADED,
                 {
@@ -268,32 +318,32 @@ class Journal(JournalReader):
                     {"ok": False, "problems": [{"code": tail_problem.code,
                                                 "message": tail_problem.message}]},
                 )  # fmt: skip
+            if self.table_id and not meta.get(META_TABLE_ID) and tail_problem is None:
+                # A journal made before the id is adopted once its tail has checked out
+                # (a foreign one fails that check against this table's ack mark).
+                self._set_meta(META_TABLE_ID, self.table_id)
+            self.table_id = self.table_id or meta.get(META_TABLE_ID) or None
             self._set_meta(META_CLEAN_SHUTDOWN, "0")
             self._set_meta(META_LAST_BOOT_ID, this_boot)
         if tail_problem is not None:
             self.fault = tail_problem
+            return
+        # The tail holds: both copies of the mark are made whole again (a copy that was
+        # missing or unreadable, or a mark written before the mirror and the table id).
+        seq, digest = self._head()
+        write_acks(self.directory, AckMark(seq, digest, self.table_id))
 
     def _check_tail(self) -> JournalIntegrityError | None:
         """The cheap part of verify(): is everything acknowledged still here?"""
-        ack = self._ack_at_open
-        if ack is None:
-            return None
         try:
-            return self._compare_tail(ack)
+            problems = tail_problems(
+                self._conn, self._acks_at_open, self._chain_base.seq, self._last_seq()
+            )
         except JournalCorrupt as problem:
             return problem
         except sqlite3.DatabaseError as error:
             return JournalCorrupt(f"reading the end of the journal: {error}")
-
-    def _compare_tail(self, ack: AckMark) -> JournalIntegrityError | None:
-        last_seq = self._last_seq()
-        if ack.seq > last_seq:
-            return TornTail(last_seq, ack.seq)
-        if ack.seq > self._chain_base.seq:
-            row = self._conn.execute("SELECT hash FROM events WHERE seq = ?", (ack.seq,)).fetchone()
-            if row is None or row[0] != ack.hash:
-                return ChainBroken(ack.seq, "it differs from the event acknowledged with that seq")
-        return None
+        return problems[0] if problems else None
 
     # ------------------------------------------------------------------ writing
 
@@ -332,6 +382,7 @@ class Journal(JournalReader):
             raise TypeError(f"by must be a string or None, got {by!r}")
         snapshot_sha = snapshot_digest(snapshot) if snapshot is not None else None
         outbox_rows = [queries.outbox_row(item) for item in outbox]
+        outbox_sha = outbox_digest(outbox_rows)
         with self._mutex:
             wall_ns, synced, mono_ns = self._clock.now()
             with self._transaction():
@@ -350,12 +401,13 @@ class Journal(JournalReader):
                     clock_synced=int(synced),
                     mono_ns=mono_ns,
                     snapshot_sha256=snapshot_sha,
+                    outbox_sha256=outbox_sha,
                 )
                 digest = content.digest(previous)
                 self._conn.execute(
-                    f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_VALUES}",
                     (seq, hand, self._config.id, event_json, int(accepted), code, message, by,
-                     wall_ns, int(synced), mono_ns, snapshot_sha, digest),
+                     wall_ns, int(synced), mono_ns, snapshot_sha, digest, outbox_sha),
                 )  # fmt: skip
                 if snapshot is not None:
                     self._conn.execute(
@@ -368,8 +420,8 @@ class Journal(JournalReader):
                         [(seq, *row, wall_ns) for row in outbox_rows],
                     )
                 self._note_clock_sync(synced, wall_ns, mono_ns)
-            assert self._ack_file is not None
-            self._ack_file.write(AckMark(seq, digest))
+            assert self._ack_writer is not None
+            self._ack_writer.write(seq, digest)
         return seq
 
     def record_config(self, config_text: str, *, by: str | None = None) -> ConfigRecord:
@@ -428,8 +480,8 @@ class Journal(JournalReader):
         self._writable()
         with self._mutex:
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-            if self._ack_file is not None:
-                self._ack_file.sync()
+            if self._ack_writer is not None:
+                self._ack_writer.sync()
 
     def close(self) -> None:
         """Orderly shutdown: log it, set the clean-shutdown marker, checkpoint, release."""
@@ -443,10 +495,13 @@ class Journal(JournalReader):
                             self._insert_log(LogKind.SHUTDOWN, {"last_seq": self._last_seq()})
                             self._set_meta(META_CLEAN_SHUTDOWN, "1")
                         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-                    if self._ack_file is not None:
-                        with suppress(OSError):
-                            self._ack_file.sync()
-                        self._ack_file.close()
+                    if self._ack_writer is not None:
+                        with suppress(OSError, sqlite3.Error):
+                            if self.fault is None:
+                                seq, digest = self._head()
+                                self._ack_writer.write(seq, digest, clean=True)
+                            self._ack_writer.sync()
+                        self._ack_writer.close()
             finally:
                 self._conn.close()
                 if self._lock_fd is not None:
@@ -476,16 +531,17 @@ class Journal(JournalReader):
         """
         with self._mutex:
             try:
-                result = verify_connection(
-                    self._conn, self._ack_at_open, ack_warning=self._ack_warning
-                )
-            except sqlite3.DatabaseError as error:
+                given = self.table_id if self._lock_fd is not None else None
+                result = verify_connection(self._conn, self._acks_at_open, table_id=given)
+            except (sqlite3.DatabaseError, TypeError, ValueError) as error:
+                # A damaged page can hold NULLs or wrong types where the schema says
+                # otherwise: damage, never a traceback.
                 result = VerifyResult(
                     last_seq=0,
                     checked_from_seq=1,
                     events_checked=0,
                     quick_check=str(error),
-                    problems=(JournalCorrupt(str(error)),),
+                    problems=(JournalCorrupt(f"{type(error).__name__}: {error}"),),
                 )
             if not result.ok:
                 self.fault = result.problems[0]
@@ -527,15 +583,20 @@ class Journal(JournalReader):
         queries.set_meta(self._conn, key, value)
 
     def _insert_log(self, kind: str, detail: Mapping[str, Any]) -> int:
+        """One system log entry, chained to the one before (``log_digest``)."""
         wall_ns, synced, mono_ns = self._clock.now()
+        values = (str(kind), canonical_json(dict(detail)), wall_ns, int(synced), mono_ns,
+                  self._last_seq())
         cursor = self._conn.execute(
             "INSERT INTO system_log (kind, detail, wall_ns, clock_synced, mono_ns, last_seq) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (str(kind), canonical_json(dict(detail)), wall_ns, int(synced), mono_ns,
-             self._last_seq()),
+            "VALUES (?, ?, ?, ?, ?, ?)", values,
         )  # fmt: skip
+        row_id = int(cursor.lastrowid or 0)
+        _, previous = self._log_head(before=row_id)
+        self._conn.execute("UPDATE system_log SET hash = ? WHERE id = ?",
+                           (log_digest(previous, (row_id, *values)), row_id))
         self._note_clock_sync(synced, wall_ns, mono_ns)
-        return int(cursor.lastrowid or 0)
+        return row_id
 
     def _note_clock_sync(self, synced: bool, wall_ns: int, mono_ns: int) -> None:
         """Log the moment the wall clock became trustworthy, inside the current transaction."""
@@ -546,3 +607,4 @@ class Journal(JournalReader):
             )
         elif not synced:
             self._clock_synced_seen = False
+

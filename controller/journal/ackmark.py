@@ -1,0 +1,210 @@
+"""The acknowledged high-water mark, kept in two files that must agree with the database.
+
+SQLite recovers a WAL by keeping every transaction up to the last complete commit and
+dropping the rest silently. That is right after a crash in the middle of an append, but
+it would also drop *acknowledged* events if the storage lost data it reported written
+(a card that ignores flushes, a WAL deleted or copied half-way). The ack mark tells the
+two apart: after every commit the seq and chain hash just acknowledged are written (one
+``pwrite`` in place, not fsynced per event) to **two** files, ``journal.ack`` and
+``journal.ack.mirror``. Each copy also names the table the journal belongs to.
+
+At every open each readable copy is compared with the database: a copy ahead of the
+last event is a torn tail, a copy whose hash differs from the event at its seq a broken
+chain. One copy missing or unreadable is a warning (the other still guards the tail,
+and both are rewritten once the check passes). Both missing or unreadable beside a
+journal database is :class:`AckMarkLost`: whether acknowledged events vanished can no
+longer be told, so it is a fault, never OK. Losing one file therefore never erases
+acknowledged events unnoticed: deleting the WAL and one copy still leaves the other.
+
+Both copies are created, filled and fsynced (seq 0 and the chain's genesis) before the
+database is renamed into place, and are rewritten in place at their full size, so a
+power cut leaves each either old or new, never empty.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+ACK_NAME = "journal.ack"
+ACK_MIRROR_NAME = "journal.ack.mirror"
+ACK_NAMES = (ACK_NAME, ACK_MIRROR_NAME)
+TABLE_ID_BYTES = 32
+
+_MAGIC_V1 = b"TCACK\x00\x01\x00"  # 52 bytes: magic, seq, hash, crc (before the mirror)
+_MAGIC_V2 = b"TCACK\x00\x02\x00"  # 88 bytes: magic, seq, hash, table id, flags, crc
+_V1 = struct.Struct(">8sQ32s")
+_V2 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sI")
+_CLEAN = 0x1  # written by an orderly close: the last run stopped cleanly
+_CRC = struct.Struct(">I")
+
+
+@dataclass(frozen=True, slots=True)
+class AckMark:
+    """The last seq acknowledged to a caller, its chain hash, and the table's id."""
+
+    seq: int
+    hash: bytes
+    table_id: str | None = None
+    clean: bool = False  # set by an orderly close (it needs no new disk space)
+
+
+class AckMarkDamaged(ValueError):
+    """An ack mark file exists but does not hold a valid record."""
+
+
+def encode_ack(mark: AckMark) -> bytes:
+    table = (mark.table_id or "").encode("utf-8")
+    if len(table) > TABLE_ID_BYTES:
+        raise ValueError(f"table id {mark.table_id!r} is longer than {TABLE_ID_BYTES} bytes")
+    body = _V2.pack(_MAGIC_V2, mark.seq, mark.hash, table, _CLEAN if mark.clean else 0)
+    return body + _CRC.pack(zlib.crc32(body))
+
+
+def decode_ack(data: bytes) -> AckMark:
+    magic = data[:8]
+    layout = _V2 if magic == _MAGIC_V2 else _V1
+    size = layout.size + _CRC.size
+    if len(data) < size:
+        raise AckMarkDamaged(f"it is {len(data)} bytes, expected {size}")
+    body = data[: layout.size]
+    (crc,) = _CRC.unpack(data[layout.size : size])
+    if zlib.crc32(body) != crc:
+        raise AckMarkDamaged("its checksum does not match")
+    if magic == _MAGIC_V2:
+        _magic, seq, digest, table, flags = _V2.unpack(body)
+        name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
+        return AckMark(seq, digest, name, bool(flags & _CLEAN))
+    if magic != _MAGIC_V1:
+        raise AckMarkDamaged("it has an unknown format")
+    _magic, seq, digest = _V1.unpack(body)
+    return AckMark(seq, digest)
+
+
+@dataclass(frozen=True, slots=True)
+class AckCopy:
+    """One of the two files: its mark, or why it has none."""
+
+    name: str
+    mark: AckMark | None
+    problem: str | None  # "missing", "empty", or why it cannot be decoded
+    legacy_empty: bool = False  # an empty journal.ack as versions before the mirror left it
+
+
+@dataclass(frozen=True, slots=True)
+class AckReading:
+    """Both copies as found at open."""
+
+    copies: tuple[AckCopy, ...]
+
+    @property
+    def marks(self) -> list[AckMark]:
+        return [copy.mark for copy in self.copies if copy.mark is not None]
+
+    @property
+    def high(self) -> AckMark | None:
+        """The highest mark found: the acknowledged high-water mark."""
+        marks = self.marks
+        return max(marks, key=lambda mark: mark.seq) if marks else None
+
+    @property
+    def lost(self) -> bool:
+        """No copy is readable (a journal made before the mirror with nothing acknowledged
+        yet, an empty ``journal.ack`` and no mirror, is not lost)."""
+        if self.marks:
+            return False
+        primary, mirror = self.copies
+        return not (primary.legacy_empty and mirror.problem == "missing")
+
+    @property
+    def table_id(self) -> str | None:
+        for mark in self.marks:
+            if mark.table_id:
+                return mark.table_id
+        return None
+
+    def clean_at(self, seq: int) -> bool:
+        """Did the last run close cleanly at ``seq``? (The marks are rewritten in place,
+        so this holds when the database had no room left for its own marker.)"""
+        return any(mark.clean and mark.seq == seq for mark in self.marks)
+
+    def describe(self) -> str:
+        return "; ".join(
+            f"{copy.name} at seq {copy.mark.seq}" if copy.mark is not None
+            else f"{copy.name} {copy.problem}"
+            for copy in self.copies
+        )
+
+    def warnings(self) -> list[str]:
+        """Copies that are missing or unreadable while another one still guards the tail."""
+        if not self.marks:
+            return []
+        return [
+            f"{copy.name} is {copy.problem}; the tail was checked against the other copy, "
+            f"and both are rewritten when the check passes"
+            for copy in self.copies
+            if copy.problem is not None and not copy.legacy_empty
+        ]
+
+
+def read_copy(path: Path) -> AckCopy:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return AckCopy(path.name, None, "missing")
+    except OSError as error:
+        return AckCopy(path.name, None, f"unreadable ({error.strerror or error})")
+    if not data:
+        return AckCopy(path.name, None, "empty", legacy_empty=path.name == ACK_NAME)
+    try:
+        return AckCopy(path.name, decode_ack(data), None)
+    except AckMarkDamaged as error:
+        return AckCopy(path.name, None, f"unreadable ({error})")
+
+
+def read_acks(directory: Path) -> AckReading:
+    return AckReading(tuple(read_copy(directory / name) for name in ACK_NAMES))
+
+
+class AckWriter:
+    """Both copies, open: rewritten in place (one ``pwrite`` each) after every commit."""
+
+    def __init__(self, directory: Path, table_id: str | None) -> None:
+        self.table_id = table_id
+        self._fds: list[int] = []
+        try:
+            for name in ACK_NAMES:
+                self._fds.append(os.open(directory / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                                         0o640))
+        except BaseException:
+            self.close()
+            raise
+
+    def write(self, seq: int, digest: bytes, *, clean: bool = False) -> None:
+        data = encode_ack(AckMark(seq, digest, self.table_id, clean))
+        for fd in self._fds:
+            os.pwrite(fd, data, 0)
+
+    def sync(self) -> None:
+        for fd in self._fds:
+            os.fsync(fd)
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, []
+        for fd in fds:
+            os.close(fd)
+
+
+def write_acks(directory: Path, mark: AckMark) -> None:
+    """Both copies written and fsynced (creation, salvage, repair after a passed check)."""
+    writer = AckWriter(directory, mark.table_id)
+    try:
+        writer.write(mark.seq, mark.hash)
+        for fd in writer._fds:
+            os.ftruncate(fd, len(encode_ack(mark)))
+        writer.sync()
+    finally:
+        writer.close()
