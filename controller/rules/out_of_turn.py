@@ -80,6 +80,16 @@ def check_held(hand: Hand, seat: int, kind: str) -> None:
         raise refuse("raise_not_allowed", "refuse.held_to_check", seat=seat)
 
 
+def check_undo(hand: Hand, records_then: list[dict[str, Any]]) -> None:
+    """R12 with R10: an action keyed out of turn after the last action is a later
+    action, so the last action can no longer be taken back (the undo would drop the
+    record). ``records_then``: the hand's records when that action was taken; records
+    are only ever added at the end (``record``), settled ones keep their place."""
+    later = hand.out_of_turn[len(records_then):]
+    if later:
+        raise refuse("nothing_to_undo", "refuse.out_of_turn_since", seat=later[0]["seat"])
+
+
 def record(state: TableState, settings: RuleSettings, event: Act) -> list[effects.Effect]:
     h = state.hand
     assert h is not None

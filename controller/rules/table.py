@@ -316,6 +316,10 @@ class Table:
     def _check_undo(self, event: Undo) -> None:
         if self.state.undo is None or self.state.hand is None:
             raise refuse("nothing_to_undo", "refuse.nothing_to_undo")
+        old_hand = self.state.undo[2]
+        out_of_turn.check_undo(
+            self.state.hand, old_hand[betting.HAND_ACTION_FIELDS.index("out_of_turn")]
+        )
 
     def _undo_last(self, event: Undo) -> Effects:
         """R12: take back the last action while no later action exists."""
