@@ -25,6 +25,9 @@ make a claim about what is *not* there, so that it can fail:
   taken; each listed value is still matched as usual);
 - ``!absent``: the key must not be there at all (``seats: {"7": !absent }``: seat 7
   is empty, its player gone; in a ``{...}`` mapping leave a space before ``}``).
+
+A plain ``seats`` listing that names every seat taken is reported: it must be written
+``!exactly`` (``loose_full_listing``), so that a listing of all seats can fail.
 The events run through ``controller.replay``, the code behind ``tablectl replay``.
 ``{keys: "FUNC 1 3 ENTER"}`` stands for one ``key`` event per key (see ``expand_keys``).
 ``pins: {SUPERVISOR_ID: PIN}`` gives the table a supervisor PIN verifier, as the daemon
@@ -199,4 +202,18 @@ def run(data: dict[str, Any]) -> list[str]:
                 problems.append(f"{where}: expect needs a state event")
             else:
                 problems += [f"{where}: {p}" for p in subset_mismatches(event["expect"], result["state"])]
+                problems += [f"{where}: {p}" for p in loose_full_listing(event["expect"], result["state"])]
     return problems
+
+
+def loose_full_listing(expected: Any, state: dict[str, Any]) -> list[str]:
+    """A ``seats`` expectation naming every seat taken must say so with ``!exactly``:
+    as a subset it would still pass with another seat taken (issue 12)."""
+    seats = expected.get("seats") if isinstance(expected, dict) else None
+    if not isinstance(seats, dict) or isinstance(seats, Exactly) or any(
+        value is ABSENT for value in seats.values()
+    ):
+        return []
+    if {str(key) for key in seats} != set(state.get("seats", {})):
+        return []
+    return [".seats: lists every seat taken: write it as !exactly {...}"]

@@ -49,3 +49,10 @@ def test_an_exact_seat_set_can_fail() -> None:
     assert problems and "unexpected keys ['5']" in problems[0]
     # the plain form matches a subset, as before
     assert not run(_with_last_expect('{"1": {player: ana}}'))
+
+
+def test_a_listing_of_every_seat_must_say_exactly() -> None:
+    """A plain listing of every seat taken is refused: it reads as "these are the
+    seats" but would pass with one more; ``!exactly`` says it."""
+    problems = run(_with_last_expect('{"1": {player: ana}, "3": {player: bob}, "5": {player: cy}}'))
+    assert problems and "write it as !exactly" in problems[0]
