@@ -30,6 +30,10 @@ STREET_ACTIONS = [
 # a declared raise short of the minimum, by a seat whose minimum raise is all-in (R16)
 @example(stacks=(50, 25, 50), before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
          chips=[5, 5, 25], declared="raise")
+# every chip of the small blind, 10 over the call of 35 (less than half the raise of
+# 30): all in, not a call with 10 given back
+@example(stacks=(50, 1000, 1000), before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
+         chips=[25, 10, 10], declared=None)
 def test_a_push_reads_as_a_legal_action_or_is_refused(
     stacks: tuple[int, int, int], before: list[dict[str, object]], chips: list[int],
     declared: str | None,
@@ -48,6 +52,8 @@ def test_a_push_reads_as_a_legal_action_or_is_refused(
     seat = h.to_act
     s = t.state.seats[seat]
     owed = h.current_bet - s.bet
+    legal = t.legal()
+    assert legal is not None
     push = Push(seat=seat, chips=tuple(chips), declared=declared)
     try:
         act, rule = read(h, t.state.seats, push, t.settings.game)
@@ -62,6 +68,9 @@ def test_a_push_reads_as_a_legal_action_or_is_refused(
         assert act.action == "call" and (rule == "R15" or put <= owed)
     if act.action == "raise":
         assert act.to is not None and act.to > h.current_bet
+    if (declared is None and len(chips) > 1 and put == s.stack and put > owed
+            and legal.max_raise_to == s.bet + s.stack):
+        assert act.action == "all_in"  # every chip, nothing said: all in (R7)
     if rule == "R16":  # an under-call brought to size, or a raise brought to the minimum
         total = act.to if act.to is not None else s.bet + s.stack  # all-in: every chip
         assert put < owed or (act.action != "call" and total > s.bet + put)

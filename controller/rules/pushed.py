@@ -10,7 +10,8 @@ the round's last full bet or raise in no/pot limit, the street's bet in fixed li
 - one chip, nothing declared, facing a bet: a call whatever its value (R15).
 - several chips, nothing declared, facing a bet: chips up to the call are a call (an
   under-call is brought to size, R16); beyond it, an increase of half a ``unit`` or more
-  counts as a declared raise (R14), less is a call with the excess given back.
+  counts as a declared raise (R14), less is a call with the excess given back, unless
+  the chips are every chip the seat has: then it is all in (a short all-in, R7).
 - a raise (declared, or by R14) or a bet facing no bet: to the chips' total, brought up
   to the minimum (R16), held to the pot-limit maximum; when the seat cannot raise, a
   declared raise is refused and an undeclared pile is a call.
@@ -67,7 +68,7 @@ def read(hand: Hand, seats: Mapping[int, Seat], event: Push, game: GameSettings)
             return (Act(by=event.by, seat=seat, action="all_in") if put == stack else call), short
         unit = betting.bet_size(game, hand.street) if game.structure == "fixed_limit" \
             else hand.min_increment
-        if 2 * (put - owed) < unit:
+        if 2 * (put - owed) < unit and put < stack:  # every chip is all in (R7)
             return call, "R14"
     legal = betting.legal_for(hand, seats, seat, game)
     if legal.min_raise_to is None or legal.max_raise_to is None:
