@@ -15,21 +15,30 @@ need someone now:
 - the table's link down (`status`: the last will, or the daemon stopped);
 - a backlog being sent after an outage (`status` up with unsent messages): a warning.
 
+A message is set aside (`problem()` says why; the server logs it) when its `table_id`
+is one no table can have (the configuration's table id pattern) or is not the table of
+the topic it came on: a broker ACL confines each table to its own topic subtree, so a
+table can never speak for another. A table claiming more seats than a table has shows
+no open seats.
+
 Messages are taken by `(table_id, msg_seq)` once (a reconnect brings the retained state
 again); a message older than what the card shows (a lower `msg_seq`) changes nothing.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller import device_faults
+from controller.config.rules import MAX_SEATS, MIN_SEATS, TABLE_ID_PATTERN
 from controller.floor.consumer import Deduplicator
 from controller.rules.text import render
 
+_TABLE_ID = re.compile(TABLE_ID_PATTERN)
 STRUCTURES = {"no_limit": "NL", "pot_limit": "PL", "fixed_limit": "FL"}
 
 
@@ -77,8 +86,10 @@ class Card:
         seats_value = state.get("seats")
         seats: Mapping[str, Any] = seats_value if isinstance(seats_value, Mapping) else {}
         total = self.info.get("seats")
+        if not isinstance(total, int) or not MIN_SEATS <= total <= MAX_SEATS:
+            total = None  # no table has that many seats: nothing to count
         open_seats = [n for n in range(1, total + 1) if str(n) not in seats] \
-            if isinstance(total, int) else []
+            if total is not None else []
         to_act = state.get("to_act")
         seat_to_act = seats.get(str(to_act)) if to_act is not None else None
         player = seat_to_act.get("player") if isinstance(seat_to_act, Mapping) else None
@@ -137,13 +148,13 @@ class Board:
         self.broker_up = False
         self.version = 0
 
-    def apply(self, payload: Mapping[str, Any] | None, received_ns: int) -> str | None:
-        """Fold one message in; the table id whose card changed, or None."""
-        if not isinstance(payload, Mapping):
+    def apply(self, payload: Mapping[str, Any] | None, received_ns: int,
+              topic: str | None = None) -> str | None:
+        """Fold one message in (received on `topic`, when given); the table id whose
+        card changed, or None."""
+        if not isinstance(payload, Mapping) or problem(payload, topic) is not None:
             return None
-        table_id = payload.get("table_id")
-        if not isinstance(table_id, str):
-            return None
+        table_id = payload["table_id"]
         if self.site is not None and payload.get("site") != self.site:
             return None
         with self._lock:
@@ -179,9 +190,22 @@ class Board:
             return card.as_json(now_ns) if card is not None else None
 
 
+def problem(payload: Mapping[str, Any], topic: str | None = None) -> str | None:
+    """Why the board sets a message aside, or None when it shows it."""
+    table_id = payload.get("table_id")
+    if not isinstance(table_id, str):
+        return "no table_id"
+    if not _TABLE_ID.fullmatch(table_id):
+        return f"table_id {table_id[:40]!r} is no table's (1 to 16 letters, digits, '_.-')"
+    levels = topic.split("/") if topic is not None else None
+    if levels is not None and (len(levels) < 3 or levels[-3:-1] != ["table", table_id]):
+        return f"table_id {table_id!r} is not the table of its topic"
+    return None
+
+
 def _table_order(table_id: str) -> tuple[str, int, str]:
-    digits = "".join(ch for ch in table_id if ch.isdigit())
-    prefix = "".join(ch for ch in table_id if not ch.isdigit())
+    digits = "".join(ch for ch in table_id if ch in "0123456789")
+    prefix = "".join(ch for ch in table_id if ch not in "0123456789")
     return (prefix, int(digits) if digits else -1, table_id)
 
 

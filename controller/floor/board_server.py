@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from controller.floor.board import Board
+from controller.floor.board import Board, problem
 from controller.floor.board_page import PAGE
 from controller.floor.consumer import FloorLinkError, FloorMessage, Subscriber
 from controller.floor.settings import FloorSettings
@@ -45,6 +45,7 @@ from controller.floor.topics import subscription
 log = logging.getLogger(__name__)
 
 QUEUE_MAX = 1000
+SET_ASIDE_MAX = 1000
 HEARTBEAT_S = 10.0
 SOCKET_TIMEOUT_S = 60.0
 DEFAULT_LISTEN = "127.0.0.1"
@@ -130,6 +131,7 @@ class BoardServer:
         self._httpd.daemon_threads = True
         self._http_thread: threading.Thread | None = None
         self.last_error: str | None = None
+        self._set_aside_topics: set[str] = set()
 
     @property
     def url(self) -> str:
@@ -194,14 +196,27 @@ class BoardServer:
 
     def _on_message(self, message: FloorMessage) -> None:
         received = self._now()
+        if message.payload is not None:
+            why = problem(message.payload, message.topic)
+            if why is not None:
+                self._set_aside(message.topic, why)
+                return
         try:
-            table_id = self.board.apply(message.payload, received)
+            table_id = self.board.apply(message.payload, received, message.topic)
             card = self.board.card(table_id, received) if table_id is not None else None
         except Exception:  # a message nobody foresaw must not end the board
             log.exception("floor board: a message on %s could not be shown", message.topic)
             return
         if card is not None:
             self._broadcast("card", card)
+
+    def _set_aside(self, topic: str, why: str) -> None:
+        """Say once per topic (at most `SET_ASIDE_MAX` topics) that its messages are
+        not shown, and why: a hostile publisher cannot fill the log."""
+        if topic in self._set_aside_topics or len(self._set_aside_topics) >= SET_ASIDE_MAX:
+            return
+        self._set_aside_topics.add(topic)
+        log.warning("floor board: a message on %s is not shown: %s", topic[:200], why)
 
     # -- the browsers ----------------------------------------------------------------
 

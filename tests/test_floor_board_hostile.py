@@ -1,0 +1,111 @@
+"""The floor board against hostile publishers: a real Mosquitto, the board's own
+subscriber and HTTP server, payloads any client allowed to publish could send."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.floor.board_server import BoardServer
+from controller.floor.clock import Stamp
+from controller.floor.localbroker import LocalBroker
+from controller.floor.messages import state_message
+from controller.floor.topics import TableTopics, subscription
+from tests.daemon_helpers import WAIT
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    local = LocalBroker(tmp_path / "broker")
+    local.start()
+    yield local
+    local.kill()
+
+
+@pytest.fixture
+def board(broker: LocalBroker) -> Iterator[BoardServer]:
+    server = BoardServer(host=broker.host, port=broker.port,
+                         topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    server.start()
+    assert server.wait_broker(WAIT)
+    yield server
+    server.stop()
+
+
+def publish(broker: LocalBroker, messages: list[tuple[str, bytes | str]]) -> None:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    try:
+        for topic, payload in messages:
+            client.publish(topic, payload, qos=1).wait_for_publish(WAIT)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def state(table_id: str, msg_seq: int, *, seats: Any = 9, hand: int = 1,
+          topic_table: str | None = None) -> tuple[str, str]:
+    """A state message of `table_id` (on the topic of `topic_table`, if given)."""
+    message = state_message(TableTopics("casino", "lv", table_id),
+                            {"hand": hand, "phase": "preflop", "seats": {}, "clock": None},
+                            seq=msg_seq, stamp=Stamp.now(),
+                            table={"seats": seats, "structure": "no_limit", "form": "flop",
+                                   "small_blind": 5, "big_blind": 10})
+    topic = TableTopics("casino", "lv", topic_table).state if topic_table else message.topic
+    return topic, message.payload[:-1] + f',"msg_seq":{msg_seq}}}'
+
+
+def cards(board: BoardServer) -> dict[str, dict[str, Any]]:
+    with urllib.request.urlopen(board.url + "cards.json", timeout=WAIT) as answer:
+        return {c["table_id"]: c for c in json.loads(answer.read())["cards"]}
+
+
+def until_card(board: BoardServer, table_id: str, **expected: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT
+    while True:
+        card = cards(board).get(table_id)
+        if card is not None and all(card.get(k) == v for k, v in expected.items()):
+            return card
+        assert time.monotonic() < deadline, f"{table_id} {expected}: {card}"
+        time.sleep(0.05)
+
+
+def test_hostile_table_ids_and_seat_counts_never_break_the_board(
+    broker: LocalBroker, board: BoardServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table id no table can have (a digit `int()` refuses, 5000 digits, HTML), a
+    message claiming another table's id on its own topic, a table claiming a million
+    seats: each is set aside with a warning naming its topic; the page keeps showing
+    every real table, with what they really said."""
+    caplog.set_level(logging.WARNING, logger="controller.floor.board_server")
+    publish(broker, [state("T1", 1, hand=4)])
+    until_card(board, "T1", hand=4)
+    html = "<img src=x onerror=alert(1)>"
+    publish(broker, [
+        state("T\u00b2", 1),            # '²' is a digit to str.isdigit, not to int()
+        state("9" * 5000, 1),           # more digits than int() converts
+        state(html, 1),
+        state("T1", 2, hand=666, topic_table="T9"),  # T9 pretending to be T1
+        state("T2", 1, seats=1_000_000),
+        state("T3", 1, hand=7),
+    ])
+    until_card(board, "T3", hand=7)
+    shown = cards(board)
+    assert sorted(shown) == ["T1", "T2", "T3"]
+    assert shown["T1"]["hand"] == 4
+    assert shown["T2"]["open_seats"] == [] and shown["T2"]["seats"] is None
+    warned = "\n".join(r.getMessage() for r in caplog.records)
+    for topic in ("casino/lv/table/T\u00b2/state", f"casino/lv/table/{html}/state",
+                  "casino/lv/table/T9/state"):
+        assert topic in warned, warned
