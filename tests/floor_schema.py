@@ -39,3 +39,18 @@ def assert_valid(payloads: Iterable[Mapping[str, Any] | None]) -> int:
         found += problems(payload)
     assert not found, "\n".join(found[:20])
     return count
+
+
+def guide_examples() -> list[dict[str, Any]]:
+    """Every JSON example in docs/floor.md, in order (a block may hold several)."""
+    text = (SCHEMA_PATH.parent / "floor.md").read_text()
+    decoder = json.JSONDecoder()
+    examples: list[dict[str, Any]] = []
+    for block in text.split("```json\n")[1:]:
+        body = block.split("```", 1)[0]
+        at = 0
+        while body[at:].strip():
+            at += len(body[at:]) - len(body[at:].lstrip())
+            example, at = decoder.raw_decode(body, at)
+            examples.append(example)
+    return examples

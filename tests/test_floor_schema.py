@@ -13,7 +13,7 @@ from controller.floor.clock import Stamp
 from controller.floor.messages import fault_message, state_message, status_payload
 from controller.floor.play import ENDINGS, SEAT_CHANGES
 from controller.floor.topics import TableTopics
-from tests.floor_schema import SCHEMA_PATH, assert_valid, problems
+from tests.floor_schema import SCHEMA_PATH, assert_valid, guide_examples, problems
 from tests.keypad_tables import THREE, keys
 from tests.test_floor_play import HAND_EVENTS, HAND_KEYS, START, play
 
@@ -85,17 +85,7 @@ def test_faults_status_state_transfer_and_the_chain_head_validate() -> None:
 def test_every_example_in_the_floor_guide_validates() -> None:
     """docs/floor.md shows integrators what arrives: every JSON example in it holds to
     the schema (a block may hold several objects)."""
-    text = (SCHEMA_PATH.parent / "floor.md").read_text()
-    blocks = text.split("```json\n")[1:]
-    decoder = json.JSONDecoder()
-    examples: list[dict[str, Any]] = []
-    for block in blocks:
-        body = block.split("```", 1)[0]
-        at = 0
-        while body[at:].strip():
-            at += len(body[at:]) - len(body[at:].lstrip())
-            example, at = decoder.raw_decode(body, at)
-            examples.append(example)
+    examples = guide_examples()
     kinds = {e["kind"] for e in examples}
     assert kinds == set(SCHEMA["properties"]["kind"]["enum"]), kinds
     assert assert_valid(examples) == len(examples) >= 20
