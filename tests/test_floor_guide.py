@@ -77,3 +77,16 @@ def test_the_guides_examples_are_what_the_table_sends(tmp_path: Path) -> None:
             same = [m for m in messages if m.get("msg_seq") == example.get("msg_seq")]
             wrong.append(f"{json.dumps(example)}\n  sent: {json.dumps(same)}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_award_comes_before_the_seat_it_busted(tmp_path: Path) -> None:
+    """A player who loses the last chips is `busted` by the award: a consumer reading
+    in `msg_seq` order learns who won before who went broke."""
+    from tests.test_floor_play import START, play
+
+    rows = play(tmp_path, START + [act(8, "raise", 30), act(2, "fold"),
+                                   act(5, "all_in"), act(8, "call"),
+                                   {"type": "award", "ranking": [[8], [5]]}], by="d17")
+    told = [(body["kind"], body.get("change")) for _, body in rows
+            if body["kind"] in ("award", "seat", "hand_end") and body.get("seq", 0) > 4]
+    assert told == [("award", None), ("seat", "busted"), ("hand_end", None)], told

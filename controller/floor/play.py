@@ -99,6 +99,7 @@ def play_messages(
     stacks = {s: _int(v.get("stack")) for s, v in seats_before.items()}
     out: list[PlayMessage] = []
     award: dict[str, Any] | None = None
+    award_at = 0
     returned: dict[str, int] = {}
     fees: dict[str, int] | None = None
     street = phase
@@ -143,6 +144,7 @@ def play_messages(
         elif name == "PotAwarded":
             if award is None:
                 award = {"hand": hand, "pots": []}
+                award_at = len(out)  # told where the pots were paid: before the busts
             shares = {str(seat): _int(amount)
                       for seat, amount in getattr(effect, "shares", ()) or ()}
             award["pots"].append({
@@ -185,7 +187,7 @@ def play_messages(
         award["returned"] = returned
         award["fees"] = fees or {"rake": 0, "jackpot": 0}
         award["by"] = by
-        out.append(("actions", "award", award))
+        out.insert(award_at, ("actions", "award", award))
     for seat in sorted(seats_before.keys() - seats_after.keys(), key=_seat_order):
         out.append(("seats", "seat", {
             "seat": _seat_value(seat), "change": "open", "player": None, "stack": None,
