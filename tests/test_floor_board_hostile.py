@@ -109,3 +109,27 @@ def test_hostile_table_ids_and_seat_counts_never_break_the_board(
     for topic in ("casino/lv/table/T\u00b2/state", f"casino/lv/table/{html}/state",
                   "casino/lv/table/T9/state"):
         assert topic in warned, warned
+
+
+def test_a_browser_that_hangs_up_early_is_no_traceback(
+    board: BoardServer, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A browser closed while the page or the cards are being sent (a reload, a tab
+    closed) is routine: at most a debug line, never a traceback on the board's
+    console or journal; the board goes on serving."""
+    import socket
+    import struct
+
+    caplog.set_level(logging.DEBUG, logger="controller.floor.board_server")
+    host, port = board.url.split("//")[1].rstrip("/").split(":")
+    for path in ("/", "/cards.json", "/events") * 3:
+        client = socket.create_connection((host, int(port)))
+        client.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        # close at once with a reset (SO_LINGER 0): the answer finds no one to read it
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+    time.sleep(0.5)
+    assert cards(board) == {}  # still serving
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err, err
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -102,6 +103,19 @@ def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
     return FloorSettings.adapt(floor_config), settings_board
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that went away (a reload, a tab closed, one that stopped reading)
+        is routine: a debug line. Anything else is logged, never printed raw."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            log.debug("floor board http: %s went away: %s", client_address[0], error)
+        else:
+            log.exception("floor board http: a request from %s failed", client_address[0])
+
+
 class BoardServer:
     """The board: `start()`, the URL in `url`, `stop()`."""
 
@@ -127,8 +141,7 @@ class BoardServer:
         self._stopping = threading.Event()
         self._subscriber: Subscriber | None = None
         self._connector: threading.Thread | None = None
-        self._httpd = ThreadingHTTPServer((listen, http_port), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = _HTTPServer((listen, http_port), self._handler())
         self._http_thread: threading.Thread | None = None
         self.last_error: str | None = None
         self._set_aside_topics: set[str] = set()
