@@ -61,6 +61,7 @@ class Card:
     backlog: int = 0
     last_heard_ns: int = 0
     version: int = 0
+    stream: int = 0  # the table's message numbering restarted this many times
 
     def alarms(self) -> list[dict[str, str]]:
         found = [{"code": code, "text": render(device_faults.words(code), "en"), "level": "alarm"}
@@ -168,6 +169,9 @@ class Board:
             card = self._cards.get(table_id)
             if card is None:
                 card = self._cards[table_id] = Card(table_id)
+            if card.stream != self._dedupe.stream(table_id):  # its journal was replaced
+                card.stream = self._dedupe.stream(table_id)
+                card.state_msg_seq = 0
             card.site = payload.get("site") if isinstance(payload.get("site"), str) else card.site
             card.last_heard_ns = received_ns
             _fold(card, payload, received_ns)

@@ -51,12 +51,27 @@ class Deduplicator:
     message is new. The key is `(table_id, msg_seq)`, for live and retained copies
     alike (a reconnect brings the retained state again, with the `msg_seq` already
     seen). A message without `msg_seq` (the link status) is new unless it is the very
-    same bytes as the last one of its table and kind (the retained status again)."""
+    same bytes as the last one of its table and kind (the retained status again).
+
+    A table whose journal was replaced (new storage, a salvage) numbers its messages
+    from 1 again (docs/floor.md): after a `status`, a `msg_seq` of 1, or one more than
+    `NEW_STREAM_GAP` below the highest seen, starts a new stream: what was seen of the
+    table is forgotten, and `stream(table_id)` counts up. (A table sends again at most
+    its publishing window, 16 messages, below what a consumer has seen.)"""
+
+    NEW_STREAM_GAP = 64
 
     def __init__(self, per_table: int = 100_000) -> None:
         self._per_table = per_table
         self._seen: dict[str, tuple[set[int], deque[int]]] = {}
         self._last_plain: dict[tuple[str, str], bytes] = {}
+        self._highest: dict[str, int] = {}
+        self._after_status: set[str] = set()
+        self._streams: dict[str, int] = {}
+
+    def stream(self, table_id: str) -> int:
+        """How many times the table's numbering started again (0: never)."""
+        return self._streams.get(table_id, 0)
 
     def first_time(self, payload: Mapping[str, Any] | None, raw: bytes | None = None) -> bool:
         if payload is None:
@@ -65,6 +80,8 @@ class Deduplicator:
         if not isinstance(table, str):
             return True
         if not isinstance(msg_seq, int):
+            if payload.get("kind") == "status":
+                self._after_status.add(table)
             if raw is None:
                 return True
             key = (table, str(payload.get("kind")))
@@ -72,6 +89,14 @@ class Deduplicator:
                 return False
             self._last_plain[key] = raw
             return True
+        highest = self._highest.get(table, 0)
+        if table in self._after_status:
+            self._after_status.discard(table)
+            if highest > 1 and (msg_seq == 1 or msg_seq < highest - self.NEW_STREAM_GAP):
+                self._seen.pop(table, None)
+                self._streams[table] = self.stream(table) + 1
+                highest = 0
+        self._highest[table] = max(highest, msg_seq)
         seen, order = self._seen.setdefault(table, (set(), deque()))
         if msg_seq in seen:
             return False
