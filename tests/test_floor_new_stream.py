@@ -117,3 +117,48 @@ def test_resent_messages_are_not_a_new_stream() -> None:
     assert dedupe.first_time({"table_id": "T1", "kind": "state", "msg_seq": 3})
     assert dedupe.stream("T1") == 1
     assert not dedupe.first_time({"table_id": "T1", "kind": "state", "msg_seq": 3})
+
+
+def test_a_full_outbox_reaches_the_board_until_acknowledged(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    """The table's outbox filled while its broker was away: when the link returns the
+    floor board shows `FLOOR OUTBOX FULL` (red: a supervisor must acknowledge it at
+    the table), still after the backlog has drained, and clears it once acknowledged."""
+    from tests.floor_schema import assert_valid
+
+    board = BoardServer(host=broker.host, port=broker.port,
+                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    board.start()
+    assert board.wait_broker(WAIT)
+    broker.stop()
+    db = tmp_path / "journal.sqlite3"
+    publisher = Publisher(FloorSettings(site="lv", host=broker.host, port=broker.port,
+                                        outbox_max_messages=100),
+                          table_id="T1", db_path=db)
+    publisher.start()
+    try:
+        hands(db, 1, 110)
+        publisher.notify()
+        assert publisher.wait_for(lambda s: s.overflowed, WAIT)
+
+        def alarms() -> list[str]:
+            card = board.board.card("T1", time.monotonic_ns())
+            return [a["text"] for a in card["alarms"] if a["level"] == "alarm"] if card else []
+
+        broker.start()
+        assert publisher.wait_drained(WAIT)
+        deadline = time.monotonic() + WAIT
+        while "FLOOR OUTBOX FULL" not in alarms() or board_hand(board) != 110:
+            assert time.monotonic() < deadline, alarms()
+            time.sleep(0.05)
+        publisher.clear_overflow()
+        while alarms():
+            assert time.monotonic() < deadline, alarms()
+            time.sleep(0.05)
+    finally:
+        publisher.stop()
+        board.stop()
+    statuses = [json.loads(publisher._status_now("up", None)), json.loads(
+        publisher._status_now("down", "stopped"))]
+    assert assert_valid(statuses) == 2

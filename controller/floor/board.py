@@ -58,6 +58,7 @@ class Card:
     link: str = "unknown"
     link_reason: str | None = None
     sticky_fault: str | None = None  # the table's play is locked (memory fault ...)
+    outbox: str | None = None  # the table's outbox `filling` or `full` (status)
     backlog: int = 0
     last_heard_ns: int = 0
     version: int = 0
@@ -70,6 +71,9 @@ class Card:
             words = self.sticky_fault.replace("_", " ").upper()
             found.insert(0, {"code": self.sticky_fault, "level": "alarm",
                              "text": f"{words}: CALL TECH"})
+        if self.outbox in ("filling", "full"):
+            found.append({"code": f"outbox_{self.outbox}", "level": "alarm",
+                          "text": f"FLOOR OUTBOX {self.outbox.upper()}"})
         if self.tray is not None:
             found.append({"code": "tray_discrepancy", "level": "alarm",
                           "text": f"TRAY OFF BY {self.tray.get('discrepancy')}"})
@@ -244,6 +248,8 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
             card.faults = {str(k): str(v) for k, v in devices.items()}
             tray = payload.get("tray_discrepancy")  # said with them, never in a will
             card.tray = {"discrepancy": tray} if isinstance(tray, int) else None
+            outbox_alarm = payload.get("outbox")
+            card.outbox = outbox_alarm if isinstance(outbox_alarm, str) else None
         card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
             else None
         unsent = payload.get("unsent")

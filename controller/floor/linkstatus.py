@@ -40,6 +40,10 @@ class LinkStatus:
     last_error: str | None  # the latest connection or refusal problem, None when healthy
     sent: int  # rows acknowledged since start()
 
+    def outbox_alarm(self) -> str | None:
+        """The outbox as the floor's link status says it: `full`, `filling` or None."""
+        return "full" if self.overflowed else "filling" if self.alarm else None
+
     def indicator(self) -> str:
         """A short text for the dealer display."""
         if self.overflowed:
@@ -64,6 +68,7 @@ class StatusKeeper:
     _watermark: int
     _count_due: bool
     _counted_at: float
+    _status_due: bool  # the retained status must be sent again (its content changed)
 
     if TYPE_CHECKING:
 
@@ -73,6 +78,8 @@ class StatusKeeper:
         with self._changed:
             new = change(self._status)
             if new != self._status:
+                if new.outbox_alarm() != self._status.outbox_alarm():
+                    self._status_due = True  # the floor hears of the outbox too
                 self._status = new
                 self._changed.notify_all()
                 if self._on_status is not None:  # under the lock: in the order of changes

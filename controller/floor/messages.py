@@ -242,6 +242,7 @@ def status_payload(
     topics: TableTopics, *, link: str, reason: str | None, unsent: int | None, stamp: Stamp,
     will: bool = False, fault: str | None = None,
     device_faults: Mapping[str, str] | None = None, tray_discrepancy: int | None = None,
+    outbox: str | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
@@ -252,13 +253,15 @@ def status_payload(
     `device_faults`: the device faults in force now (device -> code), so that a consumer
     arriving late sees them in the retained status; None in the last will (written
     when the link came up, it cannot know). `tray_discrepancy`: the chip tray's
-    difference while its alarm is raised, else None (and in the last will).
+    difference while its alarm is raised, else None (and in the last will). `outbox`:
+    `filling` (the outbox alarm: unsent rows past `floor.outbox_alarm_percent`), `full`
+    (it reached its bound: sticky until a supervisor acknowledges it), else None.
     """
     return dumps(
         _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will,
                   fault=fault,
                   device_faults=dict(device_faults) if device_faults is not None else None,
-                  tray_discrepancy=tray_discrepancy)
+                  tray_discrepancy=tray_discrepancy, outbox=outbox)
     )
 
 

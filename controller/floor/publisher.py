@@ -236,7 +236,8 @@ class Publisher(StatusKeeper):
                               unsent=self._status.unsent if backlog else None,
                               stamp=Stamp.now(), fault=self._fault,
                               device_faults=self._device_faults,
-                              tray_discrepancy=self._tray_discrepancy)
+                              tray_discrepancy=self._tray_discrepancy,
+                              outbox=self._status.outbox_alarm())
 
     def notify(self) -> None:
         """New rows were committed: look now rather than at the next poll."""
