@@ -13,6 +13,7 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from controller import commands
@@ -26,10 +27,24 @@ def _command_modules() -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("table-controller")
+    except PackageNotFoundError:
+        number = "not installed"
+    return f"tablectl {number} from {Path(commands.__file__).resolve().parents[1]}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablectl", description="Casino poker table controller."
     )
+    parser.add_argument(
+        "--version", action="store_true",
+        help="the version and the checkout this tablectl runs from (a command missing from "
+             "its list, 'invalid choice', means an older checkout or install answered)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in _command_modules().items():
         module = importlib.import_module(module_name)
@@ -89,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if getattr(args, "command", None) in UNGUARDED:
             sys.stdout = stdout
+        if args.version:
+            print(_version())
+            return 0
         if not getattr(args, "_run", None):
             parser.print_help(sys.stderr)
             return 2

@@ -133,3 +133,25 @@ def test_a_browser_that_hangs_up_early_is_no_traceback(
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Exception occurred" not in err, err
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_version_names_the_checkout_that_answers(tmp_path: Path) -> None:
+    """`tablectl floor board --help` once said "invalid choice: 'board'": the code that
+    answered was an older checkout (`python -m controller` imports the `controller`
+    package of the current directory first; a venv's tablectl runs the checkout it was
+    installed from). `--version` says which checkout answers."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    other = tmp_path / "older-checkout"
+    shutil.copytree(root / "controller", other / "controller",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for cwd, expected in ((root, root), (other, other)):
+        answer = subprocess.run([sys.executable, "-m", "controller", "--version"], cwd=cwd,
+                                capture_output=True, text=True, timeout=60, check=True)
+        assert answer.stdout.strip().endswith(f" from {expected / 'controller'}"), answer
+    board = subprocess.run([sys.executable, "-m", "controller", "floor", "board", "--help"],
+                           cwd=root, capture_output=True, text=True, timeout=60, check=True)
+    assert board.stdout.startswith("usage: tablectl floor board")
