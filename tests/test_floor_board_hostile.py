@@ -19,6 +19,7 @@ from controller.floor.localbroker import LocalBroker
 from controller.floor.messages import state_message
 from controller.floor.topics import TableTopics, subscription
 from tests.daemon_helpers import WAIT
+from tests.test_floor_board import browser  # noqa: F401 - the fixture
 
 
 @pytest.fixture
@@ -155,3 +156,36 @@ def test_version_names_the_checkout_that_answers(tmp_path: Path) -> None:
     board = subprocess.run([sys.executable, "-m", "controller", "floor", "board", "--help"],
                            cwd=root, capture_output=True, text=True, timeout=60, check=True)
     assert board.stdout.startswith("usage: tablectl floor board")
+
+
+def test_a_players_name_is_shown_as_text_inside_its_card(
+    broker: LocalBroker, board: BoardServer, browser: Any
+) -> None:
+    """A name with HTML in it is shown as the text it is (nothing runs, no element
+    made), and a long name wraps inside its card instead of running over the next one
+    (headless Chromium)."""
+    from selenium.webdriver.common.by import By
+
+    from tests.test_floor_board import until
+
+    evil = "<img src=x onerror=\"document.title='pwned'\">" + "Maximiliano" * 4
+    seats = {"2": {"player": evil, "stack": 100, "bet": 0, "status": "playing", "missed": []}}
+    for table_id in ("T1", "T2"):
+        message = state_message(TableTopics("casino", "lv", table_id),
+                                {"hand": 3, "phase": "flop", "to_act": 2, "pot_total": 120,
+                                 "seats": seats, "clock": None},
+                                seq=1, stamp=Stamp.now(),
+                                table={"seats": 9, "structure": "no_limit", "form": "flop",
+                                       "small_blind": 5, "big_blind": 10})
+        publish(broker, [(message.topic, message.payload[:-1] + ',"msg_seq":1}')])
+    browser.get(board.url)
+    until(lambda: "SEAT 2 TO ACT" in browser.find_element(
+        By.CSS_SELECTOR, "#card-T2 .to-act").text, "T2 shown")
+    assert evil in browser.find_element(By.CSS_SELECTOR, "#card-T1 .to-act").text
+    assert browser.find_elements(By.CSS_SELECTOR, "img") == []
+    assert browser.title == "Floor board"
+    overflow = browser.execute_script(
+        "const c = document.getElementById('card-T1');"
+        "return [c, ...c.querySelectorAll('*')].map(e => e.scrollWidth - e.clientWidth)"
+        ".reduce((a, b) => Math.max(a, b), 0);")
+    assert overflow <= 0, f"the name runs {overflow} px over its card"

@@ -36,7 +36,8 @@ PAGE = """<!doctype html>
   main { display: grid; gap: .6rem; padding: .6rem;
          grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr)); }
   .card { background: #1d2a1d; border: .15rem solid #2f4f2f; border-radius: .5rem;
-          padding: .5rem .7rem; display: flex; flex-direction: column; gap: .15rem; }
+          padding: .5rem .7rem; display: flex; flex-direction: column; gap: .15rem;
+          min-width: 0; overflow-wrap: anywhere; }
   .card.warn { border-color: #c90; }
   .card.alarm { background: #5a0d0d; border-color: #f33; }
   .card .head { display: flex; justify-content: space-between; align-items: baseline; }
