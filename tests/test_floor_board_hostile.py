@@ -159,7 +159,7 @@ def test_version_names_the_checkout_that_answers(tmp_path: Path) -> None:
 
 
 def test_a_players_name_is_shown_as_text_inside_its_card(
-    broker: LocalBroker, board: BoardServer, browser: Any
+    broker: LocalBroker, board: BoardServer, browser: Any,  # noqa: F811 - the fixture
 ) -> None:
     """A name with HTML in it is shown as the text it is (nothing runs, no element
     made), and a long name wraps inside its card instead of running over the next one
@@ -189,3 +189,42 @@ def test_a_players_name_is_shown_as_text_inside_its_card(
         "return [c, ...c.querySelectorAll('*')].map(e => e.scrollWidth - e.clientWidth)"
         ".reduce((a, b) => Math.max(a, b), 0);")
     assert overflow <= 0, f"the name runs {overflow} px over its card"
+
+
+def test_a_browser_that_stops_reading_gets_a_snapshot_when_it_reads_again(
+    broker: LocalBroker, board: BoardServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Changes for a browser that stops reading pile up to `QUEUE_MAX` only; then it
+    is passed over (it costs the other browsers nothing: `bench/floor_board_clients.py`
+    measures it) until it reads again, when a fresh snapshot brings it up to date."""
+    import socket
+
+    from controller.floor import board_server
+
+    monkeypatch.setattr(board_server, "QUEUE_MAX", 5)
+    monkeypatch.setattr(board_server, "SEND_BUFFER", 4096)
+    host, port = board.url.split("//")[1].rstrip("/").split(":")
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client.connect((host, int(port)))
+    client.sendall(f"GET /events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    client.settimeout(WAIT)
+    head = b""
+    while b"event: snapshot" not in head:
+        head += client.recv(65536)
+    flood = []
+    for hand in range(1, 1001):
+        message = state_message(TableTopics("casino", "lv", "T1"),
+                                {"hand": hand, "phase": "flop", "seats": {}, "clock": None},
+                                seq=hand, stamp=Stamp.now())
+        flood.append((message.topic, message.payload[:-1] + f',"msg_seq":{hand}}}'))
+    publish(broker, flood)
+    until_card(board, "T1", hand=1000)
+    stream = b""
+    while b'"hand":1000' not in stream:
+        stream += client.recv(1 << 20)
+    client.close()
+    frames = [f for f in stream.split(b"\n\n") if f.startswith(b"event: ")]
+    kinds = [f.split(b"\n", 1)[0][7:].decode() for f in frames]
+    assert kinds[-1] == "snapshot", " ".join(kinds)
+    assert len(frames) < 500, f"{len(frames)} frames: the backlog piled up"

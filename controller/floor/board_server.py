@@ -11,8 +11,10 @@ standard-library `ThreadingHTTPServer` serves
     /cards.json   every card now (scripts, monitoring)
 
 Each browser has its own queue; the subscriber's thread puts the changed card on every
-queue, the browser's HTTP thread writes it out. A browser that falls behind by more than
-`QUEUE_MAX` changes is sent a fresh snapshot instead (nothing piles up). The page
+queue (encoded once for all), the browser's HTTP thread writes out what has piled up in
+one go. A browser that falls behind by more than `QUEUE_MAX` changes is marked behind:
+nothing more is queued for it (a browser that never reads costs the others nothing)
+until it reads again, when it is sent a fresh snapshot instead. The page
 reconnects by itself (EventSource) when the board restarts, and shows when the board
 has lost its broker; the subscriber resubscribes after a broker restart and the retained
 `state` and `status` of every table come again.
@@ -27,10 +29,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import queue
+import socket
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -46,6 +49,7 @@ from controller.floor.topics import subscription
 log = logging.getLogger(__name__)
 
 QUEUE_MAX = 1000
+SEND_BUFFER = 64 * 1024
 SET_ASIDE_MAX = 1000
 HEARTBEAT_S = 10.0
 SOCKET_TIMEOUT_S = 60.0
@@ -116,6 +120,42 @@ class _HTTPServer(ThreadingHTTPServer):
             log.exception("floor board http: a request from %s failed", client_address[0])
 
 
+class _Browser:
+    """One browser's queue of frames (see `BoardServer._broadcast`)."""
+
+    def __init__(self) -> None:
+        self.frames: deque[bytes] = deque()
+        self.behind = False  # fell QUEUE_MAX frames behind: a snapshot is due instead
+        self.closed = False
+        self.ready = threading.Condition()
+
+    def put(self, frame: bytes) -> None:
+        with self.ready:
+            if self.behind or self.closed:
+                return
+            if len(self.frames) >= QUEUE_MAX:
+                self.frames.clear()
+                self.behind = True
+            else:
+                self.frames.append(frame)
+            self.ready.notify()
+
+    def close(self) -> None:
+        with self.ready:
+            self.closed = True
+            self.ready.notify()
+
+    def take(self, timeout: float) -> tuple[list[bytes], bool]:
+        """The frames waiting (none after `timeout`) and whether a snapshot is due."""
+        with self.ready:
+            if not (self.frames or self.behind or self.closed):
+                self.ready.wait(timeout)
+            frames, behind = list(self.frames), self.behind
+            self.frames.clear()
+            self.behind = False
+            return frames, behind
+
+
 class BoardServer:
     """The board: `start()`, the URL in `url`, `stop()`."""
 
@@ -136,7 +176,7 @@ class BoardServer:
         self._filter = topic_filter
         self._subscriber_options = subscriber_options or {}
         self._now = now_ns
-        self._clients: list[queue.Queue[str | None]] = []
+        self._clients: list[_Browser] = []
         self._clients_lock = threading.Lock()
         self._stopping = threading.Event()
         self._subscriber: Subscriber | None = None
@@ -164,8 +204,7 @@ class BoardServer:
         self._stopping.set()
         with self._clients_lock:
             for client in self._clients:
-                with contextlib.suppress(queue.Full):
-                    client.put_nowait(None)
+                client.close()
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._connector is not None:
@@ -236,33 +275,29 @@ class BoardServer:
     def _broadcast(self, event: str, data: Any) -> None:
         frame = _frame(event, data)
         with self._clients_lock:
-            for client in self._clients:
-                try:
-                    client.put_nowait(frame)
-                except queue.Full:  # a slow browser: it gets a fresh snapshot instead
-                    with contextlib.suppress(queue.Empty):
-                        while True:
-                            client.get_nowait()
-                    client.put_nowait("")
+            clients = list(self._clients)
+        for client in clients:
+            client.put(frame)
 
     def snapshot(self) -> dict[str, Any]:
         return {"broker": self.board.broker_up, "cards": self.board.cards(self._now())}
 
-    def _stream(self) -> Iterator[str]:
-        client: queue.Queue[str | None] = queue.Queue(QUEUE_MAX)
+    def _stream(self) -> Iterator[bytes]:
+        client = _Browser()
         with self._clients_lock:
             self._clients.append(client)
         try:
             yield _frame("snapshot", self.snapshot())
             while not self._stopping.is_set():
-                try:
-                    frame = client.get(timeout=HEARTBEAT_S)
-                except queue.Empty:
-                    yield ": still here\n\n"
-                    continue
-                if frame is None:
+                frames, behind = client.take(HEARTBEAT_S)
+                if client.closed:
                     return
-                yield frame if frame else _frame("snapshot", self.snapshot())
+                if behind:  # what it missed is in the snapshot
+                    yield _frame("snapshot", self.snapshot())
+                elif frames:
+                    yield b"".join(frames)
+                else:
+                    yield b": still here\n\n"
         finally:
             with self._clients_lock:
                 self._clients.remove(client)
@@ -306,16 +341,19 @@ class BoardServer:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 self.close_connection = True
+                # a browser that stops reading blocks its writer after this much, not
+                # after the megabytes the kernel would otherwise buffer for it
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
                 with contextlib.suppress(OSError):
                     for frame in server._stream():
-                        self.wfile.write(frame.encode())
+                        self.wfile.write(frame)
                         self.wfile.flush()
 
         return Handler
 
 
-def _frame(event: str, data: Any) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+def _frame(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
 def board_filter(floor: FloorSettings | None, *, prefix: str | None, site: str | None,
