@@ -26,9 +26,9 @@ if str(ROOT) not in sys.path:
 
 from controller.floor.board_server import BoardServer  # noqa: E402
 from controller.floor.clock import Stamp  # noqa: E402
-from controller.floor.localbroker import LocalBroker  # noqa: E402
 from controller.floor.messages import state_message  # noqa: E402
 from controller.floor.topics import TableTopics, subscription  # noqa: E402
+from tests.localbroker import LocalBroker  # noqa: E402
 
 
 def flood_delay(broker: LocalBroker, idle: int, messages: int) -> float:

@@ -15,10 +15,10 @@ import pytest
 
 from controller.floor.board_server import BoardServer
 from controller.floor.clock import Stamp
-from controller.floor.localbroker import LocalBroker
 from controller.floor.messages import state_message
 from controller.floor.topics import TableTopics, subscription
 from tests.daemon_helpers import WAIT
+from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser  # noqa: F401 - the fixture
 
 

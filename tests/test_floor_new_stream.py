@@ -21,12 +21,12 @@ import pytest
 from controller.floor import outbox
 from controller.floor.board_server import BoardServer
 from controller.floor.consumer import Deduplicator
-from controller.floor.localbroker import LocalBroker
 from controller.floor.messages import messages_for
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
 from controller.floor.topics import TableTopics, subscription
 from tests.daemon_helpers import WAIT
+from tests.localbroker import LocalBroker
 
 ROOT = Path(__file__).resolve().parents[1]
 
