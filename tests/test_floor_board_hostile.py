@@ -228,3 +228,27 @@ def test_a_browser_that_stops_reading_gets_a_snapshot_when_it_reads_again(
     kinds = [f.split(b"\n", 1)[0][7:].decode() for f in frames]
     assert kinds[-1] == "snapshot", " ".join(kinds)
     assert len(frames) < 500, f"{len(frames)} frames: the backlog piled up"
+
+
+def test_the_watch_says_what_is_wrong_with_a_hostile_payload(broker: LocalBroker) -> None:
+    """`tablectl floor watch` shows a payload that is no message as a short line: why
+    (the decoder's words), how big, and its first KiB, instead of megabytes of it."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", "watch", "--host", broker.host,
+         "--port", str(broker.port), "--all", "--count", "3", "--timeout", "60"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert watch.stderr is not None and watch.stderr.readline().startswith(b"watching")
+    topic = "casino/lv/table/T1/events"
+    publish(broker, [(topic, b"x" * 2_000_000), (topic, b'{"a": "\xff\xfe"}'),
+                     (topic, "[" * 5000 + "]" * 5000)])
+    out, _ = watch.communicate(timeout=WAIT)
+    lines = out.decode().splitlines()
+    assert len(lines) == 3 and all(len(line) < 2000 for line in lines), [len(x) for x in lines]
+    shown = [json.loads(line)["message"] for line in lines]
+    assert [m["bytes"] for m in shown] == [2_000_000, 11, 10_000]
+    assert all(m["problem"] for m in shown), shown
+    assert shown[1]["raw"] == '{"a": "\ufffd\ufffd"}'

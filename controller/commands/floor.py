@@ -33,6 +33,8 @@ from controller.floor.settings import (
     TlsSettings,
 )
 from controller.floor.topics import TopicError, subscription
+from controller.lines import decode_document
+from controller.rules import BadEvent
 
 HELP = "the casino floor link: watch a table's live messages, serve the floor board"
 
@@ -142,7 +144,7 @@ def _watch(args: argparse.Namespace) -> int:
                 return
             body: Any = message.payload
             if body is None:
-                body = {"raw": message.raw.decode("utf-8", errors="replace")}
+                body = _not_a_message(message.raw)
             line = {"topic": message.topic, "retain": message.retain, "message": body}
             try:
                 print(json.dumps(line, separators=(",", ":"), ensure_ascii=False), flush=True)
@@ -165,6 +167,21 @@ def _watch(args: argparse.Namespace) -> int:
     finally:
         subscriber.stop()
     return 0
+
+
+RAW_SHOWN = 1024  # bytes of a payload that is no message shown by the watch
+
+
+def _not_a_message(raw: bytes) -> dict[str, Any]:
+    """A payload that is no floor message, as the watch shows it: why, how big, and
+    its first `RAW_SHOWN` bytes (a hostile payload may be megabytes)."""
+    try:
+        decode_document(raw)
+        problem = "not a JSON object"
+    except BadEvent as refused:
+        problem = refused.message
+    return {"raw": raw[:RAW_SHOWN].decode("utf-8", errors="replace"), "bytes": len(raw),
+            "problem": problem}
 
 
 def _connection(
