@@ -25,10 +25,10 @@ expiry, the periodic tick, tray stability, see ``timekeeping``), the next second
 the countdown, or the systemd watchdog ping. Idle, with no clock running, it wakes only
 for the watchdog.
 
-A sticky fault (the journal failed its check at start, a write failed, or a bug
-escaped the rules) locks play: every input is refused with ``memory_fault`` (or
-``software_fault``) and not recorded, the seats blink fast, the display calls for a
-technician. The loop keeps running (and pinging the watchdog) so that systemd does not
+A sticky fault (``controller.faults``: the journal failed its check at start, a write
+failed, or a bug escaped the rules) locks play: every input is refused with its lock
+code (``memory_fault``, ``storage_fault`` or ``software_fault``) and not recorded, the
+seats blink fast, the display says which fault and calls for a technician. The loop keeps running (and pinging the watchdog) so that systemd does not
 restart into the same fault over and over; a technician clears it (salvage, restart).
 
 A new configuration (SIGHUP, or a file that changed while the daemon was off) takes
@@ -67,11 +67,12 @@ from controller.daemon.inputs import (
     translate,
 )
 from controller.daemon.inqueue import InputQueue
-from controller.daemon.outputs import Outputs
+from controller.daemon.outputs import FAULT_LINE, Outputs
 from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
-from controller.daemon.recorder import MEMORY_FAULT, Outcome, Recorder, describe
+from controller.daemon.recorder import Outcome, Recorder, describe
 from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
-from controller.journal import Journal, JournalError, JournalIntegrityError, LogKind
+from controller.faults import Fault, SoftwareFault
+from controller.journal import Journal, JournalIntegrityError, LogKind
 from controller.lights import HALTING_DEVICES
 from controller.rules import state_view
 from controller.rules.effects import ClockExpired, HandEnded, Transferred
@@ -80,18 +81,8 @@ from controller.rules.text import Message
 
 log = logging.getLogger("table-controller")
 
-__all__ = ["PRUNE_EVERY_HANDS", "SOFTWARE_FAULT", "Controller", "Display", "LastShown",
-           "Notifier", "SoftwareFault", "log", "outcome_by"]
-
-SOFTWARE_FAULT = "software_fault"
-
-
-class SoftwareFault(JournalIntegrityError):
-    """An unexpected error in the firmware while handling an input: play is locked
-    because the state may no longer be the fold of the journal."""
-
-    code = SOFTWARE_FAULT
-    display = "SOFTWARE FAULT"
+__all__ = ["PRUNE_EVERY_HANDS", "Controller", "Display", "LastShown", "Notifier", "log",
+           "outcome_by"]
 
 
 class Notifier:
@@ -115,7 +106,7 @@ class Controller(ConfigMixin):
         settings: Settings,
         journal: Journal | None,
         recorder: Recorder | None,
-        fault: JournalIntegrityError | None,
+        fault: Fault | None,
         outputs: Outputs,
         inputs: queue.Queue[Any] | InputQueue,
         config_path: str | None = None,
@@ -225,8 +216,7 @@ class Controller(ConfigMixin):
         """Tell the time, then check, record, apply and show one rules event."""
         recorder = self.recorder
         if self.fault is not None or recorder is None:
-            outcome = Outcome(None, False, event, {"code": self._lock_code(),
-                                                   "message": "MEMORY FAULT: CALL TECHNICIAN"})
+            outcome = Outcome(None, False, event, self._lock_error())
             log.warning("%s from %s refused: play is locked (%s)", _brief(event, True), source,
                         self.fault.code if self.fault else "no journal")
             self._show()
@@ -235,8 +225,7 @@ class Controller(ConfigMixin):
         if not self._time_matters():
             self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
         elif not self._tell_time(now):
-            return Outcome(None, False, event, {"code": self._lock_code(),
-                                                "message": "MEMORY FAULT: CALL TECHNICIAN"})
+            return Outcome(None, False, event, self._lock_error())
         outcome = recorder.record(event, by=by)
         event = outcome.event  # as recorded: a PIN digit hidden
         if outcome.seq is None:
@@ -364,7 +353,10 @@ class Controller(ConfigMixin):
     def _show(self) -> None:
         if self.fault is not None or self.recorder is None:
             fault = self.fault
-            self.outputs.show_fault(fault.display if fault is not None else "NO JOURNAL")
+            if fault is not None:
+                self.outputs.show_fault(fault.lock_line, fault.display)
+            else:
+                self.outputs.show_fault(FAULT_LINE, "NO JOURNAL")
             self._status(f"LOCKED: {fault.code if fault else 'no journal'}: call a technician")
             self.last_shown = LastShown(None, fault=fault.code if fault else "no journal")
             return
@@ -416,18 +408,20 @@ class Controller(ConfigMixin):
 
     # -- faults ------------------------------------------------------------------------
 
-    def _lock_code(self) -> str:
-        return SOFTWARE_FAULT if isinstance(self.fault, SoftwareFault) else MEMORY_FAULT
+    def _lock_error(self) -> dict[str, str]:
+        """Why an input is refused while play is locked: the fault's own code and words."""
+        if self.fault is not None:
+            return self.fault.lock_error()
+        return {"code": "memory_fault", "message": FAULT_LINE}  # no journal at all
 
-    def _enter_fault(self, fault: JournalIntegrityError) -> None:
+    def _enter_fault(self, fault: Fault) -> None:
         if self.fault is not None:
             return
         self.fault = fault
         if self.recorder is not None:
             self.recorder.fault = fault
-        log.error("FAULT %s: %s", fault.code, fault.message)
-        self._system_log(LogKind.INTEGRITY, {"ok": False, "problems": [
-            {"code": fault.code, "message": fault.message}]})
+        log.error("%s %s: %s", fault.kind, fault.code, fault.message)
+        self._system_log(*fault_entry(fault))
         if self.publisher is not None:  # the link status tells the floor
             try:
                 self.publisher.set_fault(fault.code)
@@ -496,7 +490,7 @@ class Controller(ConfigMixin):
             return
         try:
             self.journal.log_system(kind, detail)
-        except (JournalError, OSError, Exception) as error:  # the log must not stop play
+        except Exception as error:  # the log must not stop play
             log.warning("system log entry %s not recorded: %s", kind, describe(error))
 
     def _notify_publisher(self) -> None:
@@ -556,3 +550,12 @@ class Controller(ConfigMixin):
                     "alarm": status.alarm, "overflowed": status.overflowed,
                 })
         self._show()
+
+
+def fault_entry(fault: Fault) -> tuple[str, dict[str, Any]]:
+    """A sticky fault's system log entry: a failed ``integrity`` check for damage to the
+    journal, a ``fault`` (with its kind) for a storage or software fault."""
+    problem = {"code": fault.code, "message": fault.message}
+    if isinstance(fault, JournalIntegrityError):
+        return LogKind.INTEGRITY, {"ok": False, "problems": [problem]}
+    return LogKind.FAULT, {"kind": fault.kind, **problem}

@@ -6,8 +6,10 @@ when that changes, so a busy loop does not flood the serial display or the pins.
 ``redrive()`` forgets it all: the next ``show`` sends everything (at start-up after
 recovery, and after a device comes back).
 
-A memory fault (or any sticky fault) replaces everything: every seat blinks fast and
-the dealer display says ``MEMORY FAULT: CALL TECHNICIAN`` with the fault's short name.
+A sticky fault (``controller.faults``) replaces everything: every seat blinks fast and
+the dealer display says which fault it is and to call a technician (``MEMORY FAULT:
+CALL TECHNICIAN``, ``STORAGE FAULT: ...``, ``SOFTWARE FAULT: ...``) above the fault's
+short name.
 A lost keypad or display stops play too: every seat shows the fault pattern until it
 comes back (the display, when it is there, says which device).
 """
@@ -23,6 +25,8 @@ from controller.rules.text import Message
 from drivers.interfaces import ClockDisplay, Pattern, SeatLights
 
 FAULT_LINE = "MEMORY FAULT: CALL TECHNICIAN"
+"""A memory fault's first line (``JournalIntegrityError.lock_line``), also shown when
+there is no journal at all."""
 
 
 @dataclass
@@ -81,10 +85,11 @@ class Outputs:
     def show_clock(self, countdown_ms: int | None, warning: bool) -> None:
         self._clock(countdown_ms, warning)
 
-    def show_fault(self, short: str) -> None:
-        """The sticky fault: every seat fast blink, the call for a technician."""
+    def show_fault(self, line: str, short: str) -> None:
+        """The sticky fault: every seat fast blink, which fault and the call for a
+        technician (``line``), its short name."""
         self._lights({seat: self.patterns.fault for seat in range(1, self.seats + 1)})
-        self._text(FAULT_LINE, looks.fit(short))
+        self._text(looks.fit(line), looks.fit(short))
         self._clock(None, False)
 
     # -- the devices -------------------------------------------------------------------

@@ -18,7 +18,8 @@ from controller import puck as puck_check
 from controller.config import ConfigError, Settings, load_config
 from controller.daemon.outputs import Outputs
 from controller.daemon.recorder import Recorder, describe
-from controller.journal import Journal, JournalError, JournalIntegrityError
+from controller.faults import Fault
+from controller.journal import Journal, JournalError
 
 log = logging.getLogger("table-controller")
 
@@ -50,7 +51,7 @@ class ConfigMixin:
     settings: Settings
     journal: Journal | None
     recorder: Recorder | None
-    fault: JournalIntegrityError | None
+    fault: Fault | None
     outputs: Outputs
     config_path: str | None
     pending_config: Settings | None

@@ -16,9 +16,10 @@ transaction. For those events the rules are applied to a copy of the table first
 the copy becomes the table only once the journal has committed, so a failed commit
 leaves the table as it was.
 
-A journal that fails (a memory fault found at start, or a write that fails) makes
-the recorder faulty for good: every later input is refused with ``memory_fault``
-and not recorded. Only a technician's salvage and a restart clear it.
+A journal that fails (a memory fault found at start, or a write that fails: a storage
+fault) makes the recorder faulty for good: every later input is refused with the
+fault's lock code (``memory_fault``, ``storage_fault``; ``controller.faults``) and not
+recorded. Only a technician (salvage, or storage fixed) and a restart clear it.
 """
 
 from __future__ import annotations
@@ -33,16 +34,14 @@ from typing import Any
 from controller.daemon import snapshots
 from controller.daemon.pinguard import PinGuard
 from controller.daemon.recovery import INVALID_TYPE
-from controller.journal import Journal, JournalError, JournalIntegrityError
+from controller.faults import Fault, StorageFault
+from controller.journal import Journal, JournalError
 from controller.lines import audit_text, check_value, decode_line, shown
 from controller.rules import BadEvent, Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand
 from controller.rules.keypad import supervisor_in
 from controller.rules.text import Message, refusal_message
-
-MEMORY_FAULT = "memory_fault"
-MEMORY_FAULT_MESSAGE = "MEMORY FAULT: CALL TECHNICIAN"
 
 OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
 OutboxBuilder = Callable[
@@ -51,16 +50,6 @@ OutboxBuilder = Callable[
 """``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox;
 ``result`` holds ``ok``, ``by`` (who entered it) and, when accepted, the rules'
 ``effects``; for a refusal it holds its ``error`` and both tables are the same one."""
-
-
-class StorageFault(JournalIntegrityError):
-    """Writing the journal failed (disk full, I/O error): treated as a memory fault."""
-
-    code = "storage_fault"
-    display = "MEMORY FAULT WRITE"
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"the journal could not record an event: {detail}")
 
 
 @dataclass
@@ -97,14 +86,14 @@ class Recorder:
         *,
         snapshot_every: int,
         last_snapshot_seq: int = 0,
-        fault: JournalIntegrityError | None = None,
+        fault: Fault | None = None,
         outbox: OutboxBuilder | None = None,
     ) -> None:
         self.journal = journal
         self.table = table
         self.snapshot_every = max(1, snapshot_every)
         self.last_snapshot_seq = last_snapshot_seq
-        self.fault: JournalIntegrityError | None = fault or journal.fault
+        self.fault: Fault | None = fault or journal.fault
         self.outbox = outbox
         self.last_seq = journal.last_seq
         self.pins = PinGuard()
@@ -223,7 +212,8 @@ class Recorder:
                                 self.table, self.table))
 
     def _locked(self, obj: dict[str, Any]) -> Outcome:
-        return Outcome(None, False, obj, {"code": MEMORY_FAULT, "message": MEMORY_FAULT_MESSAGE})
+        assert self.fault is not None  # set before any input is locked out
+        return Outcome(None, False, obj, self.fault.lock_error())
 
     def _hand(self, event: Event | None) -> int:
         """The hand an event belongs to: the one it starts, else the current (or last)."""
@@ -249,7 +239,7 @@ class Recorder:
                 obj, accepted=accepted, by=by, result=result, snapshot=snapshot,
                 outbox=outbox, hand=hand,
             )
-        except JournalIntegrityError as error:
+        except Fault as error:  # the journal's own (a memory fault, or one already set)
             self.fault = error
             return None
         except (JournalError, sqlite3.Error, OSError) as error:

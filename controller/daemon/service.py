@@ -14,8 +14,9 @@ Start-up, in order (DESIGN.md, "Durability"):
    publisher;
 6. ``READY=1`` to systemd, then the controller loop.
 
-A failed step 2-4 is a sticky memory fault: shown, logged, play locked, READY still
-sent (the service is up and saying what is wrong; a restart would not fix it).
+A failed step 2-4 is a sticky fault (``controller.faults``): a memory fault when the
+journal is damaged, a software fault when the fold itself fails; shown, logged, play
+locked, READY still sent (the service is up and saying what is wrong; a restart would not fix it).
 ``tablectl journal salvage`` is the technician's way out.
 
 Signals: SIGTERM/SIGINT end cleanly (``STOPPING=1``, the journal's clean-shutdown
@@ -41,12 +42,13 @@ from controller import statedir
 from controller.config import ConfigError, Settings, load_config
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.inqueue import InputQueue
-from controller.daemon.loop import Controller, Notifier, SoftwareFault, log
+from controller.daemon.loop import Controller, Notifier, fault_entry, log
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
 from controller.daemon.timekeeping import Clock, SystemClock
+from controller.faults import Fault, SoftwareFault
 from controller.journal import (
     Journal,
     JournalBusy,
@@ -130,7 +132,7 @@ class Daemon:
         settings = self.settings
         devices = self.devices
         assert devices is not None
-        fault: JournalIntegrityError | None = None
+        fault: Fault | None = None
         try:
             self.journal = Journal.open(self.state_dir, settings.config_text,
                                         allow_config_change=True,
@@ -174,8 +176,7 @@ class Daemon:
                     fault = SoftwareFault(f"recovery failed: {type(error).__name__}: {error}")
                 if fault is not None:
                     journal.fault = fault
-                    _quiet_log(journal, LogKind.INTEGRITY, {"ok": False, "problems": [
-                        {"code": fault.code, "message": fault.message}]})
+                    _quiet_log(journal, *fault_entry(fault))
             if table is None:
                 table = Table(settings.rules)
             table.pin_verifier = self.pin_verifier
@@ -188,7 +189,7 @@ class Daemon:
                                 outbox=self._floor_outbox())
             self._check_pin_file(journal)
         if fault is not None:
-            log.error("MEMORY FAULT %s: %s", fault.code, fault.message)
+            log.error("%s %s: %s", fault.kind, fault.code, fault.message)
         outputs = Outputs(devices.lights, devices.display, settings.rules.seats,
                           settings.display.language, getattr(settings, "lights", None))
         controller = Controller(

@@ -14,6 +14,8 @@ dealer's two-line display.
 
 from __future__ import annotations
 
+from controller.faults import Fault
+
 RECOVERY_HINT = (
     "Play stays locked. Keep the state directory as it is for the supervisor, "
     "then run the journal salvage (docs/journal.md, 'Recovering a failed journal'), "
@@ -46,11 +48,14 @@ class JournalNotFound(JournalError, FileNotFoundError):
     display = "NO JOURNAL"
 
 
-class JournalIntegrityError(JournalError):
-    """Base of the memory faults found by :meth:`Journal.verify` or at open."""
+class JournalIntegrityError(JournalError, Fault):
+    """Base of the memory faults found by :meth:`Journal.verify` or at open: the
+    journal's content is damaged (``controller.faults``: who acts on what)."""
 
     code = "journal_integrity"
     display = "MEMORY FAULT"
+    kind = "MEMORY FAULT"
+    lock_code = "memory_fault"
 
 
 class JournalCorrupt(JournalIntegrityError):

@@ -23,6 +23,7 @@ class LogKind(StrEnum):
     CONFIG_LOADED = "config_loaded"  # at every open, with the configuration's SHA-256
     CONFIG_CHANGE = "config_change"  # an accepted configuration change between hands
     INTEGRITY = "integrity"  # result of verify()
+    FAULT = "fault"  # a sticky fault that is no damage to the journal: storage, software
     CLOCK_SYNC = "clock_sync"  # wall clock became synchronised (wall and monotonic time)
     DEVICE_FAULT = "device_fault"
     DEVICE_CLEAR = "device_clear"

@@ -41,6 +41,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from controller.faults import Fault
 from controller.journal import queries
 from controller.journal.ackmark import AckMark, AckReading, AckWriter, read_acks, write_acks
 from controller.journal.clock import WallClock, boot_id
@@ -122,7 +123,7 @@ class Journal(JournalReader):
         self.table_id = table_id
         self._mutex = threading.RLock()
         self._closed = False
-        self.fault: JournalIntegrityError | None = None
+        self.fault: Fault | None = None  # sticky: a memory fault, or a failed write's
         self._chain_base = self._read_chain_base()
         self._config = self._current_config()
         self._clock_synced_seen = clock.synced()

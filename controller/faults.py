@@ -1,0 +1,72 @@
+"""Errors by who must act on them, and the sticky faults that lock play.
+
+===========================  ==============================================  ==================
+who acts                     what went wrong                                 class
+===========================  ==============================================  ==================
+the dealer                   an event the rules do not allow ("MIN RAISE")   ``rules.Refusal``
+a technician: configuration  a file or a ``hardware:`` section unusable      ``ConfigError``,
+                                                                             ``HardwareConfigError``
+a technician: a device       a device lost or talking nonsense; cleared      ``device_faults``,
+                             when it comes back, not sticky                  ``drivers.errors``
+a technician: the journal    its content is damaged (memory fault): salvage  ``JournalIntegrityError``
+a technician: the storage    a journal write failed (disk full, I/O error):  ``StorageFault``
+                             fix the storage; the journal is not damaged
+the firmware's developers    a bug escaped while handling an input: report   ``SoftwareFault``
+                             it; the journal is intact, restart once fixed
+===========================  ==============================================  ==================
+
+The last three are *sticky faults* (:class:`Fault`): the daemon locks play, refuses
+every input with the fault's ``lock_code`` and shows ``kind``: CALL TECHNICIAN with
+its short ``display`` name, until a technician acts. Each says what it is: a full disk
+is never shown or logged as a memory fault, nor a bug as damage to the journal.
+
+This module imports nothing of the project, so the journal's errors can derive from it.
+"""
+
+from __future__ import annotations
+
+
+class Fault(Exception):
+    """A sticky fault: play stays locked until a technician acts."""
+
+    code = "fault"  # stable machine-readable name (logs, floor link status)
+    display = "FAULT"  # short name for the dealer display's second line
+    kind = "FAULT"  # what it is, in words: the display's first line, the log
+    lock_code = "fault"  # every input is refused with this code while it stands
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    @property
+    def lock_line(self) -> str:
+        """The dealer display's first line, and the message of every refused input."""
+        return f"{self.kind}: CALL TECHNICIAN"
+
+    def lock_error(self) -> dict[str, str]:
+        """The refusal of an input while the fault stands (the replay contract's error)."""
+        return {"code": self.lock_code, "message": self.lock_line}
+
+
+class StorageFault(Fault):
+    """Writing the journal failed (disk full, I/O error, the card gone read-only). The
+    journal is not damaged: the storage must be fixed, the salvage cannot help."""
+
+    code = "storage_fault"
+    display = "STORAGE FAULT WRITE"
+    kind = "STORAGE FAULT"
+    lock_code = "storage_fault"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the journal could not record an event: {detail}")
+        self.detail = detail
+
+
+class SoftwareFault(Fault):
+    """An unexpected error in the firmware while handling an input: play is locked
+    because the state may no longer be the fold of the journal."""
+
+    code = "software_fault"
+    display = "SOFTWARE FAULT"
+    kind = "SOFTWARE FAULT"
+    lock_code = "software_fault"
