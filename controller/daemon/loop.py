@@ -76,6 +76,7 @@ from controller.journal import Journal, JournalIntegrityError, LogKind
 from controller.lights import HALTING_DEVICES
 from controller.rules import state_view
 from controller.rules.effects import ClockExpired, HandEnded, Transferred
+from controller.rules.keypad import locked_ms
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
 from controller.rules.text import Message
 
@@ -312,10 +313,6 @@ class Controller(ConfigMixin):
             return True
         if self.settings.tray.float_counts and state.tray_read:
             return True
-        try:
-            from controller.rules.keypad import locked_ms
-        except ImportError:
-            return False
         return bool(locked_ms(state))
 
     def _tell_time(self, now: int) -> bool:

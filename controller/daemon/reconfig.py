@@ -151,7 +151,7 @@ class ConfigMixin:
         try:
             report = self.journal.prune(self.settings.journal.keep_hands,
                                         archive=self.settings.journal.archive)
-        except (JournalError, OSError, Exception) as error:  # retention must not stop play
+        except Exception as error:  # retention must not stop play
             log.warning("journal retention skipped: %s", describe(error))
             return
         if report.removed_events:

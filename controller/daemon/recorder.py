@@ -40,7 +40,7 @@ from controller.lines import audit_text, check_value, decode_line, shown
 from controller.rules import BadEvent, Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand
-from controller.rules.keypad import supervisor_in
+from controller.rules.keypad import supervisor_in, translate
 from controller.rules.text import Message, refusal_message
 
 OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
@@ -294,10 +294,8 @@ def _starts_hand(table: Table, event: Event) -> bool:
         return True
     if isinstance(event, Key):
         try:
-            from controller.rules.keypad import translate
-
             return isinstance(translate(table, event).event, StartHand)
-        except (ImportError, Refusal):
+        except Refusal:
             return event.key == "NEXT"
     return False
 

@@ -57,7 +57,7 @@ from controller.journal import (
     LogKind,
 )
 from controller.lines import decode_line, event_lines, read_lines
-from controller.pins import PinFileMissing
+from controller.pins import PinFile, PinFileMissing
 from controller.rules import BadEvent, Table
 from drivers.build import Devices, open_devices
 from drivers.errors import DriverError
@@ -191,7 +191,7 @@ class Daemon:
         if fault is not None:
             log.error("%s %s: %s", fault.kind, fault.code, fault.message)
         outputs = Outputs(devices.lights, devices.display, settings.rules.seats,
-                          settings.display.language, getattr(settings, "lights", None))
+                          settings.display.language, settings.lights)
         controller = Controller(
             settings=settings, journal=self.journal, recorder=recorder, fault=fault,
             outputs=outputs, inputs=self.inputs, config_path=self.config_path,
@@ -236,11 +236,8 @@ class Daemon:
         """The outbox builder when a ``floor:`` section is configured, else None."""
         if self.settings.floor is None:
             return None
-        try:
-            from controller.floor.feed import feed_for
-        except ImportError:
-            log.warning("floor: configured but the floor link is not available; running alone")
-            return None
+        from controller.floor.feed import feed_for  # only with a floor link: imported late
+
         return feed_for(self.settings, lambda: (
             self.controller.settings if self.controller is not None else self.settings).tray,
             chain_head=lambda: self.journal.chain_head() if self.journal is not None else None)
@@ -393,13 +390,8 @@ def _has_puck(settings: Settings) -> bool:
     return bool(settings.hardware is not None and settings.hardware.puck.pins)
 
 
-def _pin_file(settings: Settings) -> Callable[[str, str], bool] | None:
-    try:
-        from controller.pins import PinFile
-    except ImportError:
-        return None
-    supervisor = getattr(settings, "supervisor", None)
-    return PinFile(getattr(supervisor, "pin_file", None))
+def _pin_file(settings: Settings) -> Callable[[str, str], bool]:
+    return PinFile(settings.supervisor.pin_file)
 
 
 def _as_integrity(error: JournalError) -> JournalIntegrityError:
