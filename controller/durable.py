@@ -31,9 +31,9 @@ from controller.journal import (
     JournalError,
     JournalIntegrityError,
 )
-from controller.pins import PinFile
 from controller.replay import dumps, event_lines
 from controller.rules import state_view
+from controller.supervisor_pins import PinFile
 
 EXIT_CONFIG = 2
 EXIT_JOURNAL = 3

@@ -31,7 +31,7 @@ A plain ``seats`` listing that names every seat taken is reported: it must be wr
 The events run through ``controller.replay``, the code behind ``tablectl replay``.
 ``{keys: "FUNC 1 3 ENTER"}`` stands for one ``key`` event per key (see ``expand_keys``).
 ``pins: {SUPERVISOR_ID: PIN}`` gives the table a supervisor PIN verifier, as the daemon
-does (``controller.pins``); without it supervisor PINs are refused as unavailable.
+does (``controller.supervisor_pins``); without it supervisor PINs are refused as unavailable.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def event_lines(data: dict[str, Any]) -> list[str]:
 def replay_with_pins(
     rules: RuleSettings, lines: list[str], pins: dict[Any, Any]
 ) -> list[dict[str, Any]]:
-    """Replay with a supervisor PIN verifier, as the daemon injects one (controller.pins)."""
+    """Replay with a supervisor PIN verifier, as the daemon injects one (controller.supervisor_pins)."""
     known = {str(k): str(v) for k, v in pins.items()}
     table = Table(rules, pin_verifier=lambda supervisor, pin: known.get(supervisor) == pin)
     results = []

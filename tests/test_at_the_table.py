@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from controller import pins
+from controller import supervisor_pins
 from controller import tray as tray_check
 from controller.config import load_config
 from controller.daemon.service import Daemon
@@ -79,7 +79,7 @@ hardware:
 
 def pin_file(directory: Path, pin: str = PIN, name: str = "pins") -> Path:
     path = directory / name
-    pins.save_pins(path, {SUPERVISOR: pins.hash_pin(pin)})
+    supervisor_pins.save_pins(path, {SUPERVISOR: supervisor_pins.hash_pin(pin)})
     return path
 
 
@@ -320,7 +320,7 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # the configuration's supervisor.pin_file wins over $TABLECTL_PINS
-    monkeypatch.setenv(pins.ENV_PATH, str(pin_file(tmp_path, "1357", "env-pins")))
+    monkeypatch.setenv(supervisor_pins.ENV_PATH, str(pin_file(tmp_path, "1357", "env-pins")))
     config = table_config(tmp_path, pin_file=pin_file(tmp_path))
     with running(config) as daemon:
         key_in(daemon, "FUNC")
@@ -395,15 +395,15 @@ def test_the_configured_pin_file_wins_over_the_environment(
 ) -> None:
     """`supervisor.pin_file`, else `$TABLECTL_PINS` (where `tablectl pin set` writes
     by default), else /etc/table-controller/pins."""
-    monkeypatch.setenv(pins.ENV_PATH, str(tmp_path / "env-pins"))
+    monkeypatch.setenv(supervisor_pins.ENV_PATH, str(tmp_path / "env-pins"))
     configured = load_config(table_config(tmp_path, pin_file=tmp_path / "pins"))
     unset = load_config(table_config(tmp_path))
     found = [Daemon(configured).pin_verifier, Daemon(unset).pin_verifier]
-    monkeypatch.delenv(pins.ENV_PATH)
+    monkeypatch.delenv(supervisor_pins.ENV_PATH)
     found.append(Daemon(unset).pin_verifier)
-    assert all(isinstance(verifier, pins.PinFile) for verifier in found)
+    assert all(isinstance(verifier, supervisor_pins.PinFile) for verifier in found)
     assert [verifier.path for verifier in found] == [  # type: ignore[union-attr]
-        tmp_path / "pins", tmp_path / "env-pins", pins.DEFAULT_PATH]
+        tmp_path / "pins", tmp_path / "env-pins", supervisor_pins.DEFAULT_PATH]
 
 
 # -- 4. the button puck ------------------------------------------------------------

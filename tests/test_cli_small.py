@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from controller import pins
+from controller import supervisor_pins
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +67,7 @@ def test_pin_set_says_a_short_pin_is_too_short_before_asking_again(tmp_path: Pat
     assert not path.exists()
     out, status = on_a_terminal(["pin", "set", "1042", "--file", str(path)], ["2468", "2468"])
     assert status == 0 and "again" in out, out
-    assert pins.PinFile(path)("1042", "2468")
+    assert supervisor_pins.PinFile(path)("1042", "2468")
 
 
 def test_pin_list_says_when_there_are_none(tmp_path: Path) -> None:

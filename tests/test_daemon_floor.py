@@ -183,11 +183,11 @@ def test_a_supervisors_transfer_keyed_at_the_table_reaches_the_floor(
     """FUNC 0 7 on the simulated keypad: the transfer is journalled under the
     supervisor's id, written to the system log as a correction, and published as a
     `transfer` message on the hands topic."""
-    from controller import pins
+    from controller import supervisor_pins
     from tests.daemon_helpers import journal_events, press, view
 
     pin_path = tmp_path / "pins"
-    pins.save_pins(pin_path, {"1042": pins.hash_pin("2468")})
+    supervisor_pins.save_pins(pin_path, {"1042": supervisor_pins.hash_pin("2468")})
     config = floor_config(tmp_path, broker, f"supervisor: {{pin_file: {pin_path}}}\n")
     with running(config) as daemon:
         seat_players(daemon, {2: "ana", 5: "luis", 8: "marta"})

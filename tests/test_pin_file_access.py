@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import pins
+from controller import supervisor_pins
 from controller.cli import main
 from controller.journal import Journal
 from tests.daemon_helpers import running, write_config
@@ -35,7 +35,7 @@ SUPERVISOR, PIN = "1042", "2468"
 
 
 def pin_file(path: Path, mode: int) -> Path:
-    pins.save_pins(path, {SUPERVISOR: pins.hash_pin(PIN, **FAST)})
+    supervisor_pins.save_pins(path, {SUPERVISOR: supervisor_pins.hash_pin(PIN, **FAST)})
     path.chmod(mode)
     return path
 
@@ -51,17 +51,17 @@ def test_a_pin_file_others_may_write_or_read_is_refused(
     tmp_path: Path, mode: int, words: str
 ) -> None:
     path = pin_file(tmp_path / "pins", mode)
-    with pytest.raises(pins.PinFileUnsafe, match=words) as refused:
-        pins.load_pins(path)
+    with pytest.raises(supervisor_pins.PinFileUnsafe, match=words) as refused:
+        supervisor_pins.load_pins(path)
     assert "sudo chmod 0" in str(refused.value) and str(path) in str(refused.value)
-    with pytest.raises(pins.PinFileUnsafe):
-        pins.PinFile(path)(SUPERVISOR, PIN)
+    with pytest.raises(supervisor_pins.PinFileUnsafe):
+        supervisor_pins.PinFile(path)(SUPERVISOR, PIN)
 
 
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o400, 0o440])
 def test_a_pin_file_only_its_owner_writes_is_used(tmp_path: Path, mode: int) -> None:
     path = pin_file(tmp_path / "pins", mode)
-    assert pins.PinFile(path)(SUPERVISOR, PIN)
+    assert supervisor_pins.PinFile(path)(SUPERVISOR, PIN)
 
 
 def test_a_pin_file_owned_by_another_user_is_refused(tmp_path: Path) -> None:
@@ -69,8 +69,8 @@ def test_a_pin_file_owned_by_another_user_is_refused(tmp_path: Path) -> None:
         pytest.skip("changing a file's owner needs root")
     path = pin_file(tmp_path / "pins", 0o600)
     os.chown(path, 65534, -1)  # nobody: a user who could rewrite it
-    with pytest.raises(pins.PinFileUnsafe, match="owned by uid 65534"):
-        pins.load_pins(path)
+    with pytest.raises(supervisor_pins.PinFileUnsafe, match="owned by uid 65534"):
+        supervisor_pins.load_pins(path)
 
 
 def test_the_daemon_says_an_unsafe_pin_file_and_plays_on(
@@ -144,7 +144,7 @@ def accounts() -> Iterator[Accounts]:
         problems = []
         for python in list(PYTHONS):
             try:
-                probe = _run_as(users.service, "import controller.pins")
+                probe = _run_as(users.service, "import controller.supervisor_pins")
             except PermissionError as error:
                 problems.append(f"{python}: {error.strerror}")
             else:
@@ -162,7 +162,7 @@ def accounts() -> Iterator[Accounts]:
             subprocess.run(["userdel", name], check=False, capture_output=True, timeout=60)
 
 
-READ = ("import sys; from controller.pins import PinFile; "
+READ = ("import sys; from controller.supervisor_pins import PinFile; "
         "print(PinFile(sys.argv[1])(sys.argv[2], sys.argv[3]))")
 WRITE = "import sys; open(sys.argv[1], 'a').close()"
 

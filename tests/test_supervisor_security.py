@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import pins
+from controller import supervisor_pins
 from controller.floor.consumer import Collector
 from controller.journal import Journal
 from controller.rules.keypad import HIDDEN_DIGIT
@@ -37,7 +37,7 @@ MENU = {"mode": "supervisor", "step": "menu"}
 
 def config_with_pins(tmp_path: Path, extra: str = "") -> Path:
     pin_file = tmp_path / "pins"
-    pins.save_pins(pin_file, {SUPERVISOR: pins.hash_pin(PIN)})
+    supervisor_pins.save_pins(pin_file, {SUPERVISOR: supervisor_pins.hash_pin(PIN)})
     config = write_config(tmp_path)
     config.write_text(config.read_text() + f"supervisor: {{pin_file: {pin_file}}}\n" + extra)
     return config

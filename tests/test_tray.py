@@ -13,7 +13,7 @@ import yaml
 from controller.cli import main
 from controller.config import TrayFloatSettings
 from controller.journal import Journal
-from controller.pins import hash_pin, save_pins
+from controller.supervisor_pins import hash_pin, save_pins
 from controller.tray import alarm_message, changes, fold, report, status
 from tests.keypad_tables import feed, keys, settings, table
 from tests.scenario_runner import merged_config

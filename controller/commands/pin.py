@@ -1,5 +1,5 @@
 """`tablectl pin`: set, remove or list supervisor PINs (scrypt hashes in a file the service
-reads and no one else writes: ``controller.pins``)."""
+reads and no one else writes: ``controller.supervisor_pins``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import getpass
 import sys
 from pathlib import Path
 
-from controller import pins
+from controller import supervisor_pins
 
 HELP = "set, remove or list supervisor PINs (salted scrypt hashes, 0640/0600)"
 
@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("set", "remove", "list"))
     parser.add_argument("supervisor", nargs="?", help="the supervisor id (digits)")
     parser.add_argument(
-        "--file", help=f"the PIN file (default ${pins.ENV_PATH} or {pins.DEFAULT_PATH})"
+        "--file", help=f"the PIN file (default ${supervisor_pins.ENV_PATH} or "
+                       f"{supervisor_pins.DEFAULT_PATH})"
     )
     parser.add_argument(
         "--stdin", action="store_true",
@@ -29,7 +30,7 @@ def _read_pin(args: argparse.Namespace) -> str | None:
     if args.stdin:
         return sys.stdin.readline().strip()
     first = getpass.getpass(f"new PIN for supervisor {args.supervisor}: ")
-    pins.check_pin_text(first)  # too short, too long, not digits: said before asking again
+    supervisor_pins.check_pin_text(first)  # too short, too long, not digits: said before asking again
     second = getpass.getpass("the same PIN again: ")
     if first != second:
         print("tablectl pin: the two PINs differ; nothing changed", file=sys.stderr)
@@ -38,10 +39,10 @@ def _read_pin(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = pins.default_path() if args.file is None else Path(args.file)
+    path = supervisor_pins.default_path() if args.file is None else Path(args.file)
     try:  # root may rewrite a file the service user owns (it then becomes root's)
-        stored = pins.load_pins(path, owner=False)
-    except (OSError, pins.PinFileError) as error:
+        stored = supervisor_pins.load_pins(path, owner=False)
+    except (OSError, supervisor_pins.PinFileError) as error:
         print(f"tablectl pin: cannot use {path}: {error}", file=sys.stderr)
         return 2
     if args.action == "list":
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl pin {args.action}: name the supervisor id", file=sys.stderr)
         return 2
     try:
-        pins.check_supervisor_id(args.supervisor)
+        supervisor_pins.check_supervisor_id(args.supervisor)
     except ValueError as error:
         print(f"tablectl pin: {error}", file=sys.stderr)
         return 2
@@ -67,12 +68,12 @@ def run(args: argparse.Namespace) -> int:
             pin = _read_pin(args)
             if pin is None:
                 return 1
-            stored[args.supervisor] = pins.hash_pin(pin)
+            stored[args.supervisor] = supervisor_pins.hash_pin(pin)
         except ValueError as error:
             print(f"tablectl pin: {error}; nothing changed", file=sys.stderr)
             return 2
     try:
-        pins.save_pins(path, stored)
+        supervisor_pins.save_pins(path, stored)
     except OSError as error:
         print(f"tablectl pin: cannot write {path}: {error.strerror}", file=sys.stderr)
         return 2

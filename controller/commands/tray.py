@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from controller import pins, tray
+from controller import supervisor_pins, tray
 from controller.config import ConfigError, Settings, load_config, load_config_text
 from controller.lines import read_lines
 from controller.replay import decode, event_lines
@@ -46,12 +46,12 @@ def _file_events(path: str) -> Iterator[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    pin_path = Path(args.pins) if args.pins else pins.default_path()
-    verifier = pins.PinFile(pin_path) if pin_path.exists() else None
+    pin_path = Path(args.pins) if args.pins else supervisor_pins.default_path()
+    verifier = supervisor_pins.PinFile(pin_path) if pin_path.exists() else None
     try:
         if verifier is not None:
             verifier.check()  # unsafe or unreadable: said in one line, never a traceback
-    except (pins.PinFileError, OSError) as error:
+    except (supervisor_pins.PinFileError, OSError) as error:
         return _fail(f"the PIN file cannot be used: {error}")
     try:
         if args.state_dir:
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     return _print(args, settings, table, buy_ins)
 
 
-def _from_journal(args: argparse.Namespace, verifier: pins.PinFile | None) -> int:
+def _from_journal(args: argparse.Namespace, verifier: supervisor_pins.PinFile | None) -> int:
     from controller.journal import Journal, JournalError
 
     try:

@@ -62,7 +62,7 @@ class SupervisorSettings:
 
     pin_file: Path | None = None
     """None (not configured): `$TABLECTL_PINS`, else /etc/table-controller/pins, the
-    same file `tablectl pin set` writes by default (``controller.pins.default_path``)."""
+    same file `tablectl pin set` writes by default (``controller.supervisor_pins.default_path``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

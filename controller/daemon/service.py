@@ -57,8 +57,8 @@ from controller.journal import (
     LogKind,
 )
 from controller.lines import decode_line, event_lines, read_lines
-from controller.pins import PinFile, PinFileMissing
 from controller.rules import BadEvent, Table
+from controller.supervisor_pins import PinFile, PinFileMissing
 from drivers.build import Devices, open_devices
 from drivers.errors import DriverError
 

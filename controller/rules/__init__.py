@@ -5,7 +5,7 @@ No I/O, no clock reads, no threads, no randomness: time arrives as ``Tick`` even
 The dealer keypad's grammar is here too (``keypad``), not in the shell: a key is an
 input event like any other, and the unfinished entry it leaves is part of the state,
 journalled, snapshotted and replayed with it. Checking a supervisor PIN is the
-shell's (``controller.pins``, ``controller.daemon.pinguard``): the grammar only takes
+shell's (``controller.supervisor_pins``, ``controller.daemon.pinguard``): the grammar only takes
 the verdict.
 """
 

@@ -75,7 +75,7 @@ class Table:
     ) -> None:
         self.settings = settings
         self.state = state if state is not None else TableState()
-        self.pin_verifier = pin_verifier  # injected by the shell (controller.pins)
+        self.pin_verifier = pin_verifier  # injected by the shell (controller.supervisor_pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
         self._plan: HandPlan | None = None
         # what the last check found out (an action's kind and total, an award's pots),

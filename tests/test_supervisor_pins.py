@@ -1,56 +1,57 @@
-"""controller.pins and `tablectl pin`: salted scrypt hashes in a 0600 file."""
+"""controller.supervisor_pins and `tablectl pin`: salted scrypt hashes in a 0600 file."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import stat
 from pathlib import Path
 
 import pytest
 
-from controller import pins
+from controller import supervisor_pins
 from controller.cli import main
 
 FAST = {"n": 2**4, "r": 1, "p": 1}  # cheap parameters: these tests check logic, not cost
 
 
 def test_hash_and_verify() -> None:
-    encoded = pins.hash_pin("2468")
-    assert encoded.startswith(f"scrypt${pins.N}${pins.R}${pins.P}$")
+    encoded = supervisor_pins.hash_pin("2468")
+    assert encoded.startswith(f"scrypt${supervisor_pins.N}${supervisor_pins.R}${supervisor_pins.P}$")
     assert "2468" not in encoded
-    assert pins.verify_pin("2468", encoded)
-    assert not pins.verify_pin("2469", encoded)
-    assert pins.hash_pin("2468", **FAST) != pins.hash_pin("2468", **FAST)  # fresh salt
+    assert supervisor_pins.verify_pin("2468", encoded)
+    assert not supervisor_pins.verify_pin("2469", encoded)
+    assert supervisor_pins.hash_pin("2468", **FAST) != supervisor_pins.hash_pin("2468", **FAST)  # fresh salt
 
 
 @pytest.mark.parametrize("pin", ["123", "12a4", "", "1234567890123"])
 def test_a_pin_is_4_to_12_digits(pin: str) -> None:
     with pytest.raises(ValueError, match="4 to 12 digits"):
-        pins.hash_pin(pin)
+        supervisor_pins.hash_pin(pin)
 
 
 def test_the_file_is_written_0600_and_read_back(tmp_path: Path) -> None:
     path = tmp_path / "etc" / "pins"
-    pins.save_pins(path, {"1042": pins.hash_pin("2468", **FAST)})
+    supervisor_pins.save_pins(path, {"1042": supervisor_pins.hash_pin("2468", **FAST)})
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert list(pins.load_pins(path)) == ["1042"]
-    assert pins.load_pins(tmp_path / "missing") == {}
+    assert list(supervisor_pins.load_pins(path)) == ["1042"]
+    assert supervisor_pins.load_pins(tmp_path / "missing") == {}
     path.write_text("1042 plain-text-pin\n", encoding="utf-8")
-    with pytest.raises(pins.PinFileError, match="not a scrypt PIN hash"):
-        pins.load_pins(path)
+    with pytest.raises(supervisor_pins.PinFileError, match="not a scrypt PIN hash"):
+        supervisor_pins.load_pins(path)
 
 
 def test_the_verifier_reads_the_file_when_it_changes(tmp_path: Path) -> None:
     path = tmp_path / "pins"
-    verify = pins.PinFile(path)
-    with pytest.raises(pins.PinFileMissing, match="sudo tablectl pin set"):
+    verify = supervisor_pins.PinFile(path)
+    with pytest.raises(supervisor_pins.PinFileMissing, match="sudo tablectl pin set"):
         verify("1042", "2468")  # no file: no verdict (PIN CHECK NOT AVAILABLE), not wrong
-    pins.save_pins(path, {"1042": pins.hash_pin("2468", **FAST)})
+    supervisor_pins.save_pins(path, {"1042": supervisor_pins.hash_pin("2468", **FAST)})
     assert verify("1042", "2468")
     assert verify("1042", "2468")  # remembered
     assert not verify("1042", "1111")
     assert not verify("7", "2468")
-    pins.save_pins(path, {"1042": pins.hash_pin("1357", **FAST)})
+    supervisor_pins.save_pins(path, {"1042": supervisor_pins.hash_pin("1357", **FAST)})
     assert not verify("1042", "2468")
     assert verify("1042", "1357")
 
@@ -58,11 +59,11 @@ def test_the_verifier_reads_the_file_when_it_changes(tmp_path: Path) -> None:
 def test_tablectl_pin_set_list_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "pins"
-    monkeypatch.setenv(pins.ENV_PATH, str(path))
+    monkeypatch.setenv(supervisor_pins.ENV_PATH, str(path))
     monkeypatch.setattr("sys.stdin", io.StringIO("2468\n"))
     assert main(["pin", "set", "1042", "--stdin"]) == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert pins.PinFile(path)("1042", "2468")
+    assert supervisor_pins.PinFile(path)("1042", "2468")
     assert main(["pin", "list"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "1042"
     monkeypatch.setattr("sys.stdin", io.StringIO("24\n"))
@@ -70,7 +71,7 @@ def test_tablectl_pin_set_list_remove(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "4 to 12 digits" in capsys.readouterr().err
     assert main(["pin", "set", "ana", "--stdin"]) == 2
     assert main(["pin", "remove", "1042"]) == 0
-    assert pins.load_pins(path) == {}
+    assert supervisor_pins.load_pins(path) == {}
     assert main(["pin", "remove", "1042"]) == 1
 
 
@@ -97,12 +98,20 @@ def test_a_pin_file_that_is_not_a_file_is_refused_at_once(tmp_path: Path, kind: 
         path.mkdir(mode=0o700)
     else:
         path = Path("/dev/zero")
-    code = ("import sys\nfrom controller import pins\n"
-            "try:\n    pins.PinFile(sys.argv[1]).check()\n"
-            "except pins.PinFileError as error:\n    print(error)\n")
+    code = ("import sys\nfrom controller import supervisor_pins\n"
+            "try:\n    supervisor_pins.PinFile(sys.argv[1]).check()\n"
+            "except supervisor_pins.PinFileError as error:\n    print(error)\n")
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                           text=True, timeout=20, cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
         f"{path} is not a regular file (a folder, a device or a pipe): point "
         "supervisor.pin_file at the file sudo tablectl pin set writes"), done.stdout
+
+
+def test_the_supervisor_pins_are_not_named_like_the_gpio_pins() -> None:
+    """``drivers/pins.py`` is the GPIO pin factory; the supervisor PINs' module has a
+    name of its own, so nobody edits one for the other (issue 16, item 7)."""
+    assert importlib.util.find_spec("controller.pins") is None
+    assert importlib.util.find_spec("controller.supervisor_pins") is not None
+    assert importlib.util.find_spec("drivers.pins") is not None

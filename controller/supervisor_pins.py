@@ -1,4 +1,5 @@
 """Supervisor PINs: salted ``hashlib.scrypt`` hashes in a file only the service reads.
+(Not the GPIO pins of the devices: those are ``drivers.pins``.)
 
 The rules core never sees this file. The shell builds a verifier here and injects it
 into the ``Table`` (``Table(settings, pin_verifier=PinFile(path))``); the keypad calls
