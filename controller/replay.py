@@ -1,29 +1,70 @@
 """Replay: the rules core over a stream of JSON event lines (DESIGN.md, the replay
-contract). One output line per event line, flushed as soon as it is processed."""
+contract). One output line per event line, flushed as soon as it is processed.
+
+``step`` and ``refuse`` are the one way an input event is folded into a table, here and
+wherever events are folded again: the chip-tray report (``controller.tray``), the
+daemon's recorder, recovery from the journal and game recall
+(``controller.daemon.recovery.fold_records``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.lines import decode_line, event_lines
-from controller.rules import Refusal, RuleSettings, Table, parse_event, state_view
+from controller.rules import Event, Refusal, RuleSettings, Table, parse_event, state_view
+from controller.rules.effects import Effect
 
-__all__ = ["decode", "dumps", "event_lines", "process", "replay"]
+__all__ = ["Step", "decode", "dumps", "event_lines", "process", "refuse", "replay", "step"]
 
 decode = decode_line  # the replay contract's name for it
 
 
-def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:
-    """Apply one decoded event and build its output line."""
+@dataclass(frozen=True)
+class Step:
+    """What one input event did to a table: its effects, or the refusal."""
+
+    event: Event | None  # None: the object is not an event (its shape is wrong)
+    effects: list[Effect] = field(default_factory=list)
+    refusal: Refusal | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.refusal is None
+
+
+def step(table: Table, obj: Mapping[str, Any]) -> Step:
+    """Fold one input event into ``table``: applied when the rules accept it; refused,
+    it leaves only what ``refuse`` leaves."""
     event = None
     try:
         event = parse_event(obj)
-        table.apply(event)
+        return Step(event, table.apply(event))
     except Refusal as refusal:
-        table.refused(event, refusal.message)
-        return {"seq": seq, "ok": False, "error": refusal.as_dict()}
+        refuse(table, obj, refusal.message, event)
+        return Step(event, refusal=refusal)
+
+
+def refuse(
+    table: Table, obj: Mapping[str, Any], message: str | None, event: Event | None = None
+) -> None:
+    """Fold a refused input event: it changes nothing in the game, but leaves what
+    ``Table.refused`` says (after a refused ``ENTER``, an entry without its digits).
+    ``event``: the event already parsed from ``obj``, if it could be."""
+    if event is None:
+        with contextlib.suppress(Refusal):
+            event = parse_event(obj)
+    table.refused(event, message)
+
+
+def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:
+    """Apply one decoded event and build its output line."""
+    done = step(table, obj)
+    if done.refusal is not None:
+        return {"seq": seq, "ok": False, "error": done.refusal.as_dict()}
     out: dict[str, Any] = {"seq": seq, "ok": True}
     if obj.get("type") == "state":
         out["state"] = state_view(table)

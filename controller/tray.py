@@ -31,7 +31,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from controller.config.daemon import TrayFloatSettings
-from controller.rules import Refusal, RuleSettings, Table, parse_event
+from controller.replay import step
+from controller.rules import RuleSettings, Table
 from controller.rules.effects import SeatChanged
 from controller.rules.state import TableState
 from controller.rules.text import Message, msg
@@ -185,16 +186,10 @@ def fold(
         if settings_for is not None:
             table.settings = settings_for(number)
         before = table.state.bought_in
-        event = None
-        try:
-            event = parse_event(obj)
-            effects = table.apply(event)
-        except Refusal as refusal:
-            table.refused(event, refusal.message)
-            continue
+        done = step(table, obj)
         sold = table.state.bought_in - before
-        if sold > 0:
-            seat = next((e.seat for e in effects
+        if done.ok and sold > 0:
+            seat = next((e.seat for e in done.effects
                          if isinstance(e, SeatChanged) and e.change in SOLD), None)
             buy_ins.append({"hand": table.state.hand_number, "at_ms": table.state.elapsed_ms,
                             "seat": seat, "amount": sold, "by": obj.get("by")})

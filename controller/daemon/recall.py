@@ -22,8 +22,8 @@ from typing import Any
 
 from controller.daemon.recovery import (
     RulesBook,
-    apply_record,
     first_seq,
+    fold_records,
     snapshot_before,
     start_table,
 )
@@ -82,20 +82,26 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
         return _raw_hands(journal, start, dating)
     table, after, config_id = start_table(journal, book, snapshot)
     builder = _Builder(dating)
-    for record in journal.iter_events(after_seq=after):
-        seats_before = {n: (s.player, s.stack, s.bet) for n, s in table.state.seats.items()}
-        hand = table.state.hand
-        street = hand.street if hand is not None else None
-        config_id, effects = apply_record(table, record, book, config_id)
-        if record.seq < start:
-            continue
-        first_round = ROUNDS[table.settings.game.form][0]
-        builder.record(record, effects, seats_before, street, first_round)
+    before = _before(table)
+    for record, effects in fold_records(table, journal.iter_events(after_seq=after), book,
+                                        config_id):
+        if record.seq >= start:
+            first_round = ROUNDS[table.settings.game.form][0]
+            builder.record(record, effects, *before, first_round)
+        before = _before(table)  # the state the next record meets
     builder.finish(table)
     hands = builder.hands
     if after >= start:  # no snapshot early enough: the hands before it are raw
         hands = _raw_hands(journal, start, dating, until=after) + hands
     return hands[-count:]
+
+
+def _before(table: Table) -> tuple[dict[int, tuple[str, int, int]], str | None]:
+    """What a record's recall needs of the table before it: each seat's player, stack
+    and bet, and the betting round."""
+    seats = {n: (s.player, s.stack, s.bet) for n, s in table.state.seats.items()}
+    hand = table.state.hand
+    return seats, hand.street if hand is not None else None
 
 
 class _Builder:

@@ -37,6 +37,7 @@ from controller.daemon.recovery import INVALID_TYPE
 from controller.faults import Fault, StorageFault
 from controller.journal import Journal, JournalError
 from controller.lines import audit_text, check_value, decode_line, shown
+from controller.replay import refuse
 from controller.rules import BadEvent, Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand
@@ -184,10 +185,7 @@ class Recorder:
                            hand=self._hand(None), outbox=self._refusal_rows(obj, error, who))
         if seq is None:
             return self._locked(obj)
-        if event is None:
-            with contextlib.suppress(Refusal):
-                event = parse_event(obj)
-        self.table.refused(event, refusal.message)
+        refuse(self.table, obj, refusal.message, event)
         return Outcome(seq, False, obj, error, said=refusal_message(refusal))
 
     def _invalid(self, text: str, message: str) -> Outcome:

@@ -4,11 +4,12 @@ The daemon, ``tablectl state``, durable replay and recall all fold the same way:
 
 - start from the newest snapshot (or an empty table when the journal has none and
   begins at seq 1);
-- for every record after it, in seq order: an accepted event is applied through the
-  rules core under the configuration it was recorded with; a refused one changed
-  nothing but what ``Table.refused`` leaves (the ``last_refusal``, and the digits a
-  refused ``ENTER`` dropped), as replay does, except ``invalid`` audit rows (lines
-  that were not JSON objects), which change nothing at all.
+- for every record after it, in seq order (``fold_records``): an accepted event is
+  applied through the rules core under the configuration it was recorded with; a
+  refused one changed nothing but what ``Table.refused`` leaves (the ``last_refusal``,
+  and the digits a refused ``ENTER`` dropped), as replay does (``controller.replay``'s
+  ``step`` and ``refuse``), except ``invalid`` audit rows (lines that were not JSON
+  objects), which change nothing at all.
 
 An accepted record that the rules now refuse, or a snapshot that cannot be read, means
 the journal and the firmware disagree about the past: that is a memory fault like a
@@ -19,13 +20,14 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from controller.config import ConfigError, load_config_text
 from controller.daemon import snapshots
 from controller.journal import EventRecord, Journal, JournalIntegrityError
-from controller.rules import Event, Refusal, RuleSettings, Table, parse_event
+from controller.replay import refuse, step
+from controller.rules import RuleSettings, Table
 from controller.rules.effects import Effect
 
 log = logging.getLogger(__name__)
@@ -115,16 +117,23 @@ def apply_record(
         table.settings = book.rules(config_id)
     if not record.accepted:
         if record.event.get("type") != INVALID_TYPE:
-            try:
-                refused: Event | None = parse_event(record.event)
-            except Refusal:
-                refused = None
-            table.refused(refused, record.refusal_message)
+            refuse(table, record.event, record.refusal_message)
         return config_id, []
-    try:
-        return config_id, table.apply(parse_event(record.event))
-    except Refusal as refusal:
-        raise ReplayDiverged(record.seq, refusal.message) from None
+    done = step(table, record.event)
+    if done.refusal is not None:
+        raise ReplayDiverged(record.seq, done.refusal.message)
+    return config_id, done.effects
+
+
+def fold_records(
+    table: Table, records: Iterable[EventRecord], book: RulesBook, config_id: int
+) -> Iterator[tuple[EventRecord, list[Effect]]]:
+    """Fold ``records`` into ``table`` one by one (``apply_record``), yielding each
+    record with its effects once it is folded: the one loop over a journal's records
+    (recovery, recall). Between two records ``table`` is the state before the next."""
+    for record in records:
+        config_id, effects = apply_record(table, record, book, config_id)
+        yield record, effects
 
 
 def snapshot_before(journal: Journal, seq: int) -> tuple[int, str] | None:
@@ -197,12 +206,13 @@ def fold(
         table, after, config_id = start_table(journal, book, start)
         replayed = 0
         last = after
-        for record in journal.iter_events(after_seq=after):
-            config_id, effects = apply_record(table, record, book, config_id)
+        for record, effects in fold_records(table, journal.iter_events(after_seq=after), book,
+                                            config_id):
             if on_record is not None:
                 on_record(record, table, effects)
             replayed += 1
             last = record.seq
+            config_id = record.config_id  # the configuration in force after it
     except sqlite3.DatabaseError as error:
         from controller.journal import JournalCorrupt
 

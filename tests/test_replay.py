@@ -1,0 +1,64 @@
+"""controller/replay.py: ``step`` and ``refuse``, the one way an input event is folded
+into a table (replay, the tray report, the recorder, recovery and recall use them)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from controller.replay import process, refuse, step
+from controller.rules import RuleSettings, Table
+
+ROOT = Path(__file__).resolve().parent.parent
+SIT = {"type": "sit", "seat": 2, "player": "ana", "chips": 100}
+
+
+def test_an_accepted_event_is_applied_with_its_effects() -> None:
+    table = Table(RuleSettings())
+    done = step(table, SIT)
+    assert done.ok and done.refusal is None and done.event is not None
+    assert done.effects and table.state.seats[2].stack == 100
+
+
+def test_a_refused_event_changes_nothing_but_what_a_refusal_leaves() -> None:
+    table = Table(RuleSettings())
+    step(table, SIT)
+    before = table.state.to_dict()
+    done = step(table, SIT)  # the seat is taken
+    assert not done.ok and done.refusal is not None and done.effects == []
+    assert table.state.last_refusal == done.refusal.message
+    after = table.state.to_dict()
+    assert {k: v for k, v in after.items() if k != "last_refusal"} == \
+        {k: v for k, v in before.items() if k != "last_refusal"}
+
+
+def test_what_is_not_an_event_is_refused_as_bad_event() -> None:
+    table = Table(RuleSettings())
+    done = step(table, {"type": "teleport"})
+    assert done.event is None and done.refusal is not None
+    assert done.refusal.code == "bad_event"
+    assert process(table, {"type": "teleport"}, 7) == {
+        "seq": 7, "ok": False, "error": done.refusal.as_dict()}
+
+
+def test_a_recorded_refusal_folds_with_its_recorded_words() -> None:
+    table = Table(RuleSettings())
+    refuse(table, SIT, "SEAT 2 IS TAKEN")
+    assert table.state.last_refusal == "SEAT 2 IS TAKEN"
+    refuse(table, {"type": "teleport"}, "BAD")  # not an event: folded all the same
+    assert table.state.last_refusal == "BAD"
+
+
+def test_refusals_are_folded_in_one_place() -> None:
+    """Outside the rules core only ``controller/replay.py`` folds a refusal
+    (``Table.refused``): replay, the tray report, the recorder, recovery and recall
+    all go through ``refuse``, so none can fold one differently (issue 16, item 7)."""
+    callers = []
+    for path in sorted((ROOT / "controller").rglob("*.py")):
+        if "rules" in path.relative_to(ROOT / "controller").parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "refused" and \
+                    isinstance(node.ctx, ast.Load):
+                callers.append(str(path.relative_to(ROOT)))
+    assert sorted(set(callers)) == ["controller/replay.py"]
