@@ -11,8 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.lines import decode_line, event_lines
 from controller.rules import Event, Refusal, RuleSettings, Table, parse_event, state_view
@@ -23,12 +22,12 @@ __all__ = ["Step", "decode", "dumps", "event_lines", "process", "refuse", "repla
 decode = decode_line  # the replay contract's name for it
 
 
-@dataclass(frozen=True)
-class Step:
-    """What one input event did to a table: its effects, or the refusal."""
+class Step(NamedTuple):
+    """What one input event did to a table: its effects, or the refusal. (A named
+    tuple: replay makes one per line, and it is the cheapest record to make.)"""
 
     event: Event | None  # None: the object is not an event (its shape is wrong)
-    effects: list[Effect] = field(default_factory=list)
+    effects: list[Effect]
     refusal: Refusal | None = None
 
     @property
@@ -44,8 +43,9 @@ def step(table: Table, obj: Mapping[str, Any]) -> Step:
         event = parse_event(obj)
         return Step(event, table.apply(event))
     except Refusal as refusal:
-        refuse(table, obj, refusal.message, event)
-        return Step(event, refusal=refusal)
+        table.refused(event, refusal.message)  # as ``refuse``: the event is known here
+        # kept without its traceback: the frames it holds would outlive the call
+        return Step(event, [], refusal.with_traceback(None))
 
 
 def refuse(
