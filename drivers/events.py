@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-#: The dealer keypad's keys, exactly as ``KeyPressed.key`` spells them.
+#: The dealer keypad's keys, exactly as ``KeyPressed.key`` spells them: the one list of
+#: the drivers (``keypad.KEY_CODES`` gives each its byte). The same names as the rules
+#: core's ``KEYS`` (the replay contract), which the drivers may not import; the test of
+#: this module holds the two equal.
 KEYS: tuple[str, ...] = (
     *(str(digit) for digit in range(10)),
     "FOLD",

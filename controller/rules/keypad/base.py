@@ -27,6 +27,8 @@ from controller.rules.text import Message, phrase, refuse, to_record
 if TYPE_CHECKING:
     from controller.rules.table import Table
 
+#: The keypad keys of the replay contract (DESIGN.md), the one list of the rules core;
+#: the drivers' ``drivers.events.KEYS`` names the same keys (tests/drivers/test_events.py).
 KEYS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
         "FOLD", "CHECK", "BET", "ALLIN", "ENTER", "CLEAR", "CLOCK", "NEXT", "FUNC")
 #: A PIN digit the shell keeps to itself: what the journal records while a PIN is typed
