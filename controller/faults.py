@@ -9,8 +9,9 @@ a technician: configuration  a file or a ``hardware:`` section unusable      ``C
 a technician: a device       a device lost or talking nonsense; cleared      ``device_faults``,
                              when it comes back, not sticky                  ``drivers.errors``
 a technician: the journal    its content is damaged (memory fault): salvage  ``JournalIntegrityError``
-a technician: the storage    a journal write failed (disk full, I/O error):  ``StorageFault``
-                             fix the storage; the journal is not damaged
+a technician: the storage    the journal cannot be written (disk full,       ``StorageFault``
+                             read-only, I/O error): fix the storage; the     (``controller.journal``)
+                             journal is not damaged, salvage cannot help
 the firmware's developers    a bug escaped while handling an input: report   ``SoftwareFault``
                              it; the journal is intact, restart once fixed
 ===========================  ==============================================  ==================
@@ -20,7 +21,8 @@ every input with the fault's ``lock_code`` and shows ``kind``: CALL TECHNICIAN w
 its short ``display`` name, until a technician acts. Each says what it is: a full disk
 is never shown or logged as a memory fault, nor a bug as damage to the journal.
 
-This module imports nothing of the project, so the journal's errors can derive from it.
+This module imports nothing of the project, so the journal's errors can derive from it
+(``JournalIntegrityError`` and ``StorageFault`` are the journal's: it finds them).
 """
 
 from __future__ import annotations
@@ -46,20 +48,6 @@ class Fault(Exception):
     def lock_error(self) -> dict[str, str]:
         """The refusal of an input while the fault stands (the replay contract's error)."""
         return {"code": self.lock_code, "message": self.lock_line}
-
-
-class StorageFault(Fault):
-    """Writing the journal failed (disk full, I/O error, the card gone read-only). The
-    journal is not damaged: the storage must be fixed, the salvage cannot help."""
-
-    code = "storage_fault"
-    display = "STORAGE FAULT WRITE"
-    kind = "STORAGE FAULT"
-    lock_code = "storage_fault"
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"the journal could not record an event: {detail}")
-        self.detail = detail
 
 
 class SoftwareFault(Fault):

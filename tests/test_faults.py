@@ -10,13 +10,21 @@ from pathlib import Path
 import pytest
 
 from controller.daemon.outputs import FAULT_LINE
-from controller.faults import Fault, SoftwareFault, StorageFault
-from controller.journal import Journal, JournalCorrupt, JournalIntegrityError, LogKind
+from controller.faults import Fault, SoftwareFault
+from controller.journal import (
+    Journal,
+    JournalCorrupt,
+    JournalIntegrityError,
+    LogKind,
+    StorageFault,
+    StorageFull,
+)
 from tests.daemon_helpers import running, seat_players, shown, wait_for, write_config
+from tests.test_journal_storage import fill_up, small_fs, with_events  # noqa: F401 (a fixture)
 
 
-def test_each_sticky_fault_is_its_own_kind() -> None:
-    storage = StorageFault("database or disk is full")
+def test_each_sticky_fault_is_its_own_kind(tmp_path: Path) -> None:
+    storage = StorageFull(tmp_path, "recording an event", 0)
     software = SoftwareFault("TypeError: boom")
     memory = JournalCorrupt("file is not a database")
     assert not isinstance(storage, JournalIntegrityError)
@@ -28,46 +36,52 @@ def test_each_sticky_fault_is_its_own_kind() -> None:
                                      "message": "SOFTWARE FAULT: CALL TECHNICIAN"}
     assert memory.lock_error() == {"code": "memory_fault", "message": FAULT_LINE}
     assert "MEMORY" not in storage.display + software.display
-    assert storage.message == "the journal could not record an event: database or disk is full"
-
-
-def _fill_the_disk(journal: Journal) -> None:
-    """The journal's database may grow no more: SQLite's own 'database or disk is full'."""
-    with journal.mutex:
-        pages = journal.connection.execute("PRAGMA page_count").fetchone()[0]
-        journal.connection.execute(f"PRAGMA max_page_count = {pages}")
 
 
 def test_a_full_disk_is_a_storage_fault_not_a_memory_fault(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    small_fs: Path, caplog: pytest.LogCaptureFixture  # noqa: F811 (the fixture)
 ) -> None:
-    config = write_config(tmp_path)
+    """A real filesystem that fills up under the running daemon (a size-limited tmpfs)."""
+    config = write_config(small_fs)
     with running(config) as daemon, caplog.at_level(logging.ERROR, "table-controller"):
-        assert daemon.journal is not None
-        _fill_the_disk(daemon.journal)
+        seat_players(daemon, {2: "ana", 5: "luis"})
+        fill_up(small_fs)
         outcomes = [daemon.submit({"type": "sit", "seat": 1 + n % 9, "player": f"p{n}",
                                    "chips": 100}) for n in range(200)]
         failed = next(o for o in outcomes if o.seq is None)
         assert failed.error == {"code": "storage_fault",
                                 "message": "STORAGE FAULT: CALL TECHNICIAN"}
         wait_for(lambda: shown(daemon).line1 == "STORAGE FAULT: CALL TECHNICIAN")
-        assert shown(daemon).line2 == "STORAGE FAULT WRITE"
+        assert shown(daemon).line2 == "STORAGE FULL"
         again = daemon.submit({"type": "state"})
         assert again.seq is None and again.error is not None
         assert again.error["code"] == "storage_fault"
         assert daemon.controller is not None
         assert isinstance(daemon.controller.fault, StorageFault)
+        assert "salvage cannot help" in daemon.controller.fault.message
+        (small_fs / "filler").unlink()  # room again for the journal to be read
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
-    assert any(line.startswith("STORAGE FAULT storage_fault: the journal could not record")
-               for line in logged), logged
+    assert any(line.startswith("STORAGE FAULT storage_full: recording an event failed: "
+                               "the filesystem is full") for line in logged), logged
     assert not any("MEMORY" in line for line in logged), logged
-    with Journal.open_readonly(tmp_path / "state") as journal:
-        entries = list(journal.iter_system_log(kinds=[LogKind.FAULT]))
+    with Journal.open_readonly(small_fs / "state") as journal:
         failed_checks = [e for e in journal.iter_system_log(kinds=[LogKind.INTEGRITY])
                          if not e.detail.get("ok")]
-    assert [(e.detail["kind"], e.detail["code"]) for e in entries] == [
-        ("STORAGE FAULT", "storage_fault")]
     assert failed_checks == []
+
+
+def test_a_daemon_started_on_a_full_disk_locks_with_a_storage_fault(
+    small_fs: Path,  # noqa: F811 (the fixture)
+) -> None:
+    config = write_config(small_fs)
+    with_events(small_fs / "state")
+    fill_up(small_fs)
+    with running(config) as daemon:
+        assert isinstance(daemon.controller.fault, StorageFault)  # type: ignore[union-attr]
+        wait_for(lambda: shown(daemon).line1 == "STORAGE FAULT: CALL TECHNICIAN")
+        refused = daemon.submit({"type": "state"})
+        assert refused.error == {"code": "storage_fault",
+                                 "message": "STORAGE FAULT: CALL TECHNICIAN"}
 
 
 def test_a_bug_is_a_software_fault_not_a_memory_fault(

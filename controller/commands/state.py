@@ -17,12 +17,12 @@ import sys
 from typing import Any
 
 from controller.daemon.recovery import RulesBook, fold
+from controller.faults import Fault
 from controller.journal import (
     Journal,
     JournalError,
     JournalIntegrityError,
     JournalNotFound,
-    StorageFault,
 )
 from controller.replay import dumps
 from controller.rules import state_view
@@ -123,6 +123,6 @@ def _fault(last_seq: int, error: JournalError) -> int:
     line: dict[str, Any] = {"last_seq": last_seq, "state": None,
                             "fault": {"code": error.code, "message": error.message}}
     print(dumps(line))
-    kind = "STORAGE FAULT" if isinstance(error, StorageFault) else "MEMORY FAULT"
+    kind = error.kind if isinstance(error, Fault) else "MEMORY FAULT"
     print(f"tablectl state: {kind} ({error.code}): {error.message}", file=sys.stderr)
     return 3

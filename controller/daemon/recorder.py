@@ -34,8 +34,9 @@ from typing import Any
 from controller.daemon import snapshots
 from controller.daemon.pinguard import PinGuard
 from controller.daemon.recovery import INVALID_TYPE
-from controller.faults import Fault, StorageFault
-from controller.journal import Journal, JournalError
+from controller.faults import Fault
+from controller.journal import Journal, JournalError, StorageFault
+from controller.journal.storage import storage_fault
 from controller.lines import audit_text, check_value, decode_line, shown
 from controller.replay import refuse
 from controller.rules import BadEvent, Refusal, Table, parse_event
@@ -43,6 +44,10 @@ from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand
 from controller.rules.keypad import supervisor_in, translate
 from controller.rules.text import Message, refusal_message
+
+RECORDING = "recording an event"
+WRITE_ADVICE = ("Check the card or disk (free space, dmesg for I/O errors), then restart the "
+                "service: systemctl restart table-controller.")
 
 OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
 OutboxBuilder = Callable[
@@ -241,7 +246,8 @@ class Recorder:
             self.fault = error
             return None
         except (JournalError, sqlite3.Error, OSError) as error:
-            self.fault = StorageFault(describe(error))
+            self.fault = storage_fault(self.journal.directory, error, RECORDING) or StorageFault(
+                self.journal.directory, RECORDING, describe(error), WRITE_ADVICE)
             self.journal.fault = self.fault
             return None
         self.last_seq = seq

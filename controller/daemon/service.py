@@ -143,10 +143,8 @@ class Daemon:
         except (OSError, ValueError) as error:  # the folder went bad since the check
             raise StartError(f"the state directory {self.state_dir} cannot be used: "
                              f"{getattr(error, 'strerror', None) or error}") from None
-        except JournalIntegrityError as error:
-            fault = error
-        except JournalError as error:
-            fault = _as_integrity(error)
+        except JournalError as error:  # damaged, or its storage failing: each as itself
+            fault = error if isinstance(error, Fault) else _as_integrity(error)
         recorder: Recorder | None = None
         if self.journal is not None:
             journal = self.journal

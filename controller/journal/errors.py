@@ -147,12 +147,14 @@ class SnapshotMissing(JournalIntegrityError):
         self.seq = seq
 
 
-class StorageFault(JournalError):
+class StorageFault(JournalError, Fault):
     """The storage under the state directory cannot be written: not damage. The journal
-    is left as it is; the salvage is not the answer."""
+    is left as it is; the salvage is not the answer (``controller.faults``: who acts)."""
 
     code = "storage_fault"
     display = "STORAGE FAULT"
+    kind = "STORAGE FAULT"
+    lock_code = "storage_fault"
 
     def __init__(self, directory: object, doing: str, what: str, advice: str) -> None:
         super().__init__(
