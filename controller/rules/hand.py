@@ -13,7 +13,7 @@ from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
 from controller.rules.settings import RuleSettings
-from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, TableState
+from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, Seat, TableState
 
 
 def current_pots(state: TableState) -> list[Pot]:
@@ -27,6 +27,32 @@ def current_pots(state: TableState) -> list[Pot]:
         (s for s in hand.dealt if seats[s].live and seats[s].all_in),
         hand.dead_money,
     )
+
+
+def clear_hand(seat: Seat) -> None:
+    """The seat's part in a hand, as it is between hands: the one list of those fields
+    and their values (``state.Seat``, "the seat's part in the hand in progress")."""
+    seat.in_hand = seat.folded = seat.all_in = seat.acted = seat.checked = False
+    seat.bet = seat.gathered = seat.acted_at = 0
+
+
+def deal_in(seat: Seat, number: int) -> None:
+    """Deal the seat into hand ``number`` with a clean part in it: no longer a new player
+    (B5), no wait left (B14). Every seat is dealt in here, whether by the hand's plan or
+    by the floor's B11 keep ruling."""
+    clear_hand(seat)
+    seat.in_hand, seat.fresh, seat.wait_hands = True, False, 0
+    seat.last_dealt_hand = number
+
+
+def button_seat(state: TableState) -> int:
+    """The seat the hand in progress counts clockwise from (the first to act after the
+    first round, the showdown order, odd chips, the dealing order): the button, or,
+    where none is recorded, the last seat dealt in, which orders the seats the same
+    way (the dealing order starts left of the button, P1)."""
+    hand = state.hand
+    assert hand is not None
+    return state.positions.button or hand.dealt[-1]
 
 
 def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[effects.Effect]:
@@ -64,11 +90,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         s = state.seats[number]
         s.missed_big = s.missed_small = s.owes_post = False
     for number in plan.dealt:
-        s = state.seats[number]
-        s.in_hand, s.fresh, s.wait_hands = True, False, 0
-        s.last_dealt_hand = hand.number
-        s.folded = s.all_in = s.acted = s.checked = False
-        s.bet = s.gathered = s.acted_at = 0
+        deal_in(state.seats[number], hand.number)
     state.seats[plan.big_blind].last_bb_hand = hand.number
     out: list[effects.Effect] = [
         effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
@@ -143,7 +165,7 @@ def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]
             # just closed, and its last aggressor shows first
             hand.street_aggressor = aggressor
             continue
-        button = state.positions.button or hand.dealt[-1]
+        button = button_seat(state)
         hand.to_act = betting.next_to_act(hand, seats, button, settings.seats)
         if hand.to_act is not None:
             return out
@@ -155,7 +177,7 @@ def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
     hand = state.hand
     assert hand is not None
     live = [s for s in hand.dealt if state.seats[s].live]
-    button = state.positions.button or hand.dealt[-1]
+    button = button_seat(state)
     first = hand.street_aggressor if hand.street_aggressor in live else None
     if first is None:
         return clockwise_from(button, live, settings.seats)
@@ -183,7 +205,7 @@ def pay(
     out: list[effects.Effect] = []
     if rake or jackpot:
         out.append(effects.FeesTaken(rake, jackpot))
-    button = state.positions.button or hand.dealt[-1]
+    button = button_seat(state)
     state.payouts = []
     for index, pot in enumerate(pots):
         winners = winners_of(pot, ranking)
@@ -214,8 +236,7 @@ def finish(state: TableState, settings: RuleSettings, voided: bool = False) -> l
     state.clock = None
     state.before_hand = None
     for seat in state.seats.values():
-        seat.in_hand = seat.folded = seat.all_in = seat.acted = seat.checked = False
-        seat.bet = seat.gathered = seat.acted_at = 0
+        clear_hand(seat)
     out: list[effects.Effect] = [effects.HandEnded(hand.number, voided)]
     out += settle_between_hands(state, settings)
     return out

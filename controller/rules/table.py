@@ -434,11 +434,9 @@ class Table:
         assert h is not None
         if event.ruling == "keep":
             s = self.state.seats[event.seat]
-            s.in_hand, s.fresh, s.owes_post = True, False, True
-            s.wait_hands, s.last_dealt_hand = 0, h.number
-            s.folded = s.all_in = s.acted = s.checked = False
-            s.bet = s.gathered = s.acted_at = 0
-            button = self.state.positions.button or h.dealt[-1]
+            hand.deal_in(s, h.number)
+            s.owes_post = True
+            button = hand.button_seat(self.state)
             members = set(h.dealt) | {event.seat}
             h.dealt = [x for x in ring(button, self.settings.seats) if x in members]
         self.state.undo = None
