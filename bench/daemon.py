@@ -51,6 +51,7 @@ from controller.daemon.recovery import RulesBook, fold  # noqa: E402
 from controller.daemon.service import Daemon, setup_logging  # noqa: E402
 from controller.journal import Journal  # noqa: E402
 from controller.rules import state_view  # noqa: E402
+from drivers.interfaces import Pattern  # noqa: E402
 
 CONFIG = """\
 table: {{id: BENCH, seats: 9}}
@@ -336,7 +337,7 @@ def key_latency(work: Path, presses: int) -> dict[str, float]:
             time.sleep(0.0002)
         changed = time.perf_counter()
         called, pattern = told.get(watch, (changed, "off"))
-        if pattern in ("on", "off"):
+        if pattern in (Pattern.ON, Pattern.OFF):
             samples.append(changed - started)
             to_call.append(called - started)
         else:

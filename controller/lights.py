@@ -39,8 +39,11 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from controller.rules.text import Message, Phrase, from_json, msg, phrase, render
+from drivers.interfaces import Pattern
 
-PATTERN_NAMES = ("off", "on", "slow_blink", "fast_blink", "pulse")
+#: The patterns a seat condition may ask for: the drivers' (``drivers.interfaces.Pattern``)
+#: but ``wink``, which is what a light without PWM shows of ``pulse``.
+PATTERN_NAMES = tuple(pattern.value for pattern in Pattern if pattern is not Pattern.WINK)
 #: Devices whose loss stops play: nothing can be keyed, or the dealer sees no prompt.
 HALTING_DEVICES = frozenset({"keypad", "display"})
 LINE = 40

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import PinState
 
+from drivers.interfaces import Pattern
+
 ROOT = Path(__file__).resolve().parent.parent
 TMUX = shutil.which("tmux")
 WAIT = 20.0  # generous for a loaded CI machine; a passing test never waits this long
@@ -366,8 +368,8 @@ def test_the_lamp_watcher_reads_patterns_off_the_pin() -> None:
         return watcher.read()[1].kind
 
     assert watcher.read()[1].kind == "off"
-    assert run(lambda i: float(i % 2 == 0), 0.125, 12) == "fast"  # 250 ms period
-    assert run(lambda i: float(i % 2 == 0), 0.5, 6) == "slow"  # 1000 ms period
+    assert run(lambda i: float(i % 2 == 0), 0.125, 12) == Pattern.FAST_BLINK  # 250 ms period
+    assert run(lambda i: float(i % 2 == 0), 0.5, 6) == Pattern.SLOW_BLINK  # 1000 ms period
     now[0] += 3.0
     assert run(lambda i: 1.0, 0.1, 1) == "on"  # switched on and held
     now[0] += 3.0
@@ -377,12 +379,12 @@ def test_the_lamp_watcher_reads_patterns_off_the_pin() -> None:
     for _ in range(3):  # a plain LED's pulse: 250 ms lit, 1750 ms dark
         pin.set(1.0)
         now[0] += 0.25
-        assert watcher.read()[1].kind != "slow"
+        assert watcher.read()[1].kind != Pattern.SLOW_BLINK
         pin.set(0.0)
         now[0] += 1.75
     assert watcher.read()[1].kind == "wink"
     now[0] += 0.25
-    assert run(lambda i: float(i % 2 == 0), 0.5, 8) == "slow"  # never a wink
+    assert run(lambda i: float(i % 2 == 0), 0.5, 8) == Pattern.SLOW_BLINK  # never a wink
 
 
 def test_every_pot_and_its_seats_on_the_80x24_screen(tmp_path: Path) -> None:

@@ -5,11 +5,13 @@ pins the driver writes (gpiozero ``MockPin.states``, each entry the time since t
 previous change and the new level), so what the screen shows is what the LEDs do,
 lamp test and driver bugs included.
 
-A light is ``on``/``off`` (``dim`` for a steady PWM level in between) when it has held
-its level for a while; ``slow`` or ``fast`` when it has switched at least three times
-lately at a steady rhythm (told apart at the geometric mean of the configured blink
-periods); ``wink`` when it flashes briefly and stays dark much longer (a plain LED's
-pulse); ``pulse`` when it went through levels in between.
+What a light is doing is named as the drivers name the patterns
+(``drivers.interfaces.Pattern``), the one list of them: ``on``/``off`` (``dim`` for a
+steady PWM level in between, which is no pattern) when it has held its level for a
+while; ``slow_blink`` or ``fast_blink`` when it has switched at least three times lately
+at a steady rhythm (told apart at the geometric mean of the configured blink periods);
+``wink`` when it flashes briefly and stays dark much longer (a plain LED's pulse);
+``pulse`` when it went through levels in between.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from drivers.interfaces import Pattern
 from drivers.settings import LightsSettings
 
 MAX_HISTORY = 256
@@ -33,7 +36,7 @@ class Lamp:
     """One seat light now: its brightness (0..1) and what it is doing."""
 
     level: float
-    kind: str  # off | on | dim | slow | fast | wink | pulse
+    kind: Pattern | Literal["dim"]  # a pattern, or a steady level between off and on
 
     @property
     def lit(self) -> bool:
@@ -101,22 +104,25 @@ class LampWatcher:
         level = self._brightness(pin.state)
         return Lamp(level, self._kind(list(watch.changes), level, now))
 
-    def _kind(self, changes: list[tuple[float, float]], level: float, now: float) -> str:
-        steady = "on" if level >= 0.999 else "off" if level <= 0.001 else "dim"
+    def _kind(
+        self, changes: list[tuple[float, float]], level: float, now: float,
+    ) -> Pattern | Literal["dim"]:
+        steady: Pattern | Literal["dim"] = (
+            Pattern.ON if level >= 0.999 else Pattern.OFF if level <= 0.001 else "dim")
         if any(0.001 < value < 0.999 for _, value in changes) and len(changes) >= 3:
-            return "pulse"
+            return Pattern.PULSE
         if len(changes) < 3:
             return steady
         times = [when for when, _ in changes]
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
         last, before = gaps[-1], gaps[-2]
         if now - times[-1] <= 1.5 * max(last, before) and self._winks(changes, gaps):
-            return "wink"
+            return Pattern.WINK
         if not 0.5 <= last / max(before, 1e-6) <= 2.0:
             return steady  # two changes that happened to be close: not a rhythm
         if now - times[-1] > 1.5 * max(last, before):
             return steady  # it stopped switching
-        return "fast" if last + before < self._fast_below else "slow"
+        return Pattern.FAST_BLINK if last + before < self._fast_below else Pattern.SLOW_BLINK
 
     @staticmethod
     def _winks(changes: list[tuple[float, float]], gaps: list[float]) -> bool:

@@ -23,11 +23,12 @@ from controller.bench.keys import BENCH_HELP, KEYPAD_HELP, help_line
 from controller.bench.lamps import Lamp
 from controller.bench.layout import BOX_WIDTH, POT_ROWS, RingLayout, ring_layout
 from controller.bench.session import Snapshot
+from drivers.interfaces import Pattern
 
 MIN_COMPACT = (8, 30)  # rows, columns below which only a request to enlarge is shown
 
-LAMP_WORDS = {"on": "ON", "off": "off", "dim": "DIM", "slow": "SLOW", "fast": "FAST",
-              "wink": "WINK", "pulse": "PULS"}
+LAMP_WORDS = {Pattern.ON: "ON", Pattern.OFF: "off", "dim": "DIM", Pattern.SLOW_BLINK: "SLOW",
+              Pattern.FAST_BLINK: "FAST", Pattern.WINK: "WINK", Pattern.PULSE: "PULS"}
 STATUS_WORDS = {"playing": "playing", "folded": "folded", "all_in": "all-in",
                 "sitting_out": "away", "waiting": "waiting"}
 
