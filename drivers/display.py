@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Self
 from .errors import BadPayload
 from .events import EventSink
 from .messages import Codec, Message, ascii_text, expect_size
-from .serial_link import SerialDevice, SerialLink
+from .serial_device import SerialDevice
 from .settings import SerialDeviceSettings
 
 MAX_LINE = 40
@@ -136,18 +136,12 @@ class SerialClockDisplay(SerialDevice):
         **link_options: Any,
     ) -> None:
         super().__init__(
-            SerialLink(
-                device="display",
-                codec=DISPLAY,
-                port=port or settings.port or "",
-                baud=settings.baud,
-                events=events,
-                on_message=lambda message: None,  # the display sends nothing of its own
-                ack_timeout=settings.ack_timeout_ms / 1000,
-                retries=settings.retries,
-                ping_interval=settings.keepalive_ms / 1000,
-                **link_options,
-            )
+            settings,
+            events,
+            codec=DISPLAY,
+            on_message=lambda message: None,  # the display sends nothing of its own
+            port=port,
+            **link_options,
         )
         self._start()
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Self
 from .errors import BadPayload
 from .events import KEYS, EventSink, KeyPressed
 from .messages import Codec, Message, expect_size
-from .serial_link import SerialDevice, SerialLink
+from .serial_device import SerialDevice
 from .settings import SerialDeviceSettings
 
 #: Key name -> the byte the keypad sends. Digits are their ASCII characters.
@@ -79,18 +79,12 @@ class SerialKeypad(SerialDevice):
     ) -> None:
         self._events = events
         super().__init__(
-            SerialLink(
-                device="keypad",
-                codec=KEYPAD,
-                port=port or settings.port or "",
-                baud=settings.baud,
-                events=events,
-                on_message=self._on_message,
-                ack_timeout=settings.ack_timeout_ms / 1000,
-                retries=settings.retries,
-                ping_interval=settings.keepalive_ms / 1000,
-                **link_options,
-            )
+            settings,
+            events,
+            codec=KEYPAD,
+            on_message=self._on_message,
+            port=port,
+            **link_options,
         )
         self._start()
 

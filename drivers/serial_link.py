@@ -50,7 +50,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Protocol
 
 import serial
 
@@ -538,55 +538,3 @@ class SerialLink:
         self._counts["faults"] += 1
         logger.error("%s", message)
         self._events.put(DeviceFault(device=self.device, message=message))
-
-
-class SerialDevice:
-    """Base of the serial drivers: owns a ``SerialLink`` and exposes its state."""
-
-    device: DeviceName
-
-    def __init__(self, link: SerialLink) -> None:
-        self._link = link
-
-    def _start(self) -> None:
-        self._link.start()
-
-    @property
-    def port(self) -> str:
-        return self._link.port
-
-    @property
-    def connected(self) -> bool:
-        return self._link.connected
-
-    def wait_connected(self, timeout: float | None = None) -> bool:
-        """Block until the device has shaken hands (tests, bench start-up)."""
-        return self._link.wait_connected(timeout)
-
-    @property
-    def fault(self) -> str | None:
-        return self._link.fault
-
-    @property
-    def idle(self) -> bool:
-        """Connected, with nothing waiting for an acknowledgement."""
-        return self._link.idle
-
-    @property
-    def firmware(self) -> str | None:
-        return self._link.firmware
-
-    @property
-    def counters(self) -> LinkCounters:
-        return self._link.counters
-
-    def close(self) -> None:
-        self._link.close()
-
-    def __enter__(self) -> Any:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()

@@ -22,7 +22,7 @@ from .errors import BadPayload
 from .events import EventSink, TrayCounts
 from .frames import MAX_PAYLOAD
 from .messages import Codec, Message, expect_size
-from .serial_link import SerialDevice, SerialLink
+from .serial_device import SerialDevice
 from .settings import SerialDeviceSettings
 
 ENTRY_SIZE = 6
@@ -94,19 +94,13 @@ class SerialChipTray(SerialDevice):
         self._counts: dict[int, int] | None = None
         self._report_next = True
         super().__init__(
-            SerialLink(
-                device="tray",
-                codec=TRAY,
-                port=port or settings.port or "",
-                baud=settings.baud,
-                events=events,
-                on_message=self._on_message,
-                on_session=self._on_session,
-                ack_timeout=settings.ack_timeout_ms / 1000,
-                retries=settings.retries,
-                ping_interval=settings.keepalive_ms / 1000,
-                **link_options,
-            )
+            settings,
+            events,
+            codec=TRAY,
+            on_message=self._on_message,
+            on_session=self._on_session,
+            port=port,
+            **link_options,
         )
         self._start()
 

@@ -261,7 +261,7 @@ def test_an_idle_daemon_sleeps(tmp_path: Path) -> None:
     not wake, and the serial links sleep until their keep-alive instead of polling."""
     import threading
 
-    from drivers.serial_link import SerialDevice
+    from drivers.serial_device import SerialDevice
 
     config = write_config(tmp_path)
     with running(config) as daemon:
