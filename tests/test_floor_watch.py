@@ -148,3 +148,19 @@ def test_watch_prints_each_message_once_across_a_broker_restart(
     assert sorted(kinds[2:]) == [("event", False), ("state", False), ("status", False)], kinds
     keys = [m["message"].get("msg_seq") for m in lines if "msg_seq" in m["message"]]
     assert len(keys) == len(set(keys)) == 3
+
+
+@pytest.mark.parametrize("command", ["watch", "board"])
+def test_a_configuration_that_cannot_be_used_is_told_alike_by_watch_and_board(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both read `--config` through one helper: its problems, or that it cannot be read."""
+    missing = tmp_path / "missing.yaml"
+    assert main(["floor", command, "--config", str(missing)]) == 2
+    assert capsys.readouterr() == ("", f"{missing}: cannot read: No such file or directory\n")
+    config = tmp_path / "table.yaml"
+    config.write_text('table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
+                      "floor: {site: east, host: broker, prot: 1}\n")
+    assert main(["floor", command, "--config", str(config)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"{config}:3:") and "prot" in err

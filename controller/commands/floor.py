@@ -20,8 +20,9 @@ import json
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.config import ConfigError, load_config
 from controller.floor.consumer import Deduplicator, FloorLinkError, FloorMessage, Subscriber
@@ -35,6 +36,8 @@ from controller.floor.settings import (
 from controller.floor.topics import TopicError, subscription
 from controller.lines import decode_document
 from controller.rules import BadEvent
+
+T = TypeVar("T")
 
 HELP = "the casino floor link: watch a table's live messages, serve the floor board"
 
@@ -102,16 +105,25 @@ def _load_config(path: Path) -> tuple[FloorSettings | None, str]:
     return floor, settings.rules.table_id
 
 
-def _watch(args: argparse.Namespace) -> int:
+def _read_config(path: Path, load: Callable[[Path], T]) -> T | None:
+    """What ``load`` takes from the configuration in ``path``, or None once what is wrong
+    with it is printed (its problems, `FILE:LINE:COL: message`, or that it cannot be
+    read)."""
     try:
-        settings, config_table = _load_config(args.config) if args.config else (None, None)
+        return load(path)
     except ConfigError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return 2
     except OSError as exc:
-        print(f"{args.config}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+    return None
+
+
+def _watch(args: argparse.Namespace) -> int:
+    loaded = _read_config(args.config, _load_config) if args.config else (None, None)
+    if loaded is None:
         return 2
+    settings, config_table = loaded
     try:
         connection = _connection(args, settings)
         if isinstance(connection, str):
@@ -218,16 +230,11 @@ def _board(args: argparse.Namespace) -> int:
         load_board_config,
     )
 
-    try:
-        settings, board_settings = load_board_config(args.config) if args.config else (
-            None, BoardSettings())
-    except ConfigError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
+    loaded = (_read_config(args.config, load_board_config) if args.config
+              else (None, BoardSettings()))
+    if loaded is None:
         return 2
-    except OSError as exc:
-        print(f"{args.config}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    settings, board_settings = loaded
     try:
         connection = _connection(args, settings)
         if isinstance(connection, str):
