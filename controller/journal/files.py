@@ -178,6 +178,24 @@ def remove_leftovers(directory: Path, name: str) -> None:
             (directory / f"{name}{suffix}").unlink()
 
 
+def begin_new_database(path: Path) -> sqlite3.Connection:
+    """A new database file at ``path`` with the journal's tables, in a transaction for
+    the caller to fill and commit: the one way a journal file is made (a table's
+    journal, a prune's archive), each built aside and then renamed into place."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        for pragma in CREATION_PRAGMAS:
+            conn.execute(pragma)
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in schema_statements():
+            conn.execute(statement)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def create_database(directory: Path, populate: Callable[[sqlite3.Connection], None]) -> Path:
     """Create ``journal.sqlite3`` atomically: build it aside, then rename it into place.
 
@@ -188,14 +206,8 @@ def create_database(directory: Path, populate: Callable[[sqlite3.Connection], No
     temp_name = f"{DB_NAME}.new"
     temp = directory / temp_name
     remove_leftovers(directory, temp_name)
-    conn = sqlite3.connect(str(temp), isolation_level=None)
+    conn = begin_new_database(temp)
     try:
-        for pragma in CREATION_PRAGMAS:
-            conn.execute(pragma)
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("BEGIN IMMEDIATE")
-        for statement in schema_statements():
-            conn.execute(statement)
         populate(conn)
         conn.execute("COMMIT")
         conn.execute("PRAGMA journal_mode = WAL").fetchall()

@@ -33,12 +33,11 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.journal.files import schema_statements
+from controller.journal.files import begin_new_database
 from controller.journal.queries import set_meta
 from controller.journal.records import LogKind, PruneReport
 from controller.journal.schema import (
     ARCHIVE_DIR,
-    CREATION_PRAGMAS,
     EVENT_COLUMNS,
     EVENT_VALUES,
     HASH_INDEX,
@@ -166,14 +165,8 @@ def _write_archive(journal: Journal, base_seq: int, base_hash: bytes, last: int)
         return final
     temp = final.with_suffix(".tmp")
     source = journal.connection
-    target = sqlite3.connect(str(temp), isolation_level=None)
+    target = begin_new_database(temp)
     try:
-        for pragma in CREATION_PRAGMAS:
-            target.execute(pragma)
-        target.execute("PRAGMA synchronous = FULL")
-        target.execute("BEGIN")
-        for statement in schema_statements():
-            target.execute(statement)
         target.executemany(
             "INSERT INTO configs VALUES (?, ?, ?, ?, ?, ?, ?)",
             source.execute("SELECT * FROM configs ORDER BY id").fetchall(),
