@@ -1,5 +1,6 @@
 """controller/rules/hand.py: the one way a seat is dealt into a hand and cleared after
-it, and the one seat a hand counts clockwise from (issue 16, item 7)."""
+it, and the one seat a hand counts clockwise from; and seating's one way a seat away
+comes back (issue 16, item 7)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,14 @@ def test_a_seats_part_in_a_hand_is_set_in_one_place() -> None:
     assert _functions_that(ast.Assign, lambda n: _assigns(n, "in_hand")) == \
         ["hand.clear_hand", "hand.deal_in"]
     assert _functions_that(ast.Assign, lambda n: _assigns(n, "gathered")) == ["hand.clear_hand"]
+
+
+def test_a_seat_comes_back_in_one_place() -> None:
+    """Sitting in and a busted seat's new chips (B12) both end the seat's absence."""
+    def back(node: ast.Assign) -> bool:
+        return _assigns(node, "away") and isinstance(node.value, ast.Constant) and \
+            node.value.value is False
+    assert _functions_that(ast.Assign, back) == ["seating.come_back"]
 
 
 def test_the_button_fallback_is_written_once() -> None:

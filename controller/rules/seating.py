@@ -122,10 +122,16 @@ def check_sit_in(state: TableState, settings: RuleSettings, event: SitIn) -> Non
 def do_sit_in(state: TableState, settings: RuleSettings, event: SitIn) -> list[effects.Effect]:
     s = state.seats[event.seat]
     s.pending_sit_out = False
+    come_back(settings, s, event.entry)
+    return [effects.SeatChanged(event.seat, "sat_in")]
+
+
+def come_back(settings: RuleSettings, s: Seat, entry: str | None) -> None:
+    """A seat away (sat out, or busted: B12) plays again: its absence ends, its markers
+    stay, and it comes in as ``entry`` says (``sit_in_entry``)."""
     s.away = False
     s.absent_hands = 0
-    s.entry = sit_in_entry(settings, event.entry)
-    return [effects.SeatChanged(event.seat, "sat_in")]
+    s.entry = sit_in_entry(settings, entry)
 
 
 def check_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> None:
@@ -225,8 +231,5 @@ def do_chips(state: TableState, settings: RuleSettings, event: Chips) -> list[ef
     was_busted = busted(settings, s)
     s.stack += event.amount
     if was_busted:
-        # B12: back as a returning player, markers kept
-        s.away = False
-        s.absent_hands = 0
-        s.entry = sit_in_entry(settings, event.entry)
+        come_back(settings, s, event.entry)  # B12: back as a returning player
     return [effects.SeatChanged(event.seat, "chips")]
