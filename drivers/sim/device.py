@@ -316,11 +316,14 @@ class SimSerialDevice:
         self.notify()
 
     def _answer_hello(self, seq: int, hello: Hello) -> None:
-        self._send_ident(seq)
         if hello.major != self._major or self._kind != self.codec.kind:
+            self._send_ident(seq)
             self._session.clear()
             return
+        # Counted before the reply goes out: the driver may connect (and a test read the
+        # count) as soon as it has the reply.
         self.handshakes += 1
+        self._send_ident(seq)
         self._session.set()
         now = time.monotonic()
         for pending in self._outgoing.values():
