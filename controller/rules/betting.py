@@ -141,6 +141,8 @@ def _no_raise_reason(
     if s.checked and not game.check_raise and hand.current_bet > 0:
         return phrase("reason.no_check_raise")
     if game.structure == "fixed_limit":
+        # R4: the cap holds while three or more can act; heads-up raising is unlimited,
+        # unless the cap was reached before the action became heads-up (``capped``)
         if hand.capped or (
             hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3
         ):
@@ -167,6 +169,7 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
     if game.structure == "fixed_limit":
         low = high = min(limit_target(hand, size), all_in_to)
     else:
+        # R6: at least the largest full bet or raise of the round, unless all-in
         low = hand.current_bet + hand.min_increment
         if game.structure == "pot_limit":
             high = min(all_in_to, hand.current_bet + pot_total(hand, seats) + owed)
@@ -252,6 +255,7 @@ def apply_action(
             hand.raise_level = to
             hand.bets += 1
     else:
+        # R6: only a full raise sets the new minimum (a short all-in does not)
         full = increment >= hand.min_increment
         if full:
             hand.min_increment = increment
@@ -262,6 +266,7 @@ def apply_action(
     s.acted_at = to
     hand.last_aggressor = seat
     hand.street_aggressor = seat
+    # R4: the cap is reached only with three or more able to act; once reached it stays
     if (
         game.structure == "fixed_limit"
         and full

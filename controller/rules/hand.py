@@ -8,7 +8,7 @@ when at most one seat can still bet, the remaining streets run out with no betti
 
 from __future__ import annotations
 
-from controller.rules import betting, effects, seating
+from controller.rules import betting, effects, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
@@ -95,6 +95,34 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     hand.to_act = betting.next_to_act(hand, state.seats, plan.big_blind, settings.seats)
     if hand.to_act is None:
         out += end_round(state, settings)
+    return out
+
+
+def act(
+    state: TableState, settings: RuleSettings, seat: int, action: str, to: int | None,
+    decided: tuple[str, int] | None = None,
+) -> list[effects.Effect]:
+    """Carry out the action of the seat to act (``decided``: what its check found it
+    amounts to, when the caller has just checked it), then pass the action on. The
+    action may be taken back (R12) while the street goes on with a seat to act."""
+    h = state.hand
+    assert h is not None
+    seats = state.seats
+    if decided is None:
+        decided = betting.check_action(h, seats, seat, action, to, settings.game)
+    kind, total = decided
+    record = undo.remember(state, seat)
+    betting.apply_action(h, seats, seat, kind, total, settings.game)
+    h.log.append({"street": h.street, "seat": seat, "action": kind, "to": total})
+    if state.clock is not None and state.clock.seat == seat:
+        state.clock = None
+    out: list[effects.Effect] = [effects.Acted(seat, kind, total)]
+    street = h.street
+    out += after_action(state, settings, seat)
+    if state.hand is h and h.street == street and h.to_act is not None:
+        state.undo = record
+    else:
+        state.undo = None
     return out
 
 

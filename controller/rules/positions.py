@@ -165,6 +165,7 @@ class Planner:
             return redeal
         if not self.state.game_on or self.pos.big_blind is None:
             return self.first_hand(present)
+        # B2: the button method, moving or dead (the default), chosen by ``game.button``
         placement = self.moving_positions() if self.moving else self.dead_positions()
         plan = self.deal(placement)
         if plan is None:
