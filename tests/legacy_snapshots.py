@@ -90,10 +90,14 @@ def generate(seeds: int = 60, steps: int = 260) -> list[dict[str, Any]]:
                     covered[k] = covered.get(k, 0) + 1
                 snapshot = json.loads(json.dumps(table.state.to_dict()))
                 after = events[cut + 1: cut + 1 + AFTER]
-                restored = Table(settings, TableState.from_dict(snapshot))
+                # from_dict shares the snapshot's lists: each table gets its own copy
+                restored = Table(settings, TableState.from_dict(json.loads(json.dumps(snapshot))))
+                # and an undo taken at once, from the snapshot (R12 after a restart)
+                at_once = Table(settings, TableState.from_dict(json.loads(json.dumps(snapshot))))
                 cases.append({
                     "seed": seed, "found": sorted(found), "settings": asdict(settings),
                     "snapshot": snapshot, "events": after, "digests": play_on(restored, after),
+                    "undo": play_on(at_once, [{"type": "undo"}]),
                 })
                 break
     return cases

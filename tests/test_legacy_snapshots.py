@@ -26,3 +26,11 @@ def test_a_legacy_snapshot_loads_and_plays_on_as_before(case: dict) -> None:
     # and the state it is in now survives its own snapshot
     again = TableState.from_dict(json.loads(json.dumps(table.state.to_dict())))
     assert again.to_dict() == table.state.to_dict()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"seed{c['seed']}" for c in CASES])
+def test_an_undo_recorded_in_a_legacy_snapshot_takes_the_action_back_as_before(
+    case: dict
+) -> None:
+    table = Table(settings_from(case["settings"]), TableState.from_dict(case["snapshot"]))
+    assert play_on(table, [{"type": "undo"}]) == case["undo"]

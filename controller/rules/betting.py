@@ -9,24 +9,15 @@ or more, came after it).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from controller.rules.pots import clockwise_from
+from controller.rules.records import Action, ActionKind
 from controller.rules.settings import GameSettings
 from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
 from controller.rules.text import Phrase, phrase, refuse
-
-# What an action changes (and an undo puts back): these fields of the seat and of the
-# hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
-# an action settles an out-of-turn entry (R10).
-ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
-HAND_ACTION_FIELDS = ("current_bet", "min_increment", "raise_level", "bets", "raises",
-                      "capped", "to_act", "last_aggressor", "street_aggressor", "out_of_turn")
-action_fields = operator.attrgetter(*ACTION_FIELDS)
-hand_action_fields = operator.attrgetter(*HAND_ACTION_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -181,9 +172,9 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
 
 
 def check_action(
-    hand: Hand, seats: Mapping[int, Seat], seat: int, action: str, to: int | None,
+    hand: Hand, seats: Mapping[int, Seat], seat: int, action: Action, to: int | None,
     game: GameSettings,
-) -> tuple[str, int]:
+) -> tuple[ActionKind, int]:
     """Refuse an illegal action, or say what it amounts to: (kind, the seat's new bet)."""
     s = seats[seat]
     if action == "fold":
@@ -226,7 +217,7 @@ def check_action(
 
 
 def apply_action(
-    hand: Hand, seats: Mapping[int, Seat], seat: int, kind: str, to: int,
+    hand: Hand, seats: Mapping[int, Seat], seat: int, kind: ActionKind, to: int,
     game: GameSettings,
 ) -> None:
     """Carry out an action ``check_action`` approved (it must have been checked)."""

@@ -8,6 +8,8 @@ decision is timed and a player may spend a time-bank extension when it runs out.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from controller.rules import betting, effects
 from controller.rules.settings import ClockSettings, RuleSettings
 from controller.rules.state import Clock, TableState
@@ -54,6 +56,6 @@ def expire(state: TableState, settings: RuleSettings) -> effects.ClockExpired:
         settings.clock.on_expiry == "check_or_fold" and h is not None and h.to_act is not None
         and betting.legal_for(h, state.seats, h.to_act, settings.game).check
     )
-    action = "check" if may_check else "fold"
+    action: Literal["fold", "check"] = "check" if may_check else "fold"
     state.clock = None
     return effects.ClockExpired(seat, action)

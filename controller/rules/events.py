@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from controller.rules.errors import BadEvent
 from controller.rules.limits import MAX_AMOUNT
+from controller.rules.records import ACTIONS, Action
 
 ENTRIES = ("wait", "post")
-ACTIONS = ("fold", "check", "call", "bet", "raise", "all_in")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +68,7 @@ class StartHand(Event):
 @dataclass(frozen=True, kw_only=True)
 class Act(Event):
     seat: int
-    action: str
+    action: Action
     to: int | None = None
 
 
@@ -357,7 +357,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     ),
     "start_hand": lambda o, by: StartHand(by=by),
     "act": lambda o, by: Act(
-        by=by, seat=_int(o, "seat"), action=_choice(o, "action", ACTIONS, ""),
+        by=by, seat=_int(o, "seat"), action=cast(Action, _choice(o, "action", ACTIONS, "")),
         to=_amount(o, "to", minimum=None) if o.get("to") is not None else None,
     ),
     "award": lambda o, by: Award(by=by, ranking=_ranking(o)),

@@ -12,6 +12,7 @@ from controller.rules import betting, effects, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
+from controller.rules.records import Action, ActionKind, PostRecord
 from controller.rules.settings import RuleSettings
 from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, TableState
 
@@ -83,7 +84,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         hand.dead_money += dead
         if betting.playable(s.stack, chip) == 0:
             s.all_in = True
-        record = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
+        record: PostRecord = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
         hand.posts.append(record)
         out.append(effects.Posted(post.seat, post.kind, live, dead))
     # B1: the call and the minimum raise come from the full big blind, even when short
@@ -99,8 +100,8 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
 
 
 def act(
-    state: TableState, settings: RuleSettings, seat: int, action: str, to: int | None,
-    decided: tuple[str, int] | None = None,
+    state: TableState, settings: RuleSettings, seat: int, action: Action, to: int | None,
+    decided: tuple[ActionKind, int] | None = None,
 ) -> list[effects.Effect]:
     """Carry out the action of the seat to act (``decided``: what its check found it
     amounts to, when the caller has just checked it), then pass the action on. The

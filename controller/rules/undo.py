@@ -7,25 +7,36 @@ later action, a street or hand ending, a correction or a departure clears it.
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import cast
 
-from controller.rules import betting, effects, out_of_turn
+from controller.rules import effects, out_of_turn
 from controller.rules.errors import Refusal
-from controller.rules.state import Clock, TableState
+from controller.rules.state import (
+    ACTION_FIELDS,
+    HAND_ACTION_FIELDS,
+    Clock,
+    HandBefore,
+    SeatBefore,
+    TableState,
+    UndoRecord,
+)
 from controller.rules.text import refuse
 
+_seat_before = operator.attrgetter(*ACTION_FIELDS)
+_hand_before = operator.attrgetter(*HAND_ACTION_FIELDS)
 
-def remember(state: TableState, seat: int) -> list[Any]:
+
+def remember(state: TableState, seat: int) -> UndoRecord:
     """The record to take back the action ``seat`` is about to take."""
     h = state.hand
     assert h is not None
-    clock = state.clock
-    return [
-        seat, list(betting.action_fields(state.seats[seat])),
-        list(betting.hand_action_fields(h)),
-        [clock.seat, clock.remaining_ms, clock.warning] if clock is not None else None,
-        len(h.log),
-    ]
+    c = state.clock
+    return UndoRecord(
+        seat, cast(SeatBefore, _seat_before(state.seats[seat])),
+        cast(HandBefore, _hand_before(h)),
+        Clock(c.seat, c.remaining_ms, c.warning) if c is not None else None, len(h.log),
+    )
 
 
 def out_of_phase() -> Refusal:
@@ -35,21 +46,21 @@ def out_of_phase() -> Refusal:
 def check(state: TableState) -> None:
     if state.undo is None or state.hand is None:
         raise out_of_phase()
-    old_hand = state.undo[2]
-    out_of_turn.check_undo(state.hand, old_hand[betting.HAND_ACTION_FIELDS.index("out_of_turn")])
+    out_of_turn.check_undo(state.hand, state.undo.hand_before[-1])  # its out_of_turn
 
 
 def apply(state: TableState) -> list[effects.Effect]:
-    assert state.undo is not None
-    seat, old_seat, old_hand, old_clock, log_length = state.undo
-    current = state.seats[seat]
-    for name, value in zip(betting.ACTION_FIELDS, old_seat, strict=True):
+    record = state.undo
+    assert record is not None
+    current = state.seats[record.seat]
+    for name, value in zip(ACTION_FIELDS, record.seat_before, strict=True):
         setattr(current, name, value)
     h = state.hand
     assert h is not None
-    for name, value in zip(betting.HAND_ACTION_FIELDS, old_hand, strict=True):
-        setattr(h, name, value)
-    del h.log[log_length:]
-    state.clock = Clock(*old_clock) if old_clock is not None else None
+    for name, before in zip(HAND_ACTION_FIELDS, record.hand_before, strict=True):
+        setattr(h, name, before)
+    del h.log[record.log_length:]
+    old = record.clock
+    state.clock = Clock(old.seat, old.remaining_ms, old.warning) if old is not None else None
     state.undo = None
-    return [effects.Corrected("undo", seat)]
+    return [effects.Corrected("undo", record.seat)]

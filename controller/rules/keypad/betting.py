@@ -13,9 +13,10 @@ from typing import Any
 from controller.rules import betting
 from controller.rules.events import Act
 from controller.rules.keypad.base import Press, Step, context, seat_to_act
+from controller.rules.records import Action
 from controller.rules.text import refuse
 
-ACTIONS = {"FOLD": "fold", "CHECK": "call", "ALLIN": "all_in"}
+ACTIONS: dict[str, Action] = {"FOLD": "fold", "CHECK": "call", "ALLIN": "all_in"}
 
 
 def act(p: Press, seat: int) -> Step:
