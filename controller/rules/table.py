@@ -73,6 +73,8 @@ from controller.rules.events import (
 )
 from controller.rules.keypad.pages import pot_name
 from controller.rules.positions import HandPlan, plan_hand
+from controller.rules.pots import Pot
+from controller.rules.records import ActionKind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import FIRST_ROUNDS, STREETS, Hand, TableState
 from controller.rules.text import phrase, refuse
@@ -98,7 +100,8 @@ class Table:
         self._plan: HandPlan | None = None
         # what the last check found out (an action's kind and total, an award's pots),
         # keyed by its event, so that the deed right after it need not work it out again
-        self._found: tuple[Event, Any] | None = None
+        self._found_action: tuple[Act, tuple[ActionKind, int]] | None = None
+        self._found_pots: tuple[Award, list[Pot]] | None = None
 
     # -- public interface ---------------------------------------------------------
 
@@ -170,7 +173,7 @@ class Table:
         return h
 
     def _check_act(self, event: Act) -> None:
-        self._found = None
+        self._found_action = None
         h = self._to_act()
         seating.seat_in_range(self.settings, event.seat)
         if event.seat != h.to_act:
@@ -181,14 +184,15 @@ class Table:
         kind, total = betting.check_action(h, self.state.seats, event.seat, event.action,
                                            event.to, self.settings.game)
         out_of_turn.check_held(h, event.seat, kind)
-        self._found = (event, (kind, total))
+        self._found_action = (event, (kind, total))
 
     def _act(self, event: Act) -> Effects:
         h = self.state.hand
         if h is not None and event.seat != h.to_act:
             return out_of_turn.record(self.state, self.settings, event)
-        return hand.act(self.state, self.settings, event.seat, event.action, event.to,
-                        self._found_for(event))
+        found, self._found_action = self._found_action, None
+        decided = found[1] if found is not None and found[0] is event else None
+        return hand.act(self.state, self.settings, event.seat, event.action, event.to, decided)
 
     def _settle_out_of_turn(self) -> Effects:
         """R10: the action reached a seat that acted out of turn: bind it or void it."""
@@ -224,13 +228,8 @@ class Table:
         read = pushed.ChipsRead(event.seat, sum(event.chips), act.action, act.to, rule)
         return [read] + self._act(act)
 
-    def _found_for(self, event: Event) -> Any:
-        """What the check of this very event found, if it ran just before (by apply)."""
-        found, self._found = self._found, None
-        return found[1] if found is not None and found[0] is event else None
-
     def _check_award(self, event: Award) -> None:
-        self._found = None
+        self._found_pots = None
         h = self.state.hand
         assert h is not None  # the phase table lets an award in only at the showdown
         if not event.ranking:
@@ -250,12 +249,13 @@ class Table:
                 seats = " ".join(str(s) for s in pot.eligible)
                 raise refuse("bad_ranking", "refuse.pot_unranked", name=pot_name(index),
                              seats=seats)
-        self._found = (event, pots)
+        self._found_pots = (event, pots)
 
     def _award(self, event: Award) -> Effects:
         self.state.undo = None
-        return hand.pay(self.state, self.settings, [list(g) for g in event.ranking],
-                        self._found_for(event))
+        found, self._found_pots = self._found_pots, None
+        pots = found[1] if found is not None and found[0] is event else None
+        return hand.pay(self.state, self.settings, [list(g) for g in event.ranking], pots)
 
     def _misdeal(self, event: Misdeal) -> Effects:
         self.state, out = misdeal.void(self.state, self.settings)
@@ -325,11 +325,11 @@ class Table:
         return keypad.press(self, event)
 
 
-def _nothing(table: Table, event: Any) -> None:
+def _nothing(table: Table, event: Event) -> None:
     return None
 
 
-def _no_effects(table: Table, event: Any) -> Effects:
+def _no_effects(table: Table, event: Event) -> Effects:
     return []
 
 
