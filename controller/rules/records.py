@@ -62,3 +62,54 @@ class OutOfTurnEntry(TypedDict):
     log_at: int
     facing: int
     status: OutOfTurnStatus
+
+
+#: The kind of number an entry is typing.
+FieldKind = Literal["seat", "amount", "code"]
+
+
+class Entry(TypedDict, total=False):
+    """The keypad's unfinished entry (``controller.rules.keypad``): which sequence
+    (``mode``) and where in it (``step``); the number being typed (``field``,
+    ``digits``); for entries tied to the betting, the hand, phase and seat to act when
+    it began (``ctx``); and what the earlier steps collected."""
+
+    mode: str
+    step: str
+    field: FieldKind
+    digits: str
+    ctx: list[int | str | None]
+    seat: int
+    chips: int | list[int]  # a seat's buy-in (sit), or the chips pushed, one by one (push)
+    player: str
+    amount: int
+    seat_from: int
+    seat_to: int
+    supervisor: str
+    func: str
+    counts: list[list[int]]  # tray fill or credit: [chip value, count] pairs
+    value: int
+    reason: str
+    pot: int  # award: the pot being keyed
+    winners: list[list[int]]  # award: the winners of each pot closed so far
+    current: list[int]  # award: the winners keyed for this pot
+    page: int  # the supervisor menu's page NEXT turned to
+
+
+class Page(TypedDict):
+    """The payout or pot page ``NEXT`` turned to (``keypad.pages``), while the hand,
+    phase and seat to act it was keyed in (``ctx``) last."""
+
+    ctx: list[int | str | None]
+    index: int
+
+
+class KeypadState(TypedDict, total=False):
+    """``TableState.keypad``: journalled and snapshotted with the rest of the state."""
+
+    entry: Entry
+    dealer: str  # the signed-in dealer's id (FUNC 8)
+    pin_failures: int  # wrong supervisor PINs in a row (FUNC 0)
+    locked_until_ms: int  # table time when the supervisor menu unlocks
+    notice: list[object]  # a one-line message left by the last key (text.to_json)
+    page: Page  # the payout or pot page NEXT turned to, until the next accepted key

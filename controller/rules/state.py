@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from controller.rules.records import (
     HandStreet,
+    KeypadState,
     LogEntry,
     OutOfTurnEntry,
     Phase,
@@ -206,7 +207,7 @@ class TableState:
     before_hand: dict[str, Any] | None = None
     # after a misdeal: the voided hand's plan, which the next hand deals again (B7)
     redeal: dict[str, Any] | None = None
-    keypad: dict[str, Any] = field(default_factory=dict)
+    keypad: KeypadState = field(default_factory=lambda: KeypadState())
     # R12: the last action's undo record while it may still be taken back
     undo: UndoRecord | None = None
     last_refusal: str | None = None
