@@ -113,3 +113,28 @@ class KeypadState(TypedDict, total=False):
     locked_until_ms: int  # table time when the supervisor menu unlocks
     notice: list[object]  # a one-line message left by the last key (text.to_json)
     page: Page  # the payout or pot page NEXT turned to, until the next accepted key
+
+
+class TrayMove(TypedDict):
+    """A fill or credit of the chip tray (``TableState.tray_moves``)."""
+
+    kind: Literal["fill", "credit"]
+    amount: int
+    counts: dict[str, int] | None  # chip value (as text) -> count, when keyed
+    by: str | None
+    hand: int  # the hand number when it was recorded
+    at_ms: int  # table time when it was recorded
+
+
+class TrayAckRecord(TypedDict):
+    """A supervisor's acknowledgement of the tray (``TableState.tray_acks``): what the
+    tray and the ledger said at that moment."""
+
+    by: str | None
+    hand: int
+    at_ms: int
+    read: bool
+    counted: int
+    sold: int
+    fills: int
+    credits: int

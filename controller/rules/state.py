@@ -19,6 +19,8 @@ from controller.rules.records import (
     Phase,
     PostRecord,
     Street,
+    TrayAckRecord,
+    TrayMove,
 )
 
 # The hand's phases in order: ``idle`` between hands, the betting rounds of the game's
@@ -216,8 +218,8 @@ class TableState:
     # the chip tray's ledger (controller.rules.tray_ledger; reconciled by controller.tray)
     tray_read: bool = False  # a tray reading has arrived
     tray_since_ms: int = 0  # elapsed_ms when the reading or the ledger last changed
-    tray_moves: list[dict[str, Any]] = field(default_factory=list)  # fills and credits
-    tray_acks: list[dict[str, Any]] = field(default_factory=list)
+    tray_moves: list[TrayMove] = field(default_factory=list)  # fills and credits
+    tray_acks: list[TrayAckRecord] = field(default_factory=list)
     # the last hand's payouts, [pot index, seat, chips] in pot order, until the next hand
     # is dealt (the dealer display pages them, controller.rules.keypad.pages)
     payouts: list[list[int]] = field(default_factory=list)
