@@ -47,7 +47,7 @@ def play_on(table: Table, events: list[dict[str, Any]]) -> list[str]:
             table.apply(event)
             outcome = "ok"
         except Refusal as refusal:
-            table.refused(event, refusal.message)
+            table.refused(event)
             outcome = refusal.code
         view = json.dumps(state_view(table), sort_keys=True)
         digests.append(hashlib.sha256(f"{outcome} {view}".encode()).hexdigest()[:16])

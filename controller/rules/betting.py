@@ -255,7 +255,6 @@ def apply_action(
             hand.bets += 1
     hand.current_bet = to
     s.acted_at = to
-    hand.last_aggressor = seat
     hand.street_aggressor = seat
     # R4: the cap is reached only with three or more able to act; once reached it stays
     if (

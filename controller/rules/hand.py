@@ -55,7 +55,6 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         else:
             state.seats[number].missed_small = True
     for number, seat in state.seats.items():
-        seat.stack_at_start = seat.stack
         seat.home_seat = None  # B14: seat changes from now on count from here
         if seat.away:
             seat.absent_hands += 1  # house limit max_absent_hands: hands started while away
@@ -92,7 +91,6 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     hand.min_increment = game.big_blind
     hand.raise_level = game.big_blind
     hand.bets = 1
-    hand.preflop_opener = plan.big_blind
     hand.to_act = betting.next_to_act(hand, state.seats, plan.big_blind, settings.seats)
     if hand.to_act is None:
         out += end_round(state, settings)

@@ -61,7 +61,6 @@ class Seat:
     acted: bool = False  # has acted since the round (re)started for it
     acted_at: int = 0  # the street's highest bet when it last acted
     checked: bool = False  # R1: checked this street
-    stack_at_start: int = 0  # for misdeal
     # -- across hands --
     away: bool = False  # sitting out, or busted (B12)
     missed_small: bool = False
@@ -116,12 +115,10 @@ class Hand:
     raises: int = 0  # full raises this round (R2's optional cap)
     capped: bool = False
     to_act: int | None = None
-    last_aggressor: int | None = None
     street_aggressor: int | None = None
     dead_money: int = 0
     saw_flop: bool = False  # reached the second betting round (the flop, draw1)
     straddle: int | None = None
-    preflop_opener: int | None = None  # the seat whose bet the first round starts behind
     showdown_order: list[int] | None = None
     posts: list[PostRecord] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)
@@ -135,12 +132,11 @@ class Hand:
 # an action settles an out-of-turn entry (R10).
 ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
 HAND_ACTION_FIELDS = ("current_bet", "min_increment", "raise_level", "bets", "raises",
-                      "capped", "to_act", "last_aggressor", "street_aggressor", "out_of_turn")
+                      "capped", "to_act", "street_aggressor", "out_of_turn")
 #: The values of ``ACTION_FIELDS`` of a seat, in that order.
 SeatBefore = tuple[int, int, bool, bool, bool, int, bool]
 #: The values of ``HAND_ACTION_FIELDS`` of a hand, in that order.
-HandBefore = tuple[int, int, int, int, int, bool, int | None, int | None, int | None,
-                   list[OutOfTurnEntry]]
+HandBefore = tuple[int, int, int, int, int, bool, int | None, int | None, list[OutOfTurnEntry]]
 
 
 @dataclass
@@ -158,6 +154,8 @@ class UndoRecord:
     def from_dict(cls, data: dict[str, Any] | list[Any]) -> UndoRecord:
         if isinstance(data, list):  # written before the record was typed: positional
             seat, seat_before, hand_before, clock, log_length = data
+            if len(hand_before) == len(HAND_ACTION_FIELDS) + 1:
+                hand_before = hand_before[:7] + hand_before[8:]  # the retired last_aggressor
             return cls(seat, cast(SeatBefore, tuple(seat_before)),
                        cast(HandBefore, tuple(hand_before)),
                        Clock(*clock) if clock is not None else None, log_length)
@@ -212,7 +210,6 @@ class TableState:
     keypad: KeypadState = field(default_factory=lambda: KeypadState())
     # R12: the last action's undo record while it may still be taken back
     undo: UndoRecord | None = None
-    last_refusal: str | None = None
     # table time, the sum of every tick (keypad lock-out, tray stability)
     elapsed_ms: int = 0
     # the chip tray's ledger (controller.rules.tray_ledger; reconciled by controller.tray)
@@ -232,17 +229,27 @@ class TableState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
-        data = dict(data)
-        seats = {int(k): Seat(**v) for k, v in data.pop("seats").items()}
+        data = _current(data, "last_refusal")
+        seats = {int(k): Seat(**_current(v, "stack_at_start")) for k, v in data.pop("seats").items()}
         positions = Positions(**data.pop("positions"))
         hand_data = data.pop("hand")
-        hand = Hand(**hand_data) if hand_data is not None else None
+        hand = (Hand(**_current(hand_data, "last_aggressor", "preflop_opener"))
+                if hand_data is not None else None)
         clock_data = data.pop("clock")
         clock = Clock(**clock_data) if clock_data is not None else None
         tray = {int(k): v for k, v in data.pop("tray").items()}
         undo_data = data.pop("undo", None)
         data["undo"] = UndoRecord.from_dict(undo_data) if undo_data is not None else None
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
+
+
+def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
+    """A copy of a record's fields without those earlier versions wrote and nothing
+    reads any more (``retired``), so that their snapshots still load."""
+    data = dict(data)
+    for name in retired:
+        data.pop(name, None)
+    return data
 
 
 _ATOMS = (int, str, bool, float, type(None))

@@ -128,12 +128,11 @@ class Table:
             self.state.tray_since_ms = self.state.elapsed_ms
         return out
 
-    def refused(self, event: Event | None, message: str | None) -> None:
+    def refused(self, event: Event | None) -> None:
         """What a refused event leaves behind, wherever a refusal is folded (replay, the
-        daemon, recovery): its words for the display and, after a refused ``ENTER``,
-        an entry without the digits keyed for it (the prompt stays). ``event`` is None
-        when the line could not be read as an event."""
-        self.state.last_refusal = message
+        daemon, recovery): after a refused ``ENTER``, an entry without the digits keyed
+        for it (the prompt stays). ``event`` is None when the line could not be read as
+        an event."""
         if isinstance(event, Key):
             keypad.after_refusal(self, event)
 
