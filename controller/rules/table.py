@@ -74,7 +74,7 @@ from controller.rules.events import (
 from controller.rules.keypad.pages import pot_name
 from controller.rules.positions import HandPlan, plan_hand
 from controller.rules.pots import Pot
-from controller.rules.records import ActionKind
+from controller.rules.records import ActionKind, Phase
 from controller.rules.settings import RuleSettings
 from controller.rules.state import FIRST_ROUNDS, STREETS, Hand, TableState
 from controller.rules.text import phrase, refuse
@@ -107,13 +107,13 @@ class Table:
 
     def check(self, event: Event) -> None:
         kind = type(event)
-        if kind not in ACCEPTS[_STAGES[self.state.phase]]:
+        if kind not in _ACCEPTED_IN[self.state.phase]:
             raise OUT_OF_PHASE[kind](self)
         _HANDLERS[kind][0](self, event)
 
     def apply(self, event: Event) -> Effects:
         kind = type(event)
-        if kind not in ACCEPTS[_STAGES[self.state.phase]]:
+        if kind not in _ACCEPTED_IN[self.state.phase]:
             raise OUT_OF_PHASE[kind](self)
         checker, deed = _HANDLERS[kind]
         checker(self, event)
@@ -345,7 +345,7 @@ def _rule(
 # -- which events each stage of the hand accepts ------------------------------------
 
 Stage = Literal["idle", "first_round", "later_round", "showdown"]
-_STAGES: dict[str, Stage] = {
+_STAGES: dict[Phase, Stage] = {
     "idle": "idle",
     "showdown": "showdown",
     **{street: "first_round" if street in FIRST_ROUNDS else "later_round" for street in STREETS},
@@ -365,6 +365,11 @@ ACCEPTS: dict[Stage, frozenset[type[Event]]] = {
     "first_round": _ANYTIME | _BETTING | {Straddle, Misdeal, Undo},
     "later_round": _ANYTIME | _BETTING | {Misdeal, Undo},
     "showdown": _ANYTIME | {Award, Misdeal, Undo},
+}
+
+#: The same, by phase (one look-up per event).
+_ACCEPTED_IN: dict[Phase, frozenset[type[Event]]] = {
+    phase: ACCEPTS[stage] for phase, stage in _STAGES.items()
 }
 
 
