@@ -43,21 +43,19 @@ def step(table: Table, obj: Mapping[str, Any]) -> Step:
         event = parse_event(obj)
         return Step(event, table.apply(event))
     except Refusal as refusal:
-        table.refused(event, refusal.message)  # as ``refuse``: the event is known here
+        table.refused(event)  # as ``refuse``: the event is known here
         # kept without its traceback: the frames it holds would outlive the call
         return Step(event, [], refusal.with_traceback(None))
 
 
-def refuse(
-    table: Table, obj: Mapping[str, Any], message: str | None, event: Event | None = None
-) -> None:
+def refuse(table: Table, obj: Mapping[str, Any], event: Event | None = None) -> None:
     """Fold a refused input event: it changes nothing in the game, but leaves what
     ``Table.refused`` says (after a refused ``ENTER``, an entry without its digits).
     ``event``: the event already parsed from ``obj``, if it could be."""
     if event is None:
         with contextlib.suppress(Refusal):
             event = parse_event(obj)
-    table.refused(event, message)
+    table.refused(event)
 
 
 def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:

@@ -26,10 +26,7 @@ def test_a_refused_event_changes_nothing_but_what_a_refusal_leaves() -> None:
     before = table.state.to_dict()
     done = step(table, SIT)  # the seat is taken
     assert not done.ok and done.refusal is not None and done.effects == []
-    assert table.state.last_refusal == done.refusal.message
-    after = table.state.to_dict()
-    assert {k: v for k, v in after.items() if k != "last_refusal"} == \
-        {k: v for k, v in before.items() if k != "last_refusal"}
+    assert table.state.to_dict() == before
 
 
 def test_what_is_not_an_event_is_refused_as_bad_event() -> None:
@@ -41,12 +38,14 @@ def test_what_is_not_an_event_is_refused_as_bad_event() -> None:
         "seq": 7, "ok": False, "error": done.refusal.as_dict()}
 
 
-def test_a_recorded_refusal_folds_with_its_recorded_words() -> None:
+def test_a_recorded_refusal_outside_the_keypad_folds_to_nothing() -> None:
+    """The state keeps no copy of a refusal's words (issue 16 item 3): only a refused
+    key leaves something (``Table.refused``)."""
     table = Table(RuleSettings())
-    refuse(table, SIT, "SEAT 2 IS TAKEN")
-    assert table.state.last_refusal == "SEAT 2 IS TAKEN"
-    refuse(table, {"type": "teleport"}, "BAD")  # not an event: folded all the same
-    assert table.state.last_refusal == "BAD"
+    before = table.state.to_dict()
+    refuse(table, SIT)
+    refuse(table, {"type": "teleport"})  # not an event: folded all the same
+    assert table.state.to_dict() == before
 
 
 def test_refusals_are_folded_in_one_place() -> None:

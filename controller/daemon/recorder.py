@@ -190,7 +190,7 @@ class Recorder:
                            hand=self._hand(None), outbox=self._refusal_rows(obj, error, who))
         if seq is None:
             return self._locked(obj)
-        refuse(self.table, obj, refusal.message, event)
+        refuse(self.table, obj, event)
         return Outcome(seq, False, obj, error, said=refusal_message(refusal))
 
     def _invalid(self, text: str, message: str) -> Outcome:

@@ -6,8 +6,8 @@ The daemon, ``tablectl state``, durable replay and recall all fold the same way:
   begins at seq 1);
 - for every record after it, in seq order (``fold_records``): an accepted event is
   applied through the rules core under the configuration it was recorded with; a
-  refused one changed nothing but what ``Table.refused`` leaves (the ``last_refusal``,
-  and the digits a refused ``ENTER`` dropped), as replay does (``controller.replay``'s
+  refused one changed nothing but what ``Table.refused`` leaves (the digits a
+  refused ``ENTER`` dropped), as replay does (``controller.replay``'s
   ``step`` and ``refuse``), except ``invalid`` audit rows (lines that were not JSON
   objects), which change nothing at all.
 
@@ -117,7 +117,7 @@ def apply_record(
         table.settings = book.rules(config_id)
     if not record.accepted:
         if record.event.get("type") != INVALID_TYPE:
-            refuse(table, record.event, record.refusal_message)
+            refuse(table, record.event)
         return config_id, []
     done = step(table, record.event)
     if done.refusal is not None:

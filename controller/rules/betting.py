@@ -9,24 +9,15 @@ or more, came after it).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from controller.rules.pots import clockwise_from
+from controller.rules.records import Action, ActionKind
 from controller.rules.settings import GameSettings
 from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
 from controller.rules.text import Phrase, phrase, refuse
-
-# What an action changes (and an undo puts back): these fields of the seat and of the
-# hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
-# an action settles an out-of-turn entry (R10).
-ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
-HAND_ACTION_FIELDS = ("current_bet", "min_increment", "raise_level", "bets", "raises",
-                      "capped", "to_act", "last_aggressor", "street_aggressor", "out_of_turn")
-action_fields = operator.attrgetter(*ACTION_FIELDS)
-hand_action_fields = operator.attrgetter(*HAND_ACTION_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -141,6 +132,8 @@ def _no_raise_reason(
     if s.checked and not game.check_raise and hand.current_bet > 0:
         return phrase("reason.no_check_raise")
     if game.structure == "fixed_limit":
+        # R4: the cap holds while three or more can act; heads-up raising is unlimited,
+        # unless the cap was reached before the action became heads-up (``capped``)
         if hand.capped or (
             hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3
         ):
@@ -167,6 +160,7 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
     if game.structure == "fixed_limit":
         low = high = min(limit_target(hand, size), all_in_to)
     else:
+        # R6: at least the largest full bet or raise of the round, unless all-in
         low = hand.current_bet + hand.min_increment
         if game.structure == "pot_limit":
             high = min(all_in_to, hand.current_bet + pot_total(hand, seats) + owed)
@@ -178,9 +172,9 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
 
 
 def check_action(
-    hand: Hand, seats: Mapping[int, Seat], seat: int, action: str, to: int | None,
+    hand: Hand, seats: Mapping[int, Seat], seat: int, action: Action, to: int | None,
     game: GameSettings,
-) -> tuple[str, int]:
+) -> tuple[ActionKind, int]:
     """Refuse an illegal action, or say what it amounts to: (kind, the seat's new bet)."""
     s = seats[seat]
     if action == "fold":
@@ -223,7 +217,7 @@ def check_action(
 
 
 def apply_action(
-    hand: Hand, seats: Mapping[int, Seat], seat: int, kind: str, to: int,
+    hand: Hand, seats: Mapping[int, Seat], seat: int, kind: ActionKind, to: int,
     game: GameSettings,
 ) -> None:
     """Carry out an action ``check_action`` approved (it must have been checked)."""
@@ -252,6 +246,7 @@ def apply_action(
             hand.raise_level = to
             hand.bets += 1
     else:
+        # R6: only a full raise sets the new minimum (a short all-in does not)
         full = increment >= hand.min_increment
         if full:
             hand.min_increment = increment
@@ -260,8 +255,8 @@ def apply_action(
             hand.bets += 1
     hand.current_bet = to
     s.acted_at = to
-    hand.last_aggressor = seat
     hand.street_aggressor = seat
+    # R4: the cap is reached only with three or more able to act; once reached it stays
     if (
         game.structure == "fixed_limit"
         and full

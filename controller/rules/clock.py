@@ -8,8 +8,10 @@ decision is timed and a player may spend a time-bank extension when it runs out.
 
 from __future__ import annotations
 
-from controller.rules import effects
-from controller.rules.settings import ClockSettings
+from typing import Literal
+
+from controller.rules import betting, effects
+from controller.rules.settings import ClockSettings, RuleSettings
 from controller.rules.state import Clock, TableState
 
 
@@ -41,3 +43,19 @@ def run_down(state: TableState, settings: ClockSettings, ms: int) -> tuple[list[
         out.append(effects.ClockWarning(clock.seat, clock.remaining_ms))
     clock.warning = warning
     return out, clock.remaining_ms == 0
+
+
+def expire(state: TableState, settings: RuleSettings) -> effects.ClockExpired:
+    """P6: the clock ran out: the seat's hand is folded, or checked when
+    ``clock.on_expiry`` is ``check_or_fold`` and the seat to act may check. The clock
+    stops; the caller carries the action out if that seat is still to act."""
+    assert state.clock is not None
+    seat = state.clock.seat
+    h = state.hand
+    may_check = (
+        settings.clock.on_expiry == "check_or_fold" and h is not None and h.to_act is not None
+        and betting.legal_for(h, state.seats, h.to_act, settings.game).check
+    )
+    action: Literal["fold", "check"] = "check" if may_check else "fold"
+    state.clock = None
+    return effects.ClockExpired(seat, action)

@@ -7,6 +7,9 @@ clock expiring), which a state diff cannot always tell.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+from controller.rules.records import ActionKind, PostKind
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class HandStarted(Effect):
 @dataclass(frozen=True)
 class Posted(Effect):
     seat: int
-    kind: str
+    kind: PostKind
     live: int
     dead: int
 
@@ -34,7 +37,7 @@ class Posted(Effect):
 @dataclass(frozen=True)
 class Acted(Effect):
     seat: int
-    action: str
+    action: ActionKind
     total: int  # the seat's bet on this street after the action
 
 
@@ -83,7 +86,7 @@ class ClockWarning(Effect):
 @dataclass(frozen=True)
 class ClockExpired(Effect):
     seat: int
-    action: str
+    action: Literal["fold", "check"]  # P6: what the expiry did
 
 
 @dataclass(frozen=True)

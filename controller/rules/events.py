@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from controller.rules.errors import BadEvent
 from controller.rules.limits import MAX_AMOUNT
+from controller.rules.records import ACTIONS, Action
 
 ENTRIES = ("wait", "post")
-ACTIONS = ("fold", "check", "call", "bet", "raise", "all_in")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +68,7 @@ class StartHand(Event):
 @dataclass(frozen=True, kw_only=True)
 class Act(Event):
     seat: int
-    action: str
+    action: Action
     to: int | None = None
 
 
@@ -198,7 +198,7 @@ class Transfer(Event):
     reason: str
 
 
-def _int(obj: Mapping[str, Any], name: str, *, minimum: int | None = None) -> int:
+def _int(obj: Mapping[str, object], name: str, *, minimum: int | None = None) -> int:
     if name not in obj:
         raise BadEvent(f"MISSING FIELD {name!r}")
     value = obj[name]
@@ -209,7 +209,7 @@ def _int(obj: Mapping[str, Any], name: str, *, minimum: int | None = None) -> in
     return value
 
 
-def _amount(obj: Mapping[str, Any], name: str, *, minimum: int | None) -> int:
+def _amount(obj: Mapping[str, object], name: str, *, minimum: int | None) -> int:
     """A whole number of chip units, at most ``MAX_AMOUNT``."""
     value = _int(obj, name, minimum=minimum)
     if value > MAX_AMOUNT:
@@ -218,20 +218,20 @@ def _amount(obj: Mapping[str, Any], name: str, *, minimum: int | None) -> int:
     return value
 
 
-def _opt_int(obj: Mapping[str, Any], name: str) -> int | None:
+def _opt_int(obj: Mapping[str, object], name: str) -> int | None:
     if obj.get(name) is None:
         return None
     return _int(obj, name)
 
 
-def _str(obj: Mapping[str, Any], name: str) -> str:
+def _str(obj: Mapping[str, object], name: str) -> str:
     value = obj.get(name)
     if not isinstance(value, str) or not value.strip():
         raise BadEvent(f"FIELD {name!r} MUST BE A NON-EMPTY TEXT")
     return value
 
 
-def _choice(obj: Mapping[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
+def _choice(obj: Mapping[str, object], name: str, allowed: tuple[str, ...], default: str) -> str:
     if name not in obj and default not in allowed:  # a field without a default: say so
         raise BadEvent(f"MISSING FIELD {name!r} (ONE OF {', '.join(allowed)})")
     value = obj.get(name, default)
@@ -240,7 +240,7 @@ def _choice(obj: Mapping[str, Any], name: str, allowed: tuple[str, ...], default
     return str(value)
 
 
-def _ranking(obj: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
+def _ranking(obj: Mapping[str, object]) -> tuple[tuple[int, ...], ...]:
     raw = obj.get("ranking")
     if not isinstance(raw, list):
         raise BadEvent("FIELD 'ranking' MUST BE A LIST OF LISTS OF SEATS")
@@ -255,7 +255,7 @@ def _ranking(obj: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
     return tuple(groups)
 
 
-def _counts(obj: Mapping[str, Any]) -> tuple[tuple[int, int], ...]:
+def _counts(obj: Mapping[str, object]) -> tuple[tuple[int, int], ...]:
     raw = obj.get("counts")
     if not isinstance(raw, dict):
         raise BadEvent("FIELD 'counts' MUST MAP CHIP VALUES TO COUNTS")
@@ -274,7 +274,7 @@ def _counts(obj: Mapping[str, Any]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(pairs))
 
 
-def _chips(obj: Mapping[str, Any]) -> tuple[int, ...]:
+def _chips(obj: Mapping[str, object]) -> tuple[int, ...]:
     raw = obj.get("chips")
     if not isinstance(raw, list) or not raw:
         raise BadEvent("FIELD 'chips' MUST BE A NON-EMPTY LIST OF CHIP VALUES")
@@ -286,7 +286,7 @@ def _chips(obj: Mapping[str, Any]) -> tuple[int, ...]:
     return tuple(raw)
 
 
-def _declared(obj: Mapping[str, Any]) -> str | None:
+def _declared(obj: Mapping[str, object]) -> str | None:
     value = obj.get("declared")
     if value is not None and value not in ("raise", "call"):
         raise BadEvent(f"FIELD 'declared' MUST BE raise, call OR null, GOT {value!r}")
@@ -294,7 +294,7 @@ def _declared(obj: Mapping[str, Any]) -> str | None:
 
 
 def _tray_move(
-    kind: type[TrayFill] | type[TrayCredit], obj: Mapping[str, Any], by: str | None
+    kind: type[TrayFill] | type[TrayCredit], obj: Mapping[str, object], by: str | None
 ) -> Event:
     """``counts`` or ``amount`` (or both, when they agree)."""
     counts = _counts(obj) if "counts" in obj else ()
@@ -314,14 +314,14 @@ def _tray_move(
     return kind(by=by, amount=amount, counts=counts)
 
 
-def _pin_ok(obj: Mapping[str, Any]) -> bool | None:
+def _pin_ok(obj: Mapping[str, object]) -> bool | None:
     value = obj.get("pin_ok")
     if value is not None and not isinstance(value, bool):
         raise BadEvent("FIELD 'pin_ok' MUST BE true, false OR null")
     return value
 
 
-def _by(obj: Mapping[str, Any]) -> str | None:
+def _by(obj: Mapping[str, object]) -> str | None:
     by = obj.get("by")
     if by is None:
         return None
@@ -330,13 +330,13 @@ def _by(obj: Mapping[str, Any]) -> str | None:
     return str(by)
 
 
-def _puck_seat(obj: Mapping[str, Any]) -> int | None:
+def _puck_seat(obj: Mapping[str, object]) -> int | None:
     if "seat" not in obj:
         raise BadEvent("MISSING FIELD 'seat' (NULL WHEN THE PUCK IS LIFTED)")
     return _opt_int(obj, "seat")
 
 
-_PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
+_PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
     "sit": lambda o, by: Sit(
         by=by, seat=_int(o, "seat"), player=_str(o, "player"),
         chips=_amount(o, "chips", minimum=0), entry=_choice(o, "entry", ENTRIES, "wait"),
@@ -357,7 +357,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any], str | None], Event]] = {
     ),
     "start_hand": lambda o, by: StartHand(by=by),
     "act": lambda o, by: Act(
-        by=by, seat=_int(o, "seat"), action=_choice(o, "action", ACTIONS, ""),
+        by=by, seat=_int(o, "seat"), action=cast(Action, _choice(o, "action", ACTIONS, "")),
         to=_amount(o, "to", minimum=None) if o.get("to") is not None else None,
     ),
     "award": lambda o, by: Award(by=by, ranking=_ranking(o)),

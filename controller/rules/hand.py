@@ -8,10 +8,11 @@ when at most one seat can still bet, the remaining streets run out with no betti
 
 from __future__ import annotations
 
-from controller.rules import betting, effects, seating
+from controller.rules import betting, effects, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
+from controller.rules.records import Action, ActionKind, PostRecord
 from controller.rules.settings import RuleSettings
 from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, Seat, TableState
 
@@ -80,7 +81,6 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         else:
             state.seats[number].missed_small = True
     for number, seat in state.seats.items():
-        seat.stack_at_start = seat.stack
         seat.home_seat = None  # B14: seat changes from now on count from here
         if seat.away:
             seat.absent_hands += 1  # house limit max_absent_hands: hands started while away
@@ -105,7 +105,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         hand.dead_money += dead
         if betting.playable(s.stack, chip) == 0:
             s.all_in = True
-        record = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
+        record: PostRecord = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
         hand.posts.append(record)
         out.append(effects.Posted(post.seat, post.kind, live, dead))
     # B1: the call and the minimum raise come from the full big blind, even when short
@@ -113,10 +113,37 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     hand.min_increment = game.big_blind
     hand.raise_level = game.big_blind
     hand.bets = 1
-    hand.preflop_opener = plan.big_blind
     hand.to_act = betting.next_to_act(hand, state.seats, plan.big_blind, settings.seats)
     if hand.to_act is None:
         out += end_round(state, settings)
+    return out
+
+
+def act(
+    state: TableState, settings: RuleSettings, seat: int, action: Action, to: int | None,
+    decided: tuple[ActionKind, int] | None = None,
+) -> list[effects.Effect]:
+    """Carry out the action of the seat to act (``decided``: what its check found it
+    amounts to, when the caller has just checked it), then pass the action on. The
+    action may be taken back (R12) while the street goes on with a seat to act."""
+    h = state.hand
+    assert h is not None
+    seats = state.seats
+    if decided is None:
+        decided = betting.check_action(h, seats, seat, action, to, settings.game)
+    kind, total = decided
+    record = undo.remember(state, seat)
+    betting.apply_action(h, seats, seat, kind, total, settings.game)
+    h.log.append({"street": h.street, "seat": seat, "action": kind, "to": total})
+    if state.clock is not None and state.clock.seat == seat:
+        state.clock = None
+    out: list[effects.Effect] = [effects.Acted(seat, kind, total)]
+    street = h.street
+    out += after_action(state, settings, seat)
+    if state.hand is h and h.street == street and h.to_act is not None:
+        state.undo = record
+    else:
+        state.undo = None
     return out
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from controller.rules import betting, effects
 from controller.rules.events import Act
+from controller.rules.records import Action, OutOfTurnEntry, OutOfTurnStatus
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Hand, TableState
 from controller.rules.text import refuse
@@ -34,7 +35,7 @@ PASSIVE = ("check", "fold")
 @dataclass(frozen=True)
 class OutOfTurnRecorded(effects.Effect):
     seat: int
-    action: str
+    action: Action
     to: int | None
 
 
@@ -44,7 +45,7 @@ class OutOfTurnSettled(effects.Effect):
     binding: bool
 
 
-def pending(hand: Hand, seat: int) -> dict[str, Any] | None:
+def pending(hand: Hand, seat: int) -> OutOfTurnEntry | None:
     for record in hand.out_of_turn:
         if record["seat"] == seat and record["status"] == "pending" and record["street"] == hand.street:
             return record
@@ -80,7 +81,7 @@ def check_held(hand: Hand, seat: int, kind: str) -> None:
         raise refuse("raise_not_allowed", "refuse.held_to_check", seat=seat)
 
 
-def check_undo(hand: Hand, records_then: list[dict[str, Any]]) -> None:
+def check_undo(hand: Hand, records_then: list[OutOfTurnEntry]) -> None:
     """R12 with R10: an action keyed out of turn after the last action is a later
     action, so the last action can no longer be taken back (the undo would drop the
     record). ``records_then``: the hand's records when that action was taken; records
@@ -96,7 +97,7 @@ def record(state: TableState, settings: RuleSettings, event: Act) -> list[effect
     kind, total = check_record(state, settings, event)
     action = "check" if kind == "check" else event.action
     to = total if kind in ("bet", "raise") else None
-    entry = {
+    entry: OutOfTurnEntry = {
         "seat": event.seat, "action": action, "to": to,
         "street": h.street, "log_at": len(h.log), "facing": h.current_bet, "status": "pending",
     }
@@ -104,7 +105,7 @@ def record(state: TableState, settings: RuleSettings, event: Act) -> list[effect
     return [OutOfTurnRecorded(event.seat, action, to)]
 
 
-def due(state: TableState) -> dict[str, Any] | None:
+def due(state: TableState) -> OutOfTurnEntry | None:
     """The pending record of the seat now to act, if any."""
     h = state.hand
     if h is None or h.to_act is None:
@@ -112,18 +113,24 @@ def due(state: TableState) -> dict[str, Any] | None:
     return pending(h, h.to_act)
 
 
-def is_binding(hand: Hand, entry: dict[str, Any]) -> bool:
+def is_binding(hand: Hand, entry: OutOfTurnEntry) -> bool:
     between = [a for a in hand.log[entry["log_at"]:] if a["street"] == entry["street"]]
     return hand.current_bet == entry["facing"] and all(a["action"] in PASSIVE for a in between)
 
 
-def settle(state: TableState, entry: dict[str, Any], binding: bool) -> effects.Effect:
+def settle(state: TableState, entry: OutOfTurnEntry, binding: bool) -> effects.Effect:
     """Mark the record bound or void (the caller carries out a binding action)."""
     h = state.hand
     assert h is not None
-    status = "bound" if binding else "void"
-    h.out_of_turn = [dict(r, status=status) if r is entry else r for r in h.out_of_turn]
+    status: OutOfTurnStatus = "bound" if binding else "void"
+    h.out_of_turn = [_with_status(r, status) if r is entry else r for r in h.out_of_turn]
     return OutOfTurnSettled(entry["seat"], binding)
+
+
+def _with_status(entry: OutOfTurnEntry, status: OutOfTurnStatus) -> OutOfTurnEntry:
+    changed = entry.copy()
+    changed["status"] = status
+    return changed
 
 
 def public(hand: Hand | None) -> list[dict[str, Any]]:

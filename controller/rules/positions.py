@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from controller.rules.betting import playable
+from controller.rules.records import PostKind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
 from controller.rules.text import refuse
@@ -53,7 +54,7 @@ from controller.rules.text import refuse
 @dataclass(frozen=True)
 class Post:
     seat: int
-    kind: str  # small_blind | big_blind | entry | return | owed | penalty
+    kind: PostKind
     live: int
     dead: int
 
@@ -165,6 +166,7 @@ class Planner:
             return redeal
         if not self.state.game_on or self.pos.big_blind is None:
             return self.first_hand(present)
+        # B2: the button method, moving or dead (the default), chosen by ``game.button``
         placement = self.moving_positions() if self.moving else self.dead_positions()
         plan = self.deal(placement)
         if plan is None:

@@ -9,18 +9,30 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, cast
+
+from controller.rules.records import (
+    HandStreet,
+    KeypadState,
+    LogEntry,
+    OutOfTurnEntry,
+    Phase,
+    PostRecord,
+    Street,
+    TrayAckRecord,
+    TrayMove,
+)
 
 # The hand's phases in order: ``idle`` between hands, the betting rounds of the game's
 # form (``game.form``), then the showdown waiting for the dealer's ranking. The one
 # table of what follows what.
-ROUNDS: dict[str, tuple[str, ...]] = {
+ROUNDS: dict[str, tuple[Street, ...]] = {
     "flop": ("preflop", "flop", "turn", "river"),  # hold'em, Omaha
     "draw": ("predraw", "draw1"),  # five-card draw, single-draw lowball
     "triple_draw": ("predraw", "draw1", "draw2", "draw3"),  # triple-draw lowball
 }
-NEXT_PHASE: dict[str, dict[str, str]] = {
-    form: dict(zip(rounds, (*rounds[1:], "showdown"), strict=True))
+NEXT_PHASE: dict[str, dict[HandStreet, HandStreet]] = {
+    form: dict(zip(rounds, (*rounds[1:], cast(HandStreet, "showdown")), strict=True))
     for form, rounds in ROUNDS.items()
 }
 #: Every betting round of every form: the phases in which a seat may be to act.
@@ -49,7 +61,6 @@ class Seat:
     acted: bool = False  # has acted since the round (re)started for it
     acted_at: int = 0  # the street's highest bet when it last acted
     checked: bool = False  # R1: checked this street
-    stack_at_start: int = 0  # for misdeal
     # -- across hands --
     away: bool = False  # sitting out, or busted (B12)
     missed_small: bool = False
@@ -95,7 +106,7 @@ class Clock:
 @dataclass
 class Hand:
     number: int
-    street: str = "preflop"  # a round of ROUNDS[game.form], or "showdown"
+    street: HandStreet = "preflop"  # a round of ROUNDS[game.form], or "showdown"
     dealt: list[int] = field(default_factory=list)  # dealing order (P1)
     current_bet: int = 0
     min_increment: int = 0  # no/pot limit: the largest full bet or raise this round
@@ -104,18 +115,57 @@ class Hand:
     raises: int = 0  # full raises this round (R2's optional cap)
     capped: bool = False
     to_act: int | None = None
-    last_aggressor: int | None = None
     street_aggressor: int | None = None
     dead_money: int = 0
     saw_flop: bool = False  # reached the second betting round (the flop, draw1)
     straddle: int | None = None
-    preflop_opener: int | None = None  # the seat whose bet the first round starts behind
     showdown_order: list[int] | None = None
-    posts: list[dict[str, Any]] = field(default_factory=list)
-    log: list[dict[str, Any]] = field(default_factory=list)
+    posts: list[PostRecord] = field(default_factory=list)
+    log: list[LogEntry] = field(default_factory=list)
     # R10 (out_of_turn: record): actions keyed out of turn, pending until the seat's
     # turn; replaced, never mutated in place (the undo copy shares the list)
-    out_of_turn: list[dict[str, Any]] = field(default_factory=list)
+    out_of_turn: list[OutOfTurnEntry] = field(default_factory=list)
+
+
+# What an action changes (and an undo puts back): these fields of the seat and of the
+# hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
+# an action settles an out-of-turn entry (R10).
+ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
+HAND_ACTION_FIELDS = ("current_bet", "min_increment", "raise_level", "bets", "raises",
+                      "capped", "to_act", "street_aggressor", "out_of_turn")
+#: The values of ``ACTION_FIELDS`` of a seat, in that order.
+SeatBefore = tuple[int, int, bool, bool, bool, int, bool]
+#: The values of ``HAND_ACTION_FIELDS`` of a hand, in that order.
+HandBefore = tuple[int, int, int, int, int, bool, int | None, int | None, list[OutOfTurnEntry]]
+
+
+@dataclass
+class UndoRecord:
+    """R12: what the last action changed, to take it back while no later action exists.
+    Part of the state so that it survives a snapshot."""
+
+    seat: int
+    seat_before: SeatBefore
+    hand_before: HandBefore
+    clock: Clock | None  # the action clock as it was (a copy)
+    log_length: int  # the hand log's length before the action
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | list[Any]) -> UndoRecord:
+        if isinstance(data, list):  # written before the record was typed: positional
+            seat, seat_before, hand_before, clock, log_length = data
+            if len(hand_before) == len(HAND_ACTION_FIELDS) + 1:
+                hand_before = hand_before[:7] + hand_before[8:]  # the retired last_aggressor
+            return cls(seat, cast(SeatBefore, tuple(seat_before)),
+                       cast(HandBefore, tuple(hand_before)),
+                       Clock(*clock) if clock is not None else None, log_length)
+        clock_data = data["clock"]
+        return cls(
+            seat=data["seat"], seat_before=cast(SeatBefore, tuple(data["seat_before"])),
+            hand_before=cast(HandBefore, tuple(data["hand_before"])),
+            clock=Clock(**clock_data) if clock_data is not None else None,
+            log_length=data["log_length"],
+        )
 
 
 @dataclass
@@ -134,7 +184,7 @@ class Positions:
 @dataclass
 class TableState:
     hand_number: int = 0
-    phase: str = "idle"
+    phase: Phase = "idle"
     seats: dict[int, Seat] = field(default_factory=dict)
     positions: Positions = field(default_factory=Positions)
     hand: Hand | None = None
@@ -157,19 +207,16 @@ class TableState:
     before_hand: dict[str, Any] | None = None
     # after a misdeal: the voided hand's plan, which the next hand deals again (B7)
     redeal: dict[str, Any] | None = None
-    keypad: dict[str, Any] = field(default_factory=dict)
-    # R12: the last action's undo record while it may still be taken back:
-    # [seat, its ACTION_FIELDS, the hand's HAND_ACTION_FIELDS, [clock seat, ms, warning]
-    # or None, the hand log's length]. Part of the state so that it survives a snapshot.
-    undo: list[Any] | None = None
-    last_refusal: str | None = None
+    keypad: KeypadState = field(default_factory=lambda: KeypadState())
+    # R12: the last action's undo record while it may still be taken back
+    undo: UndoRecord | None = None
     # table time, the sum of every tick (keypad lock-out, tray stability)
     elapsed_ms: int = 0
     # the chip tray's ledger (controller.rules.tray_ledger; reconciled by controller.tray)
     tray_read: bool = False  # a tray reading has arrived
     tray_since_ms: int = 0  # elapsed_ms when the reading or the ledger last changed
-    tray_moves: list[dict[str, Any]] = field(default_factory=list)  # fills and credits
-    tray_acks: list[dict[str, Any]] = field(default_factory=list)
+    tray_moves: list[TrayMove] = field(default_factory=list)  # fills and credits
+    tray_acks: list[TrayAckRecord] = field(default_factory=list)
     # the last hand's payouts, [pot index, seat, chips] in pot order, until the next hand
     # is dealt (the dealer display pages them, controller.rules.keypad.pages)
     payouts: list[list[int]] = field(default_factory=list)
@@ -182,15 +229,27 @@ class TableState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
-        data = dict(data)
-        seats = {int(k): Seat(**v) for k, v in data.pop("seats").items()}
+        data = _current(data, "last_refusal")
+        seats = {int(k): Seat(**_current(v, "stack_at_start")) for k, v in data.pop("seats").items()}
         positions = Positions(**data.pop("positions"))
         hand_data = data.pop("hand")
-        hand = Hand(**hand_data) if hand_data is not None else None
+        hand = (Hand(**_current(hand_data, "last_aggressor", "preflop_opener"))
+                if hand_data is not None else None)
         clock_data = data.pop("clock")
         clock = Clock(**clock_data) if clock_data is not None else None
         tray = {int(k): v for k, v in data.pop("tray").items()}
+        undo_data = data.pop("undo", None)
+        data["undo"] = UndoRecord.from_dict(undo_data) if undo_data is not None else None
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
+
+
+def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
+    """A copy of a record's fields without those earlier versions wrote and nothing
+    reads any more (``retired``), so that their snapshots still load."""
+    data = dict(data)
+    for name in retired:
+        data.pop(name, None)
+    return data
 
 
 _ATOMS = (int, str, bool, float, type(None))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from controller.rules import effects
 from controller.rules.betting import playable
+from controller.rules.errors import Refusal
 from controller.rules.events import Transfer
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.seating import occupied
@@ -22,9 +23,12 @@ from controller.rules.state import TableState
 from controller.rules.text import refuse
 
 
+def out_of_phase() -> Refusal:
+    """The refusal of a transfer during a hand (the engine accepts it only between hands)."""
+    return refuse("hand_in_progress", "refuse.transfer_between_hands")
+
+
 def check(state: TableState, settings: RuleSettings, event: Transfer) -> None:
-    if state.hand is not None:
-        raise refuse("hand_in_progress", "refuse.transfer_between_hands")
     giver = occupied(state, settings, event.from_seat)
     taker = occupied(state, settings, event.to_seat)
     if event.from_seat == event.to_seat:

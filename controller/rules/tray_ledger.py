@@ -14,16 +14,17 @@ events). Fills and credits are the project events ``tray_fill`` and ``tray_credi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from controller.rules import effects
 from controller.rules.events import TrayAck, TrayCredit, TrayFill
+from controller.rules.records import TrayAckRecord, TrayMove
 from controller.rules.state import TableState
 
 
 @dataclass(frozen=True)
 class TrayMoved(effects.Effect):
-    kind: str  # fill | credit
+    kind: Literal["fill", "credit"]
     amount: int
 
 
@@ -32,7 +33,7 @@ class TrayAcknowledged(effects.Effect):
     by: str | None
 
 
-def signature(state: TableState) -> tuple[Any, ...]:
+def signature(state: TableState) -> tuple[bool, dict[int, int], int, int, int]:
     """Everything whose change restarts the wait for a stable tray."""
     return (
         state.tray_read, dict(state.tray), state.bought_in,  # dicts compare by content
@@ -48,8 +49,8 @@ def totals(state: TableState) -> tuple[int, int]:
 
 
 def record_move(state: TableState, event: TrayFill | TrayCredit) -> list[effects.Effect]:
-    kind = "fill" if isinstance(event, TrayFill) else "credit"
-    move = {
+    kind: Literal["fill", "credit"] = "fill" if isinstance(event, TrayFill) else "credit"
+    move: TrayMove = {
         "kind": kind,
         "amount": event.amount,
         "counts": {str(value): count for value, count in event.counts} or None,
@@ -63,7 +64,7 @@ def record_move(state: TableState, event: TrayFill | TrayCredit) -> list[effects
 
 def record_ack(state: TableState, event: TrayAck) -> list[effects.Effect]:
     fills, credits = totals(state)
-    ack = {
+    ack: TrayAckRecord = {
         "by": event.by,
         "hand": state.hand_number,
         "at_ms": state.elapsed_ms,

@@ -16,24 +16,25 @@ the pots already closed. At the first pot with nothing keyed it ends the award e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from controller.rules.events import Award
 from controller.rules.hand import current_pots
 from controller.rules.keypad.base import Press, Step, context, type_digit
 from controller.rules.keypad.pages import pot_name, seat_list
 from controller.rules.pots import Pot
+from controller.rules.records import Entry
 from controller.rules.text import refuse
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
 
 
-def _ranked(entry: dict[str, Any]) -> set[int]:
+def _ranked(entry: Entry) -> set[int]:
     return {seat for group in entry["winners"] for seat in group}
 
 
-def _next_pot(pots: list[Pot], entry: dict[str, Any], start: int) -> int | None:
+def _next_pot(pots: list[Pot], entry: Entry, start: int) -> int | None:
     """The first pot from ``start`` whose winner is not settled yet."""
     ranked = _ranked(entry)
     for index in range(start, len(pots)):
@@ -47,7 +48,7 @@ def start(p: Press, first_digit: str | None = None) -> Step:
     table = p.table
     if table.state.phase != "showdown":
         raise refuse("not_showdown", "refuse.not_showdown")
-    entry: dict[str, Any] = {
+    entry: Entry = {
         "mode": "award", "pot": 0, "winners": [], "current": [], "field": "seat",
         "digits": "", "ctx": context(table),
     }
@@ -61,7 +62,7 @@ def start(p: Press, first_digit: str | None = None) -> Step:
     return p.stay(entry)
 
 
-def _award(p: Press, pots: list[Pot], entry: dict[str, Any]) -> Award:
+def _award(p: Press, pots: list[Pot], entry: Entry) -> Award:
     groups = [list(group) for group in entry["winners"]]
     ranked = _ranked(entry)
     for pot in pots:  # uncontested pots: their only seat
@@ -71,7 +72,7 @@ def _award(p: Press, pots: list[Pot], entry: dict[str, Any]) -> Award:
     return Award(by=p.by, ranking=tuple(tuple(sorted(g)) for g in groups))
 
 
-def award(p: Press, entry: dict[str, Any]) -> Step:
+def award(p: Press, entry: Entry) -> Step:
     if p.key != "ENTER":
         raise refuse("bad_key", "keypad.award_keys")
     pots = current_pots(p.table.state)
@@ -84,26 +85,26 @@ def award(p: Press, entry: dict[str, Any]) -> Step:
             raise refuse("bad_ranking", "keypad.not_in_pot", seat=seat, name=pot_name(index))
         if seat in current:
             raise refuse("bad_ranking", "keypad.already_winner", seat=seat)
-        return p.stay(dict(entry, current=current + [seat], digits=""))
+        return p.stay({**entry, "current": current + [seat], "digits": ""})
     if not current:
         raise refuse("bad_ranking", "keypad.pot_needs_winner", name=pot_name(index),
                      seats=seat_list(pot.eligible))
-    entry = dict(entry, winners=entry["winners"] + [current], current=[], digits="")
+    entry = {**entry, "winners": entry["winners"] + [current], "current": [], "digits": ""}
     following = _next_pot(pots, entry, index + 1)
     if following is not None:
-        return p.stay(dict(entry, pot=following))
+        return p.stay({**entry, "pot": following})
     return p.done(_award(p, pots, entry))
 
 
-def clear(p: Press, entry: dict[str, Any]) -> Step:
+def clear(p: Press, entry: Entry) -> Step:
     if entry["current"] or entry["digits"]:
-        return p.stay(dict(entry, current=[], digits=""))
+        return p.stay({**entry, "current": [], "digits": ""})
     if entry["winners"]:
         return p.stay(entry)
     return p.done()
 
 
-def prompt_pot(table: Table, entry: dict[str, Any]) -> tuple[str, Pot]:
+def prompt_pot(table: Table, entry: Entry) -> tuple[str, Pot]:
     pots = current_pots(table.state)
     index = int(entry["pot"])
     return pot_name(index), pots[index]

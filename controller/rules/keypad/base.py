@@ -17,15 +17,20 @@ The keypad's state is the dict ``TableState.keypad`` (journalled like everything
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import EllipsisType
+from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack, cast
 
 from controller.rules import effects
 from controller.rules.events import Event, Key
+from controller.rules.records import Entry, FieldKind, KeypadState, Page
 from controller.rules.text import Message, phrase, refuse, to_record
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
+
+T = TypeVar("T")
 
 #: The keypad keys of the replay contract (DESIGN.md), the one list of the rules core;
 #: the drivers' ``drivers.events.KEYS`` names the same keys (tests/drivers/test_events.py).
@@ -38,28 +43,37 @@ HIDDEN_DIGIT = "*"
 MAX_DIGITS = {"seat": 3, "amount": 9, "code": 12}
 
 
+class PadChanges(TypedDict, total=False):
+    """What an entry's end changes in the keypad besides the entry (None: removed)."""
+
+    dealer: str | None
+    pin_failures: int | None
+    locked_until_ms: int | None
+    page: Page | None
+
+
 @dataclass
 class Step:
     """What one key does: the keypad afterwards, and an event to apply (or none)."""
 
-    keypad: dict[str, Any]
+    keypad: KeypadState
     event: Event | None = None
     effects: list[effects.Effect] = field(default_factory=list)
 
 
-def context(table: Table) -> list[Any]:
+def context(table: Table) -> list[int | str | None]:
     h = table.state.hand
     return [table.state.hand_number, table.state.phase, h.to_act if h is not None else None]
 
 
-def live_entry(table: Table) -> dict[str, Any] | None:
+def live_entry(table: Table) -> Entry | None:
     """The unfinished entry, unless the table has moved on since it began."""
     entry = table.state.keypad.get("entry")
     if not entry:
         return None
     if "ctx" in entry and entry["ctx"] != context(table):
         return None
-    return dict(entry)
+    return entry.copy()
 
 
 class Press:
@@ -69,7 +83,7 @@ class Press:
         self.table = table
         self.key = event.key
         self.pin_ok = event.pin_ok
-        pad = dict(table.state.keypad)
+        pad = table.state.keypad.copy()
         pad.pop("notice", None)  # a notice lasts until the next accepted key
         pad.pop("page", None)  # and so does a page NEXT turned to (keypad.pages)
         pad.pop("entry", None)
@@ -79,30 +93,30 @@ class Press:
 
     # -- results ----------------------------------------------------------------------
 
-    def stay(self, entry: dict[str, Any]) -> Step:
+    def stay(self, entry: Entry) -> Step:
         """Keep typing: the entry goes on."""
-        return Step(dict(self.pad, entry=entry))
+        return Step({**self.pad, "entry": entry})
 
     def done(
         self, event: Event | None = None, *, notice: Message | None = None,
-        extra: list[effects.Effect] | None = None, **pad: Any,
+        extra: list[effects.Effect] | None = None, **pad: Unpack[PadChanges],
     ) -> Step:
         """The entry is over; ``event`` (if any) is applied; ``pad`` updates the keypad."""
-        new = dict(self.pad, **pad)
+        new: dict[str, object] = {**self.pad, **pad}
         for name in [k for k, v in new.items() if v is None]:
             del new[name]
         if notice is not None:
             new["notice"] = to_record(notice)
-        return Step(new, event, list(extra or []))
+        return Step(cast(KeypadState, new), event, list(extra or []))
 
     # -- reading fields ------------------------------------------------------------------
 
-    def number(self, entry: dict[str, Any], *, empty_ok: bool = False) -> int | None:
+    def number(self, entry: Entry, *, empty_ok: bool = False) -> int | None:
         """The number typed, once ``ENTER`` ends it (None when empty and allowed)."""
         digits = self.text(entry, empty_ok=empty_ok)
         return int(digits) if digits else None
 
-    def text(self, entry: dict[str, Any], *, empty_ok: bool = False) -> str:
+    def text(self, entry: Entry, *, empty_ok: bool = False) -> str:
         if self.key != "ENTER":
             raise refuse("bad_key", "keypad.finish_or_clear")
         digits = str(entry.get("digits", ""))
@@ -112,14 +126,14 @@ class Press:
         return digits
 
     def choice(
-        self, options: dict[str, Any], choice_key: str, default: Any = ..., *,
+        self, options: Mapping[str, T], choice_key: str, default: T | EllipsisType = ..., *,
         paged: bool = False,
-    ) -> Any:
+    ) -> T:
         """A one-key choice among ``options`` (``ENTER`` takes ``default`` if given;
         ``paged``: a menu ``NEXT`` pages, and the refusal says so)."""
         if self.key in options:
             return options[self.key]
-        if self.key == "ENTER" and default is not ...:
+        if self.key == "ENTER" and not isinstance(default, EllipsisType):
             return default
         raise refuse("bad_key", "keypad.choose_or_page" if paged else "keypad.choose",
                      choice=phrase(choice_key))
@@ -129,7 +143,7 @@ class Press:
             raise refuse("bad_key", "keypad.confirm")
 
 
-def type_digit(entry: dict[str, Any], key: str) -> dict[str, Any]:
+def type_digit(entry: Entry, key: str) -> Entry:
     """``entry`` with one more digit in its number field."""
     kind = entry["field"]
     digits = str(entry.get("digits", ""))
@@ -137,11 +151,25 @@ def type_digit(entry: dict[str, Any], key: str) -> dict[str, Any]:
         raise refuse("bad_key", "keypad.too_long")
     if not digits and key == "0" and kind != "code":
         raise refuse("bad_key", "keypad.leading_zero")
-    return dict(entry, digits=digits + key)
+    return {**entry, "digits": digits + key}
 
 
-def field_entry(mode: str, step: str, kind: str, **values: Any) -> dict[str, Any]:
+def field_entry(mode: str, step: str, kind: FieldKind, /, **values: Unpack[Entry]) -> Entry:
     return {"mode": mode, "step": step, "field": kind, "digits": "", **values}
+
+
+def buy_in(entry: Entry) -> int:
+    """The chips of a player sitting down (FUNC 1), keyed at its ``chips`` step."""
+    chips = entry["chips"]
+    assert isinstance(chips, int)
+    return chips
+
+
+def pushed_chips(entry: Entry) -> list[int]:
+    """The chips keyed so far in a push (FUNC 9), one value each."""
+    chips = entry["chips"]
+    assert isinstance(chips, list)
+    return chips
 
 
 def seat_to_act(table: Table) -> int:

@@ -8,14 +8,13 @@ under ``game.out_of_turn: record`` the way to key an action out of turn (R10).
 
 from __future__ import annotations
 
-from typing import Any
-
 from controller.rules import betting
 from controller.rules.events import Act
 from controller.rules.keypad.base import Press, Step, context, seat_to_act
+from controller.rules.records import Action, Entry
 from controller.rules.text import refuse
 
-ACTIONS = {"FOLD": "fold", "CHECK": "call", "ALLIN": "all_in"}
+ACTIONS: dict[str, Action] = {"FOLD": "fold", "CHECK": "call", "ALLIN": "all_in"}
 
 
 def act(p: Press, seat: int) -> Step:
@@ -41,14 +40,14 @@ def start_bet(p: Press, seat: int) -> Step:
     )
 
 
-def bet(p: Press, entry: dict[str, Any]) -> Step:
+def bet(p: Press, entry: Entry) -> Step:
     if p.key != "ENTER":
         raise refuse("bad_key", "keypad.finish_bet")
     to = p.number(entry)
     return p.done(Act(by=p.by, seat=int(entry["seat"]), action="raise", to=to))
 
 
-def seat_first(p: Press, entry: dict[str, Any]) -> Step:
+def seat_first(p: Press, entry: Entry) -> Step:
     """A seat number was typed: the action key that follows is that seat's."""
     seat = int(entry["digits"])
     if p.key in ACTIONS:

@@ -30,7 +30,7 @@ game; after a refused ``ENTER`` the digits keyed for it are gone and the prompt 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from controller.rules import effects
 from controller.rules.events import CallClock, Key, StartHand
@@ -46,12 +46,13 @@ from controller.rules.keypad.base import (
     type_digit,
 )
 from controller.rules.keypad.prompt import collecting_pin
+from controller.rules.records import Entry
 from controller.rules.text import refuse
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
 
-MODES: dict[str, Callable[[Press, dict[str, Any]], Step]] = {
+MODES: dict[str, Callable[[Press, Entry], Step]] = {
     "seat": betting.seat_first,
     "bet": betting.bet,
     "sit": menus.sit,
@@ -98,7 +99,7 @@ def _fast(p: Press) -> Step:
         if table.state.phase == "idle":
             raise refuse("bad_key", "keypad.idle_digits")
         seat_to_act(table)
-        entry = {"mode": "seat", "field": "seat", "digits": "", "ctx": context(table)}
+        entry: Entry = {"mode": "seat", "field": "seat", "digits": "", "ctx": context(table)}
         return p.stay(type_digit(entry, key))
     if key in betting.ACTIONS:
         return betting.act(p, seat_to_act(table))
@@ -118,7 +119,7 @@ def _func(p: Press) -> Step:
     key = p.key
     if key in menus.MENUS:
         first, _ = menus.MENUS[key]
-        return p.stay(dict(first))
+        return p.stay(first.copy())
     if key == "7":
         return award.start(p)
     if key == "9":
@@ -144,11 +145,11 @@ def after_refusal(table: Table, event: Key) -> None:
     entry = live_entry(table)
     if entry is None or not entry.get("digits"):
         return
-    pad = dict(table.state.keypad)
+    pad = table.state.keypad.copy()
     if entry.get("mode") == "seat" and event.key in SEAT_ENDERS:
         pad.pop("entry", None)
     elif event.key == "ENTER" or (entry.get("mode") == "push" and event.key in PUSH_ENDERS):
-        pad["entry"] = dict(entry, digits="")
+        pad["entry"] = {**entry, "digits": ""}
     else:
         return
     table.state.keypad = pad

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from controller.rules import effects
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
-from controller.rules.keypad.base import Press, Step, field_entry
+from controller.rules.keypad.base import Press, Step, buy_in, field_entry
+from controller.rules.records import Entry
 from controller.rules.seating import occupied, seat_in_range
 from controller.rules.text import msg, refuse
 
@@ -63,7 +63,7 @@ def _empty_seat(p: Press, seat: int) -> None:
         raise refuse("seat_taken", "refuse.seat_taken", seat=seat)
 
 
-def sit(p: Press, e: dict[str, Any]) -> Step:
+def sit(p: Press, e: Entry) -> Step:
     step = e["step"]
     if step == "seat":
         seat = p.number(e)
@@ -78,21 +78,21 @@ def sit(p: Press, e: dict[str, Any]) -> Step:
         return p.stay(field_entry("sit", "player", "code", seat=seat, chips=chips))
     if step == "player":
         player = player_name(p, seat, p.text(e, empty_ok=True))
-        p.table.check(Sit(seat=seat, player=player, chips=int(e["chips"])))
-        return p.stay({"mode": "sit", "step": "entry", "seat": seat, "chips": e["chips"],
+        p.table.check(Sit(seat=seat, player=player, chips=buy_in(e)))
+        return p.stay({"mode": "sit", "step": "entry", "seat": seat, "chips": buy_in(e),
                        "player": player})
     entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
-    return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=int(e["chips"]),
+    return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=buy_in(e),
                       entry=entry))
 
 
-def sit_out(p: Press, e: dict[str, Any]) -> Step:
+def sit_out(p: Press, e: Entry) -> Step:
     seat = p.number(e)
     assert seat is not None
     return p.done(SitOut(by=p.by, seat=seat))
 
 
-def sit_in(p: Press, e: dict[str, Any]) -> Step:
+def sit_in(p: Press, e: Entry) -> Step:
     if e["step"] == "seat":
         seat = p.number(e)
         assert seat is not None
@@ -102,7 +102,7 @@ def sit_in(p: Press, e: dict[str, Any]) -> Step:
     return p.done(SitIn(by=p.by, seat=int(e["seat"]), entry=entry))
 
 
-def leave(p: Press, e: dict[str, Any]) -> Step:
+def leave(p: Press, e: Entry) -> Step:
     if e["step"] == "seat":
         seat = p.number(e)
         assert seat is not None
@@ -112,7 +112,7 @@ def leave(p: Press, e: dict[str, Any]) -> Step:
     return p.done(Leave(by=p.by, seat=int(e["seat"])))
 
 
-def chips(p: Press, e: dict[str, Any]) -> Step:
+def chips(p: Press, e: Entry) -> Step:
     step = e["step"]
     if step == "seat":
         seat = p.number(e)
@@ -132,7 +132,7 @@ def chips(p: Press, e: dict[str, Any]) -> Step:
     return p.done(Chips(by=p.by, seat=seat, amount=int(e["amount"]), entry=entry))
 
 
-def move(p: Press, e: dict[str, Any]) -> Step:
+def move(p: Press, e: Entry) -> Step:
     step = e["step"]
     if step == "from":
         seat = p.number(e)
@@ -151,7 +151,7 @@ def move(p: Press, e: dict[str, Any]) -> Step:
                            entry=entry))
 
 
-def sign_in(p: Press, e: dict[str, Any]) -> Step:
+def sign_in(p: Press, e: Entry) -> Step:
     dealer = p.text(e, empty_ok=True)
     if dealer:
         return p.done(notice=msg("notice.dealer_in", dealer=dealer),
@@ -161,7 +161,7 @@ def sign_in(p: Press, e: dict[str, Any]) -> Step:
 
 
 #: FUNC digit -> (the entry it starts, the function reading the keys that follow)
-MENUS: dict[str, tuple[dict[str, Any], Callable[[Press, dict[str, Any]], Step]]] = {
+MENUS: dict[str, tuple[Entry, Callable[[Press, Entry], Step]]] = {
     "1": (field_entry("sit", "seat", "seat"), sit),
     "2": (field_entry("sit_out", "seat", "seat"), sit_out),
     "3": (field_entry("sit_in", "seat", "seat"), sit_in),

@@ -53,7 +53,7 @@ def shown_page(table: Table) -> int | None:
     page = table.state.keypad.get("page")
     if not page or page.get("ctx") != context(table):
         return None
-    index = int(page["index"])
+    index = page["index"]
     return index if index < page_count(table) else None
 
 

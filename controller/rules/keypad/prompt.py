@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules.keypad import supervisor
 from controller.rules.keypad.award import prompt_pot
-from controller.rules.keypad.base import live_entry
+from controller.rules.keypad.base import live_entry, pushed_chips
+from controller.rules.records import Entry
 from controller.rules.state import TableState
 from controller.rules.text import Message, from_json, msg, phrase, render, round_word
 
@@ -29,7 +30,7 @@ ACTION_WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
                 "bet": "word.bet", "raise": "word.raise", "all_in": "word.all_in"}
 
 
-def _typed(entry: dict[str, Any]) -> Message:
+def _typed(entry: Entry) -> Message:
     return msg("prompt.typed", digits=entry.get("digits", ""))
 
 
@@ -95,13 +96,13 @@ def prompt(table: Table) -> list[Message] | None:
                                digits=e["digits"])]
         return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
     if mode == "push":
-        pile = "+".join(str(c) for c in e["chips"]) or "-"
+        pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
         second = _typed(e) if e["digits"] else msg("prompt.push_keys")
         return [msg("prompt.push", seat=seat, pile=pile), second]
     return _supervisor(table, e)
 
 
-def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
+def _supervisor(table: Table, e: Entry) -> list[Message]:
     step = e["step"]
     if step == "id":
         return [msg("prompt.supervisor_id"), _typed(e)]
@@ -109,7 +110,7 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
         return [msg("prompt.pin", supervisor=e["supervisor"]),
                 msg("prompt.pin_typed", stars="*" * len(e["digits"]))]
     if step == "menu":
-        top, bottom = SUPERVISOR_PAGES[int(e.get("page", 0)) % len(SUPERVISOR_PAGES)]
+        top, bottom = SUPERVISOR_PAGES[e.get("page", 0) % len(SUPERVISOR_PAGES)]
         return [msg(top), msg(bottom)]
     if step == "confirm":
         func = e["func"]
@@ -135,7 +136,7 @@ def _supervisor(table: Table, e: dict[str, Any]) -> list[Message]:
     return [msg("prompt.fill_count", action=action, value=e["value"]), _typed(e)]
 
 
-def _transfer(e: dict[str, Any]) -> list[Message]:
+def _transfer(e: Entry) -> list[Message]:
     step = e["step"]
     if step == "xfer_from":
         return [msg("prompt.transfer_from"), _typed(e)]

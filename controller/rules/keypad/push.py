@@ -11,11 +11,10 @@ before it stay. The keypad sends a ``push`` event; the engine reads it
 
 from __future__ import annotations
 
-from typing import Any
-
 from controller.rules import pushed
 from controller.rules.events import Push
-from controller.rules.keypad.base import Press, Step, context, seat_to_act
+from controller.rules.keypad.base import Press, Step, context, pushed_chips, seat_to_act
+from controller.rules.records import Entry
 from controller.rules.text import msg, phrase, refuse
 
 WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
@@ -30,17 +29,17 @@ def start(p: Press) -> Step:
                    "digits": "", "ctx": context(p.table)})
 
 
-def push(p: Press, entry: dict[str, Any]) -> Step:
+def push(p: Press, entry: Entry) -> Step:
     if p.key not in DECLARATIONS:
         raise refuse("bad_key", "keypad.push_keys")
-    chips = list(entry["chips"])
+    chips = list(pushed_chips(entry))
     if entry["digits"]:
         chip = p.table.settings.game.smallest_chip
         if int(entry["digits"]) % chip:  # checked as it is keyed, not at the end
             raise refuse("bad_amount", "refuse.chip_units", amount=chip)
         chips.append(int(entry["digits"]))
         if p.key == "ENTER":
-            return p.stay(dict(entry, chips=chips, digits=""))
+            return p.stay({**entry, "chips": chips, "digits": ""})
     if not chips:
         raise refuse("bad_key", "keypad.push_needs_chips")
     event = Push(by=p.by, seat=int(entry["seat"]), chips=tuple(chips),

@@ -32,7 +32,6 @@ each wrong PIN and the lock-out are effects the shell logs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from controller.rules import effects
 from controller.rules.events import (
@@ -45,6 +44,7 @@ from controller.rules.events import (
     Undo,
 )
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
+from controller.rules.records import Entry
 from controller.rules.seating import occupied
 from controller.rules.state import TableState
 from controller.rules.text import msg, refuse
@@ -89,7 +89,7 @@ def start(p: Press) -> Step:
     return p.stay(field_entry("supervisor", "id", "code"))
 
 
-def supervisor(p: Press, e: dict[str, Any]) -> Step:
+def supervisor(p: Press, e: Entry) -> Step:
     step = e["step"]
     if step == "id":
         supervisor_id = p.text(e)
@@ -100,7 +100,7 @@ def supervisor(p: Press, e: dict[str, Any]) -> Step:
     table = p.table
     if step == "menu":
         if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
-            return p.stay(dict(e, page=int(e.get("page", 0)) + 1))
+            return p.stay({**e, "page": e.get("page", 0) + 1})
         function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
         if function in CONFIRMED:
             table.check(CONFIRMED[function]())
@@ -134,7 +134,7 @@ def supervisor(p: Press, e: dict[str, Any]) -> Step:
     return _tray_move(p, e, sid)
 
 
-def _transfer(p: Press, e: dict[str, Any], sid: str) -> Step:
+def _transfer(p: Press, e: Entry, sid: str) -> Step:
     """FUNC 0 7: each step checked as it is keyed, so a refusal comes where the slip is."""
     step = e["step"]
     table = p.table
@@ -164,7 +164,7 @@ def _transfer(p: Press, e: dict[str, Any], sid: str) -> Step:
                        "amount": amount})
     if step == "xfer_reason":
         reason = p.choice(TRANSFER_REASONS, "choice.transfer_reason")
-        return p.stay(dict(e, step="xfer_confirm", reason=reason))
+        return p.stay({**e, "step": "xfer_confirm", "reason": reason})
     p.confirm()
     amount = int(e["amount"])
     return p.done(Transfer(by=sid, from_seat=seat_from, to_seat=seat_to, amount=amount,
@@ -173,7 +173,7 @@ def _transfer(p: Press, e: dict[str, Any], sid: str) -> Step:
                              seat_to=seat_to))
 
 
-def _tray_move(p: Press, e: dict[str, Any], sid: str) -> Step:
+def _tray_move(p: Press, e: Entry, sid: str) -> Step:
     counts = {int(value): int(count) for value, count in e["counts"]}
     if e["step"] == "value":
         value = p.number(e, empty_ok=True)
@@ -187,17 +187,18 @@ def _tray_move(p: Press, e: dict[str, Any], sid: str) -> Step:
         chip = p.table.settings.game.smallest_chip
         if value % chip:
             raise refuse("bad_amount", "refuse.tray_units", amount=chip)
-        return p.stay(dict(e, step="count", value=value, digits=""))
+        return p.stay({**e, "step": "count", "value": value, "digits": ""})
     count = p.number(e)
     assert count is not None
     value = int(e["value"])
     counts[value] = counts.get(value, 0) + count
-    entry = dict(e, step="value", counts=sorted([v, c] for v, c in counts.items()), digits="")
+    entry: Entry = {**e, "step": "value", "digits": "",
+                    "counts": sorted([v, c] for v, c in counts.items())}
     entry.pop("value")
     return p.stay(entry)
 
 
-def _pin(p: Press, e: dict[str, Any]) -> Step:
+def _pin(p: Press, e: Entry) -> Step:
     sid = str(e["supervisor"])
     pin = p.text(e)
     verdict = p.pin_ok

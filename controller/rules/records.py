@@ -1,0 +1,140 @@
+"""The words and the records of the rules core, typed so that mypy checks them.
+
+The records here are plain dicts at run time (``TypedDict``): they go into snapshots
+and the journal as JSON just as they are, and an action's record costs no more to
+write than a dict. The records with behaviour of their own are dataclasses in
+``state`` (``Seat``, ``Hand``, ``UndoRecord`` ...).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict, get_args
+
+#: The betting rounds of every game form (their order per form: ``state.ROUNDS``).
+Street = Literal["preflop", "flop", "turn", "river", "predraw", "draw1", "draw2", "draw3"]
+#: Where the hand is: between hands, a betting round, or the showdown.
+Phase = Literal[Street, "idle", "showdown"]
+#: A hand's street: a betting round, or the showdown waiting for the ranking.
+HandStreet = Literal[Street, "showdown"]
+
+#: What a dealer keys for the seat to act (the replay contract's ``act``).
+Action = Literal["fold", "check", "call", "bet", "raise", "all_in"]
+ACTIONS: tuple[Action, ...] = get_args(Action)
+#: What an action amounts to once checked (``all_in`` is a call, a bet or a raise).
+ActionKind = Literal["fold", "check", "call", "bet", "raise"]
+
+#: A post of the hand: the blinds, a player's entry or return, a B11 debt, the B10a
+#: penalty, the straddle.
+PostKind = Literal[
+    "small_blind", "big_blind", "entry", "return", "owed", "penalty", "straddle"
+]
+
+#: An out-of-turn record (R10): waiting for the seat's turn, then carried out or void.
+OutOfTurnStatus = Literal["pending", "bound", "void"]
+
+
+class LogEntry(TypedDict):
+    """One action of the hand log (``Hand.log``)."""
+
+    street: HandStreet
+    seat: int
+    action: ActionKind
+    to: int  # the seat's bet on this street after it
+
+
+class PostRecord(TypedDict):
+    """One post of the hand (``Hand.posts``): its live part counts toward the bet."""
+
+    seat: int
+    kind: PostKind
+    live: int
+    dead: int
+
+
+class OutOfTurnEntry(TypedDict):
+    """R10: an action keyed out of turn (``Hand.out_of_turn``), with where the hand
+    log stood and the wager the seat faced when it was keyed."""
+
+    seat: int
+    action: Action
+    to: int | None
+    street: HandStreet
+    log_at: int
+    facing: int
+    status: OutOfTurnStatus
+
+
+#: The kind of number an entry is typing.
+FieldKind = Literal["seat", "amount", "code"]
+
+
+class Entry(TypedDict, total=False):
+    """The keypad's unfinished entry (``controller.rules.keypad``): which sequence
+    (``mode``) and where in it (``step``); the number being typed (``field``,
+    ``digits``); for entries tied to the betting, the hand, phase and seat to act when
+    it began (``ctx``); and what the earlier steps collected."""
+
+    mode: str
+    step: str
+    field: FieldKind
+    digits: str
+    ctx: list[int | str | None]
+    seat: int
+    chips: int | list[int]  # a seat's buy-in (sit), or the chips pushed, one by one (push)
+    player: str
+    amount: int
+    seat_from: int
+    seat_to: int
+    supervisor: str
+    func: str
+    counts: list[list[int]]  # tray fill or credit: [chip value, count] pairs
+    value: int
+    reason: str
+    pot: int  # award: the pot being keyed
+    winners: list[list[int]]  # award: the winners of each pot closed so far
+    current: list[int]  # award: the winners keyed for this pot
+    page: int  # the supervisor menu's page NEXT turned to
+
+
+class Page(TypedDict):
+    """The payout or pot page ``NEXT`` turned to (``keypad.pages``), while the hand,
+    phase and seat to act it was keyed in (``ctx``) last."""
+
+    ctx: list[int | str | None]
+    index: int
+
+
+class KeypadState(TypedDict, total=False):
+    """``TableState.keypad``: journalled and snapshotted with the rest of the state."""
+
+    entry: Entry
+    dealer: str  # the signed-in dealer's id (FUNC 8)
+    pin_failures: int  # wrong supervisor PINs in a row (FUNC 0)
+    locked_until_ms: int  # table time when the supervisor menu unlocks
+    notice: list[object]  # a one-line message left by the last key (text.to_json)
+    page: Page  # the payout or pot page NEXT turned to, until the next accepted key
+
+
+class TrayMove(TypedDict):
+    """A fill or credit of the chip tray (``TableState.tray_moves``)."""
+
+    kind: Literal["fill", "credit"]
+    amount: int
+    counts: dict[str, int] | None  # chip value (as text) -> count, when keyed
+    by: str | None
+    hand: int  # the hand number when it was recorded
+    at_ms: int  # table time when it was recorded
+
+
+class TrayAckRecord(TypedDict):
+    """A supervisor's acknowledgement of the tray (``TableState.tray_acks``): what the
+    tray and the ledger said at that moment."""
+
+    by: str | None
+    hand: int
+    at_ms: int
+    read: bool
+    counted: int
+    sold: int
+    fills: int
+    credits: int

@@ -1,0 +1,66 @@
+"""R12: the last action may be taken back while no later action exists.
+
+Each action leaves an undo record in the state (so that it survives a snapshot): what
+the action changed, and only that, so chips bought or a sit-out meanwhile stay. Any
+later action, a street or hand ending, a correction or a departure clears it.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import cast
+
+from controller.rules import effects, out_of_turn
+from controller.rules.errors import Refusal
+from controller.rules.state import (
+    ACTION_FIELDS,
+    HAND_ACTION_FIELDS,
+    Clock,
+    HandBefore,
+    SeatBefore,
+    TableState,
+    UndoRecord,
+)
+from controller.rules.text import refuse
+
+_seat_before = operator.attrgetter(*ACTION_FIELDS)
+_hand_before = operator.attrgetter(*HAND_ACTION_FIELDS)
+
+
+def remember(state: TableState, seat: int) -> UndoRecord:
+    """The record to take back the action ``seat`` is about to take."""
+    h = state.hand
+    assert h is not None
+    c = state.clock
+    return UndoRecord(
+        seat, cast(SeatBefore, _seat_before(state.seats[seat])),
+        cast(HandBefore, _hand_before(h)),
+        Clock(c.seat, c.remaining_ms, c.warning) if c is not None else None, len(h.log),
+    )
+
+
+def out_of_phase() -> Refusal:
+    return refuse("nothing_to_undo", "refuse.nothing_to_undo")
+
+
+def check(state: TableState) -> None:
+    if state.undo is None or state.hand is None:
+        raise out_of_phase()
+    out_of_turn.check_undo(state.hand, state.undo.hand_before[-1])  # its out_of_turn
+
+
+def apply(state: TableState) -> list[effects.Effect]:
+    record = state.undo
+    assert record is not None
+    current = state.seats[record.seat]
+    for name, value in zip(ACTION_FIELDS, record.seat_before, strict=True):
+        setattr(current, name, value)
+    h = state.hand
+    assert h is not None
+    for name, before in zip(HAND_ACTION_FIELDS, record.hand_before, strict=True):
+        setattr(h, name, before)
+    del h.log[record.log_length:]
+    old = record.clock
+    state.clock = Clock(old.seat, old.remaining_ms, old.warning) if old is not None else None
+    state.undo = None
+    return [effects.Corrected("undo", record.seat)]
