@@ -96,6 +96,7 @@ class Notifier:
         self.status: Callable[[str], bool] = notify.status
         self.watchdog: Callable[[], bool] = notify.watchdog
         self.stopping: Callable[[str | None], bool] = notify.stopping
+        self.extend: Callable[[float], bool] = notify.extend_timeout
         self.interval: Callable[[], float | None] = notify.watchdog_interval
 
 

@@ -47,6 +47,7 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
+from controller.daemon.startup import StartProgress
 from controller.daemon.timekeeping import Clock, SystemClock
 from controller.faults import Fault, SoftwareFault
 from controller.journal import (
@@ -133,6 +134,8 @@ class Daemon:
         devices = self.devices
         assert devices is not None
         fault: Fault | None = None
+        progress = StartProgress(self.notifier.extend, self.notifier.status)
+        progress.step("opening the journal")
         try:
             self.journal = Journal.open(self.state_dir, settings.config_text,
                                         allow_config_change=True,
@@ -149,6 +152,7 @@ class Daemon:
         if self.journal is not None:
             journal = self.journal
             self._log_start_entries(journal)
+            progress.step("checking the journal")
             verdict = journal.verify()
             log.info("integrity check: %s (%d event(s) checked, quick_check %s)",
                      "ok" if verdict.ok else "FAILED", verdict.events_checked,
@@ -160,8 +164,9 @@ class Daemon:
             if not verdict.ok:
                 fault = verdict.problems[0]
             elif fault is None:
+                progress.step("recovering the state")
                 try:
-                    folded = fold(journal, RulesBook(journal))
+                    folded = fold(journal, RulesBook(journal), on_record=progress.record)
                     table = folded.table
                     last_snapshot = folded.snapshot_seq
                     log.info("recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
