@@ -91,8 +91,9 @@ def test_a_long_recovery_asks_systemd_for_more_time(tmp_path: Path) -> None:
         notify_socket.close()
     before_ready = messages[:next(i for i, m in enumerate(messages) if "READY=1" in m)]
     extensions = [m for m in before_ready if m.startswith("EXTEND_TIMEOUT_USEC=")]
-    # One for each step: opening the journal, the integrity check, the fold.
-    assert len(extensions) == 3, messages
+    # One for each step: the software check, opening the journal, the integrity check,
+    # the fold.
+    assert len(extensions) == 4, messages
     assert all(m == "EXTEND_TIMEOUT_USEC=30000000" for m in extensions)
     assert "STATUS=starting: recovering the state" in before_ready
 

@@ -47,7 +47,7 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
-from controller.daemon.startup import StartProgress
+from controller.daemon.startup import StartProgress, check_software
 from controller.daemon.timekeeping import Clock, SystemClock
 from controller.faults import Fault, SoftwareFault
 from controller.journal import (
@@ -135,6 +135,8 @@ class Daemon:
         assert devices is not None
         fault: Fault | None = None
         progress = StartProgress(self.notifier.extend, self.notifier.status)
+        progress.step("verifying the software")
+        modified = check_software()
         progress.step("opening the journal")
         try:
             self.journal = Journal.open(self.state_dir, settings.config_text,
@@ -161,6 +163,8 @@ class Daemon:
                 log.warning("integrity check: %s", warning)
             table: Table | None = None
             last_snapshot = 0
+            if modified is not None:
+                _quiet_log(journal, *fault_entry(modified))
             if not verdict.ok:
                 fault = verdict.problems[0]
             elif fault is None:
@@ -180,6 +184,8 @@ class Daemon:
                 if fault is not None:
                     journal.fault = fault
                     _quiet_log(journal, *fault_entry(fault))
+            if fault is None:
+                fault = modified
             if table is None:
                 table = Table(settings.rules)
             table.pin_verifier = self.pin_verifier
