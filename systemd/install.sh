@@ -120,6 +120,19 @@ else
     "$venv/bin/pip" install --quiet "$target"
 fi
 say "program installed in $PREFIX/.venv"
+# gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
+# system site packages); plain Debian has no such package, so the wheel (aarch64 and
+# armv7 wheels exist) goes into the environment, from the wheelhouse when given.
+if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
+    if [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
+        "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" lgpio
+        say "lgpio installed from the wheelhouse"
+    elif [ -z "$WHEELHOUSE" ] && case $(uname -m) in aarch64|armv7l) true ;; *) false ;; esac; then
+        "$venv/bin/pip" install --quiet lgpio && say "lgpio installed"
+    else
+        say "warning: lgpio is not installed: the GPIO pins will not open (sudo apt install python3-lgpio, or put an lgpio wheel in the wheelhouse)"
+    fi
+fi
 
 # --- the unit, the modules, the configuration -----------------------------------------
 install -d -m 0755 "$(at /etc/systemd/system)" "$(at /etc/modules-load.d)"
@@ -127,6 +140,11 @@ install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.service" \
     "$(at /etc/systemd/system/table-controller.service)"
 install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.modules-load.conf" \
     "$(at /etc/modules-load.d/table-controller.conf)"
+# /dev/gpiochip* to the gpio group (Raspberry Pi OS's own rules do the same; plain
+# Debian leaves them root-only).
+install -d -m 0755 "$(at /etc/udev/rules.d)"
+install -o 0 -g 0 -m 0644 "$SOURCE/systemd/60-table-controller-gpio.rules" \
+    "$(at /etc/udev/rules.d/60-table-controller-gpio.rules)"
 if [ ! -e "$(at "$CONF_DIR/table.yaml")" ]; then
     install -o 0 -g "$gid" -m 0640 "$SOURCE/config/table.example.yaml" \
         "$(at "$CONF_DIR/table.yaml")"
@@ -144,6 +162,7 @@ if [ -n "$DESTDIR" ]; then
     exit 0
 fi
 systemctl daemon-reload
+udevadm control --reload 2>/dev/null && udevadm trigger --subsystem-match=gpio 2>/dev/null || true
 systemd-analyze verify /etc/systemd/system/table-controller.service
 if [ "$ENABLE" = yes ]; then
     systemctl enable --now table-controller

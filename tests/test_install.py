@@ -113,6 +113,7 @@ def test_the_user_groups_and_directories(installed: Path) -> None:
     assert owner_mode(root / "etc/table-controller/table.yaml") == (0, gid, "0o640")
     assert (root / "etc/table-controller/table.yaml").read_text() == \
         (ROOT / "config/table.example.yaml").read_text()
+    assert (root / "etc/udev/rules.d/60-table-controller-gpio.rules").is_file()
     assert (root / "etc/modules-load.d/table-controller.conf").read_text() == \
         (ROOT / "systemd/table-controller.modules-load.conf").read_text()
     assert not any(path.name == ".git" for path in (root / PREFIX).iterdir())

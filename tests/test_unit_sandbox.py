@@ -130,3 +130,33 @@ def test_every_proc_file_the_program_reads_is_visible_inside_the_unit(tmp_path: 
     assert not missing, {name: PROC_FILES_READ[name] for name in missing}
     assert seen["boot_id"] != "unknown"
     assert len(seen["boot_id"]) == 36, seen["boot_id"]
+
+
+#: Device nodes the configuration may name (directly or through /dev/serial/by-id/,
+#: /dev/serial/by-path/ and /dev/serial0 links), by the driver name systemd resolves a
+#: ``DeviceAllow=char-NAME`` class through (/proc/devices).
+DEVICE_CLASSES = {
+    "/dev/gpiochip0": "gpiochip",  # the header's pins (gpiochip4 on some Pi 5 kernels)
+    "/dev/ttyUSB0": "ttyUSB",  # USB serial adapters (FTDI, CP210x, CH340, PL2303)
+    "/dev/ttyACM0": "ttyACM",  # USB CDC-ACM devices
+    "/dev/ttyAMA0": "ttyAMA",  # the Pi's PL011 UART (/dev/serial0 on a Pi 5, or a Pi 4
+    #                            with dtoverlay=disable-bt)
+    "/dev/ttyS0": "ttyS",  # the Pi 4's mini UART (/dev/serial0 with Bluetooth on)
+}
+
+
+def test_every_device_the_configuration_may_name_is_allowed_by_the_unit() -> None:
+    from controller.config.files import is_uart
+
+    settings = unit_settings(UNIT.read_text())
+    assert settings["Service.DevicePolicy"] == ["closed"]
+    allowed = {value.split()[0] for value in settings["Service.DeviceAllow"]}
+    for node, driver in DEVICE_CLASSES.items():
+        assert f"char-{driver}" in allowed, f"{node} ({driver}) is blocked by DevicePolicy"
+    assert is_uart("/dev/serial0") and is_uart("/dev/ttyAMA0") and is_uart("/dev/ttyS0")
+    # Nothing hides the device nodes or /proc/devices from the service either.
+    for key in ("Service.PrivateDevices",):
+        assert settings[key] == ["no"]
+    for key in ("Service.InaccessiblePaths", "Service.TemporaryFileSystem"):
+        for value in settings.get(key, []):
+            assert not any(part.startswith(("/dev", "/proc")) for part in value.split()), value
