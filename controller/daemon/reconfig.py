@@ -121,10 +121,16 @@ class ConfigMixin:
     def prune_if_idle(self, now_ns: int, idle: bool) -> None:
         """The deferred prune, off every input's path: due, nothing waiting, no hand."""
         due = self.prune_due_ns
-        if due is None or now_ns < due or not idle:
+        if due is None:
+            return
+        # A dealer who never pauses 0.3 s between hands still gets the journal pruned:
+        # after another PRUNE_EVERY_HANDS hands, right after a hand-ending input is shown.
+        overdue = self.hands_since_prune >= 2 * PRUNE_EVERY_HANDS
+        if not overdue and (now_ns < due or not idle):
             return
         if self.recorder is not None and self.recorder.table.state.phase != "idle":
-            self.prune_due_ns = None  # a hand began: the next hand's end asks again
+            if not overdue:
+                self.prune_due_ns = None  # a hand began: the next hand's end asks again
             return
         self.prune_due_ns = None
         self.hands_since_prune = 0
