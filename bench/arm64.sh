@@ -137,14 +137,14 @@ inside 'set -e
 cd /opt/table-controller
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
 .venv/bin/pip install -q -e ".[test]" lgpio'
-version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, gpiozero, lgpio; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", gpiozero.__version__, \"lgpio ok\")"')
+version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, lgpio; from importlib.metadata import version as v; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", v(\"gpiozero\"), \"lgpio\", v(\"lgpio\"))"')
 say "installed in $(( $(date +%s) - started )) s: $version"
 
 # --- 4. the tests ------------------------------------------------------------------------
 say "running under emulation: $(echo $TESTS | tr -s ' \n' ' ')"
 started=$(date +%s)
 set +e
-inside "cd /opt/table-controller && .venv/bin/python -m pytest -q -p no:cacheprovider $(echo $TESTS | tr -s ' \n' ' ')" \
+inside "cd /opt/table-controller && .venv/bin/python -m pytest -o addopts= -q -p no:cacheprovider $(echo $TESTS | tr -s ' \n' ' ')" \
     >"$WORK/pytest.log" 2>&1
 status=$?
 set -e
