@@ -20,7 +20,9 @@ CI_RUN = ROOT / ".ci" / "run"
 
 #: The test modules that need a system tool, and the tools hidden to play a fresh machine.
 MODULES = ["tests/test_floor_publisher.py", "tests/test_daemon_floor.py",
-           "tests/test_floor_watch.py", "tests/test_bench_tui.py", "tests/test_systemd_unit.py"]
+           "tests/test_floor_watch.py", "tests/test_bench_tui.py", "tests/test_systemd_unit.py",
+           "tests/test_floor_board.py", "tests/test_floor_acl.py",
+           "tests/test_hostile_lines.py"]
 HIDDEN = ["mosquitto", "mosquitto_passwd", "tmux", "systemd-analyze", "chromium",
           "chromedriver"]
 
