@@ -153,6 +153,35 @@ def memory_cpu_ready(work: Path, idle_seconds: float) -> dict[str, float]:
             "idle_cpu_percent": 100 * cpu / idle_seconds}
 
 
+def drop_caches() -> bool:
+    """Empty the kernel's page cache (root only), so the next start reads Python, the
+    libraries and the program from storage, as after a power-up."""
+    try:
+        os.sync()
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError:
+        return False
+    return True
+
+
+def start_to_ready(work: Path, runs: int, cold: bool) -> dict[str, float]:
+    """Median ms from process start to READY (empty journal), warm and, when the
+    machine allows it, with cold caches."""
+    config = write_config(work, work / "ready-state")
+    found: dict[str, float] = {}
+    for kind in ("warm", "cold") if cold else ("warm",):
+        times = []
+        for _ in range(runs):
+            if kind == "cold" and not drop_caches():
+                return found
+            process, ready_ms = start_daemon(config, work)
+            stop(process)
+            times.append(ready_ms)
+        found[f"{kind}_ms"] = statistics.median(times)
+        found[f"{kind}_max_ms"] = max(times)
+    return found
+
+
 # -- hands through the daemon in-process ------------------------------------------------------
 
 class QuietNotifier(Notifier):
@@ -283,7 +312,7 @@ def bare_commits(directory: Path, count: int) -> list[float]:
     return samples
 
 
-def key_latency(work: Path, presses: int) -> dict[str, float]:
+def key_latency(work: Path, presses: int, pause: float = 0.4) -> dict[str, float]:
     """FOLD presses: from the keypad frame to the folding seat's light leaving "on".
 
     The folding seat usually turns off. When a fold ends the hand and that seat is where
@@ -292,6 +321,9 @@ def key_latency(work: Path, presses: int) -> dict[str, float]:
     seats blinking together stay in step: from steady on, its first visible change is
     the next "off" edge of that clock, up to half a blink period away whatever the
     firmware does. Those samples are reported on their own, not as latency.
+
+    Play goes on until at least one prune of the journal (every 25 hands) has run, and
+    the presses around each prune are reported apart (p99 and max).
     """
     config = write_config(work, work / "latency-state")
     daemon = in_process(config)
@@ -311,17 +343,33 @@ def key_latency(work: Path, presses: int) -> dict[str, float]:
         real_show(seat, pattern)
 
     daemon.devices.lights.show = show  # type: ignore[method-assign]
+    assert daemon.journal is not None
+    prunes: list[tuple[float, float]] = []  # (start, end), perf_counter
+    real_prune = daemon.journal.prune
+
+    def prune(*args: Any, **kwargs: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return real_prune(*args, **kwargs)
+        finally:
+            prunes.append((began, time.perf_counter()))
+
+    daemon.journal.prune = prune  # type: ignore[method-assign]
     to_call: list[float] = []
     samples: list[float] = []
+    sample_times: list[tuple[float, float]] = []  # (pressed, light changed) of each sample
     blink_waits: list[float] = []
     delivered = keypad.delivered
-    while len(samples) + len(blink_waits) < presses:
+    while len(samples) + len(blink_waits) < presses or not prunes:
         view = state_view(controller.recorder.table)
         if view["phase"] == "idle":
             key, watch = "NEXT", None
         else:
             key, watch = "FOLD", view["to_act"]
         if watch is None:
+            # Between hands a dealer pushes the pot and shuffles: a pause (shortened
+            # here), in which the daemon prunes the journal every 25 hands.
+            time.sleep(pause)
             keypad.press(key)
             keypad.wait_delivered(delivered + 1)
             delivered += 1
@@ -339,6 +387,7 @@ def key_latency(work: Path, presses: int) -> dict[str, float]:
         called, pattern = told.get(watch, (changed, "off"))
         if pattern in (Pattern.ON, Pattern.OFF):
             samples.append(changed - started)
+            sample_times.append((started, changed))
             to_call.append(called - started)
         else:
             blink_waits.append(changed - started)
@@ -347,7 +396,16 @@ def key_latency(work: Path, presses: int) -> dict[str, float]:
     close(daemon)
     bare = bare_before + bare_commits(work, max(100, presses // 2))
     bare_p50 = statistics.median(bare)
-    return {"call_p50_ms": statistics.median(to_call) * 1000,
+    # Presses within a second of a prune (before or after it): the moments the prune
+    # could have delayed.
+    near = [end - begin for begin, end in sample_times
+            if any(p0 - 1.0 <= begin <= p1 + 1.0 for p0, p1 in prunes)]
+    return {"prunes": len(prunes),
+            "prune_max_ms": max((p1 - p0 for p0, p1 in prunes), default=0.0) * 1000,
+            "max_ms": max(samples) * 1000, "near_prune": len(near),
+            "near_prune_max_ms": max(near, default=0.0) * 1000,
+            "near_prune_p99_ms": percentile(near, 0.99) * 1000 if near else 0.0,
+            "call_p50_ms": statistics.median(to_call) * 1000,
             "call_p99_ms": percentile(to_call, 0.99) * 1000,
             "call_p99_x": percentile(to_call, 0.99) / bare_p50,
             "p50_ms": statistics.median(samples) * 1000,
@@ -394,6 +452,12 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=100_000, help="soak length")
     parser.add_argument("--dir", type=Path, default=None, help="where to put the journals")
     parser.add_argument("--soak-on-disk", action="store_true")
+    parser.add_argument("--ready-runs", type=int, default=5, help="starts for figure 3")
+    parser.add_argument("--cold", action="store_true",
+                        help="also start with the page cache dropped (root; slows the "
+                             "whole machine for a moment)")
+    parser.add_argument("--only", default="1234567",
+                        help="the figures to measure, e.g. 36 (default all)")
     args = parser.parse_args()
     setup_logging("ERROR")
     logging.basicConfig(level=logging.ERROR)
@@ -402,44 +466,63 @@ def main() -> int:
         work = Path(temp)
         fast = Path(tempfile.mkdtemp(dir=shm if shm.is_dir() else work, prefix="bench-"))
         try:
-            m = memory_cpu_ready(work, args.idle_seconds)
-            ratio = m["daemon_rss_kb"] / m["bare_rss_kb"]
-            print(f"1. resident memory: daemon {m['daemon_rss_kb'] / 1024:.1f} MB, bare Python "
-                  f"with the same libraries {m['bare_rss_kb'] / 1024:.1f} MB: {ratio:.2f} x "
-                  f"(target <= 1.5 x)", flush=True)
-            print(f"2. idle CPU over {args.idle_seconds:.0f} s: {m['idle_cpu_percent']:.3f} % of "
-                  f"a core (target < 0.5 %)", flush=True)
-            print(f"3. start to READY: {m['ready_ms']:.0f} ms (empty journal)", flush=True)
-            r = recovery_after_hands(work, fast, args.recovery_hands)
-            print(f"4. recovery after {r['hands']} hands ({r['events']} events, "
-                  f"{r['events_per_hand']:.1f} per hand incl. ticks): open + integrity check + "
-                  f"fold {r['recovery_s'] * 1000:.0f} ms (snapshot + {r['replayed']} events); "
-                  f"start to READY {r['ready_after_hands_ms']:.0f} ms (target < 1 s)",
-                  flush=True)
-            print(f"5. journal bytes per hand: {r['bytes_per_hand']:.0f} B "
-                  f"({r['bytes'] / 1e6:.2f} MB holding {r['rows_kept']} event rows, the hands "
-                  f"retention keeps; target < 4 KB)", flush=True)
-            lat = key_latency(work, args.presses)
-            print(f"6. keypad frame -> seat light: p50 {lat['p50_ms']:.2f} ms, p99 "
-                  f"{lat['p99_ms']:.2f} ms; bare SQLite commit p50 {lat['bare_p50_ms']:.2f} ms "
-                  f"(p99 {lat['bare_p99_ms']:.2f}): p50 {lat['p50_x']:.1f} x, p99 "
-                  f"{lat['p99_x']:.1f} x (target p99 < 10 x; {lat['presses']} presses)",
-                  flush=True)
-            print(f"   of which keypad frame -> the loop's lights.show() call (journal commit "
-                  f"included): p50 {lat['call_p50_ms']:.2f} ms, p99 {lat['call_p99_ms']:.2f} ms "
-                  f"= {lat['call_p99_x']:.1f} x; the rest is the lights driver's animation "
-                  f"thread picking it up", flush=True)
-            print(f"   not counted: {lat['blinks']} fold(s) that ended a hand on the seat where "
-                  f"the button goes next turned it to the puck alert's fast blink, whose first "
-                  f"visible edge follows the shared blink clock (longest wait "
-                  f"{lat['blink_max_ms']:.0f} ms)", flush=True)
-            soak_dir = work if args.soak_on_disk else fast
-            s = soak(work, soak_dir, args.hands)
-            print(f"7. soak: {s['hands']:.0f} hands with random device faults in "
-                  f"{s['seconds']:.0f} s; resident memory after warm-up "
-                  f"{s.get('warm_kb', 0) / 1024:.1f} MB, at the end {s['end_kb'] / 1024:.1f} MB:"
-                  f" growth {s['growth_kb']:.0f} KB (target < 1024 KB); journal "
-                  f"{s['journal_bytes'] / 1e6:.2f} MB", flush=True)
+            if "1" in args.only or "2" in args.only:
+                m = memory_cpu_ready(work, args.idle_seconds)
+                ratio = m["daemon_rss_kb"] / m["bare_rss_kb"]
+                print(f"1. resident memory: daemon {m['daemon_rss_kb'] / 1024:.1f} MB, bare Python "
+                      f"with the same libraries {m['bare_rss_kb'] / 1024:.1f} MB: {ratio:.2f} x "
+                      f"(target <= 1.5 x)", flush=True)
+                print(f"2. idle CPU over {args.idle_seconds:.0f} s: {m['idle_cpu_percent']:.3f} % of "
+                      f"a core (target < 0.5 %)", flush=True)
+            if "3" in args.only:
+                ready = start_to_ready(work, args.ready_runs, args.cold)
+                cold = (f"; cold caches (page cache dropped before each) median "
+                        f"{ready['cold_ms']:.0f} ms, max {ready['cold_max_ms']:.0f} ms"
+                        if "cold_ms" in ready else
+                        "; cold caches: not measured (--cold, as root)" if not args.cold else
+                        "; cold caches: cannot drop the page cache here (root needed)")
+                print(f"3. start to READY (empty journal, {args.ready_runs} starts): warm median "
+                      f"{ready['warm_ms']:.0f} ms, max {ready['warm_max_ms']:.0f} ms{cold}",
+                      flush=True)
+            if "4" in args.only or "5" in args.only:
+                r = recovery_after_hands(work, fast, args.recovery_hands)
+                print(f"4. recovery after {r['hands']} hands ({r['events']} events, "
+                      f"{r['events_per_hand']:.1f} per hand incl. ticks): open + integrity check + "
+                      f"fold {r['recovery_s'] * 1000:.0f} ms (snapshot + {r['replayed']} events); "
+                      f"start to READY {r['ready_after_hands_ms']:.0f} ms (target < 1 s)",
+                      flush=True)
+                print(f"5. journal bytes per hand: {r['bytes_per_hand']:.0f} B "
+                      f"({r['bytes'] / 1e6:.2f} MB holding {r['rows_kept']} event rows, the hands "
+                      f"retention keeps; target < 4 KB)", flush=True)
+            if "6" in args.only:
+                lat = key_latency(work, args.presses)
+                print(f"6. keypad frame -> seat light: p50 {lat['p50_ms']:.2f} ms, p99 "
+                      f"{lat['p99_ms']:.2f} ms; bare SQLite commit p50 {lat['bare_p50_ms']:.2f} ms "
+                      f"(p99 {lat['bare_p99_ms']:.2f}): p50 {lat['p50_x']:.1f} x, p99 "
+                      f"{lat['p99_x']:.1f} x (target p99 < 10 x; {lat['presses']} presses)",
+                      flush=True)
+                print(f"   of which keypad frame -> the loop's lights.show() call (journal commit "
+                      f"included): p50 {lat['call_p50_ms']:.2f} ms, p99 {lat['call_p99_ms']:.2f} ms "
+                      f"= {lat['call_p99_x']:.1f} x; the rest is the lights driver's animation "
+                      f"thread picking it up", flush=True)
+                print(f"   max {lat['max_ms']:.2f} ms; {lat['prunes']} journal prune(s) "
+                      f"(longest {lat['prune_max_ms']:.1f} ms) during play: the "
+                      f"{lat['near_prune']} presses within 1 s of one: p99 "
+                      f"{lat['near_prune_p99_ms']:.2f} ms, max {lat['near_prune_max_ms']:.2f} ms "
+                      f"(the prune runs in the pause between hands, off the key's path)",
+                      flush=True)
+                print(f"   not counted: {lat['blinks']} fold(s) that ended a hand on the seat where "
+                      f"the button goes next turned it to the puck alert's fast blink, whose first "
+                      f"visible edge follows the shared blink clock (longest wait "
+                      f"{lat['blink_max_ms']:.0f} ms)", flush=True)
+            if "7" in args.only:
+                soak_dir = work if args.soak_on_disk else fast
+                s = soak(work, soak_dir, args.hands)
+                print(f"7. soak: {s['hands']:.0f} hands with random device faults in "
+                      f"{s['seconds']:.0f} s; resident memory after warm-up "
+                      f"{s.get('warm_kb', 0) / 1024:.1f} MB, at the end {s['end_kb'] / 1024:.1f} MB:"
+                      f" growth {s['growth_kb']:.0f} KB (target < 1024 KB); journal "
+                      f"{s['journal_bytes'] / 1e6:.2f} MB", flush=True)
         finally:
             with contextlib.suppress(OSError):
                 shutil.rmtree(fast)

@@ -8,6 +8,7 @@ the paid pots, PokerKit from a new state through the same operations (dealing, t
 same actions, its automated showdown and payout). Actions are the betting actions.
 
     python bench/rules_throughput.py [--hands 3000] [--seed 3] [--repeat 7] [--gc]
+                                     [--session-hands 300]
 
 Also printed: our core fed JSON lines through ``parse_event`` (what replay does), and
 PokerKit with its hand evaluation memoized, which isolates its betting logic. Times
@@ -16,6 +17,12 @@ turns (each round's own ratio is printed too), so a busy machine disturbs the fi
 less; the garbage collector is paused while timing,
 as ``timeit`` does (``--gc`` leaves it on: PokerKit, which allocates more, then loses
 more to it).
+
+The whole-process figure: ``tablectl replay`` run as a process (Python's start, the
+imports, the configuration, JSON in and out included) over a session of
+``--session-hands`` six-handed no-limit hands at one table, random legal actions
+(``tests/rules_fuzz.py``), its CPU time (best of ``--repeat``) against PokerKit's
+in-process rate per betting action measured above. Target: at least 5x.
 """
 
 from __future__ import annotations
@@ -112,6 +119,99 @@ def pokerkit_memoized(hands: list[Outcome]) -> float:
         return pokerkit(hands)
 
 
+SESSION_CONFIG = """\
+table: {id: BENCH, seats: 6}
+game: {structure: no_limit, smallest_chip: 1, small_blind: 1, big_blind: 2}
+"""
+
+
+def session_events(hands: int, seed: int) -> tuple[list[dict[str, Any]], int]:
+    """A six-handed no-limit session of ``hands`` hands with random legal actions:
+    (the events, the betting actions among them)."""
+    import random
+
+    from controller.config import load_config_text
+    from controller.rules import Refusal
+    from tests.rules_fuzz import RandomChooser, legal_action
+
+    rng = random.Random(seed)
+    chooser = RandomChooser(rng)
+    table = Table(load_config_text(SESSION_CONFIG).rules)
+    events: list[dict[str, Any]] = []
+    actions = 0
+
+    def apply(event: dict[str, Any]) -> bool:
+        try:
+            table.apply(parse_event(event))
+        except Refusal:
+            return False
+        events.append(event)
+        return True
+
+    for seat in range(1, 7):
+        apply({"type": "sit", "seat": seat, "player": f"p{seat}", "chips": 400})
+    played = 0
+    while played < hands:
+        state = table.state
+        if state.phase == "idle":
+            for seat, occupant in sorted(state.seats.items()):
+                if occupant.stack == 0:
+                    apply({"type": "chips", "seat": seat, "amount": 400})
+            if apply({"type": "start_hand"}):
+                played += 1
+            continue
+        if state.phase == "showdown":
+            hand = state.hand
+            live = [s for s in (hand.dealt if hand else []) if state.seats[s].live]
+            rng.shuffle(live)
+            apply({"type": "award", "ranking": [[seat] for seat in live]})
+            continue
+        action = legal_action(chooser, table)
+        if action is not None and apply(action):
+            actions += 1
+    while table.state.phase != "idle":  # finish the last hand
+        if table.state.phase == "showdown":
+            hand = table.state.hand
+            live = [s for s in (hand.dealt if hand else []) if table.state.seats[s].live]
+            apply({"type": "award", "ranking": [[seat] for seat in live]})
+        else:
+            action = legal_action(chooser, table)
+            if action is not None and apply(action):
+                actions += 1
+    return events, actions
+
+
+def whole_process(events: list[dict[str, Any]], repeat: int) -> float:
+    """Best CPU seconds of ``tablectl replay`` as a process over the session."""
+    import compileall
+    import json
+    import os
+    import resource
+    import subprocess
+    import tempfile
+
+    # An installed program has its bytecode compiled (pip does it); a checkout run with
+    # PYTHONDONTWRITEBYTECODE would otherwise compile every module at each start.
+    for package in ("controller", "drivers"):
+        compileall.compile_dir(str(ROOT / package), quiet=1)
+    best = float("inf")
+    with tempfile.TemporaryDirectory(prefix="bench-replay-") as folder:
+        config = Path(folder) / "table.yaml"
+        config.write_text(SESSION_CONFIG)
+        lines = Path(folder) / "session.jsonl"
+        lines.write_text("".join(json.dumps(event) + "\n" for event in events))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        for _ in range(repeat):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-m", "controller", "replay", "--config",
+                            str(config), str(lines)], stdout=subprocess.DEVNULL, check=True,
+                           env=env)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            best = min(best, (after.ru_utime - before.ru_utime)
+                       + (after.ru_stime - before.ru_stime))
+    return best
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=3000)
@@ -119,6 +219,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7, help="rounds (best of)")
     parser.add_argument("--gc", action="store_true",
                         help="leave the garbage collector on while timing")
+    parser.add_argument("--session-hands", type=int, default=300,
+                        help="hands of the whole-process replay session (0: skip it)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     hands = collect(args.hands, args.seed)
@@ -144,6 +246,15 @@ def main() -> int:
     print(f"ratio: {best['kit'] / best['ours']:.1f}x PokerKit (best times; rounds "
           f"{rounds[0]:.1f}x-{rounds[-1]:.1f}x, median {statistics.median(rounds):.1f}x), "
           f"{best['kit_memo'] / best['ours']:.1f}x with its evaluation memoized; target 20x")
+    if args.session_hands:
+        events, session_actions = session_events(args.session_hands, args.seed)
+        seconds = whole_process(events, args.repeat)
+        kit_rate = actions / best["kit"]
+        rate = session_actions / seconds
+        print(f"whole process: tablectl replay of {args.session_hands} six-handed no-limit "
+              f"hands ({len(events)} events, {session_actions} betting actions, start "
+              f"included) {seconds * 1000:.0f} ms CPU = {rate:,.0f} actions/s: "
+              f"{rate / kit_rate:.1f}x PokerKit's in-process rate; target 5x")
     return 0
 
 

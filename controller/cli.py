@@ -37,7 +37,10 @@ def _version() -> str:
     return f"tablectl {number} from {Path(commands.__file__).resolve().parents[1]}"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only`` (a command name), only that command's module is
+    imported, so a command loads what it needs and nothing else (gpiozero, pyserial,
+    paho-mqtt and the bench screen cost a Pi's start-up tens of milliseconds)."""
     parser = argparse.ArgumentParser(
         prog="tablectl", description="Casino poker table controller."
     )
@@ -47,11 +50,24 @@ def build_parser() -> argparse.ArgumentParser:
              "its list, 'invalid choice', means an older checkout or install answered)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in _command_modules().items():
+        if only is not None and name != only:
+            sub.add_parser(name)  # a valid choice, left unloaded
+            continue
         module = importlib.import_module(module_name)
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(_run=module.run)
     return parser
+
+
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named on the line (the first argument not an option), if it is one."""
+    names = _command_modules()
+    for argument in argv:
+        if argument.startswith("-"):
+            return None  # `tablectl --help` and the like: the full parser
+        return argument if argument in names else None
+    return None
 
 
 #: Long-running commands: their threads keep the plain standard output.
@@ -100,8 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not isinstance(stdout, _GuardedOutput):
         sys.stdout = _GuardedOutput(stdout)
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(only=_chosen_command(arguments))
+        args = parser.parse_args(arguments)
         if getattr(args, "command", None) in UNGUARDED:
             sys.stdout = stdout
         if args.version:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import threading
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from .serial_link import LinkCounters
+if TYPE_CHECKING:  # the serial library only where a link is built, not for the names here
+    from .serial_link import LinkCounters
 
 
 class Pattern(StrEnum):

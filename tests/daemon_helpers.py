@@ -57,6 +57,7 @@ class RecordingNotifier(Notifier):
         self.status = lambda text: self._note(f"STATUS {text}")
         self.watchdog = lambda: self._note("WATCHDOG")
         self.stopping = lambda status=None: self._note("STOPPING")
+        self.extend = lambda seconds: self._note(f"EXTEND {seconds}")
         self.interval = lambda: watchdog_every
 
     def _note(self, text: str) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -23,11 +22,12 @@ import pytest
 from gpiozero.pins.mock import PinState
 
 from drivers.interfaces import Pattern
+from tests.system_tools import find, needs
 
 ROOT = Path(__file__).resolve().parent.parent
-TMUX = shutil.which("tmux")
+TMUX = find("tmux")
 WAIT = 20.0  # generous for a loaded CI machine; a passing test never waits this long
-needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it)")
+needs_tmux = needs("tmux", "the bench screen tests")
 
 
 def bench_config(folder: Path) -> Path:

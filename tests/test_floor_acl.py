@@ -5,7 +5,6 @@ would widen the single-site pattern line."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import threading
 import time
@@ -19,6 +18,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.config import ConfigError, load_config_text
 from tests.daemon_helpers import WAIT
 from tests.localbroker import LocalBroker
+from tests.system_tools import require
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "config" / "mosquitto-acl.example"
@@ -33,8 +33,8 @@ def pattern_acl() -> str:
 
 
 def secured(tmp_path: Path, acl: str) -> LocalBroker:
-    passwd = shutil.which("mosquitto_passwd")
-    assert passwd, "mosquitto_passwd (Debian package mosquitto) is needed"
+    require("mosquitto", "the floor ACL tests against a real broker")
+    passwd = require("mosquitto_passwd", "the floor ACL tests against a real broker")
     passwords = tmp_path / "passwords"
     for index, (user, password) in enumerate(USERS.items()):
         create = ["-c"] if index == 0 else []

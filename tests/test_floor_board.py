@@ -27,6 +27,7 @@ from controller.journal import Journal
 from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_for, write_config
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
+from tests.system_tools import require
 
 ROOT = Path(__file__).resolve().parents[1]
 # The screenshots in docs/board/ are made by this file: FLOOR_BOARD_SCREENSHOTS=docs/board
@@ -71,6 +72,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    require("mosquitto", "the floor board test against a real broker")
     local = LocalBroker(tmp_path / "broker")
     local.start()
     yield local

@@ -8,7 +8,6 @@ import importlib.util
 import logging
 import os
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -29,7 +28,10 @@ from controller.floor.settings import FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, subscription
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
+from tests.system_tools import require
 from tests.waiting import eventually
+
+MOSQUITTO_PURPOSE = "the floor-link tests against a real broker"
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 20.0  # seconds: generous, every wait ends as soon as its condition holds
@@ -115,6 +117,7 @@ def _wait_status(publisher: Publisher, condition: Callable[[LinkStatus], bool]) 
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    require("mosquitto", MOSQUITTO_PURPOSE)
     local = LocalBroker(tmp_path / "broker")
     local.start()
     yield local
@@ -338,6 +341,7 @@ def test_a_publisher_killed_mid_stream_resends_from_the_first_unacknowledged_row
 
 def test_a_full_outbox_keeps_every_unsent_row_and_raises_the_alarm(tmp_path: Path) -> None:
     db = tmp_path / "journal.sqlite3"
+    require("mosquitto", MOSQUITTO_PURPOSE)
     broker = LocalBroker(tmp_path / "broker")  # not started yet: the floor is down
     settings = _settings(broker, outbox_max_messages=100, outbox_alarm_percent=50)
     publisher = _publisher(settings, db, housekeeping_interval=0.1)
@@ -395,8 +399,8 @@ def _secret(path: Path, text: str) -> Path:
 
 @pytest.fixture
 def secured_broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    passwd = shutil.which("mosquitto_passwd")
-    assert passwd, "mosquitto_passwd (Debian package mosquitto) is needed"
+    require("mosquitto", MOSQUITTO_PURPOSE)
+    passwd = require("mosquitto_passwd", MOSQUITTO_PURPOSE)
     passwords = tmp_path / "passwords"
     for index, (user, password) in enumerate(
         [("T1", "t1-secret"), ("T2", "t2-secret"), ("floor", "floor-secret")]
@@ -512,8 +516,7 @@ def _make_cert(directory: Path, ca: str, name: str, common_name: str, san: str =
 
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is needed to make a test CA")
+    require("openssl", "making a test CA")
     directory = tmp_path_factory.mktemp("pki")
     _make_ca(directory, "casino-ca")
     _make_ca(directory, "other-ca")
@@ -528,6 +531,7 @@ def test_tls_with_the_casinos_ca_and_a_client_certificate_per_table(
 ) -> None:
     pki = certificates
     (tmp_path / "acl").write_text(ACL)
+    require("mosquitto", MOSQUITTO_PURPOSE)
     broker = LocalBroker(
         tmp_path / "broker",
         listener_options=f"cafile {pki / 'casino-ca.pem'}\ncertfile {pki / 'broker.pem'}\n"

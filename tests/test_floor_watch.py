@@ -15,7 +15,8 @@ from controller.cli import main
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
 from tests.localbroker import LocalBroker
-from tests.test_floor_publisher import WAIT, _journal_events
+from tests.system_tools import require
+from tests.test_floor_publisher import MOSQUITTO_PURPOSE, WAIT, _journal_events
 from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    require("mosquitto", MOSQUITTO_PURPOSE)
     local = LocalBroker(tmp_path / "broker")
     local.start()
     yield local
@@ -101,6 +103,7 @@ def test_watch_says_what_is_wrong(
     assert main(["floor", "watch", "--config", str(config)]) == 2
     assert f"{config}:3:" in capsys.readouterr().err
 
+    require("mosquitto", MOSQUITTO_PURPOSE)
     secured = LocalBroker(tmp_path / "secured", listener_options="allow_anonymous false")
     secured.start()
     try:

@@ -273,7 +273,9 @@ def test_a_floor_consumer_keeps_hostile_payloads_raw_and_goes_on(tmp_path: Path)
 
     from controller.floor.consumer import Collector, Subscriber
     from tests.localbroker import LocalBroker
+    from tests.system_tools import require
 
+    require("mosquitto", "the floor-link tests against a real broker")
     broker = LocalBroker(tmp_path / "broker")
     broker.start()
     collector = Collector()

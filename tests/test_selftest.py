@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import queue
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -141,3 +144,24 @@ def test_a_missing_keypad_fails_and_a_disabled_one_is_skipped(table: tuple) -> N
     with open_devices(hardware, other, simulated=True) as without:
         [skipped] = Selftest(without, other, Console(out=out, yes=True)).run(("keypad",))
     assert skipped.status == "SKIP"
+
+
+def _is_a_pi() -> bool:
+    cpuinfo = Path("/proc/cpuinfo")
+    return Path("/proc/device-tree/system/linux,revision").exists() or (
+        cpuinfo.exists() and "\nRevision" in cpuinfo.read_text())
+
+
+@pytest.mark.skipif(_is_a_pi(), reason="this machine is a Raspberry Pi: its GPIO is found")
+def test_selftest_on_a_machine_without_gpio_says_so_in_one_line() -> None:
+    env = {key: value for key, value in os.environ.items() if key != "GPIOZERO_PIN_FACTORY"}
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "selftest", "--config",
+         str(ROOT / "config" / "table.example.yaml"), "--yes"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "no GPIO found" in lines[0] and "python3-lgpio" in lines[0]
+    assert "--simulated" in lines[0]

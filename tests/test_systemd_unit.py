@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.system_tools import find, needs
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "table-controller.service"
@@ -15,11 +14,8 @@ MODULES = ROOT / "systemd" / "table-controller.modules-load.conf"
 INSTALLED_BINARY = "/opt/table-controller/.venv/bin/tablectl"
 MAX_EXPOSURE = 1.5
 
-SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
-needs_systemd_analyze = pytest.mark.skipif(
-    SYSTEMD_ANALYZE is None,
-    reason="systemd-analyze is not installed (CI installs the systemd package in .ci/run)",
-)
+SYSTEMD_ANALYZE = find("systemd-analyze")
+needs_systemd_analyze = needs("systemd-analyze", "the unit file's checks")
 
 
 def unit_settings(text: str) -> dict[str, list[str]]:

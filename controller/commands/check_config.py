@@ -5,6 +5,10 @@ on standard error: a state directory this user may not write is one); exit 1 (a 
 directory that cannot work as it is, on this machine, is a problem too: a file in the
 way, a read-only filesystem) with one `FILE:LINE:COL: message` line per problem on
 standard error when it is not; exit 2 when the file cannot be read at all.
+
+A valid file's named files and ports are then checked on this machine
+(`controller.config.files`): a missing one that will not appear by itself (the floor's
+password file) is a problem, one that may (a USB adapter not plugged in) a warning.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import sys
 
 from controller import statedir
 from controller.config import ConfigError, load_config
+from controller.config.files import check_named_paths
 
 HELP = "check a configuration file and list every problem in it"
 
@@ -34,13 +39,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"{filename}: cannot read: {error.strerror or error}", file=sys.stderr)
         return 2
     errors, warnings = statedir.findings(settings.journal.state_dir)
-    for problem in errors:
-        print(f"{filename}: journal.state_dir: {problem}", file=sys.stderr)
+    missing, may_appear = check_named_paths(settings)
     if errors:
+        for problem in errors:
+            print(f"{filename}: journal.state_dir: {problem}", file=sys.stderr)
+        for line in missing:
+            print(line, file=sys.stderr)
         return 1
     for warning in [*settings.warnings,
-                    *(f"{filename}: warning: journal.state_dir: {w}" for w in warnings)]:
+                    *(f"{filename}: warning: journal.state_dir: {w}" for w in warnings),
+                    *may_appear, *missing]:
         print(warning, file=sys.stderr)
+    if missing:
+        return 1
     print(f"{filename}: OK")
     print(f"  {settings.summary()}")
     return 0

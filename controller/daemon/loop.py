@@ -96,6 +96,7 @@ class Notifier:
         self.status: Callable[[str], bool] = notify.status
         self.watchdog: Callable[[], bool] = notify.watchdog
         self.stopping: Callable[[str | None], bool] = notify.stopping
+        self.extend: Callable[[float], bool] = notify.extend_timeout
         self.interval: Callable[[], float | None] = notify.watchdog_interval
 
 
@@ -131,6 +132,7 @@ class Controller(ConfigMixin):
         self.display = Display(device_faults={})
         self.pending_config: Settings | None = None
         self.hands_since_prune = 0
+        self.prune_due_ns: int | None = None
         self.running = False
         self.stopped_reason: str | None = None
         self._watchdog_every = self.notifier.interval()
@@ -158,12 +160,19 @@ class Controller(ConfigMixin):
                     self._guarded(self._handle, item)
                 self._guarded(self._on_time, self.timekeeper.now())
                 self._ping_watchdog()
+                if self.prune_due_ns is not None:
+                    self._guarded(self._prune_if_idle, None)
         finally:
             self.running = False
+
+    def _prune_if_idle(self, _: Any) -> None:
+        self.prune_if_idle(self.clock.now_ns(), self.inputs.empty())
 
     def _wake_at(self, now: int) -> int | None:
         """The instant the loop must wake without an input, or None: not before one."""
         dues = [self._watchdog_due_ns()]
+        if self.prune_due_ns is not None:  # the deferred prune (reconfig.prune_if_idle)
+            dues.append(self.prune_due_ns)
         if self.fault is None and self.recorder is not None:
             state = self.recorder.table.state
             dues.append(self._tick_due())

@@ -18,12 +18,15 @@ from controller import puck as puck_check
 from controller.config import ConfigError, Settings, load_config
 from controller.daemon.outputs import Outputs
 from controller.daemon.recorder import Recorder, describe
+from controller.daemon.timekeeping import Clock
 from controller.faults import Fault
 from controller.journal import Journal, JournalError
 
 log = logging.getLogger("table-controller")
 
 PRUNE_EVERY_HANDS = 25
+#: Nanoseconds without input, between hands, before the deferred prune runs.
+PRUNE_IDLE_NS = 300_000_000
 """Retention runs between hands, once every this many hands."""
 
 
@@ -56,6 +59,8 @@ class ConfigMixin:
     config_path: str | None
     pending_config: Settings | None
     hands_since_prune: int
+    prune_due_ns: int | None
+    clock: Clock
     has_puck: bool
 
     def reload(self) -> None:
@@ -107,9 +112,29 @@ class ConfigMixin:
     def _between_hands(self) -> None:
         if self.pending_config is not None:
             self._apply_config(self.pending_config)
-        if self.hands_since_prune >= PRUNE_EVERY_HANDS:
-            self.hands_since_prune = 0
-            self._prune()
+        if self.hands_since_prune >= PRUNE_EVERY_HANDS and self.prune_due_ns is None:
+            # Not now: this runs inside the input that ended the hand, before the lights
+            # and display show it. The loop prunes once it has been idle for
+            # PRUNE_IDLE_NS, still between hands (``prune_if_idle``).
+            self.prune_due_ns = self.clock.now_ns() + PRUNE_IDLE_NS
+
+    def prune_if_idle(self, now_ns: int, idle: bool) -> None:
+        """The deferred prune, off every input's path: due, nothing waiting, no hand."""
+        due = self.prune_due_ns
+        if due is None:
+            return
+        # A dealer who never pauses 0.3 s between hands still gets the journal pruned:
+        # after another PRUNE_EVERY_HANDS hands, right after a hand-ending input is shown.
+        overdue = self.hands_since_prune >= 2 * PRUNE_EVERY_HANDS
+        if not overdue and (now_ns < due or not idle):
+            return
+        if self.recorder is not None and self.recorder.table.state.phase != "idle":
+            if not overdue:
+                self.prune_due_ns = None  # a hand began: the next hand's end asks again
+            return
+        self.prune_due_ns = None
+        self.hands_since_prune = 0
+        self._prune()
 
     def _refuse_config(self, new: Settings, problem: str) -> None:
         log.error("configuration %s NOT taken; the running one stays: %s", new.source, problem)

@@ -47,6 +47,7 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
+from controller.daemon.startup import StartProgress, check_software
 from controller.daemon.timekeeping import Clock, SystemClock
 from controller.faults import Fault, SoftwareFault
 from controller.journal import (
@@ -133,6 +134,10 @@ class Daemon:
         devices = self.devices
         assert devices is not None
         fault: Fault | None = None
+        progress = StartProgress(self.notifier.extend, self.notifier.status)
+        progress.step("verifying the software")
+        modified = check_software()
+        progress.step("opening the journal")
         try:
             self.journal = Journal.open(self.state_dir, settings.config_text,
                                         allow_config_change=True,
@@ -149,6 +154,7 @@ class Daemon:
         if self.journal is not None:
             journal = self.journal
             self._log_start_entries(journal)
+            progress.step("checking the journal")
             verdict = journal.verify()
             log.info("integrity check: %s (%d event(s) checked, quick_check %s)",
                      "ok" if verdict.ok else "FAILED", verdict.events_checked,
@@ -157,11 +163,14 @@ class Daemon:
                 log.warning("integrity check: %s", warning)
             table: Table | None = None
             last_snapshot = 0
+            if modified is not None:
+                _quiet_log(journal, *fault_entry(modified))
             if not verdict.ok:
                 fault = verdict.problems[0]
             elif fault is None:
+                progress.step("recovering the state")
                 try:
-                    folded = fold(journal, RulesBook(journal))
+                    folded = fold(journal, RulesBook(journal), on_record=progress.record)
                     table = folded.table
                     last_snapshot = folded.snapshot_seq
                     log.info("recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
@@ -175,6 +184,8 @@ class Daemon:
                 if fault is not None:
                     journal.fault = fault
                     _quiet_log(journal, *fault_entry(fault))
+            if fault is None:
+                fault = modified
             if table is None:
                 table = Table(settings.rules)
             table.pin_verifier = self.pin_verifier

@@ -7,9 +7,19 @@ from drivers.pins import factory_class, mock_pin_factory, real_pin_factory
 from drivers.settings import HardwareSettings
 
 
-def test_no_name_no_chip_leaves_gpiozero_to_choose(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_name_no_chip_tries_gpiozeros_defaults_and_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, recwarn: pytest.WarningsRecorder
+) -> None:
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
-    assert real_pin_factory(HardwareSettings()) is None
+    try:
+        factory = real_pin_factory(HardwareSettings())
+    except GpioUnavailable as error:  # this machine: no lgpio, not a Pi
+        assert str(error).startswith("no GPIO found (lgpio: ")
+        assert "sudo apt install python3-lgpio" in str(error)
+        assert "\n" not in str(error)
+        assert not [w for w in recwarn if "PinFactoryFallback" in type(w.message).__name__]
+    else:  # pragma: no cover - a Raspberry Pi with its pin library
+        factory.close()
 
 
 def test_factory_named_in_settings(monkeypatch: pytest.MonkeyPatch) -> None:

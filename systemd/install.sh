@@ -1,0 +1,174 @@
+#!/bin/sh
+# table-controller: install (or update) the program and its service on this board.
+#
+# What docs/install.md would otherwise have the technician type, in one idempotent
+# script: run it again after an update, or to repair an install; it keeps the table's
+# configuration, its PIN file and its journal.
+#
+#   sudo /path/to/release/systemd/install.sh [--wheelhouse DIR] [--enable]
+#
+#   --wheelhouse DIR   install the Python packages from DIR only (no network): wheels
+#                      made on another machine with `pip download` (docs/install.md)
+#   --enable           also enable and start the service (otherwise it prints the
+#                      steps to take first: configuration, check-config, selftest)
+#   DESTDIR=/scratch   install into a scratch root instead of / (tests, images); no
+#                      systemctl is run there
+#
+# Steps: the groups gpio and dialout (created if missing) and the system user tablectl
+# in both; /opt/table-controller (the program, root-owned), /etc/table-controller
+# (root:tablectl 0750), /var/lib/table-controller (tablectl 0750); the virtual
+# environment with the program installed in it; the unit and the modules-load file; the
+# configuration from config/table.example.yaml when there is none; the manifest of the
+# installed files with their SHA-256 (`tablectl verify-software`).
+set -eu
+
+PREFIX=/opt/table-controller
+CONF_DIR=/etc/table-controller
+STATE_DIR=/var/lib/table-controller
+USER_NAME=tablectl
+SOURCE=$(cd "$(dirname "$0")/.." && pwd -P)
+DESTDIR=${DESTDIR:-}
+WHEELHOUSE=
+ENABLE=no
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --wheelhouse) WHEELHOUSE=$(cd "$2" && pwd -P); shift 2 ;;
+        --enable) ENABLE=yes; shift ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+say() { printf 'install: %s\n' "$*"; }
+at() { printf '%s%s' "$DESTDIR" "$1"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install.sh: run it as root (sudo)" >&2
+    exit 1
+fi
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "install.sh: Python 3.11 or later is needed (Raspberry Pi OS Bookworm has it)" >&2
+    exit 1
+fi
+
+# --- groups and user ------------------------------------------------------------------
+# useradd/groupadd --prefix edit DESTDIR's /etc files (no chroot).
+prefix_args() { if [ -n "$DESTDIR" ]; then printf -- '--prefix\n%s\n' "$DESTDIR"; fi; }
+has_group() { grep -q "^$1:" "$(at /etc/group)"; }
+has_user() { grep -q "^$1:" "$(at /etc/passwd)"; }
+
+for group in gpio dialout; do
+    if ! has_group "$group"; then
+        # shellcheck disable=SC2046
+        groupadd $(prefix_args) --system "$group"
+        say "group $group created"
+    fi
+done
+if ! has_user "$USER_NAME"; then
+    # shellcheck disable=SC2046
+    useradd $(prefix_args) --system --user-group --no-create-home \
+        --home-dir "$STATE_DIR" --shell /usr/sbin/nologin "$USER_NAME"
+    say "user $USER_NAME created"
+fi
+in_group() { grep -q "^$1:[^:]*:[^:]*:\(.*,\)\{0,1\}$USER_NAME\(,.*\)\{0,1\}$" "$(at /etc/group)"; }
+if ! in_group gpio || ! in_group dialout; then
+    # shellcheck disable=SC2046
+    usermod $(prefix_args) -aG gpio,dialout "$USER_NAME"
+    say "user $USER_NAME added to gpio and dialout"
+fi
+# Owners by number, from the target's own files (DESTDIR's, not this machine's).
+uid=$(awk -F: -v u="$USER_NAME" '$1 == u { print $3 }' "$(at /etc/passwd)")
+gid=$(awk -F: -v u="$USER_NAME" '$1 == u { print $3 }' "$(at /etc/group)")
+
+# --- directories ----------------------------------------------------------------------
+install -d -o 0 -g 0 -m 0755 "$(at "$PREFIX")"
+install -d -o 0 -g "$gid" -m 0750 "$(at "$CONF_DIR")"
+install -d -o "$uid" -g "$gid" -m 0750 "$(at "$STATE_DIR")"
+
+# --- the program ----------------------------------------------------------------------
+target=$(at "$PREFIX")
+if [ "$SOURCE" != "$(cd "$target" && pwd -P)" ]; then
+    # A fresh copy of the release: files removed from it do not linger. The virtual
+    # environment is kept (it is rebuilt below).
+    find "$target" -mindepth 1 -maxdepth 1 ! -name .venv -exec rm -rf {} +
+    tar -C "$SOURCE" --exclude=./.venv --exclude=./.git --exclude=./state \
+        --exclude='__pycache__' --exclude=./.hypothesis --exclude=./.pytest_cache \
+        --exclude=./.mypy_cache --exclude=./.ruff_cache --exclude='*.egg-info' \
+        --exclude=./build -cf - . | tar -C "$target" --no-same-owner -xf -
+    chown -R 0:0 "$target"
+    chmod -R go-w "$target"
+    say "program copied to $PREFIX"
+fi
+venv="$target/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    # The system's site packages: python3-lgpio from apt (Raspberry Pi OS).
+    python3 -m venv --system-site-packages "$venv"
+    say "virtual environment created"
+fi
+if [ -n "$WHEELHOUSE" ]; then
+    # The release's own wheel (made with `pip wheel --no-deps`), then its dependencies,
+    # all from the wheelhouse. The program is reinstalled even at the same version.
+    set -- "$WHEELHOUSE"/table_controller-*.whl
+    if [ ! -f "$1" ]; then
+        echo "install.sh: no table_controller-*.whl in $WHEELHOUSE (docs/install.md)" >&2
+        exit 1
+    fi
+    "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" "$1"
+    "$venv/bin/pip" install --quiet --no-index --force-reinstall --no-deps "$1"
+else
+    "$venv/bin/pip" install --quiet "$target"
+fi
+say "program installed in $PREFIX/.venv"
+# gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
+# system site packages); plain Debian has no such package, so the wheel (aarch64 and
+# armv7 wheels exist) goes into the environment, from the wheelhouse when given.
+if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
+    if [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
+        "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" lgpio
+        say "lgpio installed from the wheelhouse"
+    elif [ -z "$WHEELHOUSE" ] && case $(uname -m) in aarch64|armv7l) true ;; *) false ;; esac; then
+        "$venv/bin/pip" install --quiet lgpio && say "lgpio installed"
+    else
+        say "warning: lgpio is not installed: the GPIO pins will not open (sudo apt install python3-lgpio, or put an lgpio wheel in the wheelhouse)"
+    fi
+fi
+
+# --- the unit, the modules, the configuration -----------------------------------------
+install -d -m 0755 "$(at /etc/systemd/system)" "$(at /etc/modules-load.d)"
+install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.service" \
+    "$(at /etc/systemd/system/table-controller.service)"
+install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.modules-load.conf" \
+    "$(at /etc/modules-load.d/table-controller.conf)"
+# /dev/gpiochip* to the gpio group (Raspberry Pi OS's own rules do the same; plain
+# Debian leaves them root-only).
+install -d -m 0755 "$(at /etc/udev/rules.d)"
+install -o 0 -g 0 -m 0644 "$SOURCE/systemd/60-table-controller-gpio.rules" \
+    "$(at /etc/udev/rules.d/60-table-controller-gpio.rules)"
+if [ ! -e "$(at "$CONF_DIR/table.yaml")" ]; then
+    install -o 0 -g "$gid" -m 0640 "$SOURCE/config/table.example.yaml" \
+        "$(at "$CONF_DIR/table.yaml")"
+    say "configuration $CONF_DIR/table.yaml made from the example: edit it"
+else
+    say "configuration $CONF_DIR/table.yaml kept"
+fi
+
+# --- the manifest (software verification) ---------------------------------------------
+"$venv/bin/tablectl" verify-software --write-manifest >/dev/null
+say "manifest of the installed files written ($PREFIX/.venv/table-controller.manifest)"
+
+if [ -n "$DESTDIR" ]; then
+    say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"
+    exit 0
+fi
+systemctl daemon-reload
+udevadm control --reload 2>/dev/null && udevadm trigger --subsystem-match=gpio 2>/dev/null || true
+systemd-analyze verify /etc/systemd/system/table-controller.service
+if [ "$ENABLE" = yes ]; then
+    systemctl enable --now table-controller
+    say "service enabled and started"
+else
+    say "next: sudoedit $CONF_DIR/table.yaml, then"
+    say "  sudo -u $USER_NAME $PREFIX/.venv/bin/tablectl check-config $CONF_DIR/table.yaml"
+    say "  the selftest (docs/install.md, step 6), then sudo systemctl enable --now table-controller"
+fi

@@ -1,0 +1,45 @@
+"""Each `tablectl` command imports only what it needs: a Pi's core pays tens of
+milliseconds for gpiozero, pyserial, paho-mqtt (and ssl), sqlite3 or the bench screen,
+so `replay`, `check-config` and the like must not load them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("gpiozero", "serial", "paho", "ssl", "sqlite3", "curses", "controller.bench",
+         "drivers.build", "controller.floor", "controller.daemon.service")
+
+PROBE = """\
+import json, sys
+from controller.cli import main
+code = main(sys.argv[2:])
+heavy = sorted({name for name in sys.modules for prefix in sys.argv[1].split(",")
+                if name == prefix or name.startswith(prefix + ".")})
+print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
+"""
+
+
+def loaded(*arguments: str) -> dict[str, object]:
+    result = subprocess.run([sys.executable, "-c", PROBE, ",".join(HEAVY), *arguments],
+                            capture_output=True,
+                            text=True, cwd=ROOT, timeout=60, check=False,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return dict(json.loads(result.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("arguments", [
+    ("replay", "--config", "docs/samples/side-pot.yaml", "docs/samples/side-pot.jsonl"),
+    ("check-config", "config/bench.yaml"),
+    ("pin", "--file", "/nonexistent/pins", "list"),
+])
+def test_a_command_loads_none_of_the_heavy_libraries(arguments: tuple[str, ...]) -> None:
+    found = loaded(*arguments)
+    assert found["heavy"] == [], found
+

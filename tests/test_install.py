@@ -1,0 +1,197 @@
+"""``systemd/install.sh`` into a scratch root (``DESTDIR``), offline from a wheelhouse:
+the user and groups, the directories with their owners and modes, the unit verified
+there by ``systemd-analyze verify --root``, the configuration kept on a second run,
+and the software verification of what was installed (``tablectl verify-software`` and
+the daemon's start-up check) against a file changed after the install."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.daemon_helpers import write_config
+from tests.system_tools import needs, require
+from tests.test_unit_sandbox import needs_root
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTALL = ROOT / "systemd" / "install.sh"
+PREFIX = "opt/table-controller"
+UNIT_PATH = "/etc/systemd/system/table-controller.service"
+
+pytestmark = [pytest.mark.slow, needs_root,
+              needs("systemd-analyze", "verifying the installed unit")]
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The release's wheel and its dependencies, as made on another machine."""
+    folder = tmp_path_factory.mktemp("wheelhouse")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir",
+                    str(folder), str(ROOT)], check=True, timeout=600)
+    return folder
+
+
+def scratch_root(folder: Path) -> Path:
+    """An empty system: the account files, systemd's own units (for verify --root), kill
+    (ExecReload=). No gpio group and no tablectl user yet; dialout exists."""
+    (folder / "etc").mkdir(parents=True)
+    (folder / "etc" / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (folder / "etc" / "group").write_text("root:x:0:\ndialout:x:20:\n")
+    (folder / "etc" / "shadow").write_text("root:*:19000:0:99999:7:::\n")
+    (folder / "etc" / "gshadow").write_text("root:*::\ndialout:*::\n")
+    for name in ("shadow", "gshadow"):
+        (folder / "etc" / name).chmod(0o640)
+    (folder / "usr" / "lib" / "systemd").mkdir(parents=True)
+    shutil.copytree("/usr/lib/systemd/system", folder / "usr" / "lib" / "systemd" / "system",
+                    symlinks=True)
+    (folder / "usr" / "bin").mkdir()
+    kill = shutil.which("kill")
+    assert kill is not None
+    shutil.copy2(kill, folder / "usr" / "bin" / "kill")
+    (folder / "bin").symlink_to("usr/bin")
+    return folder
+
+
+def install(root: Path, wheelhouse: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DESTDIR": str(root)}
+    result = subprocess.run([str(INSTALL), "--wheelhouse", str(wheelhouse)], env=env,
+                            capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def account(root: Path, name: str, file: str) -> list[str]:
+    for line in (root / "etc" / file).read_text().splitlines():
+        if line.split(":")[0] == name:
+            return line.split(":")
+    raise AssertionError(f"{name} not in {file}")
+
+
+def owner_mode(path: Path) -> tuple[int, int, str]:
+    info = path.stat()
+    return info.st_uid, info.st_gid, oct(stat.S_IMODE(info.st_mode))
+
+
+def tree(root: Path) -> dict[str, tuple[int, int, str, str]]:
+    """Everything outside the virtual environment: owner, group, mode, content."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith((f"{PREFIX}/.venv", "usr/")) or path.is_symlink():
+            continue
+        content = "" if path.is_dir() else path.read_text(errors="replace")
+        found[relative] = (*owner_mode(path), content)
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Iterator[Path]:
+    root = scratch_root(tmp_path_factory.mktemp("scratch") / "root")
+    first = install(root, wheelhouse)
+    assert "user tablectl created" in first.stdout and "group gpio created" in first.stdout
+    yield root
+
+
+def test_the_user_groups_and_directories(installed: Path) -> None:
+    root = installed
+    user = account(root, "tablectl", "passwd")
+    uid, gid = int(user[2]), int(user[3])
+    assert uid < 1000 and user[5:] == ["/var/lib/table-controller", "/usr/sbin/nologin"]
+    for group in ("gpio", "dialout"):
+        assert "tablectl" in account(root, group, "group")[3].split(","), group
+    assert owner_mode(root / PREFIX) == (0, 0, "0o755")
+    assert owner_mode(root / "etc/table-controller") == (0, gid, "0o750")
+    assert owner_mode(root / "var/lib/table-controller") == (uid, gid, "0o750")
+    assert owner_mode(root / "etc/table-controller/table.yaml") == (0, gid, "0o640")
+    assert (root / "etc/table-controller/table.yaml").read_text() == \
+        (ROOT / "config/table.example.yaml").read_text()
+    assert (root / "etc/udev/rules.d/60-table-controller-gpio.rules").is_file()
+    assert (root / "etc/modules-load.d/table-controller.conf").read_text() == \
+        (ROOT / "systemd/table-controller.modules-load.conf").read_text()
+    assert not any(path.name == ".git" for path in (root / PREFIX).iterdir())
+    writable = [p for p in (root / PREFIX).rglob("*")
+                if not p.is_symlink() and p.stat().st_mode & 0o022]
+    assert not writable, writable[:5]
+
+
+def test_the_unit_verifies_in_the_installed_root(installed: Path) -> None:
+    analyze = require("systemd-analyze", "verifying the installed unit")
+    result = subprocess.run([analyze, "verify", f"--root={installed}", UNIT_PATH],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert (result.returncode, result.stderr.strip()) == (0, ""), result.stderr
+    assert (installed / PREFIX / ".venv/bin/tablectl").is_file()
+
+
+def test_a_second_run_changes_nothing_and_keeps_the_configuration(
+    installed: Path, wheelhouse: Path
+) -> None:
+    configuration = installed / "etc/table-controller/table.yaml"
+    configuration.write_text(configuration.read_text() + "# edited by the technician\n")
+    before = tree(installed)
+    second = install(installed, wheelhouse)
+    assert "created" not in second.stdout and "kept" in second.stdout
+    assert tree(installed) == before
+    assert configuration.read_text().endswith("# edited by the technician\n")
+
+
+def verify_software(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(root / PREFIX / ".venv/bin/tablectl"), "verify-software", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_verify_software_prints_the_digest_and_finds_a_changed_file(
+    installed: Path, wheelhouse: Path, tmp_path: Path
+) -> None:
+    clean = verify_software(installed)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    digest = next(line for line in clean.stdout.splitlines() if line.startswith("sha256: "))
+    assert len(digest.split()[1]) == 64 and "software verified" in clean.stdout
+    seeded = verify_software(installed, "--seed", "00112233aabbccdd")
+    keyed = next(line for line in seeded.stdout.splitlines() if line.startswith("hmac-sha256"))
+    assert keyed.split()[-1] != digest.split()[1]
+    assert verify_software(installed, "--seed", "00112233aabbccdd").stdout == seeded.stdout
+
+    # Someone edits the installed program.
+    site = next((installed / PREFIX / ".venv/lib").glob("python3*/site-packages"))
+    target = site / "controller" / "rules" / "__init__.py"
+    original = target.read_bytes()
+    target.write_bytes(original + b"\n# patched in the field\n")
+    try:
+        modified = verify_software(installed)
+        assert modified.returncode == 3, modified.stdout
+        assert "software modified: 1 changed (lib/python" in modified.stdout
+        assert "controller/rules/__init__.py" in modified.stdout
+        assert next(line for line in modified.stdout.splitlines()
+                    if line.startswith("sha256: ")) != digest
+
+        # The daemon, started from the installed program, locks play and says why.
+        config = write_config(tmp_path)
+        log = tmp_path / "daemon.log"
+        with log.open("w") as errors:
+            daemon = subprocess.Popen(
+                [str(installed / PREFIX / ".venv/bin/tablectl"), "run", "--config",
+                 str(config), "--simulated", "--stdin-events"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True,
+                cwd=tmp_path, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            )
+            assert daemon.stdin is not None and daemon.stdout is not None
+            daemon.stdin.write('{"type": "sit", "seat": 2, "player": "ana", "chips": 1000}\n')
+            daemon.stdin.flush()
+            answer = json.loads(daemon.stdout.readline())
+            daemon.terminate()
+            assert daemon.wait(60) == 0
+        assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
+        text = log.read_text()
+        assert "SOFTWARE MODIFIED: program sha256 " in text
+        assert "controller/rules/__init__.py" in text
+    finally:
+        target.write_bytes(original)
+    assert verify_software(installed).returncode == 0
