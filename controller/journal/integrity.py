@@ -23,6 +23,7 @@ from controller.journal.errors import (
     SnapshotMissing,
     TornTail,
 )
+from controller.journal.files import missing_columns
 from controller.journal.records import VerifyResult
 from controller.journal.schema import (
     META_CHAIN_BASE_HASH,
@@ -361,7 +362,7 @@ def verify_connection(
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading snapshots: {error}"))
     try:
-        through = int(meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or 0)
+        through = outbox_unchecked_through(conn, meta)
         problems.extend(check_outbox(conn, {s: d for s, d in outboxes.items() if s > through}))
         base_of_log = log_base(meta)
         if base_of_log is not None:
@@ -381,6 +382,18 @@ def verify_connection(
         problems=tuple(problems),
         warnings=tuple(warnings),
     )
+
+
+def outbox_unchecked_through(conn: sqlite3.Connection, meta: Mapping[str, str]) -> int:
+    """The last seq whose floor messages recorded no hash: pruned ones, and every event
+    of a journal from the first release (all of it before a writer upgrades it, which
+    then records its last seq here)."""
+    through = meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or "0"
+    pruned = int(through) if through.isdigit() else 0
+    if ("events", "outbox_sha256", "BLOB") not in missing_columns(conn):
+        return pruned
+    last = conn.execute("SELECT MAX(seq) FROM main.events").fetchone()[0]
+    return max(pruned, int(last or 0))
 
 
 def check_outbox(
