@@ -1,5 +1,5 @@
 """The storage failing while the daemon plays a hand (a real size-limited tmpfs, filled
-up or remounted read-only in the middle of a hand): the dealer and the technician are
+up in the middle of a hand): the dealer and the technician are
 told it is the storage, with the advice that works (free space or mount it read-write,
 then restart; not the salvage), as a start on the same storage says; and after the
 restart on working storage the hand goes on with nothing acknowledged lost.
