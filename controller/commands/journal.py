@@ -75,6 +75,7 @@ def _verify(args: argparse.Namespace) -> int:
         if heads_report is not None:
             summary["heads"] = {"matched": heads_report.matched,
                                 "mismatched": heads_report.mismatched,
+                                "missing": heads_report.missing,
                                 "unchecked": heads_report.unchecked,
                                 "ignored": heads_report.ignored}
         print(json.dumps(summary))
@@ -88,10 +89,13 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"{problem.code}: {problem.message}")
         if heads_report is not None:
             print(f"heads: {heads_report.matched} match, {len(heads_report.mismatched)} "
-                  f"DIFFER, {len(heads_report.unchecked)} not checkable, "
+                  f"DIFFER, {len(heads_report.missing)} MISSING, "
+                  f"{len(heads_report.unchecked)} not checkable, "
                   f"{heads_report.ignored} line(s) without a head")
             for head, why in heads_report.mismatched[:20]:
                 print(f"DIFFERS {head}: {why}")
+            for head, why in heads_report.missing[:20]:
+                print(f"MISSING {head}: {why}")
             for head, why in heads_report.unchecked[:5]:
                 print(f"not checkable {head}: {why}")
     heads_ok = heads_report is None or heads_report.ok

@@ -28,12 +28,15 @@ class HeadsReport:
 
     matched: int = 0
     mismatched: list[tuple[str, str]] = field(default_factory=list)
+    # Heads beyond the journal's end: the floor was told of events (or system log
+    # entries) this journal does not hold. Removed, or a copy older than the heads.
+    missing: list[tuple[str, str]] = field(default_factory=list)
     unchecked: list[tuple[str, str]] = field(default_factory=list)
     ignored: int = 0  # lines with no chain head (other floor messages)
 
     @property
     def ok(self) -> bool:
-        return not self.mismatched
+        return not self.mismatched and not self.missing
 
 
 def heads_from_lines(lines: Iterable[str]) -> tuple[list[tuple[str, str | None]], int]:
@@ -45,6 +48,9 @@ def heads_from_lines(lines: Iterable[str]) -> tuple[list[tuple[str, str | None]]
         text = line.strip()
         if not text:
             continue
+        topic, _, payload = text.partition(" ")
+        if not text.startswith("{") and "/" in topic and payload.lstrip().startswith("{"):
+            text = payload.strip()  # ``mosquitto_sub -v``: the topic, a space, the payload
         if text.startswith("{"):
             try:
                 message = json.loads(text)
@@ -81,6 +87,10 @@ def check_heads(
         except ValueError:
             report.mismatched.append((head, "it is not a chain head"))
             continue
+        beyond = _beyond_the_end(conn, seq, log_id)
+        if beyond is not None:
+            report.missing.append((head, beyond))
+            continue
         event_hash, why = _event_hash(conn, seq, chain_base)
         log_hash, log_why = _log_hash(conn, log_id, log_start)
         if event_hash is None or log_hash is None:
@@ -93,6 +103,18 @@ def check_heads(
                                             f"system log up to entry {log_id} differ from "
                                             f"what was sent"))
     return report
+
+
+def _beyond_the_end(conn: sqlite3.Connection, seq: int, log_id: int) -> str | None:
+    """Why the journal lacks what the head was taken over, or None."""
+    last_seq, = conn.execute("SELECT MAX(seq) FROM events").fetchone()
+    last_log, = conn.execute("SELECT MAX(id) FROM system_log").fetchone()
+    ends = f"this journal ends at seq {last_seq or 0}, system log entry {last_log or 0}"
+    if seq > (last_seq or 0) or log_id > (last_log or 0):
+        return (f"the floor was sent the head of seq {seq}, system log entry {log_id}, but "
+                f"{ends}: events or entries were removed, or this copy of the journal "
+                f"was taken before that hand ended (check a copy taken after it)")
+    return None
 
 
 def _event_hash(

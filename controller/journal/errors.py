@@ -121,8 +121,11 @@ class ForeignJournal(JournalIntegrityError):
     code = "journal_foreign"
     display = "MEMORY FAULT TABLE"
 
-    def __init__(self, journal_table: str, this_table: str, where: str) -> None:
+    def __init__(
+        self, journal_table: str, this_table: str, where: str, *, message: str | None = None
+    ) -> None:
         super().__init__(
+            message or
             f"this journal belongs to table {journal_table} ({where}), not to table "
             f"{this_table}. Play stays locked and nothing was written to it. Put table "
             f"{this_table}'s own state directory back (or point journal.state_dir at it); "

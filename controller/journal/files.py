@@ -38,6 +38,7 @@ from controller.journal.schema import (
     META_FORMAT,
     META_LOG_BASE_HASH,
     META_LOG_BASE_ID,
+    META_OUTBOX_PRUNED_THROUGH,
     META_SNAPSHOTS_PRUNED_THROUGH,
     META_TABLE_ID,
     SCHEMA,
@@ -137,8 +138,8 @@ def check_format(conn: sqlite3.Connection, path: Path) -> None:
 def missing_columns(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
     """The columns of ``ADDED_COLUMNS`` a journal from an earlier version lacks."""
     missing = []
-    for table, column, kind in ADDED_COLUMNS:
-        names = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    for table, column, kind in ADDED_COLUMNS:  # main's tables, not legacy_views' views
+        names = {row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")}
         if column not in names:
             missing.append((table, column, kind))
     return missing
@@ -146,10 +147,19 @@ def missing_columns(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
 
 def upgrade_schema(conn: sqlite3.Connection) -> bool:
     """Add the missing columns (inside the caller's transaction); the system log's chain
-    then starts after the last entry already there. True if anything was added."""
+    then starts after the last entry already there, and the floor messages of the events
+    already there, which recorded no hash of them, are not checked (as after a prune).
+    True if anything was added."""
     missing = missing_columns(conn)
     for table, column, kind in missing:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    if ("events", "outbox_sha256") in {(table, column) for table, column, _ in missing}:
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) SELECT ?, CAST(MAX(COALESCE(("
+            "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0), COALESCE(("
+            "SELECT MAX(seq) FROM events), 0)) AS TEXT)",
+            (META_OUTBOX_PRUNED_THROUGH, META_OUTBOX_PRUNED_THROUGH),
+        )
     if any(table == "system_log" for table, _, _ in missing):
         first = conn.execute("SELECT sha256 FROM configs WHERE id = 1").fetchone()
         last = conn.execute("SELECT MAX(id) FROM system_log").fetchone()[0]

@@ -23,6 +23,7 @@ from controller.journal.errors import (
     SnapshotMissing,
     TornTail,
 )
+from controller.journal.files import missing_columns
 from controller.journal.records import VerifyResult
 from controller.journal.schema import (
     META_CHAIN_BASE_HASH,
@@ -285,14 +286,35 @@ def identity_problem(
     if given:
         if recorded and recorded != given:
             return ForeignJournal(recorded, given, "recorded in its database")
+        if marked and marked != given and recorded == given and acks is not None:
+            return _foreign_ack_mark(acks, marked, given)
         if marked and marked != given:
             return ForeignJournal(marked, given, "named by its ack mark; the database "
                                                  f"{'names ' + recorded if recorded else 'names none'}")
     if recorded and marked and recorded != marked:
-        return ForeignJournal(recorded, marked, f"recorded in its database, while the ack mark "
-                                                f"beside it belongs to table {marked}: the "
-                                                f"database was swapped")
+        return ForeignJournal(recorded, marked, "", message=(
+            f"the database names table {recorded}, the ack mark beside it table {marked}: "
+            f"one of them was copied from another table's state directory. Play stays locked "
+            f"and nothing was written. Start the table (or run the salvage with --config) to "
+            f"be told which is foreign; copy or move whole state directories, never single "
+            f"files."))
     return None
+
+
+def _foreign_ack_mark(acks: AckReading, marked: str, given: str) -> ForeignJournal:
+    """The database is this table's, the ack mark file(s) another's (copied over)."""
+    names = [copy.name for copy in acks.copies
+             if copy.mark is not None and copy.mark.table_id == marked]
+    files = " and ".join(names)
+    return ForeignJournal(marked, given, "", message=(
+        f"{files} belong{'s' if len(names) == 1 else ''} to table {marked}, while the "
+        f"database and the configuration name table {given}: copied from table {marked}'s "
+        f"state directory. Play stays locked and nothing was written. Put table {given}'s "
+        f"own {files} back. If they are lost, move {'it' if len(names) == 1 else 'them'} "
+        f"out of the state directory and start again: a remaining copy of this table's "
+        f"ack mark still guards the journal; with none left the start reports "
+        f"ack_mark_lost, and the journal salvage (docs/journal.md, 'Recovering a failed "
+        f"journal') rebuilds it."))
 
 
 def recorded_table_id(meta: dict[str, str]) -> str | None:
@@ -361,7 +383,7 @@ def verify_connection(
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading snapshots: {error}"))
     try:
-        through = int(meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or 0)
+        through = outbox_unchecked_through(conn, meta)
         problems.extend(check_outbox(conn, {s: d for s, d in outboxes.items() if s > through}))
         base_of_log = log_base(meta)
         if base_of_log is not None:
@@ -381,6 +403,18 @@ def verify_connection(
         problems=tuple(problems),
         warnings=tuple(warnings),
     )
+
+
+def outbox_unchecked_through(conn: sqlite3.Connection, meta: Mapping[str, str]) -> int:
+    """The last seq whose floor messages recorded no hash: pruned ones, and every event
+    of a journal from the first release (all of it before a writer upgrades it, which
+    then records its last seq here)."""
+    through = meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or "0"
+    pruned = int(through) if through.isdigit() else 0
+    if ("events", "outbox_sha256", "BLOB") not in missing_columns(conn):
+        return pruned
+    last = conn.execute("SELECT MAX(seq) FROM main.events").fetchone()[0]
+    return max(pruned, int(last or 0))
 
 
 def check_outbox(

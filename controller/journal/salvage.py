@@ -57,6 +57,7 @@ from controller.journal.integrity import (
     chain_base,
     identity_problem,
     log_base,
+    outbox_unchecked_through,
     read_meta,
     verify_connection,
 )
@@ -378,7 +379,11 @@ def _read_into(conn: sqlite3.Connection, recovered: Recovered, before: int | Non
     except sqlite3.DatabaseError as error:
         outbox = []
         recovered.notes.append(f"outbox unreadable: {error}")
-    keep_matching_outbox(recovered, outbox, int(meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or 0))
+    try:
+        unchecked = outbox_unchecked_through(conn, meta)
+    except sqlite3.DatabaseError:
+        unchecked = int(meta.get(META_OUTBOX_PRUNED_THROUGH, "0") or 0)
+    keep_matching_outbox(recovered, outbox, unchecked)
 
 
 def _read_log(conn: sqlite3.Connection, meta: dict[str, str], recovered: Recovered) -> None:
