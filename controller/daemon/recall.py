@@ -145,12 +145,13 @@ class _Builder:
         hand = self.current
         for effect in effects:
             if isinstance(effect, fx.Transferred):
-                if hand is None:  # before the journal's first hand
-                    self.before = self.before or RecalledHand(
+                listed = hand
+                if listed is None:  # before the journal's first hand
+                    listed = self.before = self.before or RecalledHand(
                         hand=0, first_seq=record.seq, last_seq=record.seq, started=stamp,
                         result="before the first hand")
-                    self.before.last_seq = record.seq
-                (hand or self.before).transfers.append({
+                    listed.last_seq = record.seq
+                listed.transfers.append({
                     "from": effect.from_seat, "to": effect.to_seat, "amount": effect.amount,
                     "reason": effect.reason, "seq": record.seq,
                     "by": effect.by if effect.by is not None else record.by, "time": stamp})
