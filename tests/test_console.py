@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from controller import pins
+from controller import supervisor_pins as pins
 from controller.daemon.recovery import fold
 from controller.journal import Journal
 from controller.rules.limits import MAX_ID_CHARS, MAX_NAME_CHARS
