@@ -201,11 +201,16 @@ def dealer_lines(
         text = alert if isinstance(alert, str) else render(alert, language)
         # the dealer must still see what happens next: join the situation's two lines
         # on the first line when they fit, the alert below
-        # (never a payout: its pot and page are the less, the payout the more to see)
+        # (never a payout: it goes below the alert with its page, `PAY SEAT 3: 800
+        # (1/3)`, so that the dealer sees whether NEXT pages on or deals)
         joined = ": ".join(situation[:2])
-        paying = bool(view.get("display_text")) and view["display_text"][0][0] == "display.pay"
+        shown = view.get("display_text") or []
+        paying = bool(shown) and shown[0][0] == "display.pay"
         if len(situation) >= 2 and len(joined) <= LINE and not paying:
             return fit(joined), fit(text)
+        if paying and len(shown) > 1 and "pages" in shown[1][1]:
+            page = shown[1][1]
+            return fit(text), fit(f"{first} ({page['page']}/{page['pages']})")
         return fit(text), fit(first)
     lines = situation + ["", ""]
     return fit(lines[0]), fit(lines[1])

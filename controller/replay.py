@@ -35,12 +35,13 @@ class Step(NamedTuple):
         return self.refusal is None
 
 
-def step(table: Table, obj: Mapping[str, Any]) -> Step:
+def step(table: Table, obj: Mapping[str, Any], *, recorded: bool = False) -> Step:
     """Fold one input event into ``table``: applied when the rules accept it; refused,
-    it leaves only what ``refuse`` leaves."""
+    it leaves only what ``refuse`` leaves. ``recorded``: read back from the journal
+    (``parse_event``: its free text taken as recorded)."""
     event = None
     try:
-        event = parse_event(obj)
+        event = parse_event(obj, recorded=recorded)
         return Step(event, table.apply(event))
     except Refusal as refusal:
         table.refused(event)  # as ``refuse``: the event is known here
@@ -48,13 +49,15 @@ def step(table: Table, obj: Mapping[str, Any]) -> Step:
         return Step(event, [], refusal.with_traceback(None))
 
 
-def refuse(table: Table, obj: Mapping[str, Any], event: Event | None = None) -> None:
+def refuse(
+    table: Table, obj: Mapping[str, Any], event: Event | None = None, *, recorded: bool = False,
+) -> None:
     """Fold a refused input event: it changes nothing in the game, but leaves what
     ``Table.refused`` says (after a refused ``ENTER``, an entry without its digits).
     ``event``: the event already parsed from ``obj``, if it could be."""
     if event is None:
         with contextlib.suppress(Refusal):
-            event = parse_event(obj)
+            event = parse_event(obj, recorded=recorded)
     table.refused(event)
 
 

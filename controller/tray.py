@@ -172,7 +172,7 @@ SOLD = ("sat", "chips", "chips_pending")
 def fold(
     rules: RuleSettings, events: Iterable[Mapping[str, Any]],
     pin_verifier: Callable[[str, str], bool] | None = None,
-    settings_for: Callable[[int], RuleSettings] | None = None,
+    settings_for: Callable[[int], RuleSettings] | None = None, *, recorded: bool = False,
 ) -> tuple[Table, list[dict[str, Any]]]:
     """Replay input events (as in a journal or a replay file) and list every buy-in.
 
@@ -186,7 +186,7 @@ def fold(
         if settings_for is not None:
             table.settings = settings_for(number)
         before = table.state.bought_in
-        done = step(table, obj)
+        done = step(table, obj, recorded=recorded)
         sold = table.state.bought_in - before
         if done.ok and sold > 0:
             seat = next((e.seat for e in done.effects

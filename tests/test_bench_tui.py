@@ -488,3 +488,30 @@ def test_bench_says_what_to_fix_in_an_unusable_state_folder(tmp_path: Path) -> N
         assert said in done.stderr and "move the file away" in done.stderr
         assert "--state-dir" in done.stderr and "journal.state_dir" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_title_names_the_game_in_force_while_a_changed_config_is_held(
+    tmp_path: Path,
+) -> None:
+    """A bench restarted on a changed configuration in the middle of a hand: the hand
+    goes on under the game it began with, and the title says that game until the hand
+    ends, then the new one (it said the new file's game at once)."""
+    path = bench_config(tmp_path)
+    first = tmp_path / "first.txt"
+    first.write_text("sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+                     "wait-for SEAT 6 TO ACT\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(first)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    path.write_text(path.read_text().replace("  structure: no_limit\n",
+                                             "  structure: fixed_limit\n  form: triple_draw\n"))
+    second = tmp_path / "second.txt"
+    second.write_text("wait-for SEAT 6 TO ACT\nscreen\nkeys FOLD\nwait-for hand 1 idle\n"
+                      "wait-for triple draw\n")
+    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(second)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    held, after = done.stdout.split(" BENCH  table")[1:3]
+    title = held.splitlines()[0]
+    assert "no limit 5/10" in title and "triple draw" not in title, title
+    assert "fixed limit triple draw 5/10" in after.splitlines()[0]

@@ -201,7 +201,7 @@ def test_a_function_is_chosen_from_any_page() -> None:
     assert press(t, "4")[-1] == ["FILL: CHIP VALUE (ENTER: DONE)", "TOTAL 0"]
     t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
     with pytest.raises(Refusal, match="CHOOSE 1-7, NEXT FOR MORE, OR CLEAR"):
-        t.apply(parse_event({"type": "key", "key": "FOLD"}))
+        t.apply(parse_event({"type": "key", "key": "8"}))
 
 
 # -- seat lights: one look, one meaning in a hand (item 7) ---------------------------------

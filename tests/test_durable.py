@@ -162,3 +162,18 @@ def test_a_refused_enter_drops_its_digits_across_a_restart(tmp_path: Path) -> No
     assert json.loads(got[-1])["state"]["seats"]["8"]["bet"] == 50
     assert got == plain(config, first + [key("5"), key("0"), key("ENTER"),
                                          '{"type": "state"}'])[len(first):]
+
+
+def test_a_held_entry_stays_held_across_a_restart(tmp_path: Path) -> None:
+    """FUNC refused in the middle of FUNC 5 holds the entry; folded again after a
+    restart it is still held: `1 5 ENTER` is refused, never 15 chips for the seat."""
+    config = config_file(tmp_path)
+    key = '{{"type": "key", "key": "{}"}}'.format
+    first = LINES[1:3] + [key("FUNC"), key("5"), key("2"), key("ENTER"), key("FUNC")]
+    status, got = durable(config, tmp_path / "state", first)
+    assert status == 0 and json.loads(got[-1])["error"]["message"] == "ENTRY OPEN: CLEAR FIRST"
+    after = [key("1"), key("5"), key("ENTER"), key("CLEAR"), '{"type": "state"}']
+    status, got = durable(config, tmp_path / "state", after)
+    assert status == 0
+    assert [json.loads(line)["ok"] for line in got] == [False, False, False, True, True]
+    assert got == plain(config, first + after)[len(first):]

@@ -17,7 +17,7 @@ from controller.lights import (
 from controller.rules import Refusal, parse_event, state_view
 from controller.rules.text import msg, phrase, refusal_message, render
 from drivers.interfaces import Pattern
-from tests.keypad_tables import THREE, keys, table
+from tests.keypad_tables import THREE, feed, keys, table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,3 +143,22 @@ def test_the_pattern_names_are_listed_only_by_the_drivers() -> None:
                 if len(written) >= 2:
                     lists.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert lists == []
+
+
+def test_a_payout_under_an_alert_keeps_its_page() -> None:
+    """Found on the bench: after a hand the puck must move, so `MOVE BUTTON TO SEAT n`
+    was up through every payout page and took the page's line: the dealer never saw
+    whether `NEXT` pages on (`1/2`) or deals (`2/2`). The payout keeps its page."""
+    t = table(THREE + keys("NEXT ALLIN ALLIN ALLIN 5 ENTER ENTER 2 ENTER ENTER"))
+    alert = [msg("puck.move", seat=2)]
+    assert dealer_lines(state_view(t)) == ("PAY SEAT 5: 1800", "MAIN POT 1/2  NEXT: MORE")
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "MOVE BUTTON TO SEAT 2", "PAY SEAT 5: 1800 (1/2)")
+    assert dealer_lines(state_view(t), alerts=alert, language="es")[1] == \
+        "PAGUE AL ASIENTO 5: 1800 (1/2)"
+    feed(t, keys("NEXT"))
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "MOVE BUTTON TO SEAT 2", "PAY SEAT 2: 800 (2/2)")
+    one = table(THREE + keys("NEXT FOLD FOLD"))  # one payout: NEXT deals, no page
+    assert dealer_lines(state_view(one), alerts=alert) == ("MOVE BUTTON TO SEAT 2",
+                                                          "PAY SEAT 5: 10")

@@ -133,3 +133,21 @@ def test_the_hidden_digit_is_only_a_pin_digit() -> None:
     assert refused.value.code == "pin_unavailable"
     t.apply(parse_event({"type": "key", "key": "ENTER", "pin_ok": True}))
     assert t.state.keypad["entry"] == SUPERVISOR_MENU
+
+
+def test_a_pin_held_by_a_refused_func_keeps_the_digits_after_it_hidden(tmp_path: Path) -> None:
+    """FUNC refused while a PIN is typed holds the entry: the digits keyed after it are
+    refused and still journalled hidden (the entry stays on the display), and after
+    CLEAR the PIN is judged on its own digits, across a restart too."""
+    rec = recorder(tmp_path)
+    record(rec, keys("FUNC 0 1 0 4 2 ENTER 2 4"))
+    held = record(rec, keys("FUNC 6 8 ENTER"))
+    assert [o.ok for o in held] == [False] * 4
+    assert {o.error["message"] for o in held if o.error} == {"ENTRY OPEN: CLEAR FIRST"}
+    recorded = [k["key"] for k in journalled_keys(rec)]
+    assert recorded[-4:] == ["FUNC", HIDDEN_DIGIT, HIDDEN_DIGIT, "ENTER"]
+    assert "6" not in recorded and "8" not in recorded
+    rec.journal.close()
+    rec = recorder(tmp_path)
+    assert all(o.ok for o in record(rec, keys("CLEAR FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER")))
+    assert rec.table.state.keypad["entry"] == SUPERVISOR_MENU

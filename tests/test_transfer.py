@@ -117,3 +117,36 @@ def test_a_transfer_goes_to_the_floor_as_a_transfer_message() -> None:
         "stacks": {"5": 590, "8": 1520}}
     # and the event itself, with the stacks it changed, as for any accepted event
     assert [p["kind"] for _, p in sent] == ["event", "transfer", "state"]
+
+
+SEATED_WRONG = {"type": "transfer", "from": 8, "to": 5, "amount": 100,
+                "reason": "chips_misplaced", "by": "1042"}
+
+
+def test_recall_lists_a_transfer_made_before_the_first_hand(tmp_path: Path,
+                                                            capsys: Any) -> None:
+    """Chips misplaced at seating, put right before hand 1: recall shows the transfer
+    before hand 1 (and alone, before any hand is played), in text and JSON."""
+    state_dir, _ = journal(tmp_path, HAND[:3] + [SEATED_WRONG])
+    assert main(["recall", "--state-dir", str(state_dir)]) == 0
+    alone = capsys.readouterr().out
+    assert "BEFORE HAND 1" in alone
+    assert "transfer before the first hand: 100 from seat 8 to seat 5 (chips misplaced) " \
+           "(by 1042) at seq 4" in alone
+    (tmp_path / "b").mkdir()
+    state_dir, _ = journal(tmp_path / "b", HAND[:3] + [SEATED_WRONG] + HAND[3:] + [TRANSFER])
+    with Journal.open_readonly(state_dir) as j:
+        hands = recall(j)
+        assert [h.hand for h in recall(j, 1)] == [0, 1]  # it goes with hand 1
+    assert [h.hand for h in hands] == [0, 1]
+    before = hands[0]
+    assert before.result == "before the first hand"
+    assert [t["seq"] for t in before.transfers] == [4]
+    assert [t["seq"] for t in hands[1].transfers] == [len(HAND) + 2]
+    text = as_text(hands)
+    assert text.index("BEFORE HAND 1") < text.index("HAND 1  seq")
+    assert main(["recall", "--state-dir", str(state_dir), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["hands"]
+    assert listed[0]["hand"] == 0 and listed[0]["transfers"][0]["reason"] == "chips_misplaced"
+    assert main(["recall", "--state-dir", str(state_dir), "--hand", "1"]) == 0
+    assert "BEFORE HAND 1" in capsys.readouterr().out

@@ -280,7 +280,8 @@ class Bench:
         sim = self.sim
         controller = self.daemon.controller
         recorder = controller.recorder if controller is not None else None
-        rules = self.settings.rules
+        # the game in force (the table's): a changed configuration waits for the hand's end
+        rules = recorder.table.settings if recorder is not None else self.settings.rules
         game = rules.game
         return Snapshot(
             table_id=rules.table_id,

@@ -57,12 +57,15 @@ def run(args: argparse.Namespace) -> int:
 def _one_hand(journal: Journal, number: int) -> list[RecalledHand] | str:
     """Hand ``number`` alone, or why it cannot be shown."""
     last = recall(journal, 1)
-    if not last:
+    if not last or last[-1].hand == 0:  # (hand 0: transfers before the first hand)
         return "no hands recorded yet"
     newest = last[-1].hand
     if not 1 <= number <= newest:
         return f"no hand {number}: the hands played are 1-{newest}"
-    hands = [hand for hand in recall(journal, newest - number + 1) if hand.hand == number]
+    hands = [hand for hand in recall(journal, newest - number + 1)
+             if hand.hand == number or (number == 1 and hand.hand == 0)]  # (hand 0 goes
+    if not any(hand.hand == number for hand in hands):                 # with hand 1)
+        hands = []
     if not hands:
         return f"hand {number} is no longer in the journal (retention kept the later hands)"
     return hands

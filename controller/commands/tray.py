@@ -91,7 +91,7 @@ def _from_journal(args: argparse.Namespace, verifier: supervisor_pins.PinFile | 
     rules = settings_of(records[0].config_id).rules if records else settings.rules
     table, buy_ins = tray.fold(
         rules, (r.event for r in records), verifier,
-        settings_for=lambda n: settings_of(records[n - 1].config_id).rules,
+        settings_for=lambda n: settings_of(records[n - 1].config_id).rules, recorded=True,
     )
     if records and records[0].seq > 1:
         print(f"note: the journal starts at seq {records[0].seq} (older events pruned); "

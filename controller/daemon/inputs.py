@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller import device_faults
+from controller.rules.errors import Refusal
+from controller.rules.events import DEVICE_EVENTS, SUPERVISOR_EVENTS
 from drivers.events import (
     DeviceCleared,
     DeviceEvent,
@@ -67,6 +69,26 @@ class Submit:
     event: dict[str, Any]
     by: str | None = None
     done: Any = field(default=None, compare=False)
+    console: bool = False  # a line of ``tablectl run --stdin-events`` (``console_refusal``)
+
+
+#: What the console (``tablectl run --stdin-events``) may not send: a supervisor's
+#: events need the PIN (key them: ``FUNC 0``, id, PIN), and time and device readings
+#: come from the controller's clock and its devices (a forged ``tick`` would end a
+#: PIN lock-out or a player's clock). docs/daemon.md, "Commands".
+CONSOLE_REFUSALS = {
+    **{kind: ("needs_pin", "SUPERVISOR ONLY: FUNC 0 AND THE PIN") for kind in SUPERVISOR_EVENTS},
+    **{kind: ("device_only", "ONLY THE DEVICE OR CLOCK SENDS THIS") for kind in DEVICE_EVENTS},
+}
+
+
+def console_refusal(event: dict[str, Any]) -> Refusal | None:
+    """Why the console may not send ``event`` (None: it may)."""
+    kind = event.get("type")
+    if not isinstance(kind, str) or kind not in CONSOLE_REFUSALS:
+        return None
+    code, message = CONSOLE_REFUSALS[kind]
+    return Refusal(code, message)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ from controller.daemon.inputs import (
     RulesInput,
     Stop,
     Submit,
+    console_refusal,
     translate,
 )
 from controller.daemon.inqueue import InputQueue
@@ -74,7 +75,7 @@ from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_s
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, JournalIntegrityError, LogKind
 from controller.lights import HALTING_DEVICES
-from controller.rules import state_view
+from controller.rules import Refusal, state_view
 from controller.rules.effects import ClockExpired, HandEnded, Transferred
 from controller.rules.keypad import locked_ms
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
@@ -210,7 +211,8 @@ class Controller(ConfigMixin):
             self._link_notice(item.status)
             return
         if isinstance(item, Submit):
-            outcome = self.submit(item.event, source="console", by=item.by)
+            refusal = console_refusal(item.event) if item.console else None
+            outcome = self.submit(item.event, source="console", by=item.by, refused=refusal)
             if item.done is not None:
                 item.done(outcome)
             return
@@ -222,8 +224,12 @@ class Controller(ConfigMixin):
                 self._device_notice(DeviceNotice("puck", None))
             self.submit(translated.event, source=translated.source)
 
-    def submit(self, event: dict[str, Any], *, source: str, by: str | None = None) -> Outcome:
-        """Tell the time, then check, record, apply and show one rules event."""
+    def submit(
+        self, event: dict[str, Any], *, source: str, by: str | None = None,
+        refused: Refusal | None = None,
+    ) -> Outcome:
+        """Tell the time, then check, record, apply and show one rules event (``refused``:
+        recorded refused for that reason, ``inputs.console_refusal``)."""
         recorder = self.recorder
         if self.fault is not None or recorder is None:
             outcome = Outcome(None, False, event, self._lock_error())
@@ -236,7 +242,7 @@ class Controller(ConfigMixin):
             self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
         elif not self._tell_time(now):
             return Outcome(None, False, event, self._lock_error())
-        outcome = recorder.record(event, by=by)
+        outcome = recorder.record(event, by=by, refused=refused)
         event = outcome.event  # as recorded: a PIN digit hidden
         if outcome.seq is None:
             self._enter_fault(recorder.fault or SoftwareFault("the journal refused the event"))

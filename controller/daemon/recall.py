@@ -5,7 +5,9 @@ what the rules made of them. So recall folds the journal again, from the newest
 snapshot taken before the first recalled hand, and listens to the effects the rules
 return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
 ``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``, and
-``Transferred``: a supervisor's transfer, listed with the hand before it). Each
+``Transferred``: a supervisor's transfer, listed with the hand before it; one made
+before the journal's first hand, chips misplaced at seating say, is listed in an entry
+of its own, hand 0, ``before the first hand``, shown with hand 1). Each
 action keeps its journal seq, who entered it and when (wall times are marked when the
 clock was not synchronised; see ``timekeeping.WallDating``).
 
@@ -73,6 +75,9 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     start = journal.first_seq_of_last_hands(count)
     if start is None:
         return []
+    wider = journal.first_seq_of_last_hands(count + 1)  # hand 0: before the first hand
+    if wider is not None and wider < start and _hand_at(journal, wider) == 0:
+        start = wider
     dating = WallDating.from_log(journal.iter_system_log())
     book = RulesBook(journal)
     snapshot = snapshot_before(journal, start - 1)
@@ -93,7 +98,14 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     hands = builder.hands
     if after >= start:  # no snapshot early enough: the hands before it are raw
         hands = _raw_hands(journal, start, dating, until=after) + hands
-    return hands[-count:]
+    hands = hands[-count:]
+    if builder.before is not None and (not hands or hands[0].hand == 1):
+        hands.insert(0, builder.before)
+    return hands
+
+
+def _hand_at(journal: Journal, seq: int) -> int | None:
+    return next((r.hand for r in journal.iter_events(after_seq=seq - 1)), None)
 
 
 def _before(table: Table) -> tuple[dict[int, tuple[str, int, int]], str | None]:
@@ -109,6 +121,7 @@ class _Builder:
         self.dating = dating
         self.hands: list[RecalledHand] = []
         self.current: RecalledHand | None = None
+        self.before: RecalledHand | None = None  # transfers before the first hand
 
     def record(self, record: EventRecord, effects: list[fx.Effect],
                seats_before: dict[int, tuple[str, int, int]], street: str | None,
@@ -131,8 +144,14 @@ class _Builder:
                 street = first_round
         hand = self.current
         for effect in effects:
-            if isinstance(effect, fx.Transferred) and hand is not None:
-                hand.transfers.append({
+            if isinstance(effect, fx.Transferred):
+                listed = hand
+                if listed is None:  # before the journal's first hand
+                    listed = self.before = self.before or RecalledHand(
+                        hand=0, first_seq=record.seq, last_seq=record.seq, started=stamp,
+                        result="before the first hand")
+                    listed.last_seq = record.seq
+                listed.transfers.append({
                     "from": effect.from_seat, "to": effect.to_seat, "amount": effect.amount,
                     "reason": effect.reason, "seq": record.seq,
                     "by": effect.by if effect.by is not None else record.by, "time": stamp})
@@ -229,6 +248,12 @@ def as_text(hands: list[RecalledHand]) -> str:
         return "No hands recorded yet.\n"
     out: list[str] = []
     for hand in hands:
+        if hand.hand == 0:
+            out.append(f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  "
+                       f"{_when(hand.started)}")
+            out += [_transfer_text(item, "before the first hand") for item in hand.transfers]
+            out.append("")
+            continue
         out.append(f"HAND {hand.hand}  seq {hand.first_seq}-{hand.last_seq}  "
                    f"{_when(hand.started)}  [{hand.result}]")
         if not hand.rebuilt:
@@ -269,15 +294,18 @@ def as_text(hands: list[RecalledHand]) -> str:
             out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}  ({_clock(pot['time'])})")
         if hand.result != "in progress":
             out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
-        for item in hand.transfers:
-            out.append(f"  transfer after the hand: {item['amount']} from seat {item['from']} "
-                       f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
-                       f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}")
+        out += [_transfer_text(item, "after the hand") for item in hand.transfers]
         if hand.now is not None:
             to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
         out.append("")
     return "\n".join(out)
+
+
+def _transfer_text(item: dict[str, Any], when: str) -> str:
+    return (f"  transfer {when}: {item['amount']} from seat {item['from']} "
+            f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
+            f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}")
 
 
 def _action_text(action: dict[str, Any]) -> str:

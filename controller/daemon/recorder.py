@@ -41,7 +41,7 @@ from controller.lines import audit_text, check_value, decode_line, shown
 from controller.replay import refuse
 from controller.rules import BadEvent, Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
-from controller.rules.events import Event, Key, StartHand
+from controller.rules.events import Event, Key, StartHand, is_id
 from controller.rules.keypad import supervisor_in, translate
 from controller.rules.text import Message, refusal_message
 
@@ -118,17 +118,20 @@ class Recorder:
             return self._invalid(audit_text(text), refusal.message)
         return self.record(obj)
 
-    def record(self, obj: dict[str, Any], *, by: str | None = None) -> Outcome:
+    def record(
+        self, obj: dict[str, Any], *, by: str | None = None, refused: Refusal | None = None,
+    ) -> Outcome:
         """One decoded event; ``by`` is who entered it when the event does not say. A
         supervisor's PIN digits are recorded hidden (``PinGuard``). An object no line
         could carry (NaN, a number out of range, nested too deep) is refused the same
-        way as such a line."""
+        way as such a line. ``refused``: the shell refuses it (a console line may not
+        send a supervisor's event); it is recorded refused, as an audit record."""
         try:
             check_value(obj)
         except BadEvent as refusal:
             return self._invalid(audit_text(shown(obj)), refusal.message)
         obj, digit = self.pins.journal_form(obj, self.table)
-        swallowed = self.pins.swallowed(obj)
+        swallowed = refused or self.pins.swallowed(obj)
         if swallowed is not None:
             outcome = self._refused(obj, by, swallowed)
         else:
@@ -190,7 +193,7 @@ class Recorder:
                            hand=self._hand(None), outbox=self._refusal_rows(obj, error, who))
         if seq is None:
             return self._locked(obj)
-        refuse(self.table, obj, event)
+        refuse(self.table, obj, event, recorded=True)  # as recovery reads the record
         return Outcome(seq, False, obj, error, said=refusal_message(refusal))
 
     def _invalid(self, text: str, message: str) -> Outcome:
@@ -280,9 +283,9 @@ def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:
     opened the menu being keyed, else the signed-in dealer (ticks come from the
     daemon's clock, not from a person)."""
     given = obj.get("by")
-    if isinstance(given, str | int) and not isinstance(given, bool):
-        return str(given)
-    if by is not None:
+    if isinstance(given, str | int) and not isinstance(given, bool) and is_id(str(given)):
+        return str(given)  # (an event with a bad one is refused: never journal it as who)
+    if by is not None and is_id(by):
         return by
     if obj.get("type") == "tick":
         return None

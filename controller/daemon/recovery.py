@@ -117,9 +117,9 @@ def apply_record(
         table.settings = book.rules(config_id)
     if not record.accepted:
         if record.event.get("type") != INVALID_TYPE:
-            refuse(table, record.event)
+            refuse(table, record.event, recorded=True)
         return config_id, []
-    done = step(table, record.event)
+    done = step(table, record.event, recorded=True)
     if done.refusal is not None:
         raise ReplayDiverged(record.seq, done.refusal.message)
     return config_id, done.effects

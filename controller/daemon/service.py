@@ -513,4 +513,4 @@ def _stdin_events(daemon: Daemon, lines: Iterable[bytes | str], out: IO[str]) ->
         except BadEvent as refusal:
             answer(Outcome(None, False, {}, refusal.as_dict()))
             continue
-        daemon.inputs.put(Submit(event, done=answer))
+        daemon.inputs.put(Submit(event, done=answer, console=True))

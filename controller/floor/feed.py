@@ -100,7 +100,7 @@ def keyed(table: Table, event: Mapping[str, Any]) -> dict[str, Any]:
     try:
         from controller.rules.keypad import translate
 
-        key = parse_event(dict(event))
+        key = parse_event(dict(event), recorded=True)  # as the journal holds it
         if not isinstance(key, Key):
             return {}
         try:

@@ -2,6 +2,11 @@
 
 ``parse_event`` turns one JSON object into an event or raises ``BadEvent``. Checks that
 need the table (seat in range, whose turn) belong to the engine, not here.
+
+Free text is bounded: ``by`` is an id (``is_id``: at most ``MAX_ID_CHARS`` characters,
+no space or control character), a player's name at most ``MAX_NAME_CHARS`` printable
+characters. An event read back from the journal (``recorded=True``) is taken as it was
+recorded, so a journal written before these bounds still folds.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from controller.rules.errors import BadEvent
-from controller.rules.limits import MAX_AMOUNT
+from controller.rules.limits import MAX_AMOUNT, MAX_ID_CHARS, MAX_NAME_CHARS
 from controller.rules.records import ACTIONS, Action
 
 ENTRIES = ("wait", "post")
@@ -330,6 +335,27 @@ def _by(obj: Mapping[str, object]) -> str | None:
     return str(by)
 
 
+def is_id(value: str) -> bool:
+    """A dealer's or supervisor's id: 1 to ``MAX_ID_CHARS`` characters, none a space or
+    a control character (no NUL, newline or direction mark in a log line or on the
+    display)."""
+    return 0 < len(value) <= MAX_ID_CHARS and all(
+        c.isprintable() and not c.isspace() for c in value)
+
+
+def _check_text(event: Event) -> None:
+    """The free text of an event as it comes in: bounded, printable (the value itself is
+    not echoed: it may be 60 KB or hold a NUL)."""
+    if event.by is not None and not is_id(event.by):
+        raise BadEvent(f"FIELD 'by' MUST BE A DEALER OR SUPERVISOR ID: 1 TO {MAX_ID_CHARS} "
+                       "CHARACTERS, NO SPACE OR CONTROL CHARACTER")
+    if isinstance(event, Sit) and (
+        len(event.player) > MAX_NAME_CHARS or not event.player.isprintable()
+    ):
+        raise BadEvent(f"FIELD 'player' MUST BE A NAME OF AT MOST {MAX_NAME_CHARS} "
+                       "CHARACTERS, NO CONTROL CHARACTER")
+
+
 def _puck_seat(obj: Mapping[str, object]) -> int | None:
     if "seat" not in obj:
         raise BadEvent("MISSING FIELD 'seat' (NULL WHEN THE PUCK IS LIFTED)")
@@ -390,14 +416,24 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
 }
 
 EVENT_TYPES = tuple(_PARSERS)
+#: The events the keypad makes only behind a supervisor's PIN (``FUNC 0``,
+#: ``controller.rules.keypad.supervisor``).
+SUPERVISOR_EVENTS = ("misdeal", "undo", "dealt_in_error", "tray_fill", "tray_credit",
+                     "tray_ack", "transfer")
+#: The events only a device (or the controller's own clock) sends.
+DEVICE_EVENTS = ("tick", "puck", "tray")
 
 
-def parse_event(obj: object) -> Event:
-    """One JSON value from an event file → an event, or ``BadEvent`` saying what is wrong."""
+def parse_event(obj: object, *, recorded: bool = False) -> Event:
+    """One JSON value from an event file → an event, or ``BadEvent`` saying what is wrong.
+    ``recorded``: read back from the journal, its free text taken as recorded."""
     if not isinstance(obj, dict):
         raise BadEvent("AN EVENT MUST BE A JSON OBJECT")
     kind = obj.get("type")
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
         raise BadEvent(f"UNKNOWN EVENT TYPE {kind!r}")
-    return parser(obj, _by(obj))
+    event = parser(obj, _by(obj))
+    if not recorded:
+        _check_text(event)
+    return event

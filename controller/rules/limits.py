@@ -10,3 +10,9 @@ the table shows is exact in JSON and in SQLite.
 from __future__ import annotations
 
 MAX_AMOUNT = 10**12
+
+#: The longest dealer's or supervisor's id an event's ``by`` may hold (the keypad's
+#: ids have at most 12 digits), and the longest player's name: both are shown on the
+#: 40-column display, journalled, sent to the floor and printed in recall.
+MAX_ID_CHARS = 32
+MAX_NAME_CHARS = 40

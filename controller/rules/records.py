@@ -94,6 +94,7 @@ class Entry(TypedDict, total=False):
     winners: list[list[int]]  # award: the winners of each pot closed so far
     current: list[int]  # award: the winners keyed for this pot
     page: int  # the supervisor menu's page NEXT turned to
+    held: bool  # a key meant for something else was refused in it (keypad.grammar.holds)
 
 
 class Page(TypedDict):

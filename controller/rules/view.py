@@ -45,6 +45,12 @@ def state_view(table: Table) -> dict[str, Any]:
     state = table.state
     h = state.hand
     pos = state.positions
+    # between hands after a misdeal the last hand is the voided one: its positions (the
+    # re-deal's plan) are the ones to show; ``positions`` went back to the hand before
+    voided = state.redeal if h is None and state.redeal is not None else None
+    button, small_blind, big_blind = (
+        (voided["button"], voided["small_blind"], voided["big_blind"]) if voided is not None
+        else (pos.button, pos.small_blind, pos.big_blind))
     next_dealt = next_hand_seats(table) if h is None else None
     seats = {}
     for number in sorted(state.seats):
@@ -65,9 +71,9 @@ def state_view(table: Table) -> dict[str, Any]:
     return {
         "hand": state.hand_number,
         "phase": state.phase,
-        "button": pos.button,
-        "small_blind": pos.small_blind,
-        "big_blind": pos.big_blind,
+        "button": button,
+        "small_blind": small_blind,
+        "big_blind": big_blind,
         "to_act": h.to_act if h is not None else None,
         "legal": legal.as_dict() if legal is not None else None,
         "pot_total": sum(p.amount for p in current) + bets,

@@ -4,7 +4,9 @@ The keypad's state is the dict ``TableState.keypad`` (journalled like everything
 
 - ``entry``: the unfinished entry, or absent. Every entry has a ``mode`` (which
   sequence) and usually a ``step``; an entry that is typing a number has ``field``
-  (``seat`` | ``amount`` | ``code``) and ``digits``. Entries tied to the betting (a bet,
+  (``seat`` | ``amount`` | ``code``) and ``digits``. ``held``: a key meant for
+  something else was refused in it (``grammar.after_refusal``); it takes no digit and
+  no ``ENTER`` until another key. Entries tied to the betting (a bet,
   pushed chips, an award) carry ``ctx``, the hand, phase and seat to act when they
   began, and are dropped silently once the table has moved on.
 - ``dealer``: the signed-in dealer's id (FUNC 8).
@@ -90,6 +92,9 @@ class Press:
         self.pad = pad
         self.by = event.by if event.by is not None else pad.get("dealer")
         self.entry = live_entry(table)
+        #: the entry is held (a key meant for something else was refused in it); the
+        #: entry that goes on after this key is never held (``grammar.translate``)
+        self.held = bool(self.entry.pop("held", False)) if self.entry is not None else False
 
     # -- results ----------------------------------------------------------------------
 
@@ -118,7 +123,7 @@ class Press:
 
     def text(self, entry: Entry, *, empty_ok: bool = False) -> str:
         if self.key != "ENTER":
-            raise refuse("bad_key", "keypad.finish_or_clear")
+            raise refuse("bad_key", "keypad.entry_open")
         digits = str(entry.get("digits", ""))
         if not digits and not empty_ok:
             what = "keypad.type_amount" if entry.get("field") == "amount" else "keypad.type_number"

@@ -24,7 +24,11 @@ entry (in a pot-by-pot award only the pot being keyed, ``award.clear``), and the
 entry's mode reads every other key (``MODES``). A refused key changes nothing in the
 game; after a refused ``ENTER`` the digits keyed for it are gone and the prompt stays
 (``after_refusal``), so that ``BET 2 ENTER`` refused, then ``5 0 ENTER``, is a bet to
-50, never 250; a seat typed before a refused action key goes too.
+50, never 250; a seat typed before a refused action key goes too. A key meant for
+something else (``FUNC``, ``BET``, ``FOLD``, ``CHECK``, ``ALLIN``) refused in the
+middle of an entry holds it: the prompt stays, but the entry takes no digit and no
+``ENTER`` until another key (``CLEAR``), so that ``FUNC 5 2 ENTER``, then ``FUNC 1 3
+ENTER``, never buys seat 2 13 chips.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.rules import effects
+from controller.rules.errors import Refusal
 from controller.rules.events import CallClock, Key, StartHand
 from controller.rules.keypad import award, betting, menus, pages, push, supervisor
 from controller.rules.keypad.base import (
@@ -85,9 +90,16 @@ def translate(table: Table, event: Key) -> Step:
         return _fast(p)
     if entry.get("mode") == "func":
         return _func(p)
+    if p.held and (p.key.isdigit() or p.key in (HIDDEN_DIGIT, "ENTER")):
+        raise refuse("bad_key", "keypad.entry_open")
     if "field" in entry and (p.key.isdigit() or p.key == HIDDEN_DIGIT):
         return p.stay(type_digit(entry, p.key))
-    return MODES[str(entry["mode"])](p, entry)
+    try:
+        return MODES[str(entry["mode"])](p, entry)
+    except Refusal:
+        if holds(entry, p.key):  # the same words whatever the entry: it is held now
+            raise refuse("bad_key", "keypad.entry_open") from None
+        raise
 
 
 def _fast(p: Press) -> Step:
@@ -133,6 +145,23 @@ def _func(p: Press) -> Step:
 SEAT_ENDERS = frozenset({"ENTER", *betting.ACTIONS, "BET"})
 #: The keys that end a pushed chip's value besides ENTER (``2 5 CHECK``).
 PUSH_ENDERS = frozenset({"CHECK", "BET"})
+#: Keys meant for something else when an entry refuses them: the entry is held.
+#: (``NEXT`` and ``CLOCK`` are whole in themselves: refused, they hold nothing.)
+HOLDERS = frozenset({"FUNC", "BET", *betting.ACTIONS})
+
+
+def holds(entry: Entry, key: str) -> bool:
+    """Whether ``key``, refused in ``entry``, holds it: a key meant for something else
+    (``FUNC 1 3`` keyed in the middle of ``FUNC 5 2 ENTER``) leaves an entry that the
+    digits and ``ENTER`` keyed next must not complete. Not the menu choice itself
+    (``FUNC FUNC 5`` is menu 5), nor the keys that end a seat or a pushed chip (they
+    go or lose their digits as at ``ENTER``)."""
+    mode = entry.get("mode")
+    if key not in HOLDERS or mode == "func":
+        return False
+    if mode == "seat" and key in SEAT_ENDERS:
+        return False
+    return not (mode == "push" and key in PUSH_ENDERS)
 
 
 def after_refusal(table: Table, event: Key) -> None:
@@ -140,12 +169,19 @@ def after_refusal(table: Table, event: Key) -> None:
     it are gone and the prompt stays. A seat typed before an action key is the whole
     entry: when the key that ends it is refused (``5 FOLD`` while seat 8 is to act),
     it goes, so that the next seat typed is not read as ``58``; a pushed chip's value
-    refused at the ``CHECK`` or ``BET`` after it goes as at ``ENTER``. Called by
-    ``Table.refused`` wherever a refusal is folded."""
+    refused at the ``CHECK`` or ``BET`` after it goes as at ``ENTER``. A key meant for
+    something else holds the entry (``holds``). Called by ``Table.refused`` wherever a
+    refusal is folded."""
     entry = live_entry(table)
-    if entry is None or not entry.get("digits"):
+    if entry is None:
         return
     pad = table.state.keypad.copy()
+    if holds(entry, event.key):
+        pad["entry"] = {**pad["entry"], "held": True}
+        table.state.keypad = pad
+        return
+    if not entry.get("digits"):
+        return
     if entry.get("mode") == "seat" and event.key in SEAT_ENDERS:
         pad.pop("entry", None)
     elif event.key == "ENTER" or (entry.get("mode") == "push" and event.key in PUSH_ENDERS):
