@@ -101,3 +101,11 @@ def test_a_storage_fault_in_spanish(small_fs: Path) -> None:  # noqa: F811 (the 
         wait_for(lambda: shown(daemon).line1 == "FALLO ALMACENAMIENTO: LLAME AL TECNICO",
                  what="the storage fault in Spanish")
         assert shown(daemon).line2 == "ALMACENAMIENTO LLENO"
+
+
+@pytest.mark.parametrize("catalogue", [EN, ES], ids=["en", "es"])
+def test_the_fault_lines_fit_the_display_uncut(catalogue: dict[str, str]) -> None:
+    """40 characters a line: a longer line would be cut (``lights.fit``)."""
+    lines = {key: words for key, words in catalogue.items()
+             if key.startswith(("fault.lock.", "fault.name."))}
+    assert lines and all(len(words) <= 40 for words in lines.values()), lines
