@@ -72,6 +72,7 @@ from controller.daemon.outputs import FAULT_LINE, Outputs
 from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
 from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
+from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, JournalIntegrityError, LogKind
 from controller.lights import HALTING_DEVICES
@@ -365,10 +366,7 @@ class Controller(ConfigMixin):
     def _show(self) -> None:
         if self.fault is not None or self.recorder is None:
             fault = self.fault
-            if fault is not None:
-                self.outputs.show_fault(fault.lock_line, fault.display)
-            else:
-                self.outputs.show_fault(FAULT_LINE, "NO JOURNAL")
+            self.outputs.show_fault(*fault_lines(fault))
             self._status(f"LOCKED: {fault.code if fault else 'no journal'}: call a technician")
             self.last_shown = LastShown(None, fault=fault.code if fault else "no journal")
             return

@@ -9,7 +9,7 @@ recovery, and after a device comes back).
 A sticky fault (``controller.faults``) replaces everything: every seat blinks fast and
 the dealer display says which fault it is and to call a technician (``MEMORY FAULT:
 CALL TECHNICIAN``, ``STORAGE FAULT: ...``, ``SOFTWARE FAULT: ...``) above the fault's
-short name.
+short name, in the display's language (``controller.fault_words``).
 A lost keypad or display stops play too: every seat shows the fault pattern until it
 comes back (the display, when it is there, says which device).
 """
@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller import lights as looks
-from controller.rules.text import Message
+from controller.fault_words import NO_JOURNAL_LOCK, lock_key
+from controller.rules.text import Message, msg, render
 from drivers.interfaces import ClockDisplay, Pattern, SeatLights
 
-FAULT_LINE = "MEMORY FAULT: CALL TECHNICIAN"
+FAULT_LINE = render(msg(lock_key(NO_JOURNAL_LOCK)))
 """A memory fault's first line (``JournalIntegrityError.lock_line``), also shown when
 there is no journal at all."""
 
@@ -85,12 +86,15 @@ class Outputs:
     def show_clock(self, countdown_ms: int | None, warning: bool) -> None:
         self._clock(countdown_ms, warning)
 
-    def show_fault(self, line: str, short: str) -> None:
+    def show_fault(self, line: Message | str, short: Message | str) -> None:
         """The sticky fault: every seat fast blink, which fault and the call for a
-        technician (``line``), its short name."""
+        technician (``line``), its short name (``controller.fault_words``)."""
         self._lights({seat: self.patterns.fault for seat in range(1, self.seats + 1)})
-        self._text(looks.fit(line), looks.fit(short))
+        self._text(looks.fit(self._words(line)), looks.fit(self._words(short)))
         self._clock(None, False)
+
+    def _words(self, said: Message | str) -> str:
+        return said if isinstance(said, str) else render(said, self.language)
 
     # -- the devices -------------------------------------------------------------------
 
