@@ -247,7 +247,7 @@ def _board(args: argparse.Namespace) -> int:
             host=host, port=port, topic_filter=topic_filter, site=site,
             listen=args.listen or board_settings.listen,
             http_port=args.http_port if args.http_port is not None else board_settings.port,
-            subscriber_options=options,
+            subscriber_options=options, hosts=board_settings.hosts,
         )
     except (FloorConfigError, TopicError) as exc:
         print(f"tablectl floor board: {exc}", file=sys.stderr)
