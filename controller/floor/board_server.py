@@ -47,7 +47,7 @@ from typing import Any
 
 from controller.floor.board import Board, problem
 from controller.floor.board_page import PAGE
-from controller.floor.consumer import FloorLinkError, FloorMessage, Subscriber
+from controller.floor.consumer import Deduplicator, FloorLinkError, FloorMessage, Subscriber
 from controller.floor.settings import FloorSettings
 from controller.floor.topics import subscription
 
@@ -70,6 +70,7 @@ class BoardSettings:
     listen: str = DEFAULT_LISTEN
     port: int = DEFAULT_HTTP_PORT
     hosts: tuple[str, ...] = ()  # names browsers may use besides IP addresses, localhost
+    max_tables: int = Deduplicator.MAX_TABLES  # cards kept; more: the longest silent goes
 
 
 HOST_NAME = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
@@ -155,6 +156,7 @@ def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
                               pattern_help="a host name or IP address to listen on"),
         port=board.get_int("port", DEFAULT_HTTP_PORT, 1, 65535),
         hosts=_read_hosts(board),
+        max_tables=board.get_int("max_tables", Deduplicator.MAX_TABLES, 1, 100_000),
     )
     report.check_unknown()
     report.raise_if_failed()
@@ -227,8 +229,9 @@ class BoardServer:
         subscriber_options: dict[str, Any] | None = None,
         now_ns: Callable[[], int] = time.monotonic_ns,
         hosts: tuple[str, ...] = (),
+        max_tables: int = Deduplicator.MAX_TABLES,
     ) -> None:
-        self.board = Board(site)
+        self.board = Board(site, max_tables=max_tables)
         self._hosts = frozenset(h.lower().rstrip(".") for h in hosts)
         self._broker = (host, port)
         self._filter = topic_filter
@@ -313,12 +316,15 @@ class BoardServer:
                 self._set_aside(message.topic, why)
                 return
         try:
+            dropped = self.board.dropped
             table_id = self.board.apply(message.payload, received, message.topic)
             card = self.board.card(table_id, received) if table_id is not None else None
         except Exception:  # a message nobody foresaw must not end the board
             log.exception("floor board: a message on %s could not be shown", message.topic)
             return
-        if card is not None:
+        if self.board.dropped != dropped:  # a card went: the pages get every card anew
+            self._broadcast("snapshot", self.snapshot())
+        elif card is not None:
             self._broadcast("card", card)
 
     def _set_aside(self, topic: str, why: str) -> None:
