@@ -272,3 +272,36 @@ def test_a_memory_fault_is_said_in_the_link_status(
 
         assert back_office.wait_for(said, WAIT), "no status with the fault"
     assert statuses[0]["fault"] == code == "chain_broken" and statuses[0]["link"] == "up"
+
+
+def test_a_full_outbox_clears_by_itself_once_its_backlog_is_sent(
+    tmp_path: Path, broker: LocalBroker
+) -> None:
+    """The link is down long enough for the outbox to fill (bound 100): the dealer
+    display says `FLOOR OUTBOX FULL`; once the broker is back and the whole backlog has
+    been sent the display goes back to normal by itself (nothing was lost, nobody has
+    to acknowledge it), and the journal system log keeps when it was full."""
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + f"floor: {{site: lv, host: {broker.host}, "
+                      f"port: {broker.port}, outbox_max_messages: 100}}\n")
+    with running(config) as daemon:
+        publisher = daemon.publisher
+        assert publisher is not None
+        assert publisher.wait_for(lambda s: s.link == "up", WAIT)
+        broker.stop()
+        assert publisher.wait_for(lambda s: s.link == "down", WAIT)
+        for n in range(40):  # the table plays on
+            seat_players(daemon, {2: f"p{n}"})
+            assert daemon.submit({"type": "leave", "seat": 2}).ok
+        lines = lambda: (shown(daemon).line1, shown(daemon).line2)  # noqa: E731
+        wait_for(lambda: "FLOOR OUTBOX FULL" in lines(), what="FLOOR OUTBOX FULL shown")
+        broker.start()
+        assert publisher.wait_drained(WAIT)
+        wait_for(lambda: not any("FLOOR" in line or "LINK" in line for line in lines()),
+                 what="the display back to normal")
+        status = publisher.status()
+        assert not status.overflowed and status.unsent == 0 and status.sent > 100
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        full = [entry.detail["overflowed"] for entry in journal.iter_system_log()
+                if entry.kind == LogKind.FLOOR_LINK]
+    assert True in full and full[-1] is False, full

@@ -187,3 +187,30 @@ def test_a_shot_clock_starts_extends_and_expires(tmp_path: Path) -> None:
     clocks = [(b["clock"], b["seat"], b["remaining_ms"]) for _, b in told(rows, ("clock",))]
     assert clocks[:5] == [("started", 8, 30_000), ("extended", 8, 20_000),
                           ("warning", 8, 0), ("expired", 8, 0), ("started", 2, 30_000)]
+
+
+def test_a_short_all_in_tells_the_floor_it_was_no_full_raise(tmp_path: Path) -> None:
+    """marta raises to 400 (a full raise), luis goes all in for 600 (200 more: less than
+    the 390 a full raise needs): `full_raise` says so, so a consumer knows the betting
+    was not reopened for marta; keyed or sent, the floor hears the same."""
+    from tests.floor_schema import assert_valid
+
+    events = [{"type": "act", "seat": 8, "action": "raise", "to": 400},
+              {"type": "act", "seat": 2, "action": "fold"},
+              {"type": "act", "seat": 5, "action": "all_in"}]
+    sent = play(tmp_path / "events", START + events, by="d17")
+    keyed = play(tmp_path / "keys", START + keys("BET 4 0 0 ENTER FOLD ALLIN"), by="d17")
+    assert told(keyed, ("action",)) == told(sent, ("action",))
+    actions = [body for _, body in sent if body["kind"] == "action"]
+    assert [(a["seat"], a["action"], a["to"], a["all_in"], a.get("full_raise"))
+            for a in actions] == [(8, "raise", 400, False, True), (2, "fold", 5, False, None),
+                                  (5, "raise", 600, True, False)]
+    assert assert_valid([{**a, "msg_seq": n} for n, a in enumerate(actions, 1)]) == 3
+    # and what the table did agrees: marta may only call or fold now
+    from tests.keypad_tables import feed
+
+    t = Table(settings().rules)
+    feed(t, START + events)
+    legal = t.legal()
+    assert t.state.hand is not None and t.state.hand.to_act == 8 and legal is not None
+    assert legal.min_raise_to is None and legal.call == 200

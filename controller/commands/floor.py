@@ -58,6 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="exit after this long (status 0)")
     watch.add_argument("--duplicates", action="store_true",
                        help="also print messages already printed (same table_id, msg_seq)")
+    watch.add_argument("--max-tables", type=_positive_int, metavar="N",
+                       default=Deduplicator.MAX_TABLES,
+                       help="tables remembered to drop duplicates; one more forgets the "
+                            f"one silent the longest (default {Deduplicator.MAX_TABLES})")
     watch.set_defaults(_floor_run=_watch)
     del source
 
@@ -144,7 +148,7 @@ def _watch(args: argparse.Namespace) -> int:
 
     done = threading.Event()
     lock = threading.Lock()
-    dedupe = Deduplicator()
+    dedupe = Deduplicator(max_tables=args.max_tables)
     printed = 0
 
     def show(message: FloorMessage) -> None:
@@ -222,6 +226,16 @@ def _connection(
     return host, port, {"tls": tls, "username": username, "password_file": password_file}
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
 def _board(args: argparse.Namespace) -> int:
     from controller.floor.board_server import (
         BoardServer,
@@ -247,7 +261,8 @@ def _board(args: argparse.Namespace) -> int:
             host=host, port=port, topic_filter=topic_filter, site=site,
             listen=args.listen or board_settings.listen,
             http_port=args.http_port if args.http_port is not None else board_settings.port,
-            subscriber_options=options,
+            subscriber_options=options, hosts=board_settings.hosts,
+            max_tables=board_settings.max_tables,
         )
     except (FloorConfigError, TopicError) as exc:
         print(f"tablectl floor board: {exc}", file=sys.stderr)

@@ -70,7 +70,7 @@ class FloorSettings:
     outbox_max_messages: int = 10_000
     """The outbox's bound while the broker is unreachable. Unsent messages are never
     dropped: past the bound the oldest *sent* rows are deleted first, the table keeps
-    playing, and a sticky overflow alarm stays until a supervisor clears it."""
+    playing, and the `FLOOR OUTBOX FULL` alarm stays until the whole backlog is sent."""
 
     outbox_alarm_percent: int = 80
     """Raise the link alarm (dealer display, event log) when the outbox is this full;

@@ -27,6 +27,7 @@ again); a message older than what the card shows (a lower `msg_seq`) changes not
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Mapping
@@ -37,6 +38,8 @@ from controller import device_faults
 from controller.config.rules import MAX_SEATS, MIN_SEATS, TABLE_ID_PATTERN
 from controller.floor.consumer import Deduplicator
 from controller.rules.text import render
+
+log = logging.getLogger(__name__)
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 STRUCTURES = {"no_limit": "NL", "pot_limit": "PL", "fixed_limit": "FL"}
@@ -145,10 +148,13 @@ class Board:
     """Every table's card; thread-safe (the subscriber's thread applies, the web
     server's threads read)."""
 
-    def __init__(self, site: str | None = None) -> None:
+    def __init__(self, site: str | None = None,
+                 max_tables: int = Deduplicator.MAX_TABLES) -> None:
         self.site = site
         self._cards: dict[str, Card] = {}
-        self._dedupe = Deduplicator()
+        # at most max_tables cards: a table more drops the one silent the longest
+        self._dedupe = Deduplicator(max_tables=max_tables)
+        self.dropped = 0  # cards dropped to keep the bound, since start
         self._lock = threading.Lock()
         self.broker_up = False
         self.version = 0
@@ -163,7 +169,10 @@ class Board:
         if self.site is not None and payload.get("site") != self.site:
             return None
         with self._lock:
-            if not self._dedupe.first_time(payload):
+            first = self._dedupe.first_time(payload)
+            if self._dedupe.forgotten:
+                self._drop(self._dedupe.forgotten)
+            if not first:
                 card = self._cards.get(table_id)
                 if card is None or not card.backlog:
                     return None
@@ -182,6 +191,18 @@ class Board:
             card.version += 1
             self.version += 1
             return table_id
+
+    def _drop(self, forgotten: list[str]) -> None:
+        for table_id in forgotten:
+            if self._cards.pop(table_id, None) is not None:
+                self.dropped += 1
+                level = logging.WARNING if self.dropped in (1, 10) or not self.dropped % 1000 \
+                    else logging.DEBUG  # a publisher of ever new ids cannot fill the log
+                log.log(level, "floor board: card %s dropped (%d so far): more than %d "
+                        "tables, it was silent the longest (board.max_tables)",
+                        table_id[:50], self.dropped, self._dedupe.max_tables)
+        forgotten.clear()
+        self.version += 1
 
     def set_broker(self, up: bool) -> None:
         with self._lock:

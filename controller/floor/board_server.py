@@ -21,12 +21,17 @@ has lost its broker; the subscriber resubscribes after a broker restart and the 
 
 Configuration (`--config FILE`): a board file with the `floor:` section of a table's
 configuration (broker, TLS, credentials, site, topic prefix) and an optional `board:`
-section (`listen`, `port`), or a table's own configuration (its `floor:` section).
+section (`listen`, `port`, `hosts`), or a table's own configuration (its `floor:` section).
+
+Host names. A request is answered only when its `Host` header (port aside) is an IP
+address, `localhost`, or one of `board.hosts`: a web page elsewhere whose own name an
+attacker points at 127.0.0.1 (DNS rebinding) gets 421 and no table data.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import logging
 import socket
@@ -42,7 +47,7 @@ from typing import Any
 
 from controller.floor.board import Board, problem
 from controller.floor.board_page import PAGE
-from controller.floor.consumer import FloorLinkError, FloorMessage, Subscriber
+from controller.floor.consumer import Deduplicator, FloorLinkError, FloorMessage, Subscriber
 from controller.floor.settings import FloorSettings
 from controller.floor.topics import subscription
 
@@ -53,6 +58,7 @@ SEND_BUFFER = 64 * 1024
 SET_ASIDE_MAX = 1000
 HEARTBEAT_S = 10.0
 SOCKET_TIMEOUT_S = 60.0
+BODY_SKIP_MAX = 64 * 1024  # a GET's body up to this is read and dropped; past it: close
 DEFAULT_LISTEN = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8470
 
@@ -63,6 +69,56 @@ class BoardSettings:
 
     listen: str = DEFAULT_LISTEN
     port: int = DEFAULT_HTTP_PORT
+    hosts: tuple[str, ...] = ()  # names browsers may use besides IP addresses, localhost
+    max_tables: int = Deduplicator.MAX_TABLES  # cards kept; more: the longest silent goes
+
+
+HOST_NAME = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
+
+
+def host_allowed(header: str | None, names: frozenset[str]) -> bool:
+    """Whether a request's `Host` header names this board: an IP address (a page
+    cannot rebind those), `localhost`, or one of `names` (lower case, no dot at the end)."""
+    if not header:
+        return False
+    host = header.strip().lower()
+    if host.startswith("["):  # [::1]:8470
+        host = host[1:].split("]", 1)[0]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return False
+        return True
+    host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    host = host.rstrip(".")
+    return host == "localhost" or host in names
+
+
+def _read_hosts(board: Any) -> tuple[str, ...]:
+    """`board.hosts`: a list of host names (or one name)."""
+    import re
+
+    from yaml.nodes import ScalarNode, SequenceNode
+
+    node = board.get_node("hosts")
+    if node is None:
+        return ()
+    items = node.value if isinstance(node, SequenceNode) else [node]
+    names: list[str] = []
+    for index, item in enumerate(items):
+        text = item.value if isinstance(item, ScalarNode) else None
+        if not isinstance(text, str) or not re.fullmatch(HOST_NAME, text):
+            board.fail("hosts", f"expected a host name (letters, digits, '-', '.'), got "
+                       f"{text!r}" if text is not None else "expected a list of host names",
+                       where=item, name=f"{board.path_of('hosts')}[{index}]")
+            continue
+        names.append(text.lower().rstrip("."))
+    return tuple(names)
 
 
 def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
@@ -99,6 +155,8 @@ def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
         listen=board.get_text("listen", DEFAULT_LISTEN, pattern=r"[A-Za-z0-9_.:\[\]-]{1,253}",
                               pattern_help="a host name or IP address to listen on"),
         port=board.get_int("port", DEFAULT_HTTP_PORT, 1, 65535),
+        hosts=_read_hosts(board),
+        max_tables=board.get_int("max_tables", Deduplicator.MAX_TABLES, 1, 100_000),
     )
     report.check_unknown()
     report.raise_if_failed()
@@ -170,8 +228,11 @@ class BoardServer:
         http_port: int = DEFAULT_HTTP_PORT,
         subscriber_options: dict[str, Any] | None = None,
         now_ns: Callable[[], int] = time.monotonic_ns,
+        hosts: tuple[str, ...] = (),
+        max_tables: int = Deduplicator.MAX_TABLES,
     ) -> None:
-        self.board = Board(site)
+        self.board = Board(site, max_tables=max_tables)
+        self._hosts = frozenset(h.lower().rstrip(".") for h in hosts)
         self._broker = (host, port)
         self._filter = topic_filter
         self._subscriber_options = subscriber_options or {}
@@ -185,6 +246,7 @@ class BoardServer:
         self._http_thread: threading.Thread | None = None
         self.last_error: str | None = None
         self._set_aside_topics: set[str] = set()
+        self._refused_hosts: set[str] = set()
 
     @property
     def url(self) -> str:
@@ -254,12 +316,15 @@ class BoardServer:
                 self._set_aside(message.topic, why)
                 return
         try:
+            dropped = self.board.dropped
             table_id = self.board.apply(message.payload, received, message.topic)
             card = self.board.card(table_id, received) if table_id is not None else None
         except Exception:  # a message nobody foresaw must not end the board
             log.exception("floor board: a message on %s could not be shown", message.topic)
             return
-        if card is not None:
+        if self.board.dropped != dropped:  # a card went: the pages get every card anew
+            self._broadcast("snapshot", self.snapshot())
+        elif card is not None:
             self._broadcast("card", card)
 
     def _set_aside(self, topic: str, why: str) -> None:
@@ -269,6 +334,15 @@ class BoardServer:
             return
         self._set_aside_topics.add(topic)
         log.warning("floor board: a message on %s is not shown: %s", topic[:200], why)
+
+    def _refused_host(self, host: str | None, client: str) -> None:
+        """Say once per host name (at most `SET_ASIDE_MAX`) that it was refused."""
+        name = (host or "")[:100]
+        if name in self._refused_hosts or len(self._refused_hosts) >= SET_ASIDE_MAX:
+            return
+        self._refused_hosts.add(name)
+        log.warning("floor board: refused requests for host %r (first from %s): not an IP "
+                    "address, localhost or one of board.hosts", name, client)
 
     # -- the browsers ----------------------------------------------------------------
 
@@ -316,7 +390,15 @@ class BoardServer:
 
             def do_GET(self) -> None:  # noqa: N802 - the http.server API
                 path = self.path.split("?", 1)[0]
-                if path == "/":
+                self._skip_body()
+                host = self.headers.get("Host")
+                if not host_allowed(host, server._hosts):
+                    server._refused_host(host, self.client_address[0])
+                    self.close_connection = True
+                    self._send(421, "text/plain; charset=utf-8",
+                               b"this board does not serve that host name: add it to "
+                               b"board.hosts in the board's configuration\n")
+                elif path == "/":
                     self._send(200, "text/html; charset=utf-8", PAGE.encode())
                 elif path == "/cards.json":
                     self._send(200, "application/json",
@@ -326,11 +408,34 @@ class BoardServer:
                 else:
                     self._send(404, "text/plain; charset=utf-8", b"not found\n")
 
+            def _skip_body(self) -> None:
+                """A GET has no use for a body: one of up to `BODY_SKIP_MAX` bytes is
+                read and dropped; anything else (chunked, larger, a bad length) ends
+                the connection after the answer. Never read as the next request."""
+                length = self.headers.get("Content-Length")
+                chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
+                if length is None and not chunked:
+                    return
+                try:
+                    size = int(length) if length is not None and not chunked else -1
+                except ValueError:
+                    size = -1
+                if 0 <= size <= BODY_SKIP_MAX:
+                    while size > 0:
+                        data = self.rfile.read(min(size, 65536))
+                        if not data:
+                            break
+                        size -= len(data)
+                else:
+                    self.close_connection = True
+
             def _send(self, status: int, kind: str, body: bytes) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
+                if self.close_connection:
+                    self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(body)
 

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 import uuid
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,12 +57,24 @@ class Deduplicator:
     from 1 again (docs/floor.md): after a `status`, a `msg_seq` of 1, or one more than
     `NEW_STREAM_GAP` below the highest seen, starts a new stream: what was seen of the
     table is forgotten, and `stream(table_id)` counts up. (A table sends again at most
-    its publishing window, 16 messages, below what a consumer has seen.)"""
+    its publishing window, 16 messages, below what a consumer has seen.)
+
+    At most `max_tables` tables are remembered: when a message of one more arrives,
+    the table silent the longest is forgotten (`forget`) and `forgotten` names it (a
+    broker publishing under ever new table ids cannot grow the memory without end; a
+    forgotten table that speaks again is new, and its next retained copies are shown
+    once more)."""
 
     NEW_STREAM_GAP = 64
+    MAX_TABLES = 1000
 
-    def __init__(self, per_table: int = 100_000) -> None:
+    def __init__(self, per_table: int = 100_000, max_tables: int = MAX_TABLES) -> None:
+        if max_tables < 1:
+            raise ValueError(f"max_tables must be at least 1 (got {max_tables})")
         self._per_table = per_table
+        self._max_tables = max_tables
+        self._heard: OrderedDict[str, None] = OrderedDict()  # least recently heard first
+        self.forgotten: list[str] = []  # tables forgotten to keep the bound, oldest first
         self._seen: dict[str, tuple[set[int], deque[int]]] = {}
         self._last_plain: dict[tuple[str, str], bytes] = {}
         self._highest: dict[str, int] = {}
@@ -73,12 +85,42 @@ class Deduplicator:
         """How many times the table's numbering started again (0: never)."""
         return self._streams.get(table_id, 0)
 
+    @property
+    def max_tables(self) -> int:
+        return self._max_tables
+
+    def tables(self) -> int:
+        """How many tables are remembered now."""
+        return len(self._heard)
+
+    def forget(self, table_id: str) -> None:
+        """Drop all that is remembered of one table."""
+        self._heard.pop(table_id, None)
+        self._seen.pop(table_id, None)
+        self._highest.pop(table_id, None)
+        self._after_status.discard(table_id)
+        self._streams.pop(table_id, None)
+        for key in [k for k in self._last_plain if k[0] == table_id]:
+            del self._last_plain[key]
+
+    def _heard_from(self, table_id: str) -> None:
+        if table_id in self._heard:
+            self._heard.move_to_end(table_id)
+            return
+        self._heard[table_id] = None
+        while len(self._heard) > self._max_tables:
+            oldest = next(iter(self._heard))
+            self.forget(oldest)
+            self.forgotten.append(oldest)
+            del self.forgotten[:-self._max_tables]  # the list is bounded too
+
     def first_time(self, payload: Mapping[str, Any] | None, raw: bytes | None = None) -> bool:
         if payload is None:
             return True
         table, msg_seq = payload.get("table_id"), payload.get("msg_seq")
         if not isinstance(table, str):
             return True
+        self._heard_from(table)
         if not isinstance(msg_seq, int):
             if payload.get("kind") == "status":
                 self._after_status.add(table)

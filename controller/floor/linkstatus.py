@@ -3,8 +3,10 @@ returns, and the bookkeeping that replaces it (a mixin of `Publisher`).
 
 Each change makes a new snapshot, wakes the waiters (`wait_for`, `wait_drained`) and
 is handed to `on_status` under the lock, so callbacks arrive in the order of changes.
-The unsent count, the alarm and the sticky overflow are refreshed from the outbox by
-the publisher's thread (`_refresh_counts`).
+The unsent count, the alarm and the overflow are refreshed from the outbox by the
+publisher's thread (`_refresh_counts`). The overflow outlives the alarm: it clears by
+itself only once the whole backlog has been sent (the daemon's journal system log
+records when it was raised and when it cleared, so it is never forgotten).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class LinkStatus:
     unsent: int  # outbox rows not yet acknowledged by the broker
     capacity: int  # outbox_max_messages
     alarm: bool  # unsent rows at or above the alarm threshold
-    overflowed: bool  # unsent rows reached the capacity; sticky until clear_overflow()
+    overflowed: bool  # unsent rows reached the capacity; until the whole backlog is sent
     last_error: str | None  # the latest connection or refusal problem, None when healthy
     sent: int  # rows acknowledged since start()
 
@@ -125,6 +127,7 @@ class StatusKeeper:
         if full and not before.overflowed:
             log.error("floor outbox full: %d unsent messages; the table plays on, nothing "
                       "unsent is deleted, the outbox grows past its bound", unsent)
-        self._update_status(
-            lambda s: replace(s, unsent=unsent, alarm=alarm, overflowed=s.overflowed or full)
-        )
+        elif before.overflowed and unsent == 0:
+            log.warning("floor outbox full cleared: the whole backlog has been sent")
+        self._update_status(lambda s: replace(
+            s, unsent=unsent, alarm=alarm, overflowed=full or (s.overflowed and unsent > 0)))

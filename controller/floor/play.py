@@ -124,13 +124,17 @@ def play_messages(
             stacks[seat] = stacks.get(seat, 0) - put_in
             cause = "clock" if expired else {"tick": "clock", "leave": "leave",
                                              "push": "push"}.get(rules_type or "", "act")
-            out.append(("actions", "action", {
+            acted: dict[str, Any] = {
                 "hand": hand, "phase": street, "seat": _seat_value(seat),
                 "player": seats_before.get(seat, {}).get("player"),
                 "action": action, "amount": put_in, "to": total,
                 "all_in": action != "fold" and stacks[seat] == 0,
-                "stack": stacks[seat], "cause": cause, "by": by,
-            }))
+            }
+            full_raise = getattr(effect, "full_raise", None)
+            if action in ("bet", "raise") and isinstance(full_raise, bool):
+                acted["full_raise"] = full_raise  # False: a short all-in, not reopening
+            acted.update({"stack": stacks[seat], "cause": cause, "by": by})
+            out.append(("actions", "action", acted))
             expired = False
             moved = True
         elif name == "UncalledReturned":

@@ -22,8 +22,9 @@ callbacks run on this thread, and no lock guards the in-flight bookkeeping.
   `outbox_alarm_percent` of `outbox_max_messages`. When unsent rows alone reach
   `outbox_max_messages` the outbox is full: the table keeps playing, the journal keeps
   inserting rows, nothing unsent is deleted (the database grows past the bound
-  instead), and `overflowed` is set and stays set until `clear_overflow()` (a
-  supervisor's acknowledgement), so a full outbox is never forgotten once it drains.
+  instead), and `overflowed` is set and stays set, below the alarm threshold too,
+  until the whole backlog has been sent (the daemon's journal system log records
+  both changes, so a full outbox is never forgotten once it drains).
   The bound itself is kept by deleting the oldest *sent* rows.
 - **Status.** `status()` returns an immutable `LinkStatus` snapshot, safe from any
   thread, for the dealer display's link indicator. `on_status`, if given, is called
@@ -271,10 +272,6 @@ class Publisher(StatusKeeper):
         """Housekeeping: delete sent rows but the newest `keep`; how many went."""
         with contextlib.closing(outbox.connect(self._db_path)) as conn:
             return outbox.prune_sent(conn, keep)
-
-    def clear_overflow(self) -> None:
-        """A supervisor acknowledged the full outbox; it stays set while still full."""
-        self._update_status(lambda s: replace(s, overflowed=s.unsent >= s.capacity))
 
     # -- the thread --------------------------------------------------------------------
 

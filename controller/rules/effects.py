@@ -39,6 +39,9 @@ class Acted(Effect):
     seat: int
     action: ActionKind
     total: int  # the seat's bet on this street after the action
+    # a bet or raise: whether it was a full one (True) or a short all-in that does not
+    # by itself reopen the betting for seats that already acted (False); None otherwise
+    full_raise: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -133,11 +133,13 @@ def act(
         decided = betting.check_action(h, seats, seat, action, to, settings.game)
     kind, total = decided
     record = undo.remember(state, seat)
+    full_bets = h.bets  # apply_action counts a bet or raise here only when full
     betting.apply_action(h, seats, seat, kind, total, settings.game)
     h.log.append({"street": h.street, "seat": seat, "action": kind, "to": total})
     if state.clock is not None and state.clock.seat == seat:
         state.clock = None
-    out: list[effects.Effect] = [effects.Acted(seat, kind, total)]
+    full = h.bets > full_bets if kind in ("bet", "raise") else None
+    out: list[effects.Effect] = [effects.Acted(seat, kind, total, full)]
     street = h.street
     out += after_action(state, settings, seat)
     if state.hand is h and h.street == street and h.to_act is not None:
