@@ -76,8 +76,9 @@ class Report:
         out += [f"  tried {what}: {count}" for what, count in sorted(self.tried.items())]
         out += [f"  {verdict}: {count}" for verdict, count in sorted(self.verdicts.items())]
         out += [f"    fault {code}: {count}" for code, count in sorted(self.faults.items())]
-        out.append(f"  salvaged: {self.salvaged}, events kept {self.kept:,}, "
-                   f"dropped {self.dropped:,}")
+        out.append(
+            f"  salvaged: {self.salvaged}, events kept {self.kept:,}, dropped {self.dropped:,}"
+        )
         out.append(f"  silent losses, crashes and failed salvages: {len(self.failures)}")
         out += [f"  FAILURE {failure}" for failure in self.failures[:20]]
         return out
@@ -90,7 +91,9 @@ def write_reference(base: Path, events: int) -> tuple[Path, Path, list[tuple[int
     for n in range(1, events + 1):
         journal.append(
             {"type": "sit", "seat": n % 9 + 1, "player": f"p{n:05d}", "chips": 1000},
-            accepted=True, by="dealer-7", hand=n // 10,
+            accepted=True,
+            by="dealer-7",
+            hand=n // 10,
             snapshot=json.dumps({"after": n}) if n % 50 == 0 else None,
             outbox=[("casino/s/table/T1/events", json.dumps({"seq": n}))] if n % 3 == 0 else (),
         )
@@ -107,8 +110,10 @@ def write_reference(base: Path, events: int) -> tuple[Path, Path, list[tuple[int
 def rows_of(directory: Path) -> list[tuple[int, str, bytes]]:
     conn = sqlite3.connect(f"{(directory / 'journal.sqlite3').as_uri()}?mode=ro", uri=True)
     try:
-        return [(int(s), str(e), bytes(h)) for s, e, h in
-                conn.execute("SELECT seq, event, hash FROM events ORDER BY seq")]
+        return [
+            (int(s), str(e), bytes(h))
+            for s, e, h in conn.execute("SELECT seq, event, hash FROM events ORDER BY seq")
+        ]
     finally:
         conn.close()
 
@@ -158,8 +163,13 @@ def start(directory: Path) -> tuple[str, str | None]:
         journal.close()
 
 
-def trial(source: Path, reference: list[tuple[int, str, bytes]], work: Path,
-          rng: random.Random, report: Report) -> None:
+def trial(
+    source: Path,
+    reference: list[tuple[int, str, bytes]],
+    work: Path,
+    rng: random.Random,
+    report: Report,
+) -> None:
     shutil.copytree(source, work)
     done_to = damage(work, rng)
     what = f"{source.name}: {done_to}"
@@ -172,8 +182,10 @@ def trial(source: Path, reference: list[tuple[int, str, bytes]], work: Path,
     if verdict in ("ok", "warning"):
         found = rows_of(work)
         if found[: len(reference)] != reference:
-            report.failures.append(f"{what}: SILENT LOSS: the start was OK with "
-                                   f"{len(found)} of {len(reference)} events intact")
+            report.failures.append(
+                f"{what}: SILENT LOSS: the start was OK with "
+                f"{len(found)} of {len(reference)} events intact"
+            )
             return
         report.verdicts["held, intact" + (" (warning logged)" if verdict == "warning" else "")] += 1
         return
@@ -190,8 +202,9 @@ def trial(source: Path, reference: list[tuple[int, str, bytes]], work: Path,
     verdict, code = start(work)
     kept = rows_of(work)
     if verdict not in ("ok", "warning") or kept != reference[: len(kept)]:
-        report.failures.append(f"{what}: the salvaged journal is wrong ({verdict} {code}, "
-                               f"{len(kept)} events)")
+        report.failures.append(
+            f"{what}: the salvaged journal is wrong ({verdict} {code}, {len(kept)} events)"
+        )
         return
     report.salvaged += 1
     report.kept += done.kept_events

@@ -114,8 +114,11 @@ def start_daemon(config: Path, directory: Path) -> tuple[subprocess.Popen[bytes]
     listener = Listener(directory)
     env = {**os.environ, "NOTIFY_SOCKET": listener.path, "PYTHONPATH": str(ROOT)}
     started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config",
-                                str(config)], env=env, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config)],
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
     ready = listener.wait("READY=1")
     listener.sock.close()
     return process, (ready - started) * 1000
@@ -131,6 +134,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 # -- 1, 2, 3 ------------------------------------------------------------------------------
 
+
 def memory_cpu_ready(work: Path, idle_seconds: float) -> dict[str, float]:
     config = write_config(work, work / "idle-state")
     process, ready_ms = start_daemon(config, work)
@@ -141,16 +145,26 @@ def memory_cpu_ready(work: Path, idle_seconds: float) -> dict[str, float]:
     cpu = cpu_seconds(process.pid) - cpu_before
     daemon_rss = max(daemon_rss, rss_kb(process.pid))
     stop(process)
-    bare = subprocess.Popen([sys.executable, "-c", SAME_LIBRARIES +
-                             "; import sys, time; print('ok', flush=True); time.sleep(60)"],
-                            stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    bare = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            SAME_LIBRARIES + "; import sys, time; print('ok', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert bare.stdout is not None
     bare.stdout.readline()
     bare_rss = rss_kb(bare.pid)
     bare.kill()
     bare.wait()
-    return {"daemon_rss_kb": daemon_rss, "bare_rss_kb": bare_rss, "ready_ms": ready_ms,
-            "idle_cpu_percent": 100 * cpu / idle_seconds}
+    return {
+        "daemon_rss_kb": daemon_rss,
+        "bare_rss_kb": bare_rss,
+        "ready_ms": ready_ms,
+        "idle_cpu_percent": 100 * cpu / idle_seconds,
+    }
 
 
 def drop_caches() -> bool:
@@ -184,6 +198,7 @@ def start_to_ready(work: Path, runs: int, cold: bool) -> dict[str, float]:
 
 # -- hands through the daemon in-process ------------------------------------------------------
 
+
 class QuietNotifier(Notifier):
     def __init__(self) -> None:
         super().__init__()
@@ -195,15 +210,17 @@ class QuietNotifier(Notifier):
 
 
 def in_process(config: Path) -> Daemon:
-    daemon = Daemon(load_config(config), config_path=str(config), simulated=True,
-                    notifier=QuietNotifier())
+    daemon = Daemon(
+        load_config(config), config_path=str(config), simulated=True, notifier=QuietNotifier()
+    )
     daemon.start()
     daemon.run_in_thread()
     return daemon
 
 
-def play_hands(daemon: Daemon, hands: int, rng: random.Random, *, faults: bool = False,
-               on_hand: Any = None) -> None:
+def play_hands(
+    daemon: Daemon, hands: int, rng: random.Random, *, faults: bool = False, on_hand: Any = None
+) -> None:
     """Whole hands submitted as rules events (the keypad's own path is measured in 6)."""
     controller = daemon.controller
     assert controller is not None and controller.recorder is not None
@@ -222,8 +239,9 @@ def play_hands(daemon: Daemon, hands: int, rng: random.Random, *, faults: bool =
             if view["phase"] == "idle":
                 break
             if view["phase"] == "showdown":
-                live = [int(s) for s, v in view["seats"].items()
-                        if v["status"] in ("playing", "all_in")]
+                live = [
+                    int(s) for s, v in view["seats"].items() if v["status"] in ("playing", "all_in")
+                ]
                 rng.shuffle(live)
                 daemon.submit({"type": "award", "ranking": [[s] for s in live]})
                 continue
@@ -234,8 +252,12 @@ def play_hands(daemon: Daemon, hands: int, rng: random.Random, *, faults: bool =
             elif roll < 0.9 or legal["min_raise_to"] is None:
                 event = {"type": "act", "seat": seat, "action": "call"}
             else:
-                event = {"type": "act", "seat": seat, "action": "raise",
-                         "to": legal["min_raise_to"]}
+                event = {
+                    "type": "act",
+                    "seat": seat,
+                    "action": "raise",
+                    "to": legal["min_raise_to"],
+                }
             daemon.submit(event)
         if faults and sim is not None and rng.random() < 0.05:
             device = rng.choice([d for d in (sim.tray, sim.display) if d is not None])
@@ -261,6 +283,7 @@ def close(daemon: Daemon) -> None:
 
 # -- 4, 5 -------------------------------------------------------------------------------
 
+
 def recovery_after_hands(work: Path, build_dir: Path, hands: int) -> dict[str, float]:
     state = build_dir / "hands-state"
     config = write_config(work, state)
@@ -279,8 +302,11 @@ def recovery_after_hands(work: Path, build_dir: Path, hands: int) -> dict[str, f
     shutil.copytree(state, disk_state)
     shutil.rmtree(state, ignore_errors=True)
     started = time.monotonic()
-    with Journal.open(disk_state, config.read_text().replace(str(state), str(disk_state)),
-                      allow_config_change=True) as opened:
+    with Journal.open(
+        disk_state,
+        config.read_text().replace(str(state), str(disk_state)),
+        allow_config_change=True,
+    ) as opened:
         verdict = opened.verify()
         folded = fold(opened, RulesBook(opened))
     recovery_s = time.monotonic() - started
@@ -288,13 +314,21 @@ def recovery_after_hands(work: Path, build_dir: Path, hands: int) -> dict[str, f
     disk_config = write_config(work, disk_state)
     process, ready_ms = start_daemon(disk_config, work)
     stop(process)
-    return {"hands": hands, "events": events, "rows_kept": rows, "bytes": size,
-            "bytes_per_hand": size / max(1.0, rows / (events / hands)), "recovery_s": recovery_s,
-            "ready_after_hands_ms": ready_ms, "replayed": folded.replayed,
-            "events_per_hand": events / hands}
+    return {
+        "hands": hands,
+        "events": events,
+        "rows_kept": rows,
+        "bytes": size,
+        "bytes_per_hand": size / max(1.0, rows / (events / hands)),
+        "recovery_s": recovery_s,
+        "ready_after_hands_ms": ready_ms,
+        "replayed": folded.replayed,
+        "events_per_hand": events / hands,
+    }
 
 
 # -- 6 ----------------------------------------------------------------------------------
+
 
 def bare_commits(directory: Path, count: int) -> list[float]:
     conn = sqlite3.connect(directory / f"bare-{time.monotonic_ns()}.sqlite3", isolation_level=None)
@@ -374,8 +408,10 @@ def key_latency(work: Path, presses: int, pause: float = 0.4) -> dict[str, float
             keypad.wait_delivered(delivered + 1)
             delivered += 1
             deadline = time.monotonic() + 10
-            while state_view(controller.recorder.table)["phase"] == "idle" and \
-                    time.monotonic() < deadline:
+            while (
+                state_view(controller.recorder.table)["phase"] == "idle"
+                and time.monotonic() < deadline
+            ):
                 time.sleep(0.0005)
             continue
         told.pop(watch, None)
@@ -398,26 +434,35 @@ def key_latency(work: Path, presses: int, pause: float = 0.4) -> dict[str, float
     bare_p50 = statistics.median(bare)
     # Presses within a second of a prune (before or after it): the moments the prune
     # could have delayed.
-    near = [end - begin for begin, end in sample_times
-            if any(p0 - 1.0 <= begin <= p1 + 1.0 for p0, p1 in prunes)]
-    return {"prunes": len(prunes),
-            "prune_max_ms": max((p1 - p0 for p0, p1 in prunes), default=0.0) * 1000,
-            "max_ms": max(samples) * 1000, "near_prune": len(near),
-            "near_prune_max_ms": max(near, default=0.0) * 1000,
-            "near_prune_p99_ms": percentile(near, 0.99) * 1000 if near else 0.0,
-            "call_p50_ms": statistics.median(to_call) * 1000,
-            "call_p99_ms": percentile(to_call, 0.99) * 1000,
-            "call_p99_x": percentile(to_call, 0.99) / bare_p50,
-            "p50_ms": statistics.median(samples) * 1000,
-            "p99_ms": percentile(samples, 0.99) * 1000, "bare_p50_ms": bare_p50 * 1000,
-            "bare_p99_ms": percentile(bare, 0.99) * 1000,
-            "p50_x": statistics.median(samples) / bare_p50,
-            "p99_x": percentile(samples, 0.99) / bare_p50, "presses": len(samples),
-            "blinks": len(blink_waits),
-            "blink_max_ms": max(blink_waits, default=0.0) * 1000}
+    near = [
+        end - begin
+        for begin, end in sample_times
+        if any(p0 - 1.0 <= begin <= p1 + 1.0 for p0, p1 in prunes)
+    ]
+    return {
+        "prunes": len(prunes),
+        "prune_max_ms": max((p1 - p0 for p0, p1 in prunes), default=0.0) * 1000,
+        "max_ms": max(samples) * 1000,
+        "near_prune": len(near),
+        "near_prune_max_ms": max(near, default=0.0) * 1000,
+        "near_prune_p99_ms": percentile(near, 0.99) * 1000 if near else 0.0,
+        "call_p50_ms": statistics.median(to_call) * 1000,
+        "call_p99_ms": percentile(to_call, 0.99) * 1000,
+        "call_p99_x": percentile(to_call, 0.99) / bare_p50,
+        "p50_ms": statistics.median(samples) * 1000,
+        "p99_ms": percentile(samples, 0.99) * 1000,
+        "bare_p50_ms": bare_p50 * 1000,
+        "bare_p99_ms": percentile(bare, 0.99) * 1000,
+        "p50_x": statistics.median(samples) / bare_p50,
+        "p99_x": percentile(samples, 0.99) / bare_p50,
+        "presses": len(samples),
+        "blinks": len(blink_waits),
+        "blink_max_ms": max(blink_waits, default=0.0) * 1000,
+    }
 
 
 # -- 7 ----------------------------------------------------------------------------------
+
 
 def soak(work: Path, soak_dir: Path, hands: int) -> dict[str, float]:
     state = soak_dir / "soak-state"
@@ -453,11 +498,14 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=None, help="where to put the journals")
     parser.add_argument("--soak-on-disk", action="store_true")
     parser.add_argument("--ready-runs", type=int, default=5, help="starts for figure 3")
-    parser.add_argument("--cold", action="store_true",
-                        help="also start with the page cache dropped (root; slows the "
-                             "whole machine for a moment)")
-    parser.add_argument("--only", default="1234567",
-                        help="the figures to measure, e.g. 36 (default all)")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also start with the page cache dropped (root; slows the whole machine for a moment)",
+    )
+    parser.add_argument(
+        "--only", default="1234567", help="the figures to measure, e.g. 36 (default all)"
+    )
     args = parser.parse_args()
     setup_logging("ERROR")
     logging.basicConfig(level=logging.ERROR)
@@ -469,60 +517,89 @@ def main() -> int:
             if "1" in args.only or "2" in args.only:
                 m = memory_cpu_ready(work, args.idle_seconds)
                 ratio = m["daemon_rss_kb"] / m["bare_rss_kb"]
-                print(f"1. resident memory: daemon {m['daemon_rss_kb'] / 1024:.1f} MB, bare Python "
-                      f"with the same libraries {m['bare_rss_kb'] / 1024:.1f} MB: {ratio:.2f} x "
-                      f"(target <= 1.5 x)", flush=True)
-                print(f"2. idle CPU over {args.idle_seconds:.0f} s: {m['idle_cpu_percent']:.3f} % of "
-                      f"a core (target < 0.5 %)", flush=True)
+                print(
+                    f"1. resident memory: daemon {m['daemon_rss_kb'] / 1024:.1f} MB, bare Python "
+                    f"with the same libraries {m['bare_rss_kb'] / 1024:.1f} MB: {ratio:.2f} x "
+                    f"(target <= 1.5 x)",
+                    flush=True,
+                )
+                print(
+                    f"2. idle CPU over {args.idle_seconds:.0f} s: {m['idle_cpu_percent']:.3f} % of "
+                    f"a core (target < 0.5 %)",
+                    flush=True,
+                )
             if "3" in args.only:
                 ready = start_to_ready(work, args.ready_runs, args.cold)
-                cold = (f"; cold caches (page cache dropped before each) median "
-                        f"{ready['cold_ms']:.0f} ms, max {ready['cold_max_ms']:.0f} ms"
-                        if "cold_ms" in ready else
-                        "; cold caches: not measured (--cold, as root)" if not args.cold else
-                        "; cold caches: cannot drop the page cache here (root needed)")
-                print(f"3. start to READY (empty journal, {args.ready_runs} starts): warm median "
-                      f"{ready['warm_ms']:.0f} ms, max {ready['warm_max_ms']:.0f} ms{cold}",
-                      flush=True)
+                cold = (
+                    f"; cold caches (page cache dropped before each) median "
+                    f"{ready['cold_ms']:.0f} ms, max {ready['cold_max_ms']:.0f} ms"
+                    if "cold_ms" in ready
+                    else "; cold caches: not measured (--cold, as root)"
+                    if not args.cold
+                    else "; cold caches: cannot drop the page cache here (root needed)"
+                )
+                print(
+                    f"3. start to READY (empty journal, {args.ready_runs} starts): warm median "
+                    f"{ready['warm_ms']:.0f} ms, max {ready['warm_max_ms']:.0f} ms{cold}",
+                    flush=True,
+                )
             if "4" in args.only or "5" in args.only:
                 r = recovery_after_hands(work, fast, args.recovery_hands)
-                print(f"4. recovery after {r['hands']} hands ({r['events']} events, "
-                      f"{r['events_per_hand']:.1f} per hand incl. ticks): open + integrity check + "
-                      f"fold {r['recovery_s'] * 1000:.0f} ms (snapshot + {r['replayed']} events); "
-                      f"start to READY {r['ready_after_hands_ms']:.0f} ms (target < 1 s)",
-                      flush=True)
-                print(f"5. journal bytes per hand: {r['bytes_per_hand']:.0f} B "
-                      f"({r['bytes'] / 1e6:.2f} MB holding {r['rows_kept']} event rows, the hands "
-                      f"retention keeps; target < 4 KB)", flush=True)
+                print(
+                    f"4. recovery after {r['hands']} hands ({r['events']} events, "
+                    f"{r['events_per_hand']:.1f} per hand incl. ticks): open + integrity check + "
+                    f"fold {r['recovery_s'] * 1000:.0f} ms (snapshot + {r['replayed']} events); "
+                    f"start to READY {r['ready_after_hands_ms']:.0f} ms (target < 1 s)",
+                    flush=True,
+                )
+                print(
+                    f"5. journal bytes per hand: {r['bytes_per_hand']:.0f} B "
+                    f"({r['bytes'] / 1e6:.2f} MB holding {r['rows_kept']} event rows, the hands "
+                    f"retention keeps; target < 4 KB)",
+                    flush=True,
+                )
             if "6" in args.only:
                 lat = key_latency(work, args.presses)
-                print(f"6. keypad frame -> seat light: p50 {lat['p50_ms']:.2f} ms, p99 "
-                      f"{lat['p99_ms']:.2f} ms; bare SQLite commit p50 {lat['bare_p50_ms']:.2f} ms "
-                      f"(p99 {lat['bare_p99_ms']:.2f}): p50 {lat['p50_x']:.1f} x, p99 "
-                      f"{lat['p99_x']:.1f} x (target p99 < 10 x; {lat['presses']} presses)",
-                      flush=True)
-                print(f"   of which keypad frame -> the loop's lights.show() call (journal commit "
-                      f"included): p50 {lat['call_p50_ms']:.2f} ms, p99 {lat['call_p99_ms']:.2f} ms "
-                      f"= {lat['call_p99_x']:.1f} x; the rest is the lights driver's animation "
-                      f"thread picking it up", flush=True)
-                print(f"   max {lat['max_ms']:.2f} ms; {lat['prunes']} journal prune(s) "
-                      f"(longest {lat['prune_max_ms']:.1f} ms) during play: the "
-                      f"{lat['near_prune']} presses within 1 s of one: p99 "
-                      f"{lat['near_prune_p99_ms']:.2f} ms, max {lat['near_prune_max_ms']:.2f} ms "
-                      f"(the prune runs in the pause between hands, off the key's path)",
-                      flush=True)
-                print(f"   not counted: {lat['blinks']} fold(s) that ended a hand on the seat where "
-                      f"the button goes next turned it to the puck alert's fast blink, whose first "
-                      f"visible edge follows the shared blink clock (longest wait "
-                      f"{lat['blink_max_ms']:.0f} ms)", flush=True)
+                print(
+                    f"6. keypad frame -> seat light: p50 {lat['p50_ms']:.2f} ms, p99 "
+                    f"{lat['p99_ms']:.2f} ms; bare SQLite commit p50 {lat['bare_p50_ms']:.2f} ms "
+                    f"(p99 {lat['bare_p99_ms']:.2f}): p50 {lat['p50_x']:.1f} x, p99 "
+                    f"{lat['p99_x']:.1f} x (target p99 < 10 x; {lat['presses']} presses)",
+                    flush=True,
+                )
+                print(
+                    f"   of which keypad frame -> the loop's lights.show() call (journal commit "
+                    f"included): p50 {lat['call_p50_ms']:.2f} ms, p99 {lat['call_p99_ms']:.2f} ms "
+                    f"= {lat['call_p99_x']:.1f} x; the rest is the lights driver's animation "
+                    f"thread picking it up",
+                    flush=True,
+                )
+                print(
+                    f"   max {lat['max_ms']:.2f} ms; {lat['prunes']} journal prune(s) "
+                    f"(longest {lat['prune_max_ms']:.1f} ms) during play: the "
+                    f"{lat['near_prune']} presses within 1 s of one: p99 "
+                    f"{lat['near_prune_p99_ms']:.2f} ms, max {lat['near_prune_max_ms']:.2f} ms "
+                    f"(the prune runs in the pause between hands, off the key's path)",
+                    flush=True,
+                )
+                print(
+                    f"   not counted: {lat['blinks']} fold(s) that ended a hand on the seat where "
+                    f"the button goes next turned it to the puck alert's fast blink, whose first "
+                    f"visible edge follows the shared blink clock (longest wait "
+                    f"{lat['blink_max_ms']:.0f} ms)",
+                    flush=True,
+                )
             if "7" in args.only:
                 soak_dir = work if args.soak_on_disk else fast
                 s = soak(work, soak_dir, args.hands)
-                print(f"7. soak: {s['hands']:.0f} hands with random device faults in "
-                      f"{s['seconds']:.0f} s; resident memory after warm-up "
-                      f"{s.get('warm_kb', 0) / 1024:.1f} MB, at the end {s['end_kb'] / 1024:.1f} MB:"
-                      f" growth {s['growth_kb']:.0f} KB (target < 1024 KB); journal "
-                      f"{s['journal_bytes'] / 1e6:.2f} MB", flush=True)
+                print(
+                    f"7. soak: {s['hands']:.0f} hands with random device faults in "
+                    f"{s['seconds']:.0f} s; resident memory after warm-up "
+                    f"{s.get('warm_kb', 0) / 1024:.1f} MB, at the end {s['end_kb'] / 1024:.1f} MB:"
+                    f" growth {s['growth_kb']:.0f} KB (target < 1024 KB); journal "
+                    f"{s['journal_bytes'] / 1e6:.2f} MB",
+                    flush=True,
+                )
         finally:
             with contextlib.suppress(OSError):
                 shutil.rmtree(fast)

@@ -130,8 +130,9 @@ class Report:
     seconds: float = 0.0
 
 
-def kill_loop(directory: Path, *, kills: int, rng: random.Random, lines_count: int = 0,
-              progress: bool = False) -> Report:
+def kill_loop(
+    directory: Path, *, kills: int, rng: random.Random, lines_count: int = 0, progress: bool = False
+) -> Report:
     started = time.monotonic()
     directory.mkdir(parents=True, exist_ok=True)
     config = directory.parent / f"{directory.name}-config.yaml"
@@ -139,10 +140,21 @@ def kill_loop(directory: Path, *, kills: int, rng: random.Random, lines_count: i
     settings = load_config(config)
     lines = make_lines(settings.rules, lines_count or max(2000, kills * 60), rng)
     expected = list(replay(settings.rules, lines))
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "controller", "replay", "--config", str(config),
-               "--state-dir", str(directory), "-"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "controller",
+        "replay",
+        "--config",
+        str(config),
+        "--state-dir",
+        str(directory),
+        "-",
+    ]
     report = Report()
     done = 0
     for round_number in range(kills + 1):
@@ -151,19 +163,27 @@ def kill_loop(directory: Path, *, kills: int, rng: random.Random, lines_count: i
             lines += make_lines(settings.rules, 500, rng)[6:]  # keep streaming (sits dropped)
             expected = list(replay(settings.rules, lines))
         acked: list[dict[str, Any]] = []
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, env=env)
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         first = threading.Event()
 
-        def read(proc: subprocess.Popen[str] = process, box: list[dict[str, Any]] = acked,
-                 flag: threading.Event = first) -> None:
+        def read(
+            proc: subprocess.Popen[str] = process,
+            box: list[dict[str, Any]] = acked,
+            flag: threading.Event = first,
+        ) -> None:
             assert proc.stdout is not None
             for out in proc.stdout:
                 box.append(json.loads(out))
                 flag.set()
 
-        def write(proc: subprocess.Popen[str] = process, feed: list[str] = lines[done:]
-                  ) -> None:
+        def write(proc: subprocess.Popen[str] = process, feed: list[str] = lines[done:]) -> None:
             assert proc.stdin is not None
             try:
                 for text in feed:
@@ -203,8 +223,13 @@ def kill_loop(directory: Path, *, kills: int, rng: random.Random, lines_count: i
     return report
 
 
-def _check(directory: Path, lines: list[str], expected: list[dict[str, Any]],
-           acked: list[dict[str, Any]], before: int) -> int:
+def _check(
+    directory: Path,
+    lines: list[str],
+    expected: list[dict[str, Any]],
+    acked: list[dict[str, Any]],
+    before: int,
+) -> int:
     if not (directory / "journal.sqlite3").exists():
         assert not acked, "lines acknowledged but no journal"
         return 0
@@ -246,17 +271,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--dir", type=Path, default=None,
-                        help="state directory parent (default: a temporary one)")
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="state directory parent (default: a temporary one)"
+    )
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     with tempfile.TemporaryDirectory(dir=args.dir) as temp:
-        report = kill_loop(Path(temp) / "state", kills=args.kills, rng=random.Random(seed),
-                           progress=True)
-    print(f"seed {seed}: {report.kills} kills ({report.killed_while_streaming} while "
-          f"streaming), {report.acknowledged} lines acknowledged, journal at seq "
-          f"{report.last_seq}, {report.seconds:.1f} s: nothing acknowledged lost, nothing "
-          f"applied twice, final state equals the reference")
+        report = kill_loop(
+            Path(temp) / "state", kills=args.kills, rng=random.Random(seed), progress=True
+        )
+    print(
+        f"seed {seed}: {report.kills} kills ({report.killed_while_streaming} while "
+        f"streaming), {report.acknowledged} lines acknowledged, journal at seq "
+        f"{report.last_seq}, {report.seconds:.1f} s: nothing acknowledged lost, nothing "
+        f"applied twice, final state equals the reference"
+    )
     return 0
 
 

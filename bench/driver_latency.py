@@ -55,7 +55,9 @@ def drain(events: StampedQueue, stop: threading.Event) -> None:
             events.get(timeout=0.1)
 
 
-def measure(keypad: SimKeypad, events: StampedQueue, presses: int, rng: random.Random) -> list[float]:
+def measure(
+    keypad: SimKeypad, events: StampedQueue, presses: int, rng: random.Random
+) -> list[float]:
     latencies = []
     for n in range(presses):
         time.sleep(rng.uniform(0.002, 0.01))  # not in step with the flood
@@ -72,7 +74,9 @@ def report(name: str, latencies: list[float], extra: str = "") -> None:
     ms = sorted(value * 1000 for value in latencies)
     p50 = statistics.median(ms)
     p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
-    print(f"{name:24} n={len(ms):4}  p50 {p50:6.3f} ms  p99 {p99:6.3f} ms  max {ms[-1]:7.3f} ms{extra}")
+    print(
+        f"{name:24} n={len(ms):4}  p50 {p50:6.3f} ms  p99 {p99:6.3f} ms  max {ms[-1]:7.3f} ms{extra}"
+    )
 
 
 def main() -> int:

@@ -75,13 +75,31 @@ class SimulatedTable:
         self.random = random.Random(seed)
         self.seq = 0
         self.actions_left = 0
-        seats = {str(s): {"player": f"player{s}", "stack": 2000, "bet": 0,
-                          "status": "playing", "missed": []} for s in range(1, SEATS + 1)}
+        seats = {
+            str(s): {
+                "player": f"player{s}",
+                "stack": 2000,
+                "bet": 0,
+                "status": "playing",
+                "missed": [],
+            }
+            for s in range(1, SEATS + 1)
+        }
         self.state: dict[str, Any] = {
-            "hand": 0, "phase": "idle", "button": None, "small_blind": None,
-            "big_blind": None, "to_act": None, "legal": None, "pot_total": 0, "pots": [],
-            "seats": seats, "fees": {"rake": 0, "jackpot": 0}, "showdown_order": None,
-            "clock": None, "display": ["READY"],
+            "hand": 0,
+            "phase": "idle",
+            "button": None,
+            "small_blind": None,
+            "big_blind": None,
+            "to_act": None,
+            "legal": None,
+            "pot_total": 0,
+            "pots": [],
+            "seats": seats,
+            "fees": {"rake": 0, "jackpot": 0},
+            "showdown_order": None,
+            "clock": None,
+            "display": ["READY"],
         }
 
     def step(self) -> list[OutboxMessage]:
@@ -96,9 +114,16 @@ class SimulatedTable:
                 seat["status"] = "playing"
             seats[str(small)].update(stack=seats[str(small)]["stack"] - 5, bet=5)
             seats[str(big)].update(stack=seats[str(big)]["stack"] - 10, bet=10)
-            after.update(hand=before["hand"] + 1, phase="preflop", button=button,
-                         small_blind=small, big_blind=big, to_act=big % SEATS + 1,
-                         pot_total=15, display=[f"SEAT {big % SEATS + 1} TO ACT", "CALL 10"])
+            after.update(
+                hand=before["hand"] + 1,
+                phase="preflop",
+                button=button,
+                small_blind=small,
+                big_blind=big,
+                to_act=big % SEATS + 1,
+                pot_total=15,
+                display=[f"SEAT {big % SEATS + 1} TO ACT", "CALL 10"],
+            )
             self.actions_left = ACTIONS_PER_HAND
         elif self.actions_left > 0:
             seat_number = before["to_act"]
@@ -112,8 +137,7 @@ class SimulatedTable:
                 seat.update(stack=seat["stack"] - amount, bet=seat["bet"] + amount)
                 after["pot_total"] = before["pot_total"] + amount
             after["to_act"] = seat_number % SEATS + 1
-            after["legal"] = {"check": False, "call": 10, "min_raise_to": 40,
-                              "max_raise_to": 2000}
+            after["legal"] = {"check": False, "call": 10, "min_raise_to": 40, "max_raise_to": 2000}
             after["pots"] = [{"amount": after["pot_total"], "eligible": list(range(1, 10))}]
             after["display"] = [f"SEAT {after['to_act']} TO ACT", "CALL 10"]
             self.actions_left -= 1
@@ -123,12 +147,14 @@ class SimulatedTable:
             winner["stack"] += before["pot_total"]
             for seat in seats.values():
                 seat.update(bet=0, status="playing")
-            after.update(phase="idle", to_act=None, legal=None, pot_total=0, pots=[],
-                         display=["READY"])
+            after.update(
+                phase="idle", to_act=None, legal=None, pot_total=0, pots=[], display=["READY"]
+            )
         self.seq += 1
         self.state = after
-        return messages_for({"seq": self.seq, "event": event}, {"ok": True}, before, after,
-                            topics=self.topics)
+        return messages_for(
+            {"seq": self.seq, "event": event}, {"ok": True}, before, after, topics=self.topics
+        )
 
 
 class Floor:
@@ -175,9 +201,9 @@ def journal(db: Path, table: SimulatedTable, events: int) -> int:
 
 
 @contextlib.contextmanager
-def publishers(settings: FloorSettings, tables: list[tuple[SimulatedTable, Path]]) -> Iterator[
-    list[Publisher]
-]:
+def publishers(
+    settings: FloorSettings, tables: list[tuple[SimulatedTable, Path]]
+) -> Iterator[list[Publisher]]:
     started = []
     try:
         for table, db in tables:
@@ -210,18 +236,28 @@ class BoardPage:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
-        self.server = BoardServer(host=broker.host, port=broker.port,
-                                  topic_filter=subscription("casino", "bench"), site="bench",
-                                  http_port=0)
+        self.server = BoardServer(
+            host=broker.host,
+            port=broker.port,
+            topic_filter=subscription("casino", "bench"),
+            site="bench",
+            http_port=0,
+        )
         self.server.start()
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1920,1080"):
+        for argument in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--window-size=1920,1080",
+        ):
             options.add_argument(argument)
         self.driver = webdriver.Chrome(
             service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
-            options=options)
+            options=options,
+        )
         self.driver.get(self.server.url)
         self.driver.execute_script(OBSERVE)
 
@@ -254,8 +290,13 @@ def state_times(messages: list[OutboxMessage], into: dict[tuple[str, int], int])
             into[(payload["table_id"], payload["seq"])] = payload["ts_ns"]
 
 
-def play(tables: list[tuple[SimulatedTable, Path]], running: list[Publisher], seconds: float,
-         events_per_second: float, made: dict[tuple[str, int], int] | None = None) -> int:
+def play(
+    tables: list[tuple[SimulatedTable, Path]],
+    running: list[Publisher],
+    seconds: float,
+    events_per_second: float,
+    made: dict[tuple[str, int], int] | None = None,
+) -> int:
     """Every table journals events at `events_per_second` for `seconds`."""
     conns = [outbox.connect(db) for _, db in tables]
     rows = 0
@@ -308,19 +349,25 @@ def phase_figures(name: str, floor: Floor, work: Callable[[], int]) -> dict[str,
         "seconds": elapsed,
         "delivered": len(latencies),
         "latency_ms": [round(percentile(latencies, q), 1) for q in (0.5, 0.99, 1.0)]
-        if latencies else None,
+        if latencies
+        else None,
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=40)
-    parser.add_argument("--events-per-second", type=float, default=1.0,
-                        help="a busy table's pace, keypad keys included (default 1.0)")
+    parser.add_argument(
+        "--events-per-second",
+        type=float,
+        default=1.0,
+        help="a busy table's pace, keypad keys included (default 1.0)",
+    )
     parser.add_argument("--live-seconds", type=float, default=20.0)
     parser.add_argument("--outage-minutes", type=float, default=10.0)
-    parser.add_argument("--no-board", action="store_true",
-                        help="do not measure the floor board in a browser")
+    parser.add_argument(
+        "--no-board", action="store_true", help="do not measure the floor board in a browser"
+    )
     args = parser.parse_args()
     no_board = "--no-board given" if args.no_board else board_available()
     board_delays: list[float] = []
@@ -332,10 +379,13 @@ def main() -> int:
         floor = Floor()
         consumer = Subscriber(broker.host, broker.port, subscription("casino"), floor)
         consumer.start()
-        settings = FloorSettings(site="bench", host=broker.host, port=broker.port,
-                                 outbox_max_messages=1_000_000)
-        tables = [(SimulatedTable(f"T{n:02d}", n), work / f"T{n:02d}.sqlite3")
-                  for n in range(1, args.tables + 1)]
+        settings = FloorSettings(
+            site="bench", host=broker.host, port=broker.port, outbox_max_messages=1_000_000
+        )
+        tables = [
+            (SimulatedTable(f"T{n:02d}", n), work / f"T{n:02d}.sqlite3")
+            for n in range(1, args.tables + 1)
+        ]
         for _, db in tables:
             outbox.connect(db).close()
         results = []
@@ -346,8 +396,7 @@ def main() -> int:
                 assert all(p.wait_for(lambda s: s.link == "up", 30) for p in running)
 
                 def live() -> int:
-                    rows = play(tables, running, args.live_seconds, args.events_per_second,
-                                made)
+                    rows = play(tables, running, args.live_seconds, args.events_per_second, made)
                     wait_all_drained(running)
                     return rows
 
@@ -360,8 +409,10 @@ def main() -> int:
                 page.close()
                 board_delays = [shown[key] - made[key] / 1e6 for key in made if key in shown]
                 if len(board_delays) < len(made):
-                    print(f"  (the page showed {len(board_delays)} of {len(made)} states: a "
-                          f"state replaced before the page drew it is not counted)")
+                    print(
+                        f"  (the page showed {len(board_delays)} of {len(made)} states: a "
+                        f"state replaced before the page drew it is not counted)"
+                    )
 
             # The link is down (publishers stopped) while every table plays on.
             outage_events = int(args.events_per_second * args.outage_minutes * 60)
@@ -372,37 +423,46 @@ def main() -> int:
                     with publishers(settings, some) as running:
                         wait_all_drained(running)
                     return rows
+
                 return run
 
-            results.append(phase_figures("drain one table", floor,
-                                         drain(tables[:1], backlog[0])))
-            results.append(phase_figures("drain the others", floor,
-                                         drain(tables[1:], sum(backlog[1:]))))
+            results.append(phase_figures("drain one table", floor, drain(tables[:1], backlog[0])))
+            results.append(
+                phase_figures("drain the others", floor, drain(tables[1:], sum(backlog[1:])))
+            )
         finally:
             consumer.stop()
             broker.kill()
 
-    print(f"floor link: {args.tables} tables, one Mosquitto on 127.0.0.1, one consumer; "
-          f"live pace {args.events_per_second:g} events/s per table")
+    print(
+        f"floor link: {args.tables} tables, one Mosquitto on 127.0.0.1, one consumer; "
+        f"live pace {args.events_per_second:g} events/s per table"
+    )
     for r in results:
         rate = r["rows"] / r["seconds"] if r["seconds"] else 0.0
-        line = (f"  {r['phase']:<17} {r['rows']:>7} messages in {r['seconds']:6.2f} s: "
-                f"broker rate {rate:7,.0f} msg/s in (PUBACKed) and out (delivered)")
+        line = (
+            f"  {r['phase']:<17} {r['rows']:>7} messages in {r['seconds']:6.2f} s: "
+            f"broker rate {rate:7,.0f} msg/s in (PUBACKed) and out (delivered)"
+        )
         if r["phase"] == "live" and r["latency_ms"]:
             p50, p99, worst = r["latency_ms"]
             line += f"; end-to-end latency ms p50 {p50} p99 {p99} max {worst}"
         print(line)
     if board_delays:
-        print(f"  floor board (headless Chromium): end-to-end delay, event at a table -> "
-              f"change on the page, {len(board_delays)} changes over {args.tables} tables: "
-              f"ms p50 {percentile(board_delays, 0.5):.0f} "
-              f"p99 {percentile(board_delays, 0.99):.0f} max {max(board_delays):.0f}")
+        print(
+            f"  floor board (headless Chromium): end-to-end delay, event at a table -> "
+            f"change on the page, {len(board_delays)} changes over {args.tables} tables: "
+            f"ms p50 {percentile(board_delays, 0.5):.0f} "
+            f"p99 {percentile(board_delays, 0.99):.0f} max {max(board_delays):.0f}"
+        )
     else:
         print(f"  floor board: not measured: {no_board}")
-    print(f"  a {args.outage_minutes:g}-minute outage at the live pace: "
-          f"{statistics.mean(backlog):.0f} rows per table; one table drains it in "
-          f"{results[1]['seconds']:.2f} s, the other {args.tables - 1} together in "
-          f"{results[2]['seconds']:.2f} s")
+    print(
+        f"  a {args.outage_minutes:g}-minute outage at the live pace: "
+        f"{statistics.mean(backlog):.0f} rows per table; one table drains it in "
+        f"{results[1]['seconds']:.2f} s, the other {args.tables - 1} together in "
+        f"{results[2]['seconds']:.2f} s"
+    )
     return 0
 
 

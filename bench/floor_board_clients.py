@@ -36,8 +36,13 @@ def flood_delay(broker: LocalBroker, idle: int, messages: int) -> float:
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    board = BoardServer(host=broker.host, port=broker.port,
-                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+    )
     board.start()
     assert board.wait_broker(10)
     host, port = "127.0.0.1", int(board.url.rsplit(":", 1)[1].strip("/"))
@@ -67,16 +72,32 @@ def flood_delay(broker: LocalBroker, idle: int, messages: int) -> float:
     client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
     client.connect(broker.host, broker.port)
     client.loop_start()
-    seats = {str(s): {"player": f"player{s}", "stack": 1000, "bet": 0, "status": "playing",
-                      "missed": []} for s in range(1, 10)}
+    seats = {
+        str(s): {"player": f"player{s}", "stack": 1000, "bet": 0, "status": "playing", "missed": []}
+        for s in range(1, 10)
+    }
     started = time.monotonic()
     for n in range(1, messages + 1):
         message = state_message(
             TableTopics("casino", "lv", f"T{n % 40 + 1}"),
-            {"hand": n, "phase": "flop", "to_act": 1, "pot_total": n, "seats": seats,
-             "clock": None}, seq=n, stamp=Stamp.now(),
-            table={"seats": 9, "structure": "no_limit", "form": "flop", "small_blind": 5,
-                   "big_blind": 10})
+            {
+                "hand": n,
+                "phase": "flop",
+                "to_act": 1,
+                "pot_total": n,
+                "seats": seats,
+                "clock": None,
+            },
+            seq=n,
+            stamp=Stamp.now(),
+            table={
+                "seats": 9,
+                "structure": "no_limit",
+                "form": "flop",
+                "small_blind": 5,
+                "big_blind": 10,
+            },
+        )
         client.publish(message.topic, message.payload[:-1] + f',"msg_seq":{n}}}', qos=1)
     deadline = time.monotonic() + 300
     while not done and time.monotonic() < deadline:
@@ -102,9 +123,11 @@ def main() -> int:
             crowded = flood_delay(broker, args.idle, args.messages)
         finally:
             broker.kill()
-    print(f"{args.messages} messages, 40 tables: the reading browser has the last after "
-          f"{alone:.2f} s alone, {crowded:.2f} s beside {args.idle} browsers that never "
-          f"read: ratio {crowded / alone:.2f}")
+    print(
+        f"{args.messages} messages, 40 tables: the reading browser has the last after "
+        f"{alone:.2f} s alone, {crowded:.2f} s beside {args.idle} browsers that never "
+        f"read: ratio {crowded / alone:.2f}"
+    )
     return 0
 
 

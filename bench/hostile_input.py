@@ -60,34 +60,57 @@ def hostile(rng: random.Random, big: int) -> list[tuple[str, bytes]]:
     kinds: list[tuple[str, bytes]] = [
         ("huge integer", SIT + b"9" * rng.randint(4301, 20000) + b"}"),
         ("integer past 2^53", SIT + str(2**53 + rng.randint(1, 10**6)).encode() + b"}"),
-        ("float past 2^53", b'{"type": "tick", "ms": 1e' + str(rng.randint(17, 400)).encode()
-         + b"}"),
+        (
+            "float past 2^53",
+            b'{"type": "tick", "ms": 1e' + str(rng.randint(17, 400)).encode() + b"}",
+        ),
         ("NaN", SIT + rng.choice([b"NaN", b"Infinity", b"-Infinity"]) + b"}"),
-        ("deep nesting", b'{"type": "tick", "ms": ' + b"[" * rng.randint(33, 100000)
-         + b"]" * 2 + b"}"),
-        ("invalid UTF-8", b'{"type": "sit", "seat": 3, "player": "'
-         + bytes([rng.randint(0x80, 0xFF)]) + b'", "chips": 100}'),
-        ("unpaired surrogate", b'{"type": "sit", "seat": 3, "player": "\\udc'
-         + f"{rng.randint(0, 255):02x}".encode() + b'", "chips": 100}'),
-        ("line over 64 KiB", b'{"type": "state", "x": "' + b"a" * rng.randint(65537, 300000)
-         + b'"}'),
-        ("random bytes", b"!" + bytes(rng.randint(0, 255) for _ in range(rng.randint(1, 200)))
-         .replace(b"\n", b" ").replace(b"\r", b" ")),  # "!": never blank nor a comment
+        (
+            "deep nesting",
+            b'{"type": "tick", "ms": ' + b"[" * rng.randint(33, 100000) + b"]" * 2 + b"}",
+        ),
+        (
+            "invalid UTF-8",
+            b'{"type": "sit", "seat": 3, "player": "'
+            + bytes([rng.randint(0x80, 0xFF)])
+            + b'", "chips": 100}',
+        ),
+        (
+            "unpaired surrogate",
+            b'{"type": "sit", "seat": 3, "player": "\\udc'
+            + f"{rng.randint(0, 255):02x}".encode()
+            + b'", "chips": 100}',
+        ),
+        (
+            "line over 64 KiB",
+            b'{"type": "state", "x": "' + b"a" * rng.randint(65537, 300000) + b'"}',
+        ),
+        (
+            "random bytes",
+            b"!"
+            + bytes(rng.randint(0, 255) for _ in range(rng.randint(1, 200)))
+            .replace(b"\n", b" ")
+            .replace(b"\r", b" "),
+        ),  # "!": never blank nor a comment
         ("not an object", rng.choice([b"[1, 2]", b'"text"', b"42", b"null", b"true"])),
         ("amount over 10^12", SIT + str(10**12 + rng.randint(1, 10**6)).encode() + b"}"),
     ]
     lines = kinds[:]
     for _ in range(big):
-        lines.append(("10 MB line", b'{"type": "state", "x": "' + b"b" * (10 * 1024 * 1024)
-                      + b'"}'))
+        lines.append(
+            ("10 MB line", b'{"type": "state", "x": "' + b"b" * (10 * 1024 * 1024) + b'"}')
+        )
     return lines
 
 
 def build(count: int, big: int, seed: int) -> tuple[list[bytes], list[str | None], Counter[str]]:
     """The mixed stream, what each line is (None: good), and the hostile kinds' counts."""
     rng = random.Random(seed)
-    good = [line.encode() for line in EVENTS.read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+    good = [
+        line.encode()
+        for line in EVENTS.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     pool: list[tuple[str, bytes]] = []
     while len(pool) < count:
         pool += hostile(rng, big if not pool else 0)
@@ -113,8 +136,14 @@ def build(count: int, big: int, seed: int) -> tuple[list[bytes], list[str | None
 
 
 def tablectl(*args: str, data: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], input=data,
-                          capture_output=True, cwd=ROOT, timeout=1800, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        input=data,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=1800,
+        check=False,
+    )
 
 
 PEAK = """\
@@ -133,9 +162,16 @@ def peak_mb(stream: Any) -> float:
     """Peak resident memory of ``tablectl replay`` reading ``stream`` (its own VmHWM: a
     forked child's rusage would count the pages of this process, which holds the
     stream)."""
-    done = subprocess.run([sys.executable, "-c", PEAK, str(SAMPLE)], stdin=stream,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                          text=True, timeout=1800, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, str(SAMPLE)],
+        stdin=stream,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
     found = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM")]
     return int(found[-1]) / 1024 if found else float("nan")
 
@@ -155,28 +191,36 @@ class Tally:
         if not ok:
             self.failures.append(what)
 
-    def answers(self, answers: list[dict[str, Any]], kinds: list[str | None],
-                reference: list[dict[str, Any]]) -> None:
+    def answers(
+        self,
+        answers: list[dict[str, Any]],
+        kinds: list[str | None],
+        reference: list[dict[str, Any]],
+    ) -> None:
         self.check(len(answers) == len(kinds), f"{len(answers)} answers to {len(kinds)} lines")
         good = iter(reference)
         for answer, kind in zip(answers, kinds, strict=False):
             if kind is None:
                 expected = next(good)
-                same = answer.get("ok") == expected.get("ok") and \
-                    answer.get("error") == expected.get("error")
+                same = answer.get("ok") == expected.get("ok") and answer.get(
+                    "error"
+                ) == expected.get("error")
                 if "state" in expected and "state" in answer:
                     same = same and compared(answer["state"]) == compared(expected["state"])
                 self.counts["good lines as in the clean run"] += same
                 self.check(same, f"good line answered {answer} (clean run: {expected})")
             else:
-                refused = answer.get("ok") is False and \
-                    (answer.get("error") or {}).get("code") == "bad_event"
+                refused = (
+                    answer.get("ok") is False
+                    and (answer.get("error") or {}).get("code") == "bad_event"
+                )
                 self.counts["hostile lines refused (bad_event)"] += refused
                 self.check(refused, f"{kind}: {str(answer)[:200]}")
 
     def line(self) -> str:
-        shown = ", ".join(f"{name} {value}" for name, value in self.counts.items()
-                          if name != "checks")
+        shown = ", ".join(
+            f"{name} {value}" for name, value in self.counts.items() if name != "checks"
+        )
         verdict = "HELD" if not self.failures else f"FAILED ({len(self.failures)})"
         return f"  {self.path:<34} {verdict}: {shown}"
 
@@ -190,12 +234,20 @@ def plain(lines: list[bytes], kinds: list[str | None], reference: list[dict[str,
     return tally
 
 
-def durable(lines: list[bytes], kinds: list[str | None], reference: list[dict[str, Any]],
-            work: Path) -> Tally:
+def durable(
+    lines: list[bytes], kinds: list[str | None], reference: list[dict[str, Any]], work: Path
+) -> Tally:
     tally = Tally("tablectl replay --state-dir")
     state = work / "durable"
-    done = tablectl("replay", "--config", str(SAMPLE), "--state-dir", str(state), "-",
-                    data=b"\n".join(lines) + b"\n")
+    done = tablectl(
+        "replay",
+        "--config",
+        str(SAMPLE),
+        "--state-dir",
+        str(state),
+        "-",
+        data=b"\n".join(lines) + b"\n",
+    )
     tally.check(done.returncode == 0, f"exit status {done.returncode}: {done.stderr[-300:]!r}")
     tally.check(b"Traceback" not in done.stderr, "a traceback")
     tally.answers([json.loads(line) for line in done.stdout.splitlines()], kinds, reference)
@@ -204,18 +256,27 @@ def durable(lines: list[bytes], kinds: list[str | None], reference: list[dict[st
     size = sum(path.stat().st_size for path in state.iterdir() if path.is_file())
     tally.counts["journal KB"] = size // 1024
     tally.check(size < 16 * 1024 * 1024, f"journal of {size} bytes")
-    again = tablectl("replay", "--config", str(SAMPLE), "--state-dir", str(state), "-",
-                     data=b'{"type": "state"}\n')
+    again = tablectl(
+        "replay",
+        "--config",
+        str(SAMPLE),
+        "--state-dir",
+        str(state),
+        "-",
+        data=b'{"type": "state"}\n',
+    )
     answer = json.loads(again.stdout) if again.returncode == 0 else {}
-    continued = answer.get("seq") == len(lines) + 1 and \
-        compared(answer.get("state", {})) == compared(reference[-1]["state"])
+    continued = answer.get("seq") == len(lines) + 1 and compared(
+        answer.get("state", {})
+    ) == compared(reference[-1]["state"])
     tally.counts["continued after restart"] += continued
     tally.check(continued, f"second run: {again.stdout[-300:]!r} {again.stderr[-300:]!r}")
     return tally
 
 
-def daemon(lines: list[bytes], kinds: list[str | None], reference: list[dict[str, Any]],
-           work: Path) -> Tally:
+def daemon(
+    lines: list[bytes], kinds: list[str | None], reference: list[dict[str, Any]], work: Path
+) -> Tally:
     tally = Tally("tablectl run --stdin-events")
     config = work / "table.yaml"
     config.write_text(SAMPLE.read_text() + DAEMON_EXTRA.format(state_dir=work / "daemon"))
@@ -223,9 +284,14 @@ def daemon(lines: list[bytes], kinds: list[str | None], reference: list[dict[str
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("NOTIFY_SOCKET", None)
     env.pop("WATCHDOG_USEC", None)
-    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config",
-                             str(config), "--stdin-events"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=log, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        cwd=ROOT,
+        env=env,
+    )
     answers: list[dict[str, Any]] = []
 
     def read() -> None:
@@ -249,8 +315,10 @@ def daemon(lines: list[bytes], kinds: list[str | None], reference: list[dict[str
     text = (work / "daemon.log").read_text(errors="replace")
     tally.check(code == 0, f"exit status {code}")
     tally.check("Traceback" not in text, "a traceback in the log")
-    tally.check(not any(kind in text for kind in ("MEMORY FAULT", "STORAGE FAULT",
-                                                  "SOFTWARE FAULT")), "a fault")
+    tally.check(
+        not any(kind in text for kind in ("MEMORY FAULT", "STORAGE FAULT", "SOFTWARE FAULT")),
+        "a fault",
+    )
     tally.counts["answers"] = len(answers)
     # the console's answers carry no state: compare ok/error only
     plain_reference = [{k: v for k, v in r.items() if k != "state"} for r in reference]
@@ -274,23 +342,30 @@ def main() -> int:
     clean = tablectl("replay", "--config", str(SAMPLE), "-", data=b"\n".join(good) + b"\n")
     reference = [json.loads(line) for line in clean.stdout.splitlines()]
     size = sum(len(line) + 1 for line in lines)
-    print(f"tried: {sum(tried.values())} hostile lines ({size / 1e6:.1f} MB) among "
-          f"{len(good)} good ones, on 3 input paths (seed {args.seed}):")
+    print(
+        f"tried: {sum(tried.values())} hostile lines ({size / 1e6:.1f} MB) among "
+        f"{len(good)} good ones, on 3 input paths (seed {args.seed}):"
+    )
     for kind, count in sorted(tried.items()):
         print(f"  {count:6d}  {kind}")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="hostile-") as folder:
         work = Path(folder)
-        tallies = [plain(lines, kinds, reference), durable(lines, kinds, reference, work),
-                   daemon(lines, kinds, reference, work)]
+        tallies = [
+            plain(lines, kinds, reference),
+            durable(lines, kinds, reference, work),
+            daemon(lines, kinds, reference, work),
+        ]
     with tempfile.TemporaryFile() as stream:
         stream.write(b"\n".join(lines) + b"\n")
         stream.seek(0)
         peak = peak_mb(stream)
     with tempfile.TemporaryFile() as empty:
         baseline = peak_mb(empty)
-    print(f"held ({time.perf_counter() - started:.1f} s; plain replay of this stream peaked "
-          f"at {peak:.1f} MB resident, {baseline:.1f} MB for an empty one):")
+    print(
+        f"held ({time.perf_counter() - started:.1f} s; plain replay of this stream peaked "
+        f"at {peak:.1f} MB resident, {baseline:.1f} MB for an empty one):"
+    )
     for tally in tallies:
         print(tally.line())
         for failure in tally.failures[:5]:

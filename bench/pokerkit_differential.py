@@ -47,9 +47,11 @@ def main() -> int:
             tally, mismatches = run_draw(args.hands, args.seed, game)
         elapsed = time.perf_counter() - started
         excluded = sum(tally[kind] for kind in EXCLUSIONS)
-        print(f"{game}: {args.hands} hands (seed {args.seed}) in {elapsed:.0f} s: "
-              f"{tally['agree']} agree, {excluded} excluded "
-              f"({100 * excluded / args.hands:.1f}%), {len(mismatches)} mismatches")
+        print(
+            f"{game}: {args.hands} hands (seed {args.seed}) in {elapsed:.0f} s: "
+            f"{tally['agree']} agree, {excluded} excluded "
+            f"({100 * excluded / args.hands:.1f}%), {len(mismatches)} mismatches"
+        )
         for kind in sorted(EXCLUSIONS, key=lambda k: -tally[k]):
             print(f"  {tally[kind]:6d}  {kind}: {EXCLUSIONS[kind]}")
         for outcome in mismatches[: args.show]:

@@ -97,8 +97,12 @@ def pokerkit(hands: list[Outcome]) -> float:
     return time.process_time() - started
 
 
-def timed_rounds(rounds: int, runs: dict[str, Callable[[list[Outcome]], float]],
-                 hands: list[Outcome], collect_garbage: bool = False) -> dict[str, list[float]]:
+def timed_rounds(
+    rounds: int,
+    runs: dict[str, Callable[[list[Outcome]], float]],
+    hands: list[Outcome],
+    collect_garbage: bool = False,
+) -> dict[str, list[float]]:
     """CPU times of each run, round after round, the engines taking turns so that a busy
     moment of the machine falls on all of them."""
     times: dict[str, list[float]] = {name: [] for name in runs}
@@ -203,12 +207,16 @@ def whole_process(events: list[dict[str, Any]], repeat: int) -> float:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         for _ in range(repeat):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run([sys.executable, "-m", "controller", "replay", "--config",
-                            str(config), str(lines)], stdout=subprocess.DEVNULL, check=True,
-                           env=env)
+            subprocess.run(
+                [sys.executable, "-m", "controller", "replay", "--config", str(config), str(lines)],
+                stdout=subprocess.DEVNULL,
+                check=True,
+                env=env,
+            )
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            best = min(best, (after.ru_utime - before.ru_utime)
-                       + (after.ru_stime - before.ru_stime))
+            best = min(
+                best, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            )
     return best
 
 
@@ -217,20 +225,30 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=7, help="rounds (best of)")
-    parser.add_argument("--gc", action="store_true",
-                        help="leave the garbage collector on while timing")
-    parser.add_argument("--session-hands", type=int, default=300,
-                        help="hands of the whole-process replay session (0: skip it)")
+    parser.add_argument(
+        "--gc", action="store_true", help="leave the garbage collector on while timing"
+    )
+    parser.add_argument(
+        "--session-hands",
+        type=int,
+        default=300,
+        help="hands of the whole-process replay session (0: skip it)",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     hands = collect(args.hands, args.seed)
     actions = sum(h.actions for h in hands)
-    print(f"{len(hands)} hands both engines agree on, {actions} betting actions "
-          f"({actions / len(hands):.1f} per hand), best of {args.repeat}, "
-          f"garbage collector {'on' if args.gc else 'off'}")
-    times = timed_rounds(args.repeat, {"ours": ours, "json": ours_from_json,
-                                       "kit": pokerkit, "kit_memo": pokerkit_memoized},
-                         hands, args.gc)
+    print(
+        f"{len(hands)} hands both engines agree on, {actions} betting actions "
+        f"({actions / len(hands):.1f} per hand), best of {args.repeat}, "
+        f"garbage collector {'on' if args.gc else 'off'}"
+    )
+    times = timed_rounds(
+        args.repeat,
+        {"ours": ours, "json": ours_from_json, "kit": pokerkit, "kit_memo": pokerkit_memoized},
+        hands,
+        args.gc,
+    )
     best = {name: min(values) for name, values in times.items()}
     rows = [
         ("table-controller rules core", best["ours"]),
@@ -239,22 +257,28 @@ def main() -> int:
         ("  with hand evaluation memoized", best["kit_memo"]),
     ]
     for name, seconds in rows:
-        print(f"{name:34s} {actions / seconds:12,.0f} actions/s  "
-              f"({1e6 * seconds / actions:7.1f} us/action)")
+        print(
+            f"{name:34s} {actions / seconds:12,.0f} actions/s  "
+            f"({1e6 * seconds / actions:7.1f} us/action)"
+        )
     # each round's own ratio: the two engines ran within moments of each other
     rounds = sorted(k / o for k, o in zip(times["kit"], times["ours"], strict=True))
-    print(f"ratio: {best['kit'] / best['ours']:.1f}x PokerKit (best times; rounds "
-          f"{rounds[0]:.1f}x-{rounds[-1]:.1f}x, median {statistics.median(rounds):.1f}x), "
-          f"{best['kit_memo'] / best['ours']:.1f}x with its evaluation memoized; target 20x")
+    print(
+        f"ratio: {best['kit'] / best['ours']:.1f}x PokerKit (best times; rounds "
+        f"{rounds[0]:.1f}x-{rounds[-1]:.1f}x, median {statistics.median(rounds):.1f}x), "
+        f"{best['kit_memo'] / best['ours']:.1f}x with its evaluation memoized; target 20x"
+    )
     if args.session_hands:
         events, session_actions = session_events(args.session_hands, args.seed)
         seconds = whole_process(events, args.repeat)
         kit_rate = actions / best["kit"]
         rate = session_actions / seconds
-        print(f"whole process: tablectl replay of {args.session_hands} six-handed no-limit "
-              f"hands ({len(events)} events, {session_actions} betting actions, start "
-              f"included) {seconds * 1000:.0f} ms CPU = {rate:,.0f} actions/s: "
-              f"{rate / kit_rate:.1f}x PokerKit's in-process rate; target 5x")
+        print(
+            f"whole process: tablectl replay of {args.session_hands} six-handed no-limit "
+            f"hands ({len(events)} events, {session_actions} betting actions, start "
+            f"included) {seconds * 1000:.0f} ms CPU = {rate:,.0f} actions/s: "
+            f"{rate / kit_rate:.1f}x PokerKit's in-process rate; target 5x"
+        )
     return 0
 
 

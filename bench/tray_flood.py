@@ -54,8 +54,9 @@ def run(rate: int, seconds: float) -> None:
     with tempfile.TemporaryDirectory(prefix="tray-flood-") as work:
         base = Path(work)
         bare = bare_commit_ms(base)
-        daemon = Daemon(load_config(write_config(base)), simulated=True,
-                        notifier=RecordingNotifier())
+        daemon = Daemon(
+            load_config(write_config(base)), simulated=True, notifier=RecordingNotifier()
+        )
         daemon.start()
         daemon.run_in_thread()
         keys: list[int] = []
@@ -95,13 +96,17 @@ def run(rate: int, seconds: float) -> None:
         key_walls = [r.wall_ns for r in records if r.event.get("type") == "key"]
         waits = [(wall - sent) / 1e6 for sent, wall in zip(keys, key_walls, strict=False)]
         print(f"tray readings put:        {put:,} ({rate:,}/s for {seconds:g} s)")
-        print(f"tray rows journalled:     {tray_rows:,} ({tray_rows / max(put, 1):.3f} per reading)")
+        print(
+            f"tray rows journalled:     {tray_rows:,} ({tray_rows / max(put, 1):.3f} per reading)"
+        )
         print(f"readings merged in queue: {merged:,}")
         print(f"keys pressed/journalled:  {len(keys)}/{len(key_walls)}")
         if waits:
-            print(f"key wait p50 / max:       {statistics.median(waits):.2f} / {max(waits):.2f} ms"
-                  f" = {statistics.median(waits) / bare:.1f} / {max(waits) / bare:.1f} x one bare "
-                  f"commit ({bare:.2f} ms)")
+            print(
+                f"key wait p50 / max:       {statistics.median(waits):.2f} / {max(waits):.2f} ms"
+                f" = {statistics.median(waits) / bare:.1f} / {max(waits) / bare:.1f} x one bare "
+                f"commit ({bare:.2f} ms)"
+            )
 
 
 def main() -> None:

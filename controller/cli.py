@@ -41,13 +41,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only`` (a command name), only that command's module is
     imported, so a command loads what it needs and nothing else (gpiozero, pyserial,
     paho-mqtt and the bench screen cost a Pi's start-up tens of milliseconds)."""
-    parser = argparse.ArgumentParser(
-        prog="tablectl", description="Casino poker table controller."
-    )
+    parser = argparse.ArgumentParser(prog="tablectl", description="Casino poker table controller.")
     parser.add_argument(
-        "--version", action="store_true",
+        "--version",
+        action="store_true",
         help="the version and the checkout this tablectl runs from (a command missing from "
-             "its list, 'invalid choice', means an older checkout or install answered)")
+        "its list, 'invalid choice', means an older checkout or install answered)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in _command_modules().items():
         if only is not None and name != only:

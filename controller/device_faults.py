@@ -49,7 +49,8 @@ class FaultKind:
 PUCK_TWO_SEATS: Final = "puck_two_seats"
 
 KINDS: Final[dict[str, FaultKind]] = {
-    kind.code: kind for kind in (
+    kind.code: kind
+    for kind in (
         FaultKind(code="keypad_lost", device="keypad", words="fault.keypad_lost"),
         FaultKind(code="tray_lost", device="tray", words="fault.tray_lost"),
         FaultKind(code="display_lost", device="display", words="fault.display_lost"),

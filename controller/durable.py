@@ -50,8 +50,10 @@ def durable_replay(
     try:
         journal = Journal.open(state_dir, settings.config_text, table_id=settings.rules.table_id)
     except (OSError, ValueError) as error:  # the folder went bad since the check
-        _say(f"tablectl replay: the state directory {state_dir} cannot be used: "
-             f"{getattr(error, 'strerror', None) or error}")
+        _say(
+            f"tablectl replay: the state directory {state_dir} cannot be used: "
+            f"{getattr(error, 'strerror', None) or error}"
+        )
         return EXIT_JOURNAL
     except ConfigMismatch as mismatch:
         _say(config_mismatch_message(state_dir, settings, mismatch))
@@ -86,8 +88,10 @@ def durable_replay(
             outcome = recorder.record_text(text)
             if outcome.seq is None:
                 failure = recorder.fault
-                _say(f"tablectl replay: {state_dir}: the journal failed, line not recorded: "
-                     f"{describe(failure) if failure else 'unknown fault'}")
+                _say(
+                    f"tablectl replay: {state_dir}: the journal failed, line not recorded: "
+                    f"{describe(failure) if failure else 'unknown fault'}"
+                )
                 return EXIT_JOURNAL
             line = outcome.line()
             if outcome.ok and outcome.event.get("type") == "state":

@@ -88,18 +88,24 @@ DEFAULT_PATTERNS = LightPatterns()
 
 
 def seat_patterns(
-    view: Mapping[str, Any], seats: int, patterns: LightPatterns = DEFAULT_PATTERNS, *,
-    fault: bool = False, puck_seats: Collection[int] = (),
+    view: Mapping[str, Any],
+    seats: int,
+    patterns: LightPatterns = DEFAULT_PATTERNS,
+    *,
+    fault: bool = False,
+    puck_seats: Collection[int] = (),
 ) -> dict[int, str]:
     """The pattern of every seat 1..``seats``."""
     return {
-        seat: _seat_pattern(view, seat, patterns, fault, puck_seats)
-        for seat in range(1, seats + 1)
+        seat: _seat_pattern(view, seat, patterns, fault, puck_seats) for seat in range(1, seats + 1)
     }
 
 
 def _seat_pattern(
-    view: Mapping[str, Any], seat: int, patterns: LightPatterns, fault: bool,
+    view: Mapping[str, Any],
+    seat: int,
+    patterns: LightPatterns,
+    fault: bool,
     puck_seats: Collection[int],
 ) -> str:
     if fault:
@@ -161,8 +167,12 @@ def _wrapped(text: str) -> list[str]:
 
 
 def dealer_lines(
-    view: Mapping[str, Any], *, language: str = "en", fault: Message | str | None = None,
-    refusal: Message | str | None = None, expired: tuple[int, str] | None = None,
+    view: Mapping[str, Any],
+    *,
+    language: str = "en",
+    fault: Message | str | None = None,
+    refusal: Message | str | None = None,
+    expired: tuple[int, str] | None = None,
     alerts: Sequence[Message | str] = (),
 ) -> tuple[str, str]:
     """The dealer display's two lines.

@@ -55,7 +55,7 @@ def read_lines(stream: IO[bytes]) -> Iterator[bytes]:
             if not too_long:
                 line += chunk[start:stop]
                 if len(line) > MAX_LINE_BYTES:
-                    del line[MAX_LINE_BYTES + 1:]
+                    del line[MAX_LINE_BYTES + 1 :]
                     too_long = True
             start = stop
             if end >= 0:
@@ -103,8 +103,9 @@ def decode_document(payload: bytes | bytearray | str) -> Any:
     text = _text(raw, MAX_DOCUMENT_BYTES)
     _check_depth(text)
     try:
-        document = json.loads(text, parse_int=_document_int, parse_float=_document_float,
-                              parse_constant=_constant)
+        document = json.loads(
+            text, parse_int=_document_int, parse_float=_document_float, parse_constant=_constant
+        )
     except _Refused as refused:
         raise BadEvent(str(refused)) from None
     except (RecursionError, ValueError) as error:

@@ -60,7 +60,9 @@ def expected_button(state: TableState, settings: RuleSettings) -> int | None:
 
 
 def check(
-    state: TableState, rules: RuleSettings, policy: PuckCheckSettings,
+    state: TableState,
+    rules: RuleSettings,
+    policy: PuckCheckSettings,
     seen: Sequence[int] | None = None,
 ) -> PuckCheck:
     """Compare the sensor with the rules. ``seen``: the seats the sensor sees the puck
@@ -74,14 +76,17 @@ def check(
     block = policy.mismatch == "block"
     if len(seats) > 1:
         listed = " ".join(str(s) for s in seats)
-        return PuckCheck("two_seats", expected, seats, block, seats,
-                         msg("puck.two_seats", seats=listed))
+        return PuckCheck(
+            "two_seats", expected, seats, block, seats, msg("puck.two_seats", seats=listed)
+        )
     if not seats:
-        return PuckCheck("lifted", expected, seats, block, (expected,),
-                         msg("puck.place", seat=expected))
+        return PuckCheck(
+            "lifted", expected, seats, block, (expected,), msg("puck.place", seat=expected)
+        )
     if seats[0] != expected:
-        return PuckCheck("moved", expected, seats, block, (seats[0], expected),
-                         msg("puck.move", seat=expected))
+        return PuckCheck(
+            "moved", expected, seats, block, (seats[0], expected), msg("puck.move", seat=expected)
+        )
     return PuckCheck("ok", expected, seats)
 
 

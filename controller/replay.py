@@ -50,7 +50,11 @@ def step(table: Table, obj: Mapping[str, Any], *, recorded: bool = False) -> Ste
 
 
 def refuse(
-    table: Table, obj: Mapping[str, Any], event: Event | None = None, *, recorded: bool = False,
+    table: Table,
+    obj: Mapping[str, Any],
+    event: Event | None = None,
+    *,
+    recorded: bool = False,
 ) -> None:
     """Fold a refused input event: it changes nothing in the game, but leaves what
     ``Table.refused`` says (after a refused ``ENTER``, an entry without its digits).

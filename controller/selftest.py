@@ -72,8 +72,9 @@ class Technician(Protocol):
 class Console:
     """The technician at a terminal; ``yes`` answers every question yes."""
 
-    def __init__(self, out: IO[str] = sys.stdout, ask: Callable[[str], str] = input,
-                 yes: bool = False) -> None:
+    def __init__(
+        self, out: IO[str] = sys.stdout, ask: Callable[[str], str] = input, yes: bool = False
+    ) -> None:
         self.out = out
         self.ask = ask
         self.yes = yes
@@ -99,10 +100,17 @@ class Console:
 class Selftest:
     """The checks on opened ``devices``, whose events arrive on ``events``."""
 
-    def __init__(self, devices: Devices, events: queue.Queue[DeviceEvent],
-                 technician: Technician, *, puck_seats: tuple[int, ...] = (),
-                 timeout: float = 60.0, tray_counts: dict[int, int] | None = None,
-                 connect_seconds: float = CONNECT_SECONDS) -> None:
+    def __init__(
+        self,
+        devices: Devices,
+        events: queue.Queue[DeviceEvent],
+        technician: Technician,
+        *,
+        puck_seats: tuple[int, ...] = (),
+        timeout: float = 60.0,
+        tray_counts: dict[int, int] | None = None,
+        connect_seconds: float = CONNECT_SECONDS,
+    ) -> None:
         self.devices = devices
         self.events = events
         self.technician = technician
@@ -115,9 +123,14 @@ class Selftest:
     def _all_simulated(self) -> bool:
         return self.sim is not None and all(
             getattr(self.sim, name) is not None or isinstance(getattr(self.devices, name), absent)
-            for name, absent in (("puck", AbsentPuck), ("lights", AbsentLights),
-                                 ("keypad", AbsentKeypad), ("tray", AbsentTray),
-                                 ("display", AbsentDisplay)))
+            for name, absent in (
+                ("puck", AbsentPuck),
+                ("lights", AbsentLights),
+                ("keypad", AbsentKeypad),
+                ("tray", AbsentTray),
+                ("display", AbsentDisplay),
+            )
+        )
 
     def run(self, only: tuple[str, ...] = CHECKS) -> list[Result]:
         results = []
@@ -128,8 +141,9 @@ class Selftest:
             result = check()
             self.technician.say(result.line())
             results.append(result)
-        self._show("SELFTEST DONE", " ".join(f"{r.device[:4].upper()} {r.status}"
-                                              for r in results)[:40])
+        self._show(
+            "SELFTEST DONE", " ".join(f"{r.device[:4].upper()} {r.status}" for r in results)[:40]
+        )
         return results
 
     # -- helpers -------------------------------------------------------------------------
@@ -199,18 +213,24 @@ class Selftest:
         display.show_text(TEST_LINE1, TEST_LINE2)
         display.show_clock(TEST_CLOCK_MS)
         if sim is not None:
-            shown = sim.wait_shown(SIM_SECONDS, line1=TEST_LINE1, line2=TEST_LINE2,
-                                   clock_ms=TEST_CLOCK_MS)
+            shown = sim.wait_shown(
+                SIM_SECONDS, line1=TEST_LINE1, line2=TEST_LINE2, clock_ms=TEST_CLOCK_MS
+            )
         else:
             shown = self.technician.confirm(
                 f"Does the display read {TEST_LINE1!r} over {TEST_LINE2!r}, "
-                f"and the clock {TEST_CLOCK_MS // 1000}?")
+                f"and the clock {TEST_CLOCK_MS // 1000}?"
+            )
         display.show_clock(None)
         if not shown:
             return Result("display", "FAIL", "the test text or clock digits were not shown")
         firmware = getattr(display, "firmware", None)
-        return Result("display", "PASS", "lamp test, both text lines and the clock digits"
-                      + (f" (firmware {firmware})" if firmware else ""))
+        return Result(
+            "display",
+            "PASS",
+            "lamp test, both text lines and the clock digits"
+            + (f" (firmware {firmware})" if firmware else ""),
+        )
 
     def check_lights(self) -> Result:
         lights = self.devices.lights
@@ -227,14 +247,20 @@ class Selftest:
                 seen = self._until(_alone(sim, seats, seat), SIM_SECONDS)
             else:
                 seen = self.technician.confirm(
-                    f"lights: is the light at seat {seat} on, and no other?")
+                    f"lights: is the light at seat {seat} on, and no other?"
+                )
             if not seen:
                 wrong.append(seat)
         for seat in seats:
             lights.show(seat, Pattern.OFF)
         if wrong:
-            return Result("lights", "FAIL", "wrong or dark at seat(s) "
-                          + " ".join(str(s) for s in wrong) + ": check the wiring table")
+            return Result(
+                "lights",
+                "FAIL",
+                "wrong or dark at seat(s) "
+                + " ".join(str(s) for s in wrong)
+                + ": check the wiring table",
+            )
         return Result("lights", "PASS", f"{len(seats)} seat lights, each lit alone in turn")
 
     def check_puck(self) -> Result:
@@ -267,8 +293,9 @@ class Selftest:
                 problems.append(problem)
         if problems:
             return Result("puck", "FAIL", "; ".join(problems))
-        return Result("puck", "PASS", f"{len(seats)} seat sensors, each read at its seat; "
-                      "lifted read")
+        return Result(
+            "puck", "PASS", f"{len(seats)} seat sensors, each read at its seat; lifted read"
+        )
 
     def _puck_reads(self, seat: int | None) -> str | None:
         """None when the sensor reports the puck at ``seat`` (None: lifted)."""
@@ -277,8 +304,7 @@ class Selftest:
             return None  # it was there already
         deadline = time.monotonic() + self.timeout
         while True:
-            event = self._next_event((PuckMoved, PuckFault),
-                                     max(0.0, deadline - time.monotonic()))
+            event = self._next_event((PuckMoved, PuckFault), max(0.0, deadline - time.monotonic()))
             if event is None:
                 return f"puck {where} not seen"
             if isinstance(event, PuckMoved) and event.seat == seat:

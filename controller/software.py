@@ -61,8 +61,11 @@ class Verdict:
         if self.ok:
             return f"software verified: {self.files} files match {self.manifest}"
         parts = []
-        for label, names in (("changed", self.changed), ("missing", self.missing),
-                             ("added", self.added)):
+        for label, names in (
+            ("changed", self.changed),
+            ("missing", self.missing),
+            ("added", self.added),
+        ):
             if names:
                 shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
                 parts.append(f"{len(names)} {label} ({shown})")
@@ -90,8 +93,9 @@ def program_files(root: Path | None = None) -> list[str]:
     except ValueError:
         direct = {}
     if isinstance(direct, dict) and (direct.get("dir_info") or {}).get("editable"):
-        raise SoftwareError(f"an editable install (pip install -e) runs from its source "
-                            f"checkout, not from {base}")
+        raise SoftwareError(
+            f"an editable install (pip install -e) runs from its source checkout, not from {base}"
+        )
     listed = dist.files
     if listed is None:
         raise SoftwareError(f"{DISTRIBUTION} has no file list (RECORD) in {base}")
@@ -117,12 +121,12 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def program_digest(files: Iterable[str], root: Path | None = None, *,
-                   seed: bytes | None = None) -> str:
+def program_digest(
+    files: Iterable[str], root: Path | None = None, *, seed: bytes | None = None
+) -> str:
     """SHA-256 (HMAC-SHA256 keyed by ``seed``) over the files' paths, lengths and bytes."""
     base = root or environment()
-    digest = hmac.new(seed, digestmod=hashlib.sha256) if seed is not None \
-        else hashlib.sha256()
+    digest = hmac.new(seed, digestmod=hashlib.sha256) if seed is not None else hashlib.sha256()
     for name in sorted(files):
         path = base / name
         try:
@@ -137,8 +141,11 @@ def program_digest(files: Iterable[str], root: Path | None = None, *,
 def write_manifest(root: Path | None = None) -> Path:
     """Record the installed program's files with their SHA-256 (the install does this)."""
     base = root or environment()
-    lines = [f"{file_sha256(base / name)}  {name}\n" for name in program_files(base)
-             if (base / name).is_file()]
+    lines = [
+        f"{file_sha256(base / name)}  {name}\n"
+        for name in program_files(base)
+        if (base / name).is_file()
+    ]
     target = manifest_path(base)
     temporary = target.with_name(target.name + ".new")
     temporary.write_text("".join(lines), encoding="utf-8")
@@ -173,23 +180,25 @@ def check(root: Path | None = None) -> Verdict:
         try:
             data = (base / name).read_bytes()
         except OSError as error:
-            return Verdict(manifest, "", len(present),
-                           changed=(f"{name}: {error.strerror or error}",))
+            return Verdict(
+                manifest, "", len(present), changed=(f"{name}: {error.strerror or error}",)
+            )
         program.update(name.encode("utf-8") + b"\0" + str(len(data)).encode() + b"\0")
         program.update(data)
         sums[name] = hashlib.sha256(data).hexdigest()
     digest = program.hexdigest()
     if not manifest.exists():
-        return Verdict(manifest, digest, len(present),
-                       unverified=f"no manifest at {manifest} (not installed by "
-                                  "systemd/install.sh)")
+        return Verdict(
+            manifest,
+            digest,
+            len(present),
+            unverified=f"no manifest at {manifest} (not installed by systemd/install.sh)",
+        )
     try:
         recorded = read_manifest(manifest)
     except (OSError, SoftwareError, UnicodeDecodeError) as error:
         return Verdict(manifest, digest, len(present), changed=(f"{manifest}: {error}",))
-    changed = tuple(name for name in present
-                    if name in recorded and sums[name] != recorded[name])
+    changed = tuple(name for name in present if name in recorded and sums[name] != recorded[name])
     missing = tuple(sorted(set(recorded) - set(present)))
     added = tuple(name for name in present if name not in recorded)
-    return Verdict(manifest, digest, len(present), changed=changed, missing=missing,
-                   added=added)
+    return Verdict(manifest, digest, len(present), changed=changed, missing=missing, added=added)

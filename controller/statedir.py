@@ -49,33 +49,45 @@ def findings(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
             if existing.parent == existing:
                 break
             if existing.is_symlink():  # a dangling link: nothing can be made through it
-                return [f"{existing} is a broken symbolic link, so the state directory "
-                        f"{target} cannot be made: remove the link {FIX}"], []
+                return [
+                    f"{existing} is a broken symbolic link, so the state directory "
+                    f"{target} cannot be made: remove the link {FIX}"
+                ], []
             existing = existing.parent
         is_dir = existing.is_dir()
     except OSError as error:
-        return [f"the state directory {target} cannot be looked at ({error.strerror}): "
-                f"check the path and its folders' permissions {FIX}"], []
+        return [
+            f"the state directory {target} cannot be looked at ({error.strerror}): "
+            f"check the path and its folders' permissions {FIX}"
+        ], []
     if not is_dir:
-        return [f"{existing} is a file, not a folder, so the state directory {target} "
-                f"cannot be {'used' if existing == target else 'made'}: move the file "
-                f"away {FIX}"], []
+        return [
+            f"{existing} is a file, not a folder, so the state directory {target} "
+            f"cannot be {'used' if existing == target else 'made'}: move the file "
+            f"away {FIX}"
+        ], []
     try:
         read_only = bool(os.statvfs(existing).f_flag & os.ST_RDONLY)
     except OSError:
         read_only = False
     if read_only:
-        return [f"the state directory {target} is on a read-only filesystem ({existing}): "
-                f"remount it read-write (sudo mount -o remount,rw {_mount_point(existing)}) "
-                f"{FIX}"], []
+        return [
+            f"the state directory {target} is on a read-only filesystem ({existing}): "
+            f"remount it read-write (sudo mount -o remount,rw {_mount_point(existing)}) "
+            f"{FIX}"
+        ], []
     if not os.access(existing, os.W_OK | os.X_OK):
         user = _user()
         if existing == target:
-            return [], [f"the state directory {target} is not writable by user {user}: "
-                        f"sudo chown -R {user}: {target} {FIX}"]
-        return [], [f"the state directory {target} does not exist and user {user} may not "
-                    f"make it in {existing}: sudo install -d -o {user} -g {user} -m 0750 "
-                    f"{target} {FIX}"]
+            return [], [
+                f"the state directory {target} is not writable by user {user}: "
+                f"sudo chown -R {user}: {target} {FIX}"
+            ]
+        return [], [
+            f"the state directory {target} does not exist and user {user} may not "
+            f"make it in {existing}: sudo install -d -o {user} -g {user} -m 0750 "
+            f"{target} {FIX}"
+        ]
     return [], []
 
 

@@ -120,9 +120,7 @@ def parse_pins(text: str, source: str = "<pins>") -> dict[str, str]:
     return pins
 
 
-def check_safety(
-    info: os.stat_result, path: str | os.PathLike[str], *, owner: bool = True
-) -> None:
+def check_safety(info: os.stat_result, path: str | os.PathLike[str], *, owner: bool = True) -> None:
     """Refuse a PIN file someone other than its owner may write, or others may read,
     or (``owner``) one owned by anyone but root or this process's user
     (``PinFileUnsafe``)."""
@@ -131,7 +129,8 @@ def check_safety(
     if owner and info.st_uid not in (0, os.geteuid()):
         raise PinFileUnsafe(
             f"{name} is owned by uid {info.st_uid}, who could change it; the PIN file must "
-            f"belong to root or to the service user: sudo chown root {name}")
+            f"belong to root or to the service user: sudo chown root {name}"
+        )
     problems = []
     if mode & stat.S_IWGRP:
         problems.append("its group can write it")
@@ -144,7 +143,8 @@ def check_safety(
         raise PinFileUnsafe(
             f"{name} has mode {mode:04o}: {' and '.join(problems)}; the PIN file must be "
             f"written by its owner only and read by no one outside its group: "
-            f"sudo chmod {safe or 0o600:04o} {name}")
+            f"sudo chmod {safe or 0o600:04o} {name}"
+        )
 
 
 def load_pins(path: str | os.PathLike[str], *, owner: bool = True) -> dict[str, str]:
@@ -159,7 +159,8 @@ def load_pins(path: str | os.PathLike[str], *, owner: bool = True) -> dict[str, 
         os.close(fd)
         raise PinFileError(
             f"{os.fspath(path)} is not a regular file (a folder, a device or a pipe): "
-            "point supervisor.pin_file at the file sudo tablectl pin set writes")
+            "point supervisor.pin_file at the file sudo tablectl pin set writes"
+        )
     with os.fdopen(fd, "r", encoding="utf-8") as handle:
         check_safety(info, path, owner=owner)
         text = handle.read()
@@ -220,12 +221,14 @@ def _dummy() -> str:
 
 def verifier_from_hashes(pins: Mapping[str, str]) -> Callable[[str, str], bool]:
     """A verifier over a fixed supervisor -> hash map (from a config section, a test)."""
+
     def verify(supervisor: str, pin: str) -> bool:
         encoded = pins.get(supervisor)
         if encoded is None:
             verify_pin(pin, _dummy())  # same work for an unknown id: no timing hint
             return False
         return verify_pin(pin, encoded)
+
     return verify
 
 
@@ -247,13 +250,20 @@ class PinFile:
         if self._stamp == (0,):
             raise PinFileMissing(
                 f"no supervisor PIN file at {self.path}: supervisor functions need one; "
-                f"create it with: sudo tablectl pin set SUPERVISOR_ID")
+                f"create it with: sudo tablectl pin set SUPERVISOR_ID"
+            )
 
     def _refresh(self) -> None:
         try:
             info = self.path.stat()  # a chmod or chown counts as a change too
-            stamp: tuple[int, ...] = (info.st_mtime_ns, info.st_size, info.st_ino,
-                                      info.st_mode, info.st_uid, info.st_gid)
+            stamp: tuple[int, ...] = (
+                info.st_mtime_ns,
+                info.st_size,
+                info.st_ino,
+                info.st_mode,
+                info.st_uid,
+                info.st_gid,
+            )
         except FileNotFoundError:
             stamp = (0,)
         if stamp != self._stamp:

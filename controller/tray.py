@@ -81,11 +81,26 @@ def status(state: TableState, settings: TrayFloatSettings) -> TrayStatus:
             break
     checked = bool(settings.float_counts)
     alarm = (
-        checked and stable and difference is not None and difference != 0
+        checked
+        and stable
+        and difference is not None
+        and difference != 0
         and difference != acknowledged
     )
-    return TrayStatus(checked, float_total, state.bought_in, fills, credits, expected,
-                      counted, difference, stable, acknowledged, alarm, acknowledged_by)
+    return TrayStatus(
+        checked,
+        float_total,
+        state.bought_in,
+        fills,
+        credits,
+        expected,
+        counted,
+        difference,
+        stable,
+        acknowledged,
+        alarm,
+        acknowledged_by,
+    )
 
 
 def alarm_message(tray: TrayStatus) -> Message | None:
@@ -99,18 +114,26 @@ def alarm_message(tray: TrayStatus) -> Message | None:
 def changes(before: TrayStatus, after: TrayStatus) -> list[str]:
     """What the daemon logs when an event changes the alarm (``tray_alarm``/``tray_clear``)."""
     if after.alarm and (not before.alarm or before.difference != after.difference):
-        return [f"tray_alarm: counted {after.counted}, expected {after.expected}, "
-                f"difference {after.difference}"]
+        return [
+            f"tray_alarm: counted {after.counted}, expected {after.expected}, "
+            f"difference {after.difference}"
+        ]
     if before.alarm and not after.alarm:
         by = after.acknowledged_by
-        acked = (f" acknowledged by supervisor {by}"
-                 if by and after.difference and after.difference == after.acknowledged else "")
+        acked = (
+            f" acknowledged by supervisor {by}"
+            if by and after.difference and after.difference == after.acknowledged
+            else ""
+        )
         return [f"tray_clear: difference {after.difference}{acked}"]
     return []
 
 
 def report(
-    state: TableState, settings: TrayFloatSettings, *, table_id: str = "",
+    state: TableState,
+    settings: TrayFloatSettings,
+    *,
+    table_id: str = "",
     buy_ins: Iterable[Mapping[str, Any]] = (),
 ) -> list[str]:
     """The shift report: the float, the movements and any discrepancy.
@@ -148,16 +171,32 @@ def report(
     out += ["", "movements:"]
     rows: list[tuple[int, int, str]] = []
     for b in buy_ins:
-        rows.append((int(b["hand"]), int(b.get("at_ms", 0)), f"  hand {b['hand']:>4}  sold {b['amount']:>9}  "
-                                     f"seat {b['seat']}{_by(b.get('by'))}"))
+        rows.append(
+            (
+                int(b["hand"]),
+                int(b.get("at_ms", 0)),
+                f"  hand {b['hand']:>4}  sold {b['amount']:>9}  seat {b['seat']}{_by(b.get('by'))}",
+            )
+        )
     for m in state.tray_moves:
         moved = m["counts"] or {}
         detail = " (" + ", ".join(f"{c} x {v}" for v, c in moved.items()) + ")" if moved else ""
-        rows.append((int(m["hand"]), int(m["at_ms"]), f"  hand {m['hand']:>4}  {m['kind']:<6}{m['amount']:>9}"
-                                     f"{detail}{_by(m['by'])}"))
+        rows.append(
+            (
+                int(m["hand"]),
+                int(m["at_ms"]),
+                f"  hand {m['hand']:>4}  {m['kind']:<6}{m['amount']:>9}{detail}{_by(m['by'])}",
+            )
+        )
     for a in state.tray_acks:
-        rows.append((int(a["hand"]), int(a["at_ms"]), f"  hand {a['hand']:>4}  acknowledged at counted "
-                                     f"{a['counted']}{_by(a['by'], 'supervisor ')}"))
+        rows.append(
+            (
+                int(a["hand"]),
+                int(a["at_ms"]),
+                f"  hand {a['hand']:>4}  acknowledged at counted "
+                f"{a['counted']}{_by(a['by'], 'supervisor ')}",
+            )
+        )
     out += [text for _, _, text in sorted(rows, key=lambda r: r[:2])] or ["  (none)"]
     return out
 
@@ -170,9 +209,12 @@ SOLD = ("sat", "chips", "chips_pending")
 
 
 def fold(
-    rules: RuleSettings, events: Iterable[Mapping[str, Any]],
+    rules: RuleSettings,
+    events: Iterable[Mapping[str, Any]],
     pin_verifier: Callable[[str, str], bool] | None = None,
-    settings_for: Callable[[int], RuleSettings] | None = None, *, recorded: bool = False,
+    settings_for: Callable[[int], RuleSettings] | None = None,
+    *,
+    recorded: bool = False,
 ) -> tuple[Table, list[dict[str, Any]]]:
     """Replay input events (as in a journal or a replay file) and list every buy-in.
 
@@ -189,8 +231,17 @@ def fold(
         done = step(table, obj, recorded=recorded)
         sold = table.state.bought_in - before
         if done.ok and sold > 0:
-            seat = next((e.seat for e in done.effects
-                         if isinstance(e, SeatChanged) and e.change in SOLD), None)
-            buy_ins.append({"hand": table.state.hand_number, "at_ms": table.state.elapsed_ms,
-                            "seat": seat, "amount": sold, "by": obj.get("by")})
+            seat = next(
+                (e.seat for e in done.effects if isinstance(e, SeatChanged) and e.change in SOLD),
+                None,
+            )
+            buy_ins.append(
+                {
+                    "hand": table.state.hand_number,
+                    "at_ms": table.state.elapsed_ms,
+                    "seat": seat,
+                    "amount": sold,
+                    "by": obj.get("by"),
+                }
+            )
     return table, buy_ins

@@ -59,9 +59,7 @@ class DropLog:
         if self._last_logged is not None and now - self._last_logged < self._interval:
             return
         counts = ", ".join(f"{reason} {n}" for reason, n in sorted(self._pending.items()))
-        since = (
-            "" if self._last_logged is None else f" in the last {now - self._last_logged:.0f} s"
-        )
+        since = "" if self._last_logged is None else f" in the last {now - self._last_logged:.0f} s"
         suffix = f" (latest: {detail})" if detail else ""
         self._logger.warning("%s: dropped input%s: %s%s", self.device, since, counts, suffix)
         self._pending.clear()

@@ -180,7 +180,9 @@ class Codec:
         cls = table.get(frame.type)
         if cls is None:
             side = "host" if at_host else self.name
-            raise UnknownFrameType(f"{self.name} protocol: no frame type 0x{frame.type:02X} to {side}")
+            raise UnknownFrameType(
+                f"{self.name} protocol: no frame type 0x{frame.type:02X} to {side}"
+            )
         try:
             return Received(frame.seq, cls.from_payload(frame.payload))
         except BadPayload:

@@ -98,7 +98,9 @@ class GpioPuckSensor:
         options = _input_options(settings)
         try:
             for seat, pin in sorted(settings.pins.items()):
-                sensor = DigitalInputDevice(pin, bounce_time=None, pin_factory=pin_factory, **options)
+                sensor = DigitalInputDevice(
+                    pin, bounce_time=None, pin_factory=pin_factory, **options
+                )
                 self._sensors[seat] = sensor
                 sensor.when_activated = self._changed
                 sensor.when_deactivated = self._changed

@@ -212,8 +212,16 @@ class SerialLink:
         self._last_accepted: dict[int, int] = {}
         self._fault_message: str | None = None
         self._counts: dict[str, int] = dict.fromkeys(
-            ("unknown", "bad_payload", "duplicates", "retransmits", "sessions", "faults",
-             "wakeups"), 0
+            (
+                "unknown",
+                "bad_payload",
+                "duplicates",
+                "retransmits",
+                "sessions",
+                "faults",
+                "wakeups",
+            ),
+            0,
         )
         self.firmware: str | None = None
 
@@ -233,7 +241,10 @@ class SerialLink:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -289,7 +300,9 @@ class SerialLink:
         """Whether ``slot`` holds content not yet acknowledged."""
         with self._lock:
             current = self._slots.get(slot)
-            return current is not None and not (current.acked and current.sent_version == current.version)
+            return current is not None and not (
+                current.acked and current.sent_version == current.version
+            )
 
     def _wake(self) -> None:
         with self._lock:
@@ -322,7 +335,9 @@ class SerialLink:
                 try:
                     self._session(port)
                 except PORT_ERRORS as error:
-                    self._raise_fault(f"{self.device} on {self.port} was lost (unplugged?): {error}")
+                    self._raise_fault(
+                        f"{self.device} on {self.port} was lost (unplugged?): {error}"
+                    )
                 except LinkError as error:
                     self._raise_fault(str(error))
                 except Exception as error:  # a bug here must not end the device for good

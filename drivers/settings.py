@@ -302,7 +302,9 @@ def validate(settings: HardwareSettings) -> list[Problem]:
             if value < least:
                 bound = "0 or more" if least == 0 else "more than 0"
                 problems.append(
-                    Problem((f"hardware.{name}.{option}",), f"{name} {option} {value} must be {bound}")
+                    Problem(
+                        (f"hardware.{name}.{option}",), f"{name} {option} {value} must be {bound}"
+                    )
                 )
         if device.port is None:
             if not (settings.simulated or device.simulated):

@@ -73,7 +73,9 @@ class RequestCounts(Message):
         return cls()
 
 
-TRAY = Codec.build(name="tray", kind="T", host_bound=(CountsMessage,), device_bound=(RequestCounts,))
+TRAY = Codec.build(
+    name="tray", kind="T", host_bound=(CountsMessage,), device_bound=(RequestCounts,)
+)
 
 
 class SerialChipTray(SerialDevice):

@@ -33,12 +33,25 @@ logging: {{level: DEBUG}}
 """
 
 
-def write_config(directory: Path, *, big_blind: int = 10, clock: int = 60, warning: int = 10,
-                 snapshot_every: int = 20, name: str = "table.yaml") -> Path:
+def write_config(
+    directory: Path,
+    *,
+    big_blind: int = 10,
+    clock: int = 60,
+    warning: int = 10,
+    snapshot_every: int = 20,
+    name: str = "table.yaml",
+) -> Path:
     path = directory / name
-    path.write_text(CONFIG.format(big_blind=big_blind, clock=clock, warning=warning,
-                                  state_dir=directory / "state",
-                                  snapshot_every=snapshot_every))
+    path.write_text(
+        CONFIG.format(
+            big_blind=big_blind,
+            clock=clock,
+            warning=warning,
+            state_dir=directory / "state",
+            snapshot_every=snapshot_every,
+        )
+    )
     return path
 
 

@@ -23,8 +23,10 @@ def _validator() -> Any:
 
 def problems(payload: Mapping[str, Any]) -> list[str]:
     """Every way `payload` breaks the schema, one line each."""
-    return [f"{payload.get('kind')}: /{'/'.join(str(p) for p in error.absolute_path)}: "
-            f"{error.message}" for error in _validator().iter_errors(dict(payload))]
+    return [
+        f"{payload.get('kind')}: /{'/'.join(str(p) for p in error.absolute_path)}: {error.message}"
+        for error in _validator().iter_errors(dict(payload))
+    ]
 
 
 def assert_valid(payloads: Iterable[Mapping[str, Any] | None]) -> int:

@@ -27,7 +27,8 @@ def keys(text: str, **extra: Any) -> list[dict[str, Any]]:
 
 
 def table(
-    events: Iterable[dict[str, Any]] = (), config: dict[str, Any] | None = None,
+    events: Iterable[dict[str, Any]] = (),
+    config: dict[str, Any] | None = None,
     pin_verifier: Callable[[str, str], bool] | None = None,
 ) -> Table:
     """A table after ``events``, every one of which must be accepted."""

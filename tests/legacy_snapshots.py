@@ -36,8 +36,11 @@ AFTER = 80  # events played after each snapshot
 
 def settings_from(data: dict[str, Any]) -> RuleSettings:
     return RuleSettings(
-        table_id=data["table_id"], seats=data["seats"], game=GameSettings(**data["game"]),
-        clock=ClockSettings(**data["clock"]), fees=FeeSettings(**data["fees"]),
+        table_id=data["table_id"],
+        seats=data["seats"],
+        game=GameSettings(**data["game"]),
+        clock=ClockSettings(**data["clock"]),
+        fees=FeeSettings(**data["fees"]),
     )
 
 
@@ -94,16 +97,22 @@ def generate(seeds: int = 60, steps: int = 260) -> list[dict[str, Any]]:
                 for k in found:
                     covered[k] = covered.get(k, 0) + 1
                 snapshot = json.loads(json.dumps(table.state.to_dict()))
-                after = events[cut + 1: cut + 1 + AFTER]
+                after = events[cut + 1 : cut + 1 + AFTER]
                 # from_dict shares the snapshot's lists: each table gets its own copy
                 restored = Table(settings, TableState.from_dict(json.loads(json.dumps(snapshot))))
                 # and an undo taken at once, from the snapshot (R12 after a restart)
                 at_once = Table(settings, TableState.from_dict(json.loads(json.dumps(snapshot))))
-                cases.append({
-                    "seed": seed, "found": sorted(found), "settings": asdict(settings),
-                    "snapshot": snapshot, "events": after, "digests": play_on(restored, after),
-                    "undo": play_on(at_once, [{"type": "undo"}]),
-                })
+                cases.append(
+                    {
+                        "seed": seed,
+                        "found": sorted(found),
+                        "settings": asdict(settings),
+                        "snapshot": snapshot,
+                        "events": after,
+                        "digests": play_on(restored, after),
+                        "undo": play_on(at_once, [{"type": "undo"}]),
+                    }
+                )
                 break
     return cases
 
@@ -113,10 +122,12 @@ def outcomes(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for case in cases:
         settings = settings_from(case["settings"])
         text = json.dumps(case["snapshot"])  # each table loads its own copy
-        case["digests"] = play_on(Table(settings, TableState.from_dict(json.loads(text))),
-                                  case["events"])
-        case["undo"] = play_on(Table(settings, TableState.from_dict(json.loads(text))),
-                               [{"type": "undo"}])
+        case["digests"] = play_on(
+            Table(settings, TableState.from_dict(json.loads(text))), case["events"]
+        )
+        case["undo"] = play_on(
+            Table(settings, TableState.from_dict(json.loads(text))), [{"type": "undo"}]
+        )
     return cases
 
 

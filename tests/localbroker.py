@@ -82,7 +82,9 @@ class LocalBroker:
             return
         self._process = subprocess.Popen(
             [self.binary, "-c", str(self.config_path)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -90,8 +92,9 @@ class LocalBroker:
                 raise BrokerError(
                     f"mosquitto exited with {self._process.returncode}:\n{self.log_tail()}"
                 )
-            with contextlib.suppress(OSError), socket.create_connection(
-                (self.host, self.port), timeout=0.2
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection((self.host, self.port), timeout=0.2),
             ):
                 return
             time.sleep(0.01)
@@ -132,7 +135,9 @@ class LocalBroker:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None,
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
         self.stop()

@@ -89,12 +89,19 @@ def draw_state(settings: RuleSettings, stacks: list[int]) -> State:
     blinds = (game.sb_amount, game.big_blind)
     if game.form == "triple_draw":
         definition: Any = FixedLimitDeuceToSevenLowballTripleDraw(
-            AUTOMATIONS, True, 0, blinds, game.small_bet_amount, game.big_bet_amount,
+            AUTOMATIONS,
+            True,
+            0,
+            blinds,
+            game.small_bet_amount,
+            game.big_bet_amount,
             mode=Mode.CASH_GAME,
         )
         first, *rest = definition.streets
         definition.streets = (
-            dataclasses.replace(first, max_completion_betting_or_raising_count=RULE_BOOK_CAP[game.form]),
+            dataclasses.replace(
+                first, max_completion_betting_or_raising_count=RULE_BOOK_CAP[game.form]
+            ),
             *rest,
         )
     elif game.structure == "fixed_limit":
@@ -103,9 +110,12 @@ def draw_state(settings: RuleSettings, stacks: list[int]) -> State:
         )
         first, second = definition.streets
         definition.streets = (
-            dataclasses.replace(first, max_completion_betting_or_raising_count=RULE_BOOK_CAP[game.form]),
             dataclasses.replace(
-                second, min_completion_betting_or_raising_amount=game.big_bet_amount,
+                first, max_completion_betting_or_raising_count=RULE_BOOK_CAP[game.form]
+            ),
+            dataclasses.replace(
+                second,
+                min_completion_betting_or_raising_amount=game.big_bet_amount,
                 max_completion_betting_or_raising_count=RULE_BOOK_CAP[game.form] + 1,
             ),
         )
@@ -172,8 +182,9 @@ class DrawVariant(Variant):
         self.drawing = Drawing(rng, deck)
         return self.drawing
 
-    def ranking(self, pk: State, holes: dict[int, list[Card]], order: list[int],
-                live: list[int]) -> list[list[int]]:
+    def ranking(
+        self, pk: State, holes: dict[int, list[Card]], order: list[int], live: list[int]
+    ) -> list[list[int]]:
         drawn = self.drawing.hands
         index_of = {seat: i for i, seat in enumerate(order)}
         hands = {seat: StandardLowHand.from_game(drawn[index_of[seat]]) for seat in live}

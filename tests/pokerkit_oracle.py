@@ -153,8 +153,15 @@ class Recording:
     """A PokerKit state that records the operations done on it (for the benchmark,
     which replays them on a fresh state)."""
 
-    OPERATIONS = ("deal_hole", "burn_card", "deal_board", "fold", "check_or_call",
-                  "complete_bet_or_raise_to", "stand_pat_or_discard")
+    OPERATIONS = (
+        "deal_hole",
+        "burn_card",
+        "deal_board",
+        "fold",
+        "check_or_call",
+        "complete_bet_or_raise_to",
+        "stand_pat_or_discard",
+    )
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -163,9 +170,11 @@ class Recording:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self.state, name)
         if name in self.OPERATIONS:
+
             def operation(*args: Any) -> Any:
                 self.operations.append((name, *args))
                 return value(*args)
+
             return operation
         return value
 
@@ -205,21 +214,22 @@ def rule_settings(structure: str, small_blind: int, big_blind: int) -> RuleSetti
     )
 
 
-def pokerkit_state(
-    settings: RuleSettings, stacks: list[int]
-) -> State:
+def pokerkit_state(settings: RuleSettings, stacks: list[int]) -> State:
     game = settings.game
     blinds = (game.sb_amount, game.big_blind)
     if game.structure == "fixed_limit":
         definition: Any = FixedLimitTexasHoldem(
-            AUTOMATIONS, True, 0, blinds, game.small_bet_amount, game.big_bet_amount,
+            AUTOMATIONS,
+            True,
+            0,
+            blinds,
+            game.small_bet_amount,
+            game.big_bet_amount,
             mode=Mode.CASH_GAME,
         )
         first, *rest = definition.streets
         definition.streets = (
-            dataclasses.replace(
-                first, max_completion_betting_or_raising_count=game.cap_raises
-            ),
+            dataclasses.replace(first, max_completion_betting_or_raising_count=game.cap_raises),
             *rest,
         )
     else:
@@ -247,8 +257,11 @@ def skip_idle_checks(pk: State, deal: Callable[[State], None], ours: int | None)
     """PokerKit still asks a seat that can only check (the big blind when everyone else
     is all-in); our core does not ask it. Checking for it changes nothing."""
     while (
-        pk.status and pk.actor_index is not None and pk.actor_index != ours
-        and pk.checking_or_calling_amount == 0 and not pk.can_complete_bet_or_raise_to()
+        pk.status
+        and pk.actor_index is not None
+        and pk.actor_index != ours
+        and pk.checking_or_calling_amount == 0
+        and not pk.can_complete_bet_or_raise_to()
     ):
         pk.check_or_call()
         deal(pk)
@@ -276,8 +289,9 @@ def choose_action(rng: random.Random, table: Table) -> tuple[str, int | None]:
     return "call", None
 
 
-def ranking_from(pk: State, holes: dict[int, list[Card]], board: list[Card],
-                 seats: Iterable[int]) -> list[list[int]]:
+def ranking_from(
+    pk: State, holes: dict[int, list[Card]], board: list[Card], seats: Iterable[int]
+) -> list[list[int]]:
     """Our award ranking from PokerKit's evaluation of each live seat's best hand."""
     hands = {seat: StandardHighHand.from_game(holes[seat], board) for seat in seats}
     groups: list[list[int]] = []
@@ -301,8 +315,14 @@ class Features:
             self.found.append(kind)
 
 
-def note_action(features: Features, game: GameSettings, kind: str, total: int,
-                legal_check: bool, before: dict[str, Any]) -> None:
+def note_action(
+    features: Features,
+    game: GameSettings,
+    kind: str,
+    total: int,
+    legal_check: bool,
+    before: dict[str, Any],
+) -> None:
     """Note the known differences an action brings into play."""
     if kind == "fold" and legal_check:
         features.note("fold_with_nothing_to_call")
@@ -340,8 +360,10 @@ def legal_difference(table: Table, pk: State) -> str | None:
         low = pk.min_completion_betting_or_raising_to_amount
         high = pk.max_completion_betting_or_raising_to_amount
         if (low, high) != (legal.min_raise_to, legal.max_raise_to):
-            return (f"raise range: ours {legal.min_raise_to}-{legal.max_raise_to}, "
-                    f"PokerKit {low}-{high}")
+            return (
+                f"raise range: ours {legal.min_raise_to}-{legal.max_raise_to}, "
+                f"PokerKit {low}-{high}"
+            )
     return None
 
 
@@ -352,8 +374,11 @@ def explain_legal(table: Table, features: Features) -> None:
     legal = table.legal()
     game = table.settings.game
     if (
-        h is not None and legal is not None and game.structure == "fixed_limit"
-        and legal.min_raise_to is not None and h.bets >= game.cap_raises + 1
+        h is not None
+        and legal is not None
+        and game.structure == "fixed_limit"
+        and legal.min_raise_to is not None
+        and h.bets >= game.cap_raises + 1
         and "limit_short_all_in" not in features.found
     ):
         features.note("heads_up_limit_cap")
@@ -377,8 +402,9 @@ class Variant:
         board_deck = list(deck)
         return lambda pk: deal_pending(pk, board_deck)
 
-    def ranking(self, pk: State, holes: dict[int, list[Card]], order: list[int],
-                live: list[int]) -> list[list[int]]:
+    def ranking(
+        self, pk: State, holes: dict[int, list[Card]], order: list[int], live: list[int]
+    ) -> list[list[int]]:
         board = [card for cards in pk.board_cards for card in cards]
         return ranking_from(pk, holes, board, live)
 
@@ -406,8 +432,7 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
     index_of = {seat: i for i, seat in enumerate(order)}
     features = Features()
     for effect in start:
-        if isinstance(effect, Posted) and effect.kind == "big_blind" \
-                and effect.live < big_blind:
+        if isinstance(effect, Posted) and effect.kind == "big_blind" and effect.live < big_blind:
             features.note("short_big_blind")
     deck = shuffled_deck(rng)
     holes = {seat: [deck.pop() for _ in range(variant.hole_count)] for seat in order}
@@ -428,8 +453,12 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
                 assert seat is not None
                 skip_idle_checks(pk, deal, index_of[seat])
                 if pk.actor_index != index_of[seat]:
-                    return _differ(features, actions, log,
-                                   f"to act: ours seat {seat}, PokerKit {pk.actor_index}")
+                    return _differ(
+                        features,
+                        actions,
+                        log,
+                        f"to act: ours seat {seat}, PokerKit {pk.actor_index}",
+                    )
                 difference = legal_difference(table, pk)
                 if difference is not None:
                     explain_legal(table, features)
@@ -442,8 +471,11 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
                 except Refusal:  # all-in for more than a fixed-limit bet
                     action, to = "call", None
                 before = {
-                    "current_bet": h.current_bet, "min_increment": h.min_increment,
-                    "bets": h.bets, "limit_target": _limit_target(table), "street": h.street,
+                    "current_bet": h.current_bet,
+                    "min_increment": h.min_increment,
+                    "bets": h.bets,
+                    "limit_target": _limit_target(table),
+                    "street": h.street,
                     # a full bet or raise this round (before the flop the blind is none)
                     "opened": h.raises > 0 if h.street in FIRST_ROUNDS else h.bets > 0,
                 }
@@ -484,8 +516,9 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
         if odd_chips:  # only chips moved between tied winners, fewer than a share each
             features.note("odd_chips")
         return _differ(features, actions, log, f"stacks: ours {ours}, PokerKit {theirs}")
-    return Outcome("agree", actions, events=log, operations=pk.operations, stacks=starting,
-                   settings=settings)
+    return Outcome(
+        "agree", actions, events=log, operations=pk.operations, stacks=starting, settings=settings
+    )
 
 
 def _limit_target(table: Table) -> int:
@@ -497,8 +530,13 @@ def _limit_target(table: Table) -> int:
 # When several known differences came into play, the one named is the first of these
 # (the most direct cause of what can differ).
 ATTRIBUTION = (
-    "odd_chips", "limit_short_all_in", "heads_up_limit_cap", "short_all_ins_add_up",
-    "short_all_in_reopens", "short_big_blind", "fold_with_nothing_to_call",
+    "odd_chips",
+    "limit_short_all_in",
+    "heads_up_limit_cap",
+    "short_all_ins_add_up",
+    "short_all_in_reopens",
+    "short_big_blind",
+    "fold_with_nothing_to_call",
 )
 
 

@@ -168,9 +168,16 @@ def straddle_or_out_of_turn(c: Chooser, table: Table) -> dict[str, Any] | None:
     seat = c.pick(others)
     game = table.settings.game
     to = h.current_bet + c.pick((game.big_blind, 2 * game.big_blind))
-    action = c.pick(({"action": "check"}, {"action": "call"}, {"action": "fold"},
-                     {"action": "raise", "to": to}, {"action": "bet", "to": to},
-                     {"action": "all_in"}))
+    action = c.pick(
+        (
+            {"action": "check"},
+            {"action": "call"},
+            {"action": "fold"},
+            {"action": "raise", "to": to},
+            {"action": "bet", "to": to},
+            {"action": "all_in"},
+        )
+    )
     return {"type": "act", "seat": seat, **action}
 
 

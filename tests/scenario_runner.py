@@ -52,8 +52,12 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 BASE_CONFIG: dict[str, Any] = {
     "table": {"id": "T1", "seats": 9},
     "game": {
-        "structure": "no_limit", "small_blind": 5, "big_blind": 10, "smallest_chip": 5,
-        "button": "dead", "first_button": "last_seat",
+        "structure": "no_limit",
+        "small_blind": 5,
+        "big_blind": 10,
+        "smallest_chip": 5,
+        "button": "dead",
+        "first_button": "last_seat",
     },
 }
 
@@ -107,8 +111,10 @@ def subset_mismatches(expected: Any, actual: Any, path: str = "") -> list[str]:
         if isinstance(expected, Exactly):
             extra = sorted(set(actual) - {str(k) for k in expected})
             if extra:
-                problems.append(f"{path or 'state'}: unexpected keys {extra} (expected exactly "
-                                f"{sorted(str(k) for k in expected)})")
+                problems.append(
+                    f"{path or 'state'}: unexpected keys {extra} (expected exactly "
+                    f"{sorted(str(k) for k in expected)})"
+                )
         for key, value in expected.items():
             if value is ABSENT:
                 if str(key) in actual:
@@ -147,8 +153,9 @@ def expand_keys(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         common = {k: v for k, v in event.items() if k not in ("keys", "refused", "message")}
         last = {k: v for k, v in event.items() if k in ("refused", "message")}
         for index, key in enumerate(keys):
-            out.append({"type": "key", "key": key, **common,
-                        **(last if index == len(keys) - 1 else {})})
+            out.append(
+                {"type": "key", "key": key, **common, **(last if index == len(keys) - 1 else {})}
+            )
     return out
 
 
@@ -185,7 +192,9 @@ def run(data: dict[str, Any]) -> list[str]:
         results = list(replay(settings.rules, event_lines(data)))
     problems = []
     for event, result in zip(data["events"], results, strict=True):
-        where = f"event {result['seq']} {json.dumps({k: v for k, v in event.items() if k != 'expect'})}"
+        where = (
+            f"event {result['seq']} {json.dumps({k: v for k, v in event.items() if k != 'expect'})}"
+        )
         refused = event.get("refused")
         if refused:
             if result["ok"]:
@@ -193,16 +202,22 @@ def run(data: dict[str, Any]) -> list[str]:
             elif refused is not True and result["error"]["code"] != refused:
                 problems.append(f"{where}: refused with {result['error']}, expected {refused}")
             elif "message" in event and event["message"] not in result["error"]["message"]:
-                problems.append(f"{where}: refused with {result['error']}, "
-                                f"expected a message with {event['message']!r}")
+                problems.append(
+                    f"{where}: refused with {result['error']}, "
+                    f"expected a message with {event['message']!r}"
+                )
         elif not result["ok"]:
             problems.append(f"{where}: refused: {result['error']}")
         if "expect" in event:
             if "state" not in result:
                 problems.append(f"{where}: expect needs a state event")
             else:
-                problems += [f"{where}: {p}" for p in subset_mismatches(event["expect"], result["state"])]
-                problems += [f"{where}: {p}" for p in loose_full_listing(event["expect"], result["state"])]
+                problems += [
+                    f"{where}: {p}" for p in subset_mismatches(event["expect"], result["state"])
+                ]
+                problems += [
+                    f"{where}: {p}" for p in loose_full_listing(event["expect"], result["state"])
+                ]
     return problems
 
 
@@ -210,8 +225,10 @@ def loose_full_listing(expected: Any, state: dict[str, Any]) -> list[str]:
     """A ``seats`` expectation naming every seat taken must say so with ``!exactly``:
     as a subset it would still pass with another seat taken (issue 12)."""
     seats = expected.get("seats") if isinstance(expected, dict) else None
-    if not isinstance(seats, dict) or isinstance(seats, Exactly) or any(
-        value is ABSENT for value in seats.values()
+    if (
+        not isinstance(seats, dict)
+        or isinstance(seats, Exactly)
+        or any(value is ABSENT for value in seats.values())
     ):
         return []
     if {str(key) for key in seats} != set(state.get("seats", {})):

@@ -44,14 +44,17 @@ def find(command: str) -> str | None:
 
 def skip_reason(command: str, purpose: str) -> str:
     package = PACKAGES.get(command, command)
-    return (f"{command} is not installed: sudo apt-get install {package} "
-            f"(needed for {purpose}; CI installs it in .ci/run)")
+    return (
+        f"{command} is not installed: sudo apt-get install {package} "
+        f"(needed for {purpose}; CI installs it in .ci/run)"
+    )
 
 
 def needs(command: str, purpose: str) -> pytest.MarkDecorator:
     """Skip when ``command`` is missing, except under CI, where the test then fails."""
-    return pytest.mark.skipif(find(command) is None and not UNDER_CI,
-                              reason=skip_reason(command, purpose))
+    return pytest.mark.skipif(
+        find(command) is None and not UNDER_CI, reason=skip_reason(command, purpose)
+    )
 
 
 def require(command: str, purpose: str) -> str:

@@ -107,8 +107,10 @@ def pattern(daemon: Daemon, seat: int) -> Pattern:
 
 
 def wait_pattern(daemon: Daemon, seat: int, wanted: Pattern) -> None:
-    wait_for(lambda: pattern(daemon, seat) is wanted,
-             what=f"seat {seat} light {wanted} (it is {pattern(daemon, seat)})")
+    wait_for(
+        lambda: pattern(daemon, seat) is wanted,
+        what=f"seat {seat} light {wanted} (it is {pattern(daemon, seat)})",
+    )
 
 
 def wait_steady(daemon: Daemon, seat: int, level: float) -> None:
@@ -124,10 +126,12 @@ def half_periods(daemon: Daemon, seat: int, count: int = 4) -> list[float]:
     assert lights is not None
     states = lights.pin(seat).states
     start = len(states)
-    wait_for(lambda: len(states) >= start + count + 1,
-             what=f"seat {seat}'s pin changing {count + 1} times")
+    wait_for(
+        lambda: len(states) >= start + count + 1,
+        what=f"seat {seat}'s pin changing {count + 1} times",
+    )
     # the first change ends a phase that began before we looked: not a whole one
-    return [entry.timestamp * 1000 for entry in states[start + 1:start + count + 1]]
+    return [entry.timestamp * 1000 for entry in states[start + 1 : start + count + 1]]
 
 
 def assert_blinks(daemon: Daemon, seat: int, period_ms: int) -> float:
@@ -254,7 +258,12 @@ def test_a_hand_keyed_on_the_keypad_drives_the_seat_pins_and_the_display(
         wait_steady(daemon, 8, 0.0)
         # the digits the display received: every second, the warning from 1 s
         assert clock_digits(daemon)[clock_frames:] == [
-            (4000, False), (3000, False), (2000, False), (1000, True), (0, True)]
+            (4000, False),
+            (3000, False),
+            (2000, False),
+            (1000, True),
+            (0, True),
+        ]
         assert view(daemon)["phase"] == "idle"
         assert view(daemon)["seats"]["2"]["stack"] == 1000 + 40 + 10  # 8's raise, the BB
     events = journal_events(tmp_path / "state")
@@ -303,8 +312,7 @@ def test_a_refused_entry_changes_nothing_and_says_why(tmp_path: Path) -> None:
         refused("BET 2 0 0 0", "ENTER", "SEAT 8 HAS ONLY 1000 IN ALL", "SEAT 8 BET/RAISE TO")
         state = view(daemon)
         assert state["to_act"] == 8 and state["pot_total"] == 15
-        assert {s: v["stack"] for s, v in state["seats"].items()} == \
-            {"2": 995, "5": 990, "8": 1000}
+        assert {s: v["stack"] for s, v in state["seats"].items()} == {"2": 995, "5": 990, "8": 1000}
     records = {e.seq: e for e in journal_events(tmp_path / "state")}
     for seq, message in refusals:
         assert not records[seq].accepted and records[seq].refusal_message == message
@@ -317,15 +325,19 @@ def test_a_refused_entry_changes_nothing_and_says_why(tmp_path: Path) -> None:
 
 
 def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # the configuration's supervisor.pin_file wins over $TABLECTL_PINS
     monkeypatch.setenv(supervisor_pins.ENV_PATH, str(pin_file(tmp_path, "1357", "env-pins")))
     config = table_config(tmp_path, pin_file=pin_file(tmp_path))
     with running(config) as daemon:
         key_in(daemon, "FUNC")
-        wait_shown(daemon, line1="1 SEAT 2 OUT 3 IN 4 LEAVE 5 CHIPS",
-                   line2="6 MOVE 7 AWARD 8 DEALER 9 PUSH 0 SUPER")
+        wait_shown(
+            daemon,
+            line1="1 SEAT 2 OUT 3 IN 4 LEAVE 5 CHIPS",
+            line2="6 MOVE 7 AWARD 8 DEALER 9 PUSH 0 SUPER",
+        )
         key_in(daemon, "1 2 ENTER")
         wait_shown(daemon, line1="SEAT 2: CHIPS", line2="_")
         key_in(daemon, "1 0 0 0 ENTER 7 7 ENTER")
@@ -349,14 +361,18 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
         key_in(daemon, f"{' '.join(SUPERVISOR)} ENTER {' '.join(PIN)}")
         wait_shown(daemon, line1=f"SUPERVISOR {SUPERVISOR}: PIN", line2="****_")
         key_in(daemon, "ENTER")
-        wait_shown(daemon, line1="1 VOID HAND  2 UNDO LAST ACTION",
-                   line2="3 DEALT IN ERROR  NEXT: MORE")
+        wait_shown(
+            daemon, line1="1 VOID HAND  2 UNDO LAST ACTION", line2="3 DEALT IN ERROR  NEXT: MORE"
+        )
         key_in(daemon, "1")
         wait_shown(daemon, line1="VOID HAND 1: ENTER")
         key_in(daemon, "ENTER")
         wait_for(lambda: view(daemon)["phase"] == "idle")
-        assert {s: v["stack"] for s, v in view(daemon)["seats"].items()} == \
-            {"2": 1000, "5": 1000, "8": 1000}
+        assert {s: v["stack"] for s, v in view(daemon)["seats"].items()} == {
+            "2": 1000,
+            "5": 1000,
+            "8": 1000,
+        }
         wait_steady(daemon, 2, 0.0)
         wait_shown(daemon, line1="READY")
 
@@ -367,8 +383,10 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
         key_in(daemon, f"FUNC 0 {' '.join(SUPERVISOR)} ENTER 1 3 5 7 ENTER")
         wait_shown(daemon, line1="WRONG PIN: MENU LOCKED 300 S")
         key_in(daemon, "FUNC 0")
-        wait_for(lambda: shown(daemon).line2.startswith("NO: SUPERVISOR MENU LOCKED: "),
-                 what=f"the lock-out shown ({shown(daemon)})")
+        wait_for(
+            lambda: shown(daemon).line2.startswith("NO: SUPERVISOR MENU LOCKED: "),
+            what=f"the lock-out shown ({shown(daemon)})",
+        )
         assert view(daemon)["keypad"]["supervisor_locked_ms"] > 290_000
         key_in(daemon, "CLEAR")
         # each wrong PIN and the lock-out are in the system log
@@ -376,22 +394,27 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
         locked = system_log(daemon, "supervisor_locked")
         assert len(locked) == 1 and locked[0].detail["supervisor"] == SUPERVISOR
         # no PIN digit ever reached the display
-        assert not any(PIN in line or "1357" in line
-                       for lines in text_lines(daemon) for line in lines)
+        assert not any(
+            PIN in line or "1357" in line for lines in text_lines(daemon) for line in lines
+        )
     events = journal_events(tmp_path / "state")
     verdicts = [e.event["pin_ok"] for e in events if "pin_ok" in e.event]
     assert verdicts == [True, False, False, False]  # the daemon's verdicts, journalled
     # no PIN is in the journal (nor so in recall or the floor feed): each PIN digit was
     # recorded hidden, the supervisor's id (typed before the PIN) in the clear
-    keys = "".join(e.event["key"] if len(e.event["key"]) == 1 else " "
-                   for e in events if e.event["type"] == "key")
+    keys = "".join(
+        e.event["key"] if len(e.event["key"]) == 1 else " "
+        for e in events
+        if e.event["type"] == "key"
+    )
     assert keys.count(f"0{SUPERVISOR} **** ") == 4  # one right PIN, three wrong
     assert PIN not in keys and "1357" not in keys
     assert "*" not in keys.replace(f"{SUPERVISOR} ****", "")
 
 
 def test_the_configured_pin_file_wins_over_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """`supervisor.pin_file`, else `$TABLECTL_PINS` (where `tablectl pin set` writes
     by default), else /etc/table-controller/pins."""
@@ -403,7 +426,10 @@ def test_the_configured_pin_file_wins_over_the_environment(
     found.append(Daemon(unset).pin_verifier)
     assert all(isinstance(verifier, supervisor_pins.PinFile) for verifier in found)
     assert [verifier.path for verifier in found] == [  # type: ignore[union-attr]
-        tmp_path / "pins", tmp_path / "env-pins", supervisor_pins.DEFAULT_PATH]
+        tmp_path / "pins",
+        tmp_path / "env-pins",
+        supervisor_pins.DEFAULT_PATH,
+    ]
 
 
 # -- 4. the button puck ------------------------------------------------------------
@@ -434,15 +460,25 @@ def test_a_puck_at_the_wrong_seat_warns_until_it_is_moved(tmp_path: Path) -> Non
         wait_shown(daemon, line1="BUTTON SEEN AT SEATS 2 5: CALL TECH")
         for seat in (2, 5):
             wait_pattern(daemon, seat, Pattern.FAST_BLINK)
-        wait_for(lambda: [e.detail for e in system_log(daemon, "device_fault")] ==
-                 [{"device": "puck", "code": "puck_two_seats",
-                   "message": "puck sensors of seats 2 5 all see the button"}])
+        wait_for(
+            lambda: (
+                [e.detail for e in system_log(daemon, "device_fault")]
+                == [
+                    {
+                        "device": "puck",
+                        "code": "puck_two_seats",
+                        "message": "puck sensors of seats 2 5 all see the button",
+                    }
+                ]
+            )
+        )
         puck.lift()  # lifted: the fault clears, the display asks for the button again
         wait_shown(daemon, line1="PLACE BUTTON ON SEAT 8", line2="READY")
         wait_steady(daemon, 2, 0.0)
         wait_pattern(daemon, 8, Pattern.FAST_BLINK)
         assert [e.detail for e in system_log(daemon, "device_clear")] == [
-            {"device": "puck", "code": "puck_two_seats"}]
+            {"device": "puck", "code": "puck_two_seats"}
+        ]
 
         puck.place(3)  # `warn` lets the hand start anyway ...
         wait_shown(daemon, line1="MOVE BUTTON TO SEAT 8")
@@ -451,8 +487,9 @@ def test_a_puck_at_the_wrong_seat_warns_until_it_is_moved(tmp_path: Path) -> Non
         assert view(daemon)["button"] == 8
         wait_steady(daemon, 8, 1.0)  # ... and nothing is checked during the hand
         wait_steady(daemon, 3, 0.0)
-    puck_readings = [e.event["seat"] for e in journal_events(tmp_path / "state")
-                     if e.event["type"] == "puck"]
+    puck_readings = [
+        e.event["seat"] for e in journal_events(tmp_path / "state") if e.event["type"] == "puck"
+    ]
     assert puck_readings[-3:] == [8, None, 3]
 
 
@@ -498,8 +535,11 @@ def test_a_puck_at_the_wrong_seat_blocks_the_next_hand_until_it_is_moved(
 def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
     tmp_path: Path,
 ) -> None:
-    config = table_config(tmp_path, tray="{float: {5: 200, 25: 100}, stable_seconds: 1.0}",
-                          pin_file=pin_file(tmp_path))
+    config = table_config(
+        tmp_path,
+        tray="{float: {5: 200, 25: 100}, stable_seconds: 1.0}",
+        pin_file=pin_file(tmp_path),
+    )
     with running(config) as daemon:
         tray = sim(daemon).tray
         assert tray is not None
@@ -539,8 +579,11 @@ def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
         assert [e.detail["difference"] for e in clears] == [0, -25]
         assert clears[-1].detail["by"] == "1042" and "by" not in clears[0].detail
     events = journal_events(tmp_path / "state")
-    acks = [e for e in events if e.event["type"] == "key" and e.accepted
-            and e.event.get("pin_ok") is True]
+    acks = [
+        e
+        for e in events
+        if e.event["type"] == "key" and e.accepted and e.event.get("pin_ok") is True
+    ]
     assert len(acks) == 1
     # the acknowledgement is in the journal: after a restart the alarm stays cleared
     with running(config) as again:
@@ -580,8 +623,10 @@ def test_spanish_lines_reach_the_display(tmp_path: Path) -> None:
 
 
 def test_the_shot_clock_times_every_decision_and_spends_a_time_bank(tmp_path: Path) -> None:
-    clock = ("{seconds: 3, warning: 1, on_expiry: fold, shot_clock: true, time_banks: 1, "
-             "time_bank_seconds: 2}")
+    clock = (
+        "{seconds: 3, warning: 1, on_expiry: fold, shot_clock: true, time_banks: 1, "
+        "time_bank_seconds: 2}"
+    )
     time = MockClock()
     with running(table_config(tmp_path, clock=clock), clock=time) as daemon:
         table = daemon.controller.recorder.table  # type: ignore[union-attr]
@@ -617,12 +662,21 @@ def test_the_shot_clock_times_every_decision_and_spends_a_time_bank(tmp_path: Pa
         wait_pattern(daemon, 2, Pattern.SLOW_BLINK)
         wait_steady(daemon, 8, 0.0)
         # the digits count seat 2's time, not the expired seat's zero
-        wait_for(lambda: shown(daemon).clock_ms == 3000,
-                 what=f"seat 2's time on the digits ({shown(daemon)})")
-        assert_in_order([(3000, False), (2000, False), (1000, True),  # seat 8
-                         (2000, False), (1000, True),  # its time bank
-                         (3000, False)],  # seat 2
-                        clock_digits(daemon)[frames:])
+        wait_for(
+            lambda: shown(daemon).clock_ms == 3000,
+            what=f"seat 2's time on the digits ({shown(daemon)})",
+        )
+        assert_in_order(
+            [
+                (3000, False),
+                (2000, False),
+                (1000, True),  # seat 8
+                (2000, False),
+                (1000, True),  # its time bank
+                (3000, False),
+            ],  # seat 2
+            clock_digits(daemon)[frames:],
+        )
 
         key_in(daemon, "CHECK")  # seat 2 calls in time: seat 5's decision is timed
         wait_for(lambda: view(daemon)["clock"]["seat"] == 5)

@@ -50,20 +50,33 @@ class Pane:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         conf = folder / "tmux.conf"
-        conf.write_text('set -g remain-on-exit on\nset -g default-terminal "screen"\n'
-                        "set -g status off\n")
+        conf.write_text(
+            'set -g remain-on-exit on\nset -g default-terminal "screen"\nset -g status off\n'
+        )
         self.base = [str(TMUX), "-S", str(folder / "tmux.sock"), "-f", str(conf)]
         self.command = " ".join(tablectl("bench", "--config", "bench.yaml"))
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run([*self.base, *args], capture_output=True, text=True,
-                              cwd=self.folder, timeout=10)
+        done = subprocess.run(
+            [*self.base, *args], capture_output=True, text=True, cwd=self.folder, timeout=10
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
     def start(self, extra: str = "") -> None:
-        self.tmux("new-session", "-d", "-s", "bench", "-x", "80", "-y", "24",
-                  "-c", str(self.folder), f"{self.command} {extra}".strip())
+        self.tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "bench",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-c",
+            str(self.folder),
+            f"{self.command} {extra}".strip(),
+        )
 
     def restart(self) -> None:
         self.tmux("respawn-pane", "-k", "-t", "bench", self.command)
@@ -84,8 +97,7 @@ class Pane:
     def dead(self) -> bool:
         return self.tmux("display-message", "-p", "-t", "bench", "#{pane_dead}").strip() == "1"
 
-    def wait(self, condition: Callable[[str], object], what: str,
-             timeout: float = WAIT) -> str:
+    def wait(self, condition: Callable[[str], object], what: str, timeout: float = WAIT) -> str:
         """The screen once ``condition(screen)`` is true (polled)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -134,7 +146,7 @@ def seat_box(screen: str, seat: int) -> tuple[str, str, str]:
         found = re.search(rf"[ >]{seat:>2} \S", line)
         if found and row + 2 < len(lines):
             col = found.start()
-            return tuple(line_[col:col + 18] for line_ in lines[row:row + 3])  # type: ignore[return-value]
+            return tuple(line_[col : col + 18] for line_ in lines[row : row + 3])  # type: ignore[return-value]
     raise AssertionError(f"seat {seat} not on the screen:\n{screen}")
 
 
@@ -174,8 +186,10 @@ def test_a_hand_on_the_screen_resizes_and_resumes(pane: Pane) -> None:
     before = stack(screen, seat)
 
     pane.keys("b", "4", "0", "Enter")  # BET 4 0 ENTER: a raise to 40
-    screen = pane.wait(lambda s: acting(s) not in (None, seat) and "bet 40" in s,
-                       "the raise applied and the next seat to act")
+    screen = pane.wait(
+        lambda s: acting(s) not in (None, seat) and "bet 40" in s,
+        "the raise applied and the next seat to act",
+    )
     assert stack(screen, seat) == before - 40
     assert "bet 40" in seat_box(screen, seat)[1]
     assert not seat_box(screen, seat)[0].startswith(">")
@@ -242,11 +256,18 @@ def test_the_demo_plays_hands_by_itself(pane: Pane) -> None:
 def test_script_without_a_screen(tmp_path: Path) -> None:
     bench_config(tmp_path)
     script = tmp_path / "hand.txt"
-    script.write_text("# two players, one hand\n"
-                      "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
-                      "wait-for SEAT 6 TO ACT\nkeys BET 3 0 ENTER\nwait-for SEAT 2 TO ACT\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    script.write_text(
+        "# two players, one hand\n"
+        "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+        "wait-for SEAT 6 TO ACT\nkeys BET 3 0 ENTER\nwait-for SEAT 2 TO ACT\n"
+    )
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     screen = done.stdout
     assert "hand 1 preflop" in screen
@@ -259,15 +280,23 @@ def test_script_shows_the_rounds_of_a_draw_game(tmp_path: Path) -> None:
     """A triple-draw table on the bench: the title names the game and the round, and
     the dealer display (as the simulated display received it) names the round."""
     path = bench_config(tmp_path)
-    text = path.read_text().replace("  structure: no_limit\n",
-                                    "  structure: fixed_limit\n  form: triple_draw\n")
+    text = path.read_text().replace(
+        "  structure: no_limit\n", "  structure: fixed_limit\n  form: triple_draw\n"
+    )
     path.write_text(text)
     script = tmp_path / "hand.txt"
-    script.write_text("sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
-                      "wait-for PREDRAW: SEAT 6 TO ACT\nkeys CHECK\nkeys CHECK\n"
-                      "wait-for DRAW 1: SEAT 2 TO ACT\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    script.write_text(
+        "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
+        "wait-for PREDRAW: SEAT 6 TO ACT\nkeys CHECK\nkeys CHECK\n"
+        "wait-for DRAW 1: SEAT 2 TO ACT\n"
+    )
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     screen = done.stdout
     assert "fixed limit triple draw 5/10" in screen and "hand 1 draw1" in screen
@@ -276,27 +305,43 @@ def test_script_shows_the_rounds_of_a_draw_game(tmp_path: Path) -> None:
 
 def test_demo_without_a_screen_and_a_bad_script(tmp_path: Path) -> None:
     bench_config(tmp_path)
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--demo", "--hands", "1"),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--demo", "--hands", "1"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "demo finished: 1 hand(s) played" in done.stdout
     bad = tmp_path / "bad.txt"
     bad.write_text("keys NEXT\nfly 3\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(bad)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(bad)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1
     assert "line 2: unknown command 'fly'" in done.stderr
 
 
 def test_bench_refuses_what_it_cannot_use(tmp_path: Path) -> None:
-    done = subprocess.run(tablectl("bench", "--demo"), cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        tablectl("bench", "--demo"), cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert "no --config given and there is no config/bench.yaml" in done.stderr
     # a table's own configuration: its journal is the table's record, not a bench's
     example = str(ROOT / "config" / "table.example.yaml")
-    done = subprocess.run(tablectl("bench", "--config", example, "--demo"), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        tablectl("bench", "--config", example, "--demo"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "configuration of real hardware" in done.stderr and "--state-dir" in done.stderr
     assert list(tmp_path.iterdir()) == []
@@ -304,9 +349,14 @@ def test_bench_refuses_what_it_cannot_use(tmp_path: Path) -> None:
 
 def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:
     bench_config(tmp_path)
-    done = subprocess.run(tablectl("selftest", "--config", "bench.yaml", "--simulated", "--yes"),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        tablectl("selftest", "--config", "bench.yaml", "--simulated", "--yes"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     for device in ("display", "lights", "puck", "keypad", "tray"):
@@ -328,8 +378,10 @@ def test_the_ring_fits_every_table_size() -> None:
             assert layout is not None, (seats, rows, cols)
             boxes = layout.seats
             assert sorted(boxes) == list(range(1, seats + 1))
-            assert all(box.col + box.width <= cols and box.row + box.height <= layout.bottom
-                       for box in boxes.values())
+            assert all(
+                box.col + box.width <= cols and box.row + box.height <= layout.bottom
+                for box in boxes.values()
+            )
             # clockwise from the dealer's left: seat 1 left of the last seat, both low
             first, last = boxes[1], boxes[seats]
             assert first.col < last.col and first.row == last.row
@@ -393,10 +445,17 @@ def test_every_pot_and_its_seats_on_the_80x24_screen(tmp_path: Path) -> None:
     script = tmp_path / "pots.txt"
     sits = "".join(f"sit {seat} p{seat} {100 * seat}\n" for seat in range(1, 6))
     # button 5, blinds 1 and 2: seats 3 and 4 all in, 5 calls, 1 and 2 all in
-    script.write_text(sits + "puck 5\nkeys NEXT ALLIN ALLIN CHECK ALLIN ALLIN\n"
-                      "wait-for SHOWDOWN\nscreen\nkeys NEXT\nwait-for MAIN POT 500 (1/4)\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    script.write_text(
+        sits + "puck 5\nkeys NEXT ALLIN ALLIN CHECK ALLIN ALLIN\n"
+        "wait-for SHOWDOWN\nscreen\nkeys NEXT\nwait-for MAIN POT 500 (1/4)\n"
+    )
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     screen = done.stdout.split(" BENCH  table")[1]
     for pot in ("main 500 [1-5]", "side1 400 [2-5]", "side2 300 [3-5]", "side3 200 [4 5]"):
@@ -409,8 +468,10 @@ def test_pot_lines_pack_every_pot_or_say_how_many_more() -> None:
     from controller.bench.render import pot_lines, seat_runs
 
     assert seat_runs([1, 2, 3, 4, 7, 9, 10]) == "1-4 7 9 10"
-    view = {"pot_total": 4400, "pots": [
-        {"amount": 900 - 100 * i, "eligible": list(range(i + 1, 10))} for i in range(8)]}
+    view = {
+        "pot_total": 4400,
+        "pots": [{"amount": 900 - 100 * i, "eligible": list(range(i + 1, 10))} for i in range(8)],
+    }
     lines = pot_lines(view, 42)
     assert len(lines) == 3 and all(len(line) <= 42 for line in lines)
     shown = " ".join(lines)
@@ -419,7 +480,8 @@ def test_pot_lines_pack_every_pot_or_say_how_many_more() -> None:
     assert pot_lines({"pot_total": 0, "pots": []}, 42) == ["POT 0"]
     assert pot_lines(view, 200) == [
         "POT 4400: main 900 [1-9]  side1 800 [2-9]  side2 700 [3-9]  side3 600 [4-9]  "
-        "side4 500 [5-9]  side5 400 [6-9]  side6 300 [7-9]  side7 200 [8 9]"]
+        "side4 500 [5-9]  side5 400 [6-9]  side6 300 [7-9]  side7 200 [8 9]"
+    ]
 
 
 def test_a_pin_on_a_bench_without_a_pin_file_is_not_judged_wrong(tmp_path: Path) -> None:
@@ -429,12 +491,20 @@ def test_a_pin_on_a_bench_without_a_pin_file_is_not_judged_wrong(tmp_path: Path)
     bench_config(tmp_path)
     pin = "keys FUNC 0 1 0 4 2 ENTER 1 2 3 4 ENTER\n"
     script = tmp_path / "pin.txt"
-    script.write_text("seat\n" + (pin + "wait-for PIN CHECK NOT AVAILABLE\nkeys CLEAR\n") * 4
-                      + "keys FUNC 0\nwait-for SUPERVISOR: ID\n")
+    script.write_text(
+        "seat\n"
+        + (pin + "wait-for PIN CHECK NOT AVAILABLE\nkeys CLEAR\n") * 4
+        + "keys FUNC 0\nwait-for SUPERVISOR: ID\n"
+    )
     missing = tmp_path / "etc" / "pins"
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=90,
-                          env={**os.environ, "TABLECTL_PINS": str(missing)})
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env={**os.environ, "TABLECTL_PINS": str(missing)},
+    )
     assert done.returncode == 0, done.stderr
     log = (tmp_path / "state" / "bench.log").read_text()
     assert "wrong PIN" not in log and "locked" not in log.lower()
@@ -448,8 +518,11 @@ def test_a_triple_draw_hand_through_every_round_keeps_the_title_whole(tmp_path: 
     the way, then paid: the stacks are right, and the title row still ends with the
     journal's seq although the game's name is long."""
     path = bench_config(tmp_path)
-    path.write_text(path.read_text().replace(
-        "  structure: no_limit\n", "  structure: fixed_limit\n  form: triple_draw\n"))
+    path.write_text(
+        path.read_text().replace(
+            "  structure: no_limit\n", "  structure: fixed_limit\n  form: triple_draw\n"
+        )
+    )
     script = tmp_path / "hand.txt"
     script.write_text(
         "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
@@ -458,9 +531,15 @@ def test_a_triple_draw_hand_through_every_round_keeps_the_title_whole(tmp_path: 
         "keys 1 0 ENTER\nwait-for DRAW 1: SEAT 6 TO ACT\nkeys CHECK\n"
         "wait-for DRAW 2: SEAT 2 TO ACT\nkeys CHECK\nkeys BET 2 0 ENTER\nkeys CHECK\n"
         "wait-for DRAW 3: SEAT 2 TO ACT\nkeys CHECK\nkeys CHECK\n"
-        "wait-for SHOW: 2 6\nkeys 6 ENTER ENTER\nwait-for PAY SEAT 6: 80\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=90)
+        "wait-for SHOW: 2 6\nkeys 6 ENTER ENTER\nwait-for PAY SEAT 6: 80\n"
+    )
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert done.returncode == 0, done.stderr
     screen = done.stdout
     assert (stack(screen, 2), stack(screen, 6)) == (960, 1040)
@@ -476,14 +555,29 @@ def test_bench_says_what_to_fix_in_an_unusable_state_folder(tmp_path: Path) -> N
     File exists")."""
     bench_config(tmp_path)
     (tmp_path / "taken").write_text("")
-    for folder, said in (("taken", "is a file, not a folder, so the state directory "
-                                   f"{tmp_path / 'taken'} cannot be used"),
-                         ("taken/state", f"{tmp_path / 'taken'} is a file, not a folder, "
-                                         "so the state directory")):
+    for folder, said in (
+        (
+            "taken",
+            f"is a file, not a folder, so the state directory {tmp_path / 'taken'} cannot be used",
+        ),
+        ("taken/state", f"{tmp_path / 'taken'} is a file, not a folder, so the state directory"),
+    ):
         done = subprocess.run(
-            tablectl("bench", "--config", "bench.yaml", "--state-dir", str(tmp_path / folder),
-                     "--demo", "--hands", "1"),
-            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+            tablectl(
+                "bench",
+                "--config",
+                "bench.yaml",
+                "--state-dir",
+                str(tmp_path / folder),
+                "--demo",
+                "--hands",
+                "1",
+            ),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 1
         assert said in done.stderr and "move the file away" in done.stderr
         assert "--state-dir" in done.stderr and "journal.state_dir" not in done.stderr
@@ -498,18 +592,31 @@ def test_the_title_names_the_game_in_force_while_a_changed_config_is_held(
     ends, then the new one (it said the new file's game at once)."""
     path = bench_config(tmp_path)
     first = tmp_path / "first.txt"
-    first.write_text("sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
-                     "wait-for SEAT 6 TO ACT\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(first)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    first.write_text("sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\nwait-for SEAT 6 TO ACT\n")
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(first)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
-    path.write_text(path.read_text().replace("  structure: no_limit\n",
-                                             "  structure: fixed_limit\n  form: triple_draw\n"))
+    path.write_text(
+        path.read_text().replace(
+            "  structure: no_limit\n", "  structure: fixed_limit\n  form: triple_draw\n"
+        )
+    )
     second = tmp_path / "second.txt"
-    second.write_text("wait-for SEAT 6 TO ACT\nscreen\nkeys FOLD\nwait-for hand 1 idle\n"
-                      "wait-for triple draw\n")
-    done = subprocess.run(tablectl("bench", "--config", "bench.yaml", "--script", str(second)),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    second.write_text(
+        "wait-for SEAT 6 TO ACT\nscreen\nkeys FOLD\nwait-for hand 1 idle\nwait-for triple draw\n"
+    )
+    done = subprocess.run(
+        tablectl("bench", "--config", "bench.yaml", "--script", str(second)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     held, after = done.stdout.split(" BENCH  table")[1:3]
     title = held.splitlines()[0]

@@ -13,8 +13,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("gpiozero", "serial", "paho", "ssl", "sqlite3", "curses", "controller.bench",
-         "drivers.build", "controller.floor", "controller.daemon.service")
+HEAVY = (
+    "gpiozero",
+    "serial",
+    "paho",
+    "ssl",
+    "sqlite3",
+    "curses",
+    "controller.bench",
+    "drivers.build",
+    "controller.floor",
+    "controller.daemon.service",
+)
 
 PROBE = """\
 import json, sys
@@ -27,19 +37,26 @@ print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
 
 
 def loaded(*arguments: str) -> dict[str, object]:
-    result = subprocess.run([sys.executable, "-c", PROBE, ",".join(HEAVY), *arguments],
-                            capture_output=True,
-                            text=True, cwd=ROOT, timeout=60, check=False,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(HEAVY), *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     return dict(json.loads(result.stderr.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize("arguments", [
-    ("replay", "--config", "docs/samples/side-pot.yaml", "docs/samples/side-pot.jsonl"),
-    ("check-config", "config/bench.yaml"),
-    ("pin", "--file", "/nonexistent/pins", "list"),
-])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("replay", "--config", "docs/samples/side-pot.yaml", "docs/samples/side-pot.jsonl"),
+        ("check-config", "config/bench.yaml"),
+        ("pin", "--file", "/nonexistent/pins", "list"),
+    ],
+)
 def test_a_command_loads_none_of_the_heavy_libraries(arguments: tuple[str, ...]) -> None:
     found = loaded(*arguments)
     assert found["heavy"] == [], found
-

@@ -72,16 +72,26 @@ def test_pin_set_says_a_short_pin_is_too_short_before_asking_again(tmp_path: Pat
 
 def test_pin_list_says_when_there_are_none(tmp_path: Path) -> None:
     path = tmp_path / "pins"
-    done = subprocess.run([sys.executable, "-m", "controller", "pin", "list", "--file", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "pin", "list", "--file", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
+    )
     assert done.returncode == 0 and done.stdout == ""
     assert done.stderr == f"no supervisor PINs in {path}\n"
 
 
 def closed_early(args: list[str]) -> subprocess.CompletedProcess[str]:
     """``tablectl args | head -0``: the reader is gone before the first line."""
-    process = subprocess.Popen([sys.executable, "-m", "controller", *args], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()
     err = process.stderr.read()
@@ -91,16 +101,34 @@ def closed_early(args: list[str]) -> subprocess.CompletedProcess[str]:
 def test_commands_piped_into_head_end_quietly(tmp_path: Path) -> None:
     samples = ROOT / "docs" / "samples"
     state = tmp_path / "state"
-    subprocess.run([sys.executable, "-m", "controller", "replay", "--config",
-                    str(samples / "side-pot.yaml"), "--state-dir", str(state),
-                    str(samples / "side-pot.jsonl")], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "replay",
+            "--config",
+            str(samples / "side-pot.yaml"),
+            "--state-dir",
+            str(state),
+            str(samples / "side-pot.jsonl"),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     for args in (
         ["tray", "--state-dir", str(state)],
         ["recall", "--state-dir", str(state)],
         ["state", "--state-dir", str(state)],
         ["journal", "--help"],
-        ["tray", "--events", str(samples / "side-pot.jsonl"), "--config",
-         str(samples / "side-pot.yaml")],
+        [
+            "tray",
+            "--events",
+            str(samples / "side-pot.jsonl"),
+            "--config",
+            str(samples / "side-pot.yaml"),
+        ],
         ["replay", "--config", str(samples / "side-pot.yaml"), str(samples / "side-pot.jsonl")],
         ["check-config", str(ROOT / "config" / "bench.yaml")],  # no devices to look for
         ["--help"],
@@ -111,15 +139,26 @@ def test_commands_piped_into_head_end_quietly(tmp_path: Path) -> None:
 
 
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def sample_journal(tmp_path: Path, name: str = "side-pot") -> Path:
     samples = ROOT / "docs" / "samples"
     state = tmp_path / "state"
-    done = tablectl("replay", "--config", str(samples / f"{name}.yaml"), "--state-dir",
-                    str(state), str(samples / f"{name}.jsonl"))
+    done = tablectl(
+        "replay",
+        "--config",
+        str(samples / f"{name}.yaml"),
+        "--state-dir",
+        str(state),
+        str(samples / f"{name}.jsonl"),
+    )
     assert done.returncode == 0, done.stderr
     return state
 
@@ -137,10 +176,12 @@ def test_recall_shows_times_seats_by_role_and_all_ins(tmp_path: Path) -> None:
     assert "posts: SB seat 2 5; BB seat 5 10" in text
     assert "small blind" not in text
     mark = "" if synced else " unsynced"
-    assert re.search(rf"^HAND 1  seq 4-16  \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\dZ{mark}  \[ended\]$",
-                     text, re.M), text
-    assert re.search(rf"^    \d\d:\d\d:\d\dZ{mark}  seq 8  seat 8 raise to 120 ALL-IN$", text,
-                     re.M), text
+    assert re.search(
+        rf"^HAND 1  seq 4-16  \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\dZ{mark}  \[ended\]$", text, re.M
+    ), text
+    assert re.search(
+        rf"^    \d\d:\d\d:\d\dZ{mark}  seq 8  seat 8 raise to 120 ALL-IN$", text, re.M
+    ), text
     assert re.search(r"seq 13  seat 2 bet to 180 ALL-IN$", text, re.M)
     assert re.search(r"seq 14  seat 5 call 180$", text, re.M)  # luis had chips left
     assert all(len(line) <= 100 for line in text.splitlines())
@@ -148,13 +189,21 @@ def test_recall_shows_times_seats_by_role_and_all_ins(tmp_path: Path) -> None:
 
 def test_recall_one_hand(tmp_path: Path) -> None:
     events = tmp_path / "three.jsonl"
-    sits = [{"type": "sit", "seat": s, "player": p, "chips": 500}
-            for s, p in ((2, "ana"), (5, "luis"), (8, "marta"))]
+    sits = [
+        {"type": "sit", "seat": s, "player": p, "chips": 500}
+        for s, p in ((2, "ana"), (5, "luis"), (8, "marta"))
+    ]
     keys = [{"type": "key", "key": k} for k in ["NEXT", "FOLD", "FOLD"] * 3]
     events.write_text("".join(json.dumps(e) + "\n" for e in sits + keys))
     state = tmp_path / "state"
-    done = tablectl("replay", "--config", str(ROOT / "docs" / "samples" / "side-pot.yaml"),
-                    "--state-dir", str(state), str(events))
+    done = tablectl(
+        "replay",
+        "--config",
+        str(ROOT / "docs" / "samples" / "side-pot.yaml"),
+        "--state-dir",
+        str(state),
+        str(events),
+    )
     assert done.returncode == 0 and '"ok": false' not in done.stdout, done.stdout
     every = tablectl("recall", "--state-dir", str(state)).stdout
     assert every.count("HAND ") == 3
@@ -182,7 +231,8 @@ def test_state_is_readable_on_a_terminal_and_json_for_programs(tmp_path: Path) -
     out, _ = on_a_terminal(["state", "--json", "--state-dir", str(state)], [])
     assert json.loads(out)["last_seq"] == 17
     assert tablectl("state", "--summary", "--state-dir", str(state)).stdout.startswith(
-        "between hands, after hand 1")
+        "between hands, after hand 1"
+    )
 
 
 def test_system_log_lines_are_wrapped_and_times_marked(tmp_path: Path) -> None:
@@ -191,14 +241,18 @@ def test_system_log_lines_are_wrapped_and_times_marked(tmp_path: Path) -> None:
     state = sample_journal(tmp_path)
     with Journal.open(state, (ROOT / "docs" / "samples" / "side-pot.yaml").read_text()) as j:
         path = "/dev/serial/by-id/usb-Table_Keypad_0123456789abcdef-if00-port0" * 2
-        j.log_system(LogKind.DEVICE_FAULT, {"device": "keypad",
-                                            "message": f"keypad is missing: nothing at {path}"})
+        j.log_system(
+            LogKind.DEVICE_FAULT,
+            {"device": "keypad", "message": f"keypad is missing: nothing at {path}"},
+        )
     done = tablectl("journal", "log", "--state-dir", str(state))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert max(len(line) for line in lines) <= 100, lines
     assert not any("time unknown" in line for line in lines)
     fault = next(i for i, line in enumerate(lines) if "device_fault" in line)
-    assert re.match(r"^ +\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ( unsynced)?  device_fault", lines[fault])
-    rest = "".join(line.strip() for line in lines[fault + 1:fault + 4])
+    assert re.match(
+        r"^ +\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ( unsynced)?  device_fault", lines[fault]
+    )
+    rest = "".join(line.strip() for line in lines[fault + 1 : fault + 4])
     assert path in rest  # every character kept, wrapped under the entry

@@ -1164,9 +1164,15 @@ def check_config(*args: str) -> subprocess.CompletedProcess[str]:
 def test_check_config_passes_the_shipped_files(path: str) -> None:
     result = check_config(path)
     # The example names the USB adapters and PIN file of a real table, not here.
-    unplugged = [line for line in result.stderr.splitlines()
-                 if not re.search(r"warning: (hardware\.\w+\.port|supervisor\.pin_file): "
-                                  r".* does not exist: ", line)]
+    unplugged = [
+        line
+        for line in result.stderr.splitlines()
+        if not re.search(
+            r"warning: (hardware\.\w+\.port|supervisor\.pin_file): "
+            r".* does not exist: ",
+            line,
+        )
+    ]
     assert (result.returncode, unplugged) == (0, [])
     ok, summary = result.stdout.splitlines()
     assert ok == f"{path}: OK"
@@ -1224,6 +1230,7 @@ def test_an_unknown_light_pattern_is_refused_at_its_place() -> None:
 def test_the_raise_cap_defaults_by_form() -> None:
     """R3: four raises by default in a game of two betting rounds, three otherwise; a
     value given wins, and null means the form's default."""
+
     def cap(game: str) -> int:
         text = f"table: {{id: T1, seats: 9}}\ngame: {{big_blind: 2, {game}}}\n"
         return load_config_text(text).rules.game.cap_raises
@@ -1287,10 +1294,14 @@ def test_check_config_names_missing_files_as_errors_and_unplugged_ports_as_warni
 
 def test_check_config_refuses_a_uart_that_is_off(tmp_path: Path) -> None:
     path = tmp_path / "table.yaml"
-    path.write_text("table: {id: T1, seats: 6}\ngame: {big_blind: 10}\n"
-                    "hardware:\n  display: {port: /dev/ttyAMA9}\n"
-                    "  keypad: {enabled: false}\n  tray: {enabled: false}\n")
+    path.write_text(
+        "table: {id: T1, seats: 6}\ngame: {big_blind: 10}\n"
+        "hardware:\n  display: {port: /dev/ttyAMA9}\n"
+        "  keypad: {enabled: false}\n  tray: {enabled: false}\n"
+    )
     result = check_config(str(path))
     assert result.returncode == 1
-    assert "hardware.display.port: /dev/ttyAMA9 does not exist: the Pi's serial port is " \
-           "off: turn it on in raspi-config" in result.stderr
+    assert (
+        "hardware.display.port: /dev/ttyAMA9 does not exist: the Pi's serial port is "
+        "off: turn it on in raspi-config" in result.stderr
+    )

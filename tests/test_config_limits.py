@@ -33,11 +33,15 @@ def test_many_unknown_keys_are_listed_up_to_a_bound_then_counted() -> None:
         load_config_text(text, "t.yaml")
     problems = caught.value.problems
     assert len(problems) == UNKNOWN_SHOWN + 1
-    assert problems[0] == ("t.yaml:4:1: unknown section k0; valid sections: table, game, "
-                           "clock, fees, hardware, journal, display, lights, supervisor, floor, "
-                           "puck, tray, logging")
-    assert problems[-1] == (f"t.yaml:{4 + UNKNOWN_SHOWN}:1: ... and {26_000 - UNKNOWN_SHOWN} "
-                            f"more unknown key(s) from here on; fix the ones above first")
+    assert problems[0] == (
+        "t.yaml:4:1: unknown section k0; valid sections: table, game, "
+        "clock, fees, hardware, journal, display, lights, supervisor, floor, "
+        "puck, tray, logging"
+    )
+    assert problems[-1] == (
+        f"t.yaml:{4 + UNKNOWN_SHOWN}:1: ... and {26_000 - UNKNOWN_SHOWN} "
+        f"more unknown key(s) from here on; fix the ones above first"
+    )
 
 
 def test_a_syntax_error_keeps_its_exact_place_with_the_fast_parser() -> None:

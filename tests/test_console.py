@@ -47,8 +47,10 @@ BAD_TEXT = [  # (event, the field the refusal names)
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "a\u0000b"}, "'by'"),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "line\nbreak"}, "'by'"),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "x" * 60_000}, "'by'"),
-    ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "x" * (MAX_ID_CHARS + 1)},
-     "'by'"),
+    (
+        {"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "x" * (MAX_ID_CHARS + 1)},
+        "'by'",
+    ),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "ana maria"}, "'by'"),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": ""}, "'by'"),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "\u202e1042"}, "'by'"),
@@ -58,8 +60,13 @@ BAD_TEXT = [  # (event, the field the refusal names)
     ({"type": "sit", "seat": 7, "player": "e" * (MAX_NAME_CHARS + 1), "chips": 100}, "'player'"),
 ]
 GOOD_TEXT = [
-    {"type": "sit", "seat": 7, "player": "María José Núñez", "chips": 100,
-     "by": "x" * MAX_ID_CHARS},
+    {
+        "type": "sit",
+        "seat": 7,
+        "player": "María José Núñez",
+        "chips": 100,
+        "by": "x" * MAX_ID_CHARS,
+    },
     {"type": "sit", "seat": 8, "player": "e" * MAX_NAME_CHARS, "chips": 100, "by": 1207},
     {"type": "sit", "seat": 9, "player": "SEAT9-H0", "chips": 100, "by": "floor-ana@t1"},
 ]
@@ -74,10 +81,13 @@ class Console:
         env.pop("WATCHDOG_USEC", None)
         self.log = log.open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "run", "--config", str(config),
-             "--stdin-events"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-            env=env, cwd=ROOT,
+            [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            env=env,
+            cwd=ROOT,
         )
         self.answers: list[dict[str, Any]] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -116,31 +126,37 @@ def test_the_console_sends_no_supervisor_event_without_the_pin(tmp_path: Path) -
     console = Console(config, tmp_path / "daemon.log")
     try:
         for seat in (2, 5):
-            assert console.send({"type": "sit", "seat": seat, "player": f"p{seat}",
-                                 "chips": 1000})["ok"]
+            assert console.send({"type": "sit", "seat": seat, "player": f"p{seat}", "chips": 1000})[
+                "ok"
+            ]
         refused = [console.send(event) for event in SUPERVISOR_EVENTS + DEVICE_EVENTS]
         # a supervisor keys the transfer behind the PIN, on the console as on the keypad
-        keyed = console.keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 7 2 ENTER 5 ENTER "
-                             "5 0 ENTER 3 ENTER")
+        keyed = console.keys(
+            "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 7 2 ENTER 5 ENTER 5 0 ENTER 3 ENTER"
+        )
         assert all(answer["ok"] for answer in keyed), keyed
         # what a dealer may do goes on, with a dealer's `by`
-        assert console.send({"type": "sit", "seat": 7, "player": "eve", "chips": 100,
-                             "by": "d17"})["ok"]
+        assert console.send({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "d17"})[
+            "ok"
+        ]
     finally:
         code = console.stop()
     text = (tmp_path / "daemon.log").read_text()
     assert code == 0, text
-    assert [a["error"]["code"] for a in refused] == \
-        ["needs_pin"] * len(SUPERVISOR_EVENTS) + ["device_only"] * len(DEVICE_EVENTS)
-    assert {a["error"]["message"] for a in refused[:len(SUPERVISOR_EVENTS)]} == \
-        {"SUPERVISOR ONLY: FUNC 0 AND THE PIN"}
+    assert [a["error"]["code"] for a in refused] == ["needs_pin"] * len(SUPERVISOR_EVENTS) + [
+        "device_only"
+    ] * len(DEVICE_EVENTS)
+    assert {a["error"]["message"] for a in refused[: len(SUPERVISOR_EVENTS)]} == {
+        "SUPERVISOR ONLY: FUNC 0 AND THE PIN"
+    }
     with Journal.open_readonly(tmp_path / "state") as journal:
         records = list(journal.iter_events())
         table = fold(journal).table
     # every refusal is kept as an audit record, with what was tried
     audit = [r for r in records if r.refusal_code in ("needs_pin", "device_only")]
-    assert [r.event["type"] for r in audit] == \
-        [e["type"] for e in SUPERVISOR_EVENTS + DEVICE_EVENTS]
+    assert [r.event["type"] for r in audit] == [
+        e["type"] for e in SUPERVISOR_EVENTS + DEVICE_EVENTS
+    ]
     assert not any(r.accepted for r in records if r.event["type"] in ("transfer", "tick"))
     # the one transfer is the keyed one: by the supervisor whose PIN opened the menu
     stacks = {s: v.stack for s, v in table.state.seats.items()}
@@ -159,8 +175,19 @@ def test_free_text_is_bounded_on_every_input_path(tmp_path: Path) -> None:
     events.write_text("".join(json.dumps(line) + "\n" for line in lines))
     for extra in ([], ["--state-dir", str(tmp_path / "state")]):
         done = subprocess.run(
-            [sys.executable, "-m", "controller", "replay", "--config", str(SAMPLE), *extra,
-             str(events)], capture_output=True, cwd=ROOT, check=False,
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "replay",
+                "--config",
+                str(SAMPLE),
+                *extra,
+                str(events),
+            ],
+            capture_output=True,
+            cwd=ROOT,
+            check=False,
             env={**os.environ, "PYTHONPATH": str(ROOT), "TABLECTL_PINS": str(tmp_path / "no")},
         )
         assert done.returncode == 0, done.stderr.decode()
@@ -170,7 +197,7 @@ def test_free_text_is_bounded_on_every_input_path(tmp_path: Path) -> None:
             assert answer["error"]["code"] == "bad_event"
             assert field in answer["error"]["message"], answer
             assert len(answer["error"]["message"]) < 120  # the value is never echoed
-        assert [a["ok"] for a in answers[len(BAD_TEXT):]] == [True] * (len(GOOD_TEXT) + 1)
+        assert [a["ok"] for a in answers[len(BAD_TEXT) :]] == [True] * (len(GOOD_TEXT) + 1)
         seats = answers[-1]["state"]["seats"]
         assert set(seats) == {"7", "8", "9"}
         assert seats["7"]["player"] == "María José Núñez"

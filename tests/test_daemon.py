@@ -158,8 +158,11 @@ def test_device_faults_go_to_the_system_log_and_the_display(tmp_path: Path) -> N
         sim.keypad.replug()
         wait_for(lambda: shown(daemon).line1 != "KEYPAD LOST: CALL TECH", what="fault cleared")
     with Journal.open_readonly(tmp_path / "state") as journal:
-        entries = [e.detail for e in journal.iter_system_log()
-                   if e.kind in ("device_fault", "device_clear")]
+        entries = [
+            e.detail
+            for e in journal.iter_system_log()
+            if e.kind in ("device_fault", "device_clear")
+        ]
     assert len(entries) == 2, entries
     fault, clear = entries
     assert (fault["device"], fault["code"]) == ("keypad", "keypad_lost")
@@ -174,8 +177,10 @@ def test_device_fault_words_in_spanish(tmp_path: Path) -> None:
         sim = daemon.devices.sim  # type: ignore[union-attr]
         assert sim is not None and sim.keypad is not None
         sim.keypad.unplug()
-        wait_for(lambda: shown(daemon).line1 == "TECLADO PERDIDO: LLAME AL TECNICO",
-                 what="fault shown in Spanish")
+        wait_for(
+            lambda: shown(daemon).line1 == "TECLADO PERDIDO: LLAME AL TECNICO",
+            what="fault shown in Spanish",
+        )
         sim.keypad.replug()
 
 
@@ -215,8 +220,9 @@ def test_snapshots_are_taken_and_recovery_gives_the_same_state(tmp_path: Path) -
         assert journal.latest_snapshot() is not None
     with running(config) as again:
         after = view(again)
-        assert {k: v for k, v in after.items() if k != "display"} == \
-            {k: v for k, v in before.items() if k != "display"}
+        assert {k: v for k, v in after.items() if k != "display"} == {
+            k: v for k, v in before.items() if k != "display"
+        }
         wait_for(lambda: lit(again, 2) == 1.0, what="outputs re-driven after recovery")
         wait_for(lambda: shown(again).line1 == "SEAT 2 TO ACT")
 
@@ -228,8 +234,10 @@ def test_a_memory_fault_locks_play_until_salvage(tmp_path: Path) -> None:
     (tmp_path / "state" / "journal.sqlite3").unlink()  # the storage lost the database
     with running(config) as daemon:
         wait_for(lambda: shown(daemon).line1 == FAULT_LINE)
-        assert all(daemon.devices.lights.pattern(s).value == "fast_blink"  # type: ignore[union-attr]
-                   for s in range(1, 10))
+        assert all(
+            daemon.devices.lights.pattern(s).value == "fast_blink"  # type: ignore[union-attr]
+            for s in range(1, 10)
+        )
         outcome = daemon.submit({"type": "sit", "seat": 1, "player": "x", "chips": 100})
         assert not outcome.ok and outcome.error["code"] == "memory_fault"  # type: ignore[index]
         assert outcome.seq is None

@@ -33,13 +33,17 @@ TOPIC = "casino/lv/table/T1"
 
 def floor_config(tmp_path: Path, broker: LocalBroker, extra: str = "") -> Path:
     config = write_config(tmp_path)
-    config.write_text(config.read_text() + extra
-                      + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n")
+    config.write_text(
+        config.read_text()
+        + extra
+        + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+    )
     return config
 
 
-def delivered(collector: Collector, condition: Callable[[dict[str, Any]], bool],
-              what: str) -> dict[str, Any]:
+def delivered(
+    collector: Collector, condition: Callable[[dict[str, Any]], bool], what: str
+) -> dict[str, Any]:
     """The first message (duplicates dropped) that meets ``condition``."""
     found: list[dict[str, Any]] = []
 
@@ -77,8 +81,11 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
     with running(config) as daemon:
         assert daemon.publisher is not None and daemon.devices is not None
         # 1. Start-up: the recovered state, retained, with the journal's last seq.
-        start = delivered(back_office, lambda p: p["kind"] == "state"
-                          and p["msg_seq"] > before_restart, "start-up state")
+        start = delivered(
+            back_office,
+            lambda p: p["kind"] == "state" and p["msg_seq"] > before_restart,
+            "start-up state",
+        )
         assert start["seq"] == last_seq
         assert sorted(start["state"]["seats"]) == ["2", "5"]
         late = Collector()
@@ -93,18 +100,24 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
 
         # 2. The tray reads 0 where 3,000 is expected: once the reading has held, the
         # discrepancy is published; counting right clears it.
-        alarm = delivered(back_office, lambda p: p["kind"] == "tray" and p["alarm"],
-                          "tray alarm")
+        alarm = delivered(back_office, lambda p: p["kind"] == "tray" and p["alarm"], "tray alarm")
         assert (alarm["discrepancy"], alarm["resolved"]) == (-3000, False)
         assert alarm["report"]["expected"] == 3000 and alarm["report"]["counted"] == 0
-        assert back_office.wait_for(lambda ms: any(  # and the retained status says it
-            m.payload and m.payload.get("kind") == "status"
-            and m.payload.get("tray_discrepancy") == -3000 for m in ms), WAIT)
+        assert back_office.wait_for(
+            lambda ms: any(  # and the retained status says it
+                m.payload
+                and m.payload.get("kind") == "status"
+                and m.payload.get("tray_discrepancy") == -3000
+                for m in ms
+            ),
+            WAIT,
+        )
         sim = daemon.devices.sim
         assert sim is not None and sim.tray is not None and sim.keypad is not None
         sim.tray.set_counts({5: 600})
-        cleared = delivered(back_office, lambda p: p["kind"] == "tray" and p["resolved"],
-                            "tray alarm cleared")
+        cleared = delivered(
+            back_office, lambda p: p["kind"] == "tray" and p["resolved"], "tray alarm cleared"
+        )
         assert cleared["msg_seq"] > alarm["msg_seq"] and cleared["discrepancy"] == 0
 
         # 3. A device fault and its clear: no journalled event, their own messages, one
@@ -113,37 +126,53 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
         keypad = daemon.devices.keypad
         assert keypad is not None
         sim.keypad.unplug()
-        fault = delivered(back_office, lambda p: p["kind"] == "fault" and p["active"],
-                          "keypad fault")
+        fault = delivered(
+            back_office, lambda p: p["kind"] == "fault" and p["active"], "keypad fault"
+        )
         assert (fault["fault"], fault["device"]) == ("keypad_lost", "keypad")
         assert sim.keypad.path in fault["detail"]
         wait_for(lambda: "missing" in (keypad.fault or ""), what="the reopen fails")
         # the retained link status says which faults are in force, for a consumer that
         # arrives after the fault message
-        assert back_office.wait_for(lambda ms: any(
-            m.payload and m.payload.get("kind") == "status"
-            and m.payload.get("device_faults") == {"keypad": "keypad_lost"}
-            and m.payload.get("unsent") is None for m in ms), WAIT)  # no new backlog
+        assert back_office.wait_for(
+            lambda ms: any(
+                m.payload
+                and m.payload.get("kind") == "status"
+                and m.payload.get("device_faults") == {"keypad": "keypad_lost"}
+                and m.payload.get("unsent") is None
+                for m in ms
+            ),
+            WAIT,
+        )  # no new backlog
         sim.keypad.replug()
-        clear = delivered(back_office, lambda p: p["kind"] == "fault" and not p["active"],
-                          "keypad clear")
-        assert (clear["fault"], clear["device"], clear["detail"]) == (
-            "keypad_lost", "keypad", None)
+        clear = delivered(
+            back_office, lambda p: p["kind"] == "fault" and not p["active"], "keypad clear"
+        )
+        assert (clear["fault"], clear["device"], clear["detail"]) == ("keypad_lost", "keypad", None)
         assert clear["msg_seq"] > fault["msg_seq"]
         assert clear["seq"] == daemon.journal.last_seq  # type: ignore[union-attr]
         late = Collector()
         subscriber = Subscriber(broker.host, broker.port, f"{TOPIC}/status", late)
         subscriber.start()
         try:
-            assert late.wait_for(lambda ms: any(
-                m.retain and m.payload and m.payload.get("device_faults") == {}
-                and m.payload.get("tray_discrepancy") is None for m in ms), WAIT)
+            assert late.wait_for(
+                lambda ms: any(
+                    m.retain
+                    and m.payload
+                    and m.payload.get("device_faults") == {}
+                    and m.payload.get("tray_discrepancy") is None
+                    for m in ms
+                ),
+                WAIT,
+            )
         finally:
             subscriber.stop()
         assert daemon.publisher.wait_drained(WAIT)
         faults = [p for p in _first_copies(back_office.messages) if p["kind"] == "fault"]
         assert [(p["fault"], p["active"]) for p in faults] == [
-            ("keypad_lost", True), ("keypad_lost", False)]
+            ("keypad_lost", True),
+            ("keypad_lost", False),
+        ]
     with Journal.open_readonly(tmp_path / "state") as journal:
         kinds = [entry.kind for entry in journal.iter_system_log()]
     assert kinds.count(LogKind.FLOOR_LINK) >= 2  # up at each start
@@ -168,11 +197,15 @@ def test_a_lost_link_is_shown_to_the_dealer_and_logged(
         broker.start()
         assert publisher.wait_for(lambda s: s.link == "up" and s.unsent == 0, WAIT)
         wait_for(lambda: link_alert(daemon) is None, what="link alert gone")
-        delivered(back_office, lambda p: p["kind"] == "event"
-                  and p["event"].get("player") == "luis", "the event made while down")
+        delivered(
+            back_office,
+            lambda p: p["kind"] == "event" and p["event"].get("player") == "luis",
+            "the event made while down",
+        )
     with Journal.open_readonly(tmp_path / "state") as journal:
-        links = [entry.detail for entry in journal.iter_system_log()
-                 if entry.kind == LogKind.FLOOR_LINK]
+        links = [
+            entry.detail for entry in journal.iter_system_log() if entry.kind == LogKind.FLOOR_LINK
+        ]
     assert [entry["link"] for entry in links] == ["up", "down", "up"], links
     assert links[1]["reason"]
 
@@ -193,8 +226,10 @@ def test_a_supervisors_transfer_keyed_at_the_table_reaches_the_floor(
         seat_players(daemon, {2: "ana", 5: "luis", 8: "marta"})
         keys = "NEXT CHECK CHECK CHECK " + "CHECK " * 9 + "5 ENTER ENTER"  # seat 5, wrongly
         press(daemon, *keys.split())
-        wait_for(lambda: view(daemon)["phase"] == "idle" and view(daemon)["hand"] == 1,
-                 what="the hand paid")
+        wait_for(
+            lambda: view(daemon)["phase"] == "idle" and view(daemon)["hand"] == 1,
+            what="the hand paid",
+        )
         assert view(daemon)["seats"]["5"]["stack"] == 1020
         transfer = "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 7 5 ENTER 8 ENTER 3 0 ENTER 1 ENTER"
         press(daemon, *transfer.split())
@@ -211,10 +246,18 @@ def test_a_supervisors_transfer_keyed_at_the_table_reaches_the_floor(
     assert last.event == {"type": "key", "key": "ENTER"} and last.by == "1042"
     assert sent["seq"] == last.seq
     with Journal.open_readonly(tmp_path / "state") as journal:
-        corrections = [e.detail for e in journal.iter_system_log()
-                       if e.kind == LogKind.CORRECTION]
-    assert corrections == [{"kind": "transfer", "seq": last.seq, "supervisor": "1042",
-                            "from": 5, "to": 8, "amount": 30, "reason": "wrong_payout"}]
+        corrections = [e.detail for e in journal.iter_system_log() if e.kind == LogKind.CORRECTION]
+    assert corrections == [
+        {
+            "kind": "transfer",
+            "seq": last.seq,
+            "supervisor": "1042",
+            "from": 5,
+            "to": 8,
+            "amount": 30,
+            "reason": "wrong_payout",
+        }
+    ]
 
 
 def test_a_hand_keyed_at_the_table_reaches_the_floor_in_poker_terms(
@@ -236,8 +279,9 @@ def test_a_hand_keyed_at_the_table_reaches_the_floor_in_poker_terms(
         assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
     assert end["ended_by"] == "award" and end["awards"] == {"8": 65}
     payloads = _first_copies(back_office.messages)
-    actions = [(p["seat"], p["action"], p["amount"], p["by"]) for p in payloads
-               if p["kind"] == "action"]
+    actions = [
+        (p["seat"], p["action"], p["amount"], p["by"]) for p in payloads if p["kind"] == "action"
+    ]
     assert actions[:3] == [(8, "raise", 30, "17"), (2, "fold", 0, "17"), (5, "call", 20, "17")]
     clock = [p for p in payloads if p["kind"] == "clock"]
     assert [(c["clock"], c["seat"], c["by"]) for c in clock] == [("called", 5, "17")]
@@ -266,8 +310,13 @@ def test_a_memory_fault_is_said_in_the_link_status(
         statuses: list[dict[str, Any]] = []
 
         def said(messages: list[FloorMessage]) -> bool:
-            statuses[:] = [dict(m.payload) for m in messages if m.payload is not None
-                           and m.payload.get("kind") == "status" and m.payload.get("fault")]
+            statuses[:] = [
+                dict(m.payload)
+                for m in messages
+                if m.payload is not None
+                and m.payload.get("kind") == "status"
+                and m.payload.get("fault")
+            ]
             return bool(statuses)
 
         assert back_office.wait_for(said, WAIT), "no status with the fault"
@@ -282,8 +331,10 @@ def test_a_full_outbox_clears_by_itself_once_its_backlog_is_sent(
     been sent the display goes back to normal by itself (nothing was lost, nobody has
     to acknowledge it), and the journal system log keeps when it was full."""
     config = write_config(tmp_path)
-    config.write_text(config.read_text() + f"floor: {{site: lv, host: {broker.host}, "
-                      f"port: {broker.port}, outbox_max_messages: 100}}\n")
+    config.write_text(
+        config.read_text() + f"floor: {{site: lv, host: {broker.host}, "
+        f"port: {broker.port}, outbox_max_messages: 100}}\n"
+    )
     with running(config) as daemon:
         publisher = daemon.publisher
         assert publisher is not None
@@ -297,11 +348,16 @@ def test_a_full_outbox_clears_by_itself_once_its_backlog_is_sent(
         wait_for(lambda: "FLOOR OUTBOX FULL" in lines(), what="FLOOR OUTBOX FULL shown")
         broker.start()
         assert publisher.wait_drained(WAIT)
-        wait_for(lambda: not any("FLOOR" in line or "LINK" in line for line in lines()),
-                 what="the display back to normal")
+        wait_for(
+            lambda: not any("FLOOR" in line or "LINK" in line for line in lines()),
+            what="the display back to normal",
+        )
         status = publisher.status()
         assert not status.overflowed and status.unsent == 0 and status.sent > 100
     with Journal.open_readonly(tmp_path / "state") as journal:
-        full = [entry.detail["overflowed"] for entry in journal.iter_system_log()
-                if entry.kind == LogKind.FLOOR_LINK]
+        full = [
+            entry.detail["overflowed"]
+            for entry in journal.iter_system_log()
+            if entry.kind == LogKind.FLOOR_LINK
+        ]
     assert True in full and full[-1] is False, full

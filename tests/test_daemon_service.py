@@ -25,10 +25,13 @@ class Process:
     def __init__(self, config: Path, log: Path, env: dict[str, str]) -> None:
         self.log = log.open("a")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "run", "--config", str(config),
-             "--stdin-events"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-            env=env, cwd=ROOT,
+            [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            env=env,
+            cwd=ROOT,
         )
         self.acks: list[dict[str, Any]] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -86,8 +89,10 @@ def test_ready_watchdog_reload_and_clean_stop(tmp_path: Path) -> None:
         assert all(ack["ok"] for ack in daemon.acks)
         write_config(tmp_path, big_blind=20)
         daemon.proc.send_signal(signal.SIGHUP)
-        wait_for(lambda: "held until the hand ends" in (tmp_path / "daemon.log").read_text(),
-                 what="the new configuration held")
+        wait_for(
+            lambda: "held until the hand ends" in (tmp_path / "daemon.log").read_text(),
+            what="the new configuration held",
+        )
         daemon.proc.send_signal(signal.SIGTERM)
         notify.receive_until("STOPPING=1")
         assert daemon.finish() == 0
@@ -120,9 +125,14 @@ def test_kill_minus_nine_loses_nothing_acknowledged(tmp_path: Path) -> None:
     log = (tmp_path / "daemon.log").read_text()
     assert log.count("unclean shutdown detected") == 4
     assert "Traceback" not in log
-    result = subprocess.run([sys.executable, "-m", "controller", "state", "--state-dir",
-                             str(tmp_path / "state")], capture_output=True, text=True,
-                            env=env, cwd=ROOT, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "state", "--state-dir", str(tmp_path / "state")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
     state = json.loads(result.stdout)
     assert state["last_seq"] >= acknowledged and state["state"]["hand"] == 1
 
@@ -130,8 +140,13 @@ def test_kill_minus_nine_loses_nothing_acknowledged(tmp_path: Path) -> None:
 def test_no_hardware_section_refuses_to_start(tmp_path: Path) -> None:
     config = tmp_path / "replay-only.yaml"
     config.write_text("table: {id: T1, seats: 6}\ngame: {big_blind: 10}\n")
-    result = subprocess.run([sys.executable, "-m", "controller", "run", "--config", str(config)],
-                            capture_output=True, text=True, env=environment(None), cwd=ROOT,
-                            timeout=WAIT)
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env=environment(None),
+        cwd=ROOT,
+        timeout=WAIT,
+    )
     assert result.returncode == 1
     assert "no hardware: section" in result.stderr and "Traceback" not in result.stderr

@@ -25,8 +25,7 @@ from tests.test_at_the_table import (
 def test_side_pots_and_payouts_page_on_the_display_device(tmp_path: Path) -> None:
     with running(table_config(tmp_path)) as daemon:
         for seat, name, chips in ((2, "ana", 100), (5, "luis", 300), (8, "marta", 1000)):
-            assert daemon.submit({"type": "sit", "seat": seat, "player": name,
-                                  "chips": chips}).ok
+            assert daemon.submit({"type": "sit", "seat": seat, "player": name, "chips": chips}).ok
         key_in(daemon, "NEXT ALLIN ALLIN ALLIN")  # 8, 2, 5 all in: a side pot
         wait_for(lambda: view(daemon)["phase"] == "showdown")
         wait_shown(daemon, line1="SHOWDOWN: WINNING SEAT, ENTER", line2="SHOW: 8 2 5  NEXT: POTS")
@@ -69,8 +68,16 @@ def test_keypad_lost_every_seat_blinks_fast_tray_lost_the_lights_show_the_game(
         wait_steady(daemon, 8, 1.0)
         wait_steady(daemon, 3, 0.0)
         sim_devices.tray.unplug()
-        wait_for(lambda: "tray" in (daemon.controller.last_shown.device_faults  # type: ignore[union-attr]
-                                    or {}), what="the tray fault")
+        wait_for(
+            lambda: (
+                "tray"
+                in (
+                    daemon.controller.last_shown.device_faults  # type: ignore[union-attr]
+                    or {}
+                )
+            ),
+            what="the tray fault",
+        )
         assert pattern(daemon, 8) is Pattern.ON and lit(daemon, 8) == 1.0
         assert pattern(daemon, 3) is Pattern.OFF
         sim_devices.tray.replug()

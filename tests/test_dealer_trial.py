@@ -100,8 +100,14 @@ Step = Keys | Mishap | Until | Paid
 def clock_expires(daemon: Daemon, tired: bool) -> None:
     """The clock called on the seat to act runs out: the seat is folded."""
     seat = view(daemon)["to_act"]
-    wait_for(lambda: view(daemon)["seats"][str(seat)]["status"] == "folded"
-             or view(daemon)["phase"] == "idle", timeout=30, what="the clock expiring")
+    wait_for(
+        lambda: (
+            view(daemon)["seats"][str(seat)]["status"] == "folded"
+            or view(daemon)["phase"] == "idle"
+        ),
+        timeout=30,
+        what="the clock expiring",
+    )
 
 
 def keypad_unplugged(daemon: Daemon, tired: bool) -> None:
@@ -122,13 +128,19 @@ CHECK_DOWN = Keys("CHECK CHECK CHECK CHECK CHECK CHECK CHECK CHECK CHECK")
 LIMPS = Keys("CHECK CHECK CHECK")
 
 SEATING: list[Step] = [
-    Keys("FUNC 1 2 ENTER 1 0 0 0 ENTER ENTER 1",
-         "FUNC 1 2 ENTER 1 0 0 3 ENTER! 1 0 0 0 ENTER ENTER 1"),
-    Keys("FUNC 1 5 ENTER 1 0 0 0 ENTER ENTER 1",
-         "FUNC 1 2 ENTER! 5 ENTER 8 0 0 CLEAR FUNC 1 5 ENTER 1 0 0 0 ENTER ENTER 1"),
-    Keys("FUNC 1 8 ENTER 1 0 0 0 ENTER ENTER 1",
-         "FUNC FUNC! CLEAR FUNC 1 8 ENTER 1 0 0 0 ENTER 4 2 CLEAR "
-         "FUNC 1 8 ENTER 1 0 0 0 ENTER ENTER 1"),
+    Keys(
+        "FUNC 1 2 ENTER 1 0 0 0 ENTER ENTER 1",
+        "FUNC 1 2 ENTER 1 0 0 3 ENTER! 1 0 0 0 ENTER ENTER 1",
+    ),
+    Keys(
+        "FUNC 1 5 ENTER 1 0 0 0 ENTER ENTER 1",
+        "FUNC 1 2 ENTER! 5 ENTER 8 0 0 CLEAR FUNC 1 5 ENTER 1 0 0 0 ENTER ENTER 1",
+    ),
+    Keys(
+        "FUNC 1 8 ENTER 1 0 0 0 ENTER ENTER 1",
+        "FUNC FUNC! CLEAR FUNC 1 8 ENTER 1 0 0 0 ENTER 4 2 CLEAR "
+        "FUNC 1 8 ENTER 1 0 0 0 ENTER ENTER 1",
+    ),
     Keys("FUNC 8 7 7 ENTER", "FUNC 8 7 CLEAR FUNC 8 7 7 ENTER"),
 ]
 
@@ -136,57 +148,108 @@ HANDS: list[list[Step]] = [
     # 1. folded to the big blind, a seat mistyped first
     [Keys("NEXT", "ENTER! NEXT"), Keys("FOLD FOLD", "{X} FOLD! FOLD FOLD")],
     # 2. checked down; the award refused (a seat not in the pot) and keyed again
-    [Keys("NEXT"), LIMPS, CHECK_DOWN,
-     Keys("{W} ENTER ENTER", "{L} ENTER! {W} ENTER ENTER")],
+    [Keys("NEXT"), LIMPS, CHECK_DOWN, Keys("{W} ENTER ENTER", "{L} ENTER! {W} ENTER ENTER")],
     # 3. a raise short of the minimum, then an odd amount, each refused and re-keyed
-    [Keys("NEXT"), Keys("BET 4 0 ENTER", "BET 1 5 ENTER! 4 0 ENTER"), Keys("CHECK FOLD"),
-     Keys("BET 3 0 ENTER", "BET 2 3 ENTER! CLEAR BET 3 0 ENTER"), Keys("FOLD")],
+    [
+        Keys("NEXT"),
+        Keys("BET 4 0 ENTER", "BET 1 5 ENTER! 4 0 ENTER"),
+        Keys("CHECK FOLD"),
+        Keys("BET 3 0 ENTER", "BET 2 3 ENTER! CLEAR BET 3 0 ENTER"),
+        Keys("FOLD"),
+    ],
     # 4. the clock called (twice by the tired dealer) and expired
     [Keys("NEXT"), Keys("CLOCK", "CLOCK CLOCK!"), Mishap(clock_expires), Keys("FOLD")],
     # 5. the pot keyed to the wrong seat; a supervisor transfers it (a wrong PIN first)
-    [Keys("NEXT"), LIMPS, CHECK_DOWN,
-     Keys("{W} ENTER ENTER",
-          "{W2} ENTER ENTER "
-          f"{supervisor('2469')} "
-          f"{supervisor()} 7 {{W2}} ENTER CLEAR "
-          f"{supervisor()} 7 {{W2}} ENTER {{W2}} ENTER! {{W}} ENTER {{POT}} 3 ENTER! "
-          "{POT} ENTER 4! 1 ENTER")],
+    [
+        Keys("NEXT"),
+        LIMPS,
+        CHECK_DOWN,
+        Keys(
+            "{W} ENTER ENTER",
+            "{W2} ENTER ENTER "
+            f"{supervisor('2469')} "
+            f"{supervisor()} 7 {{W2}} ENTER CLEAR "
+            f"{supervisor()} 7 {{W2}} ENTER {{W2}} ENTER! {{W}} ENTER {{POT}} 3 ENTER! "
+            "{POT} ENTER 4! 1 ENTER",
+        ),
+    ],
     # 6. the keypad unplugged mid-hand
-    [Keys("NEXT"), Keys("CHECK"), Mishap(keypad_unplugged), Keys("CHECK CHECK"), CHECK_DOWN,
-     Keys("{W} ENTER ENTER")],
+    [
+        Keys("NEXT"),
+        Keys("CHECK"),
+        Mishap(keypad_unplugged),
+        Keys("CHECK CHECK"),
+        CHECK_DOWN,
+        Keys("{W} ENTER ENTER"),
+    ],
     # 7. chips pushed: one chip, nothing said (a call, R15); the entry cleared once
-    [Keys("NEXT"), Keys("FUNC 9 2 5 ENTER ENTER", "FUNC 9 2 5 ENTER CLEAR FUNC 9 2 5 ENTER ENTER"),
-     Keys("FOLD CHECK"), Keys("CHECK CHECK CHECK CHECK CHECK CHECK"), Keys("{W} ENTER ENTER")],
+    [
+        Keys("NEXT"),
+        Keys("FUNC 9 2 5 ENTER ENTER", "FUNC 9 2 5 ENTER CLEAR FUNC 9 2 5 ENTER ENTER"),
+        Keys("FOLD CHECK"),
+        Keys("CHECK CHECK CHECK CHECK CHECK CHECK"),
+        Keys("{W} ENTER ENTER"),
+    ],
     # 8. the seat named first: a wrong seat refused, then the seat to act
     [Keys("NEXT"), Keys("{T} CHECK", "{X} CLEAR {X} CHECK! {T} CHECK"), Keys("FOLD FOLD")],
     # 9. between hands: every menu entered and cleared, then chips bought
-    [Keys("", "FUNC 2 5 CLEAR FUNC 3 CLEAR FUNC 4 5 ENTER CLEAR FUNC 6 5 ENTER 9 CLEAR "
-              "FUNC 5 5 ENTER 2 0 CLEAR FUNC 7! CLEAR"),
-     Keys("FUNC 5 5 ENTER 2 0 0 ENTER", "FUNC 5 4 ENTER! 5 ENTER 2 0 3 ENTER! 2 0 0 ENTER"),
-     Keys("NEXT"), Keys("FOLD FOLD")],
+    [
+        Keys(
+            "",
+            "FUNC 2 5 CLEAR FUNC 3 CLEAR FUNC 4 5 ENTER CLEAR FUNC 6 5 ENTER 9 CLEAR "
+            "FUNC 5 5 ENTER 2 0 CLEAR FUNC 7! CLEAR",
+        ),
+        Keys("FUNC 5 5 ENTER 2 0 0 ENTER", "FUNC 5 4 ENTER! 5 ENTER 2 0 3 ENTER! 2 0 0 ENTER"),
+        Keys("NEXT"),
+        Keys("FOLD FOLD"),
+    ],
     # 10. all in: a main and a side pot; CLEAR at the side pot keeps the main pot's
     # winner; the busted player buys in again and waits for the big blind
-    [Keys("NEXT"), Keys("ALLIN ALLIN CHECK"), Until("CHECK", "showdown"),
-     Keys("{M} ENTER ENTER {S2} ENTER ENTER",
-          "{M} ENTER ENTER {S1} CLEAR {S1} ENTER CLEAR CLEAR {S2} ENTER ENTER"),
-     Keys("FUNC 5 {BUST} ENTER 1 0 0 0 ENTER 1",
-          "FUNC 5 {BUST} ENTER 1 0 0 0 ENTER 3! CLEAR FUNC 5 {BUST} ENTER 1 0 0 0 ENTER 1")],
+    [
+        Keys("NEXT"),
+        Keys("ALLIN ALLIN CHECK"),
+        Until("CHECK", "showdown"),
+        Keys(
+            "{M} ENTER ENTER {S2} ENTER ENTER",
+            "{M} ENTER ENTER {S1} CLEAR {S1} ENTER CLEAR CLEAR {S2} ENTER ENTER",
+        ),
+        Keys(
+            "FUNC 5 {BUST} ENTER 1 0 0 0 ENTER 1",
+            "FUNC 5 {BUST} ENTER 1 0 0 0 ENTER 3! CLEAR FUNC 5 {BUST} ENTER 1 0 0 0 ENTER 1",
+        ),
+    ],
     # 11-22. plain hands, with the slips of the night
     [Keys("NEXT"), Keys("FOLD", "BET 5 ENTER! CLEAR FOLD"), Until("FOLD", "idle")],
     [Keys("NEXT"), Until("CHECK", "showdown"), Keys("{W} ENTER ENTER")],
-    [Keys("NEXT"), Keys("BET 6 0 ENTER", "BET 6 0 0 0 0 0 ENTER! 6 0 ENTER"),
-     Until("FOLD", "idle")],
+    [
+        Keys("NEXT"),
+        Keys("BET 6 0 ENTER", "BET 6 0 0 0 0 0 ENTER! 6 0 ENTER"),
+        Until("FOLD", "idle"),
+    ],
     [Keys("NEXT"), Until("FOLD", "idle"), Keys("", "FOLD! CHECK! ALLIN! CLOCK!")],
-    [Keys("NEXT"), Keys("CHECK"), Until("CHECK", "flop"),
-     Keys("BET 2 0 ENTER", "BET 2 ENTER! 0! ENTER! 2 0 ENTER"), Until("CHECK", "turn"),
-     Until("CHECK", "showdown"), Keys("{W} ENTER ENTER", "CLEAR {W} CLEAR {W} ENTER ENTER")],
+    [
+        Keys("NEXT"),
+        Keys("CHECK"),
+        Until("CHECK", "flop"),
+        Keys("BET 2 0 ENTER", "BET 2 ENTER! 0! ENTER! 2 0 ENTER"),
+        Until("CHECK", "turn"),
+        Until("CHECK", "showdown"),
+        Keys("{W} ENTER ENTER", "CLEAR {W} CLEAR {W} ENTER ENTER"),
+    ],
     [Keys("NEXT"), Until("FOLD", "idle")],
     [Keys("NEXT"), Keys("{T} FOLD", "{T} {T} FOLD! {T} FOLD"), Until("FOLD", "idle")],
-    [Keys("NEXT"), Until("CHECK", "showdown"),
-     Keys("{W} ENTER {W2} ENTER ENTER", "{W} ENTER {W} ENTER! {W2} ENTER ENTER")],
+    [
+        Keys("NEXT"),
+        Until("CHECK", "showdown"),
+        Keys("{W} ENTER {W2} ENTER ENTER", "{W} ENTER {W} ENTER! {W2} ENTER ENTER"),
+    ],
     [Keys("NEXT", "FOLD! NEXT"), Until("FOLD", "idle")],
-    [Keys("NEXT"), Keys("BET 3 0 ENTER", "BET CLEAR BET 3 0 ENTER"), Until("CHECK", "showdown"),
-     Keys("{W} ENTER ENTER")],
+    [
+        Keys("NEXT"),
+        Keys("BET 3 0 ENTER", "BET CLEAR BET 3 0 ENTER"),
+        Until("CHECK", "showdown"),
+        Keys("{W} ENTER ENTER"),
+    ],
     [Keys("NEXT"), Keys("FOLD", "FUNC 9 CLEAR FOLD"), Until("FOLD", "idle")],
     [Keys("NEXT"), Until("CHECK", "showdown"), Keys("{W} ENTER ENTER", "ENTER! {W} ENTER ENTER")],
 ]
@@ -195,8 +258,9 @@ HANDS: list[list[Step]] = [
 def script() -> list[Step]:
     steps = list(SEATING)
     for hand in HANDS:
-        deal = next(i for i, step in enumerate(hand)
-                    if isinstance(step, Keys) and step.clean == "NEXT")
+        deal = next(
+            i for i, step in enumerate(hand) if isinstance(step, Keys) and step.clean == "NEXT"
+        )
         steps += [*hand[:deal], Paid(), *hand[deal:]]
     return steps
 
@@ -233,9 +297,11 @@ def play(directory: Path, tired: bool) -> tuple[dict[str, int], list[Pressed]]:
             try:
                 text = step.text(tired).format(**names(state))
             except KeyError as missing:
-                raise AssertionError(f"{step} names {missing}: hand {state['hand']} "
-                                     f"{state['phase']}, pots {state['pots']}, "
-                                     f"display {state['display']}") from None
+                raise AssertionError(
+                    f"{step} names {missing}: hand {state['hand']} "
+                    f"{state['phase']}, pots {state['pots']}, "
+                    f"display {state['display']}"
+                ) from None
             keys = [Pressed(k.rstrip("!"), k.endswith("!")) for k in text.split()]
             if keys:
                 key_in(daemon, " ".join(k.key for k in keys))

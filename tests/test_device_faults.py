@@ -32,7 +32,8 @@ def test_every_device_a_driver_names_has_its_own_code() -> None:
 def test_the_driver_text_is_the_detail_and_the_code_is_stable() -> None:
     text = "keypad is missing: nothing at /dev/serial/by-id/usb-X (unplugged or wrong port)"
     assert translate(DeviceFault(device="keypad", message=text)) == DeviceNotice(
-        "keypad", text, code="keypad_lost")
+        "keypad", text, code="keypad_lost"
+    )
     puck = translate(PuckFault(seats=(2, 5)))
     assert isinstance(puck, DeviceNotice)
     assert (puck.code, puck.seats) == ("puck_two_seats", (2, 5))

@@ -14,8 +14,10 @@ from controller.rules.text import CATALOGUES
 from tests.keypad_tables import THREE, feed, keys, table
 
 # four stacks that make a main pot and two side pots when everyone is all in
-FOUR = [{"type": "sit", "seat": s, "player": p, "chips": c} for s, p, c in
-        ((1, "ana", 200), (3, "bob", 400), (5, "cruz", 600), (7, "dee", 1000))]
+FOUR = [
+    {"type": "sit", "seat": s, "player": p, "chips": c}
+    for s, p, c in ((1, "ana", 200), (3, "bob", 400), (5, "cruz", 600), (7, "dee", 1000))
+]
 # seat 5 is first to act (button 7, blinds 1 and 3): 5 all in, 7 calls, 1 and 3 all in
 ALL_IN = keys("NEXT ALLIN CHECK ALLIN ALLIN")
 
@@ -78,18 +80,29 @@ def test_any_other_key_goes_back_to_the_first_payout() -> None:
 
 
 def test_payouts_of_an_award_event_and_of_a_hand_won_by_folds() -> None:
-    t = table(THREE + [{"type": "start_hand"}] + keys("CHECK CHECK CHECK")
-              + keys("CHECK CHECK CHECK") * 3 + [{"type": "award", "ranking": [[2]]}])
+    t = table(
+        THREE
+        + [{"type": "start_hand"}]
+        + keys("CHECK CHECK CHECK")
+        + keys("CHECK CHECK CHECK") * 3
+        + [{"type": "award", "ranking": [[2]]}]
+    )
     assert shown(t) == ["PAY SEAT 2: 30", "MAIN POT  NEXT: DEAL"]
     t = table(THREE + keys("NEXT FOLD FOLD"))  # the big blind's 5 back uncalled, 10 won
     assert shown(t) == ["PAY SEAT 5: 10", "MAIN POT  NEXT: DEAL"]
 
 
 def test_payouts_show_what_was_paid_after_the_rake() -> None:
-    config = {"fees": {"mode": "rake", "rake_percent": 50, "rake_cap": 10,
-                       "no_flop_no_drop": False}}
-    t = table(THREE + keys("NEXT CHECK CHECK CHECK") + keys("CHECK CHECK CHECK") * 3
-              + keys("5 ENTER 8 ENTER ENTER"), config=config)
+    config = {
+        "fees": {"mode": "rake", "rake_percent": 50, "rake_cap": 10, "no_flop_no_drop": False}
+    }
+    t = table(
+        THREE
+        + keys("NEXT CHECK CHECK CHECK")
+        + keys("CHECK CHECK CHECK") * 3
+        + keys("5 ENTER 8 ENTER ENTER"),
+        config=config,
+    )
     rake = state_view(t)["fees"]["rake"]
     assert rake > 0
     paid = {seat: amount for _, seat, amount in t.state.payouts}
@@ -116,16 +129,20 @@ def test_every_pot_and_its_seats_page_on_the_display_during_the_hand() -> None:
     ]
     view = state_view(t)
     for pot in view["pots"]:  # every pot, with every seat that can win it, was shown
-        assert any(" ".join(map(str, pot["eligible"])) in page[1]
-                   and str(pot["amount"]) in page[0] for page in pages)
+        assert any(
+            " ".join(map(str, pot["eligible"])) in page[1] and str(pot["amount"]) in page[0]
+            for page in pages
+        )
     # a page lasts until the next key: the dealer keys the winner straight away
     feed(t, keys("NEXT"))
     assert press(t, "3")[-1] == ["MAIN POT 800: WINNER", "ONE OF 1 3 5 7: 3_"]
 
 
 def test_the_pots_page_while_a_seat_is_to_act() -> None:
-    six = [{"type": "sit", "seat": s, "player": f"p{s}", "chips": c}
-           for s, c in ((1, 100), (2, 300), (3, 2000), (4, 2000))]
+    six = [
+        {"type": "sit", "seat": s, "player": f"p{s}", "chips": c}
+        for s, c in ((1, 100), (2, 300), (3, 2000), (4, 2000))
+    ]
     # button 4, blinds 1 and 2, seat 3 first: 3 raises, 4 calls, 1 and 2 all in
     t = table(six + keys("NEXT BET 5 0 0 ENTER CHECK ALLIN ALLIN CHECK CHECK"))
     view = state_view(t)
@@ -147,11 +164,12 @@ def test_next_in_a_hand_without_pots_is_refused_as_before() -> None:
 
 @pytest.mark.parametrize("language", sorted(CATALOGUES))
 def test_ten_seat_pages_fit_two_lines_of_40(language: str) -> None:
-    ten = [{"type": "sit", "seat": s, "player": f"p{s}", "chips": 100_000 + 1000 * s}
-           for s in range(1, 11)]
+    ten = [
+        {"type": "sit", "seat": s, "player": f"p{s}", "chips": 100_000 + 1000 * s}
+        for s in range(1, 11)
+    ]
     config: dict[str, Any] = {"table": {"seats": 10}}
-    t = table(ten + keys("NEXT") + keys("ALLIN") * 7 + keys("CHECK ALLIN ALLIN"),
-              config=config)
+    t = table(ten + keys("NEXT") + keys("ALLIN") * 7 + keys("CHECK ALLIN ALLIN"), config=config)
     assert t.state.phase == "showdown"
     assert len(state_view(t)["pots"]) == 9
     lines = [shown(t, language)]
@@ -210,11 +228,17 @@ def test_a_function_is_chosen_from_any_page() -> None:
 def test_a_slow_blink_in_a_hand_is_only_ever_the_clock() -> None:
     from controller.lights import seat_patterns
 
-    seats = {"2": {"status": "playing", "missed": []},
-             "4": {"status": "sitting_out", "missed": ["big"]},
-             "6": {"status": "all_in", "missed": []}}
-    in_hand = {"phase": "flop", "to_act": 2, "seats": seats,
-               "clock": {"seat": 2, "remaining_ms": 30000, "warning": False}}
+    seats = {
+        "2": {"status": "playing", "missed": []},
+        "4": {"status": "sitting_out", "missed": ["big"]},
+        "6": {"status": "all_in", "missed": []},
+    }
+    in_hand = {
+        "phase": "flop",
+        "to_act": 2,
+        "seats": seats,
+        "clock": {"seat": 2, "remaining_ms": 30000, "warning": False},
+    }
     patterns = seat_patterns(in_hand, 6)
     assert [seat for seat, p in patterns.items() if p == "slow_blink"] == [2]
     assert patterns[4] == "off" and patterns[6] == "pulse"

@@ -106,8 +106,7 @@ def test_a_different_configuration_is_refused_naming_the_difference(
         assert journal.last_seq == 2
 
 
-def test_state_command_prints_the_fold(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                       ) -> None:
+def test_state_command_prints_the_fold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "state"
     assert main(["state", "--state-dir", str(state)]) == 0
     assert json.loads(capsys.readouterr().out) == {"last_seq": 0, "state": None}
@@ -156,12 +155,17 @@ def test_a_refused_enter_drops_its_digits_across_a_restart(tmp_path: Path) -> No
     first = seated + [key("BET"), key("2"), key("ENTER")]
     status, got = durable(config, tmp_path / "state", first)
     assert status == 0 and json.loads(got[-1])["error"]["message"] == "AMOUNTS IN UNITS OF 5"
-    status, got = durable(config, tmp_path / "state",
-                          [key("5"), key("0"), key("ENTER"), '{"type": "state"}'])
+    status, got = durable(
+        config, tmp_path / "state", [key("5"), key("0"), key("ENTER"), '{"type": "state"}']
+    )
     assert status == 0 and all(json.loads(line)["ok"] for line in got)
     assert json.loads(got[-1])["state"]["seats"]["8"]["bet"] == 50
-    assert got == plain(config, first + [key("5"), key("0"), key("ENTER"),
-                                         '{"type": "state"}'])[len(first):]
+    assert (
+        got
+        == plain(config, first + [key("5"), key("0"), key("ENTER"), '{"type": "state"}'])[
+            len(first) :
+        ]
+    )
 
 
 def test_a_held_entry_stays_held_across_a_restart(tmp_path: Path) -> None:
@@ -176,4 +180,4 @@ def test_a_held_entry_stays_held_across_a_restart(tmp_path: Path) -> None:
     status, got = durable(config, tmp_path / "state", after)
     assert status == 0
     assert [json.loads(line)["ok"] for line in got] == [False, False, False, True, True]
-    assert got == plain(config, first + after)[len(first):]
+    assert got == plain(config, first + after)[len(first) :]

@@ -51,8 +51,10 @@ def test_no_import_error_guard_on_the_projects_own_modules() -> None:
                 continue
             catches = {name for h in node.handlers for name in _names(h)}
             if catches & {"ImportError", "ModuleNotFoundError"}:
-                guarded += [f"{path.relative_to(ROOT)}:{node.lineno}: {module}"
-                            for module in _own_imports(node.body)]
+                guarded += [
+                    f"{path.relative_to(ROOT)}:{node.lineno}: {module}"
+                    for module in _own_imports(node.body)
+                ]
     assert guarded == []
 
 

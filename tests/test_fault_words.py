@@ -28,8 +28,9 @@ def _subclasses(base: type[Any]) -> list[type[Any]]:
 
 # every journal error the daemon may show (a Fault itself, or as a memory fault with its
 # code and display: daemon.service._as_integrity); recovery's own faults imported above
-SHOWN = sorted({*_subclasses(Fault), *_subclasses(errors.JournalError)},
-               key=lambda cls: cls.__name__)
+SHOWN = sorted(
+    {*_subclasses(Fault), *_subclasses(errors.JournalError)}, key=lambda cls: cls.__name__
+)
 assert recovery.ReplayDiverged in SHOWN
 
 
@@ -51,8 +52,10 @@ def test_an_uncatalogued_fault_is_shown_in_its_own_english() -> None:
         kind = "NEW FAULT"
         lock_code = "new_fault"
 
-    assert fault_words.fault_lines(NewFault("boom")) == ("NEW FAULT: CALL TECHNICIAN",
-                                                        "NEW FAULT X")
+    assert fault_words.fault_lines(NewFault("boom")) == (
+        "NEW FAULT: CALL TECHNICIAN",
+        "NEW FAULT X",
+    )
     line1, line2 = fault_words.fault_lines(SoftwareFault("boom"))
     assert not isinstance(line1, str) and not isinstance(line2, str)
     assert render(line1, "es") == "FALLO DE SOFTWARE: LLAME AL TECNICO"
@@ -74,13 +77,14 @@ def test_a_memory_fault_in_spanish(tmp_path: Path) -> None:
         seat_players(daemon, {8: "marta"})
     shutil.copy(tmp_path / "older.sqlite3", state / "journal.sqlite3")
     with running(config) as daemon:
-        wait_for(lambda: shown(daemon).line1 == "FALLO DE MEMORIA: LLAME AL TECNICO",
-                 what="the memory fault in Spanish")
+        wait_for(
+            lambda: shown(daemon).line1 == "FALLO DE MEMORIA: LLAME AL TECNICO",
+            what="the memory fault in Spanish",
+        )
         assert shown(daemon).line2 == "FALLO DE MEMORIA FINAL"
         refused = daemon.submit({"type": "act", "seat": 2, "action": "fold"})
         # the replay contract's error stays English: only the display speaks Spanish
-        assert refused.error == {"code": "memory_fault",
-                                 "message": "MEMORY FAULT: CALL TECHNICIAN"}
+        assert refused.error == {"code": "memory_fault", "message": "MEMORY FAULT: CALL TECHNICIAN"}
 
 
 def test_a_software_fault_in_spanish(tmp_path: Path) -> None:
@@ -88,8 +92,10 @@ def test_a_software_fault_in_spanish(tmp_path: Path) -> None:
     with running(config) as daemon:
         seat_players(daemon, {2: "ana", 5: "luis"})
         daemon.inputs.put("not a device event")  # the loop meets something it cannot handle
-        wait_for(lambda: shown(daemon).line1 == "FALLO DE SOFTWARE: LLAME AL TECNICO",
-                 what="the software fault in Spanish")
+        wait_for(
+            lambda: shown(daemon).line1 == "FALLO DE SOFTWARE: LLAME AL TECNICO",
+            what="the software fault in Spanish",
+        )
         assert shown(daemon).line2 == "FALLO DE SOFTWARE"
 
 
@@ -98,14 +104,19 @@ def test_a_storage_fault_in_spanish(small_fs: Path) -> None:  # noqa: F811 (the 
     with_events(small_fs / "state")
     fill_up(small_fs)
     with running(config) as daemon:
-        wait_for(lambda: shown(daemon).line1 == "FALLO ALMACENAMIENTO: LLAME AL TECNICO",
-                 what="the storage fault in Spanish")
+        wait_for(
+            lambda: shown(daemon).line1 == "FALLO ALMACENAMIENTO: LLAME AL TECNICO",
+            what="the storage fault in Spanish",
+        )
         assert shown(daemon).line2 == "ALMACENAMIENTO LLENO"
 
 
 @pytest.mark.parametrize("catalogue", [EN, ES], ids=["en", "es"])
 def test_the_fault_lines_fit_the_display_uncut(catalogue: dict[str, str]) -> None:
     """40 characters a line: a longer line would be cut (``lights.fit``)."""
-    lines = {key: words for key, words in catalogue.items()
-             if key.startswith(("fault.lock.", "fault.name."))}
+    lines = {
+        key: words
+        for key, words in catalogue.items()
+        if key.startswith(("fault.lock.", "fault.name."))
+    }
     assert lines and all(len(words) <= 40 for words in lines.values()), lines

@@ -30,27 +30,36 @@ def test_each_sticky_fault_is_its_own_kind(tmp_path: Path) -> None:
     assert not isinstance(storage, JournalIntegrityError)
     assert not isinstance(software, JournalIntegrityError)
     assert all(isinstance(fault, Fault) for fault in (storage, software, memory))
-    assert storage.lock_error() == {"code": "storage_fault",
-                                    "message": "STORAGE FAULT: CALL TECHNICIAN"}
-    assert software.lock_error() == {"code": "software_fault",
-                                     "message": "SOFTWARE FAULT: CALL TECHNICIAN"}
+    assert storage.lock_error() == {
+        "code": "storage_fault",
+        "message": "STORAGE FAULT: CALL TECHNICIAN",
+    }
+    assert software.lock_error() == {
+        "code": "software_fault",
+        "message": "SOFTWARE FAULT: CALL TECHNICIAN",
+    }
     assert memory.lock_error() == {"code": "memory_fault", "message": FAULT_LINE}
     assert "MEMORY" not in storage.display + software.display
 
 
 def test_a_full_disk_is_a_storage_fault_not_a_memory_fault(
-    small_fs: Path, caplog: pytest.LogCaptureFixture  # noqa: F811 (the fixture)
+    small_fs: Path,  # noqa: F811 (the fixture)
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A real filesystem that fills up under the running daemon (a size-limited tmpfs)."""
     config = write_config(small_fs)
     with running(config) as daemon, caplog.at_level(logging.ERROR, "table-controller"):
         seat_players(daemon, {2: "ana", 5: "luis"})
         fill_up(small_fs)
-        outcomes = [daemon.submit({"type": "sit", "seat": 1 + n % 9, "player": f"p{n}",
-                                   "chips": 100}) for n in range(200)]
+        outcomes = [
+            daemon.submit({"type": "sit", "seat": 1 + n % 9, "player": f"p{n}", "chips": 100})
+            for n in range(200)
+        ]
         failed = next(o for o in outcomes if o.seq is None)
-        assert failed.error == {"code": "storage_fault",
-                                "message": "STORAGE FAULT: CALL TECHNICIAN"}
+        assert failed.error == {
+            "code": "storage_fault",
+            "message": "STORAGE FAULT: CALL TECHNICIAN",
+        }
         wait_for(lambda: shown(daemon).line1 == "STORAGE FAULT: CALL TECHNICIAN")
         assert shown(daemon).line2 == "STORAGE FULL"
         again = daemon.submit({"type": "state"})
@@ -61,12 +70,17 @@ def test_a_full_disk_is_a_storage_fault_not_a_memory_fault(
         assert "salvage cannot help" in daemon.controller.fault.message
         (small_fs / "filler").unlink()  # room again for the journal to be read
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
-    assert any(line.startswith("STORAGE FAULT storage_full: recording an event failed: "
-                               "the filesystem is full") for line in logged), logged
+    assert any(
+        line.startswith(
+            "STORAGE FAULT storage_full: recording an event failed: the filesystem is full"
+        )
+        for line in logged
+    ), logged
     assert not any("MEMORY" in line for line in logged), logged
     with Journal.open_readonly(small_fs / "state") as journal:
-        failed_checks = [e for e in journal.iter_system_log(kinds=[LogKind.INTEGRITY])
-                         if not e.detail.get("ok")]
+        failed_checks = [
+            e for e in journal.iter_system_log(kinds=[LogKind.INTEGRITY]) if not e.detail.get("ok")
+        ]
     assert failed_checks == []
 
 
@@ -80,8 +94,10 @@ def test_a_daemon_started_on_a_full_disk_locks_with_a_storage_fault(
         assert isinstance(daemon.controller.fault, StorageFault)  # type: ignore[union-attr]
         wait_for(lambda: shown(daemon).line1 == "STORAGE FAULT: CALL TECHNICIAN")
         refused = daemon.submit({"type": "state"})
-        assert refused.error == {"code": "storage_fault",
-                                 "message": "STORAGE FAULT: CALL TECHNICIAN"}
+        assert refused.error == {
+            "code": "storage_fault",
+            "message": "STORAGE FAULT: CALL TECHNICIAN",
+        }
 
 
 def test_a_bug_is_a_software_fault_not_a_memory_fault(
@@ -95,14 +111,17 @@ def test_a_bug_is_a_software_fault_not_a_memory_fault(
         assert shown(daemon).line2 == "SOFTWARE FAULT"
         refused = daemon.submit({"type": "start_hand"})
         assert refused.seq is None
-        assert refused.error == {"code": "software_fault",
-                                 "message": "SOFTWARE FAULT: CALL TECHNICIAN"}
+        assert refused.error == {
+            "code": "software_fault",
+            "message": "SOFTWARE FAULT: CALL TECHNICIAN",
+        }
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert any(line.startswith("SOFTWARE FAULT software_fault: TypeError") for line in logged)
     assert not any("MEMORY" in line for line in logged), logged
     with Journal.open_readonly(tmp_path / "state") as journal:
         entries = list(journal.iter_system_log(kinds=[LogKind.FAULT]))
-        failed_checks = [e for e in journal.iter_system_log(kinds=[LogKind.INTEGRITY])
-                         if not e.detail.get("ok")]
+        failed_checks = [
+            e for e in journal.iter_system_log(kinds=[LogKind.INTEGRITY]) if not e.detail.get("ok")
+        ]
     assert [e.detail["code"] for e in entries] == ["software_fault"]
     assert failed_checks == []

@@ -25,8 +25,12 @@ from tests.test_unit_sandbox import needs_root
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Units that are reached only once a network is up (or has given up).
-NETWORK_WAITS = ("network-online.target", "systemd-networkd-wait-online.service",
-                 "NetworkManager-wait-online.service", "time-sync.target")
+NETWORK_WAITS = (
+    "network-online.target",
+    "systemd-networkd-wait-online.service",
+    "NetworkManager-wait-online.service",
+    "time-sync.target",
+)
 
 
 def test_the_unit_does_not_wait_for_the_network() -> None:
@@ -34,8 +38,10 @@ def test_the_unit_does_not_wait_for_the_network() -> None:
     for key in ("Unit.Wants", "Unit.Requires", "Unit.After", "Unit.Requisite", "Unit.BindsTo"):
         named = " ".join(settings.get(key, [])).split()
         waits = [unit for unit in named if unit in NETWORK_WAITS]
-        assert not waits, f"{key}= names {waits}: a table with its floor network down " \
-                          "would wait for the network's timeout before it can play"
+        assert not waits, (
+            f"{key}= names {waits}: a table with its floor network down "
+            "would wait for the network's timeout before it can play"
+        )
 
 
 @needs_root
@@ -47,15 +53,29 @@ def test_the_daemon_reaches_ready_with_no_network_and_queues_for_the_floor(
     # floor network is down at boot. The floor broker is named, so DNS fails too.
     unshare = require("unshare", "the no-network start test")
     config = write_config(tmp_path)
-    config.write_text(config.read_text()
-                      + "floor: {site: lv, host: floor-broker.casino.example, port: 1883}\n")
+    config.write_text(
+        config.read_text() + "floor: {site: lv, host: floor-broker.casino.example, port: 1883}\n"
+    )
     notify_socket = NotifySocket()
     env = environment(notify_socket)
     log = (tmp_path / "daemon.log").open("a")
     proc = subprocess.Popen(
-        [unshare, "--net", sys.executable, "-m", "controller", "run", "--config", str(config),
-         "--stdin-events"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, env=env,
+        [
+            unshare,
+            "--net",
+            sys.executable,
+            "-m",
+            "controller",
+            "run",
+            "--config",
+            str(config),
+            "--stdin-events",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        env=env,
         cwd=ROOT,
     )
     try:
@@ -89,7 +109,7 @@ def test_a_long_recovery_asks_systemd_for_more_time(tmp_path: Path) -> None:
         assert daemon_process.finish() == 0
     finally:
         notify_socket.close()
-    before_ready = messages[:next(i for i, m in enumerate(messages) if "READY=1" in m)]
+    before_ready = messages[: next(i for i, m in enumerate(messages) if "READY=1" in m)]
     extensions = [m for m in before_ready if m.startswith("EXTEND_TIMEOUT_USEC=")]
     # One for each step: the software check, opening the journal, the integrity check,
     # the fold.
@@ -98,8 +118,9 @@ def test_a_long_recovery_asks_systemd_for_more_time(tmp_path: Path) -> None:
     assert "STATUS=starting: recovering the state" in before_ready
 
 
-def test_the_fold_keeps_asking_while_it_advances(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fold_keeps_asking_while_it_advances(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A fold that takes long (here: a clock that advances one second per reading)
     # asks again every 2 seconds of progress, on the real notify socket.
     config = write_config(tmp_path, snapshot_every=100_000)
@@ -109,8 +130,9 @@ def test_the_fold_keeps_asking_while_it_advances(tmp_path: Path,
     monkeypatch.setenv("NOTIFY_SOCKET", notify_socket.path)
     try:
         now = iter(range(1_000_000))
-        progress = StartProgress(notify.extend_timeout, notify.status,
-                                 clock=lambda: float(next(now)))
+        progress = StartProgress(
+            notify.extend_timeout, notify.status, clock=lambda: float(next(now))
+        )
         with Journal.open_readonly(tmp_path / "state") as journal:
             folded = fold(journal, RulesBook(journal), on_record=progress.record)
         sent = notify_socket.receive_until("EXTEND_TIMEOUT_USEC=")
@@ -132,12 +154,15 @@ def test_systemctl_reload_reaches_the_daemon_as_sighup(tmp_path: Path) -> None:
         daemon.send(*SITS)
         daemon.wait_acks(len(SITS))
         write_config(tmp_path, big_blind=20)
-        command = [part.replace("$MAINPID", str(daemon.proc.pid))
-                   for part in shlex.split(reload_lines[-1])]
+        command = [
+            part.replace("$MAINPID", str(daemon.proc.pid)) for part in shlex.split(reload_lines[-1])
+        ]
         assert Path(command[0]).is_file(), f"{command[0]} does not exist on this system"
         subprocess.run(command, check=True, timeout=30)
-        wait_for(lambda: "SIGHUP: reloading the configuration"
-                 in (tmp_path / "daemon.log").read_text(), what="the reload")
+        wait_for(
+            lambda: "SIGHUP: reloading the configuration" in (tmp_path / "daemon.log").read_text(),
+            what="the reload",
+        )
     finally:
         daemon.proc.send_signal(signal.SIGTERM)
         assert daemon.finish() == 0

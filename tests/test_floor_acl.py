@@ -38,11 +38,19 @@ def secured(tmp_path: Path, acl: str) -> LocalBroker:
     passwords = tmp_path / "passwords"
     for index, (user, password) in enumerate(USERS.items()):
         create = ["-c"] if index == 0 else []
-        subprocess.run([passwd, *create, "-b", str(passwords), user, password], check=True,
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            [passwd, *create, "-b", str(passwords), user, password],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
     (tmp_path / "acl").write_text(acl)
-    return LocalBroker(tmp_path / "broker", listener_options=(
-        f"allow_anonymous false\npassword_file {passwords}\nacl_file {tmp_path / 'acl'}"))
+    return LocalBroker(
+        tmp_path / "broker",
+        listener_options=(
+            f"allow_anonymous false\npassword_file {passwords}\nacl_file {tmp_path / 'acl'}"
+        ),
+    )
 
 
 class Client:
@@ -52,14 +60,17 @@ class Client:
         self.acks: dict[int, str] = {}
         self.received: dict[str, bytes] = {}
         self.ready = threading.Event()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"acl-{user}",
-                                  protocol=mqtt.MQTTv5)
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"acl-{user}", protocol=mqtt.MQTTv5
+        )
         self.client.username_pw_set(user, USERS[user])
         self.client.on_connect = lambda c, u, f, reason, p: (
-            c.subscribe(subscribe, qos=1) if subscribe else self.ready.set())
+            c.subscribe(subscribe, qos=1) if subscribe else self.ready.set()
+        )
         self.client.on_subscribe = lambda c, u, mid, reasons, p: self.ready.set()
         self.client.on_publish = lambda c, u, mid, reason, p: self.acks.__setitem__(
-            mid, str(reason))
+            mid, str(reason)
+        )
         self.client.on_message = lambda c, u, m: self.received.__setitem__(m.topic, m.payload)
         self.client.connect(broker.host, broker.port)
         self.client.loop_start()
@@ -102,13 +113,15 @@ def test_the_example_acl_keeps_a_table_to_its_own_site_and_subtree(
     try:
         assert t7.publish("casino/east/table/T7/state") == "Success"
         assert t7.publish("casino/east/table/T7/events", retain=False) == "Success"
-        for forged in ("casino/west/table/T7/state",    # itself, under another site
-                       "casino/east/table/T8/state",    # another table's retained state
-                       "casino/east/table/T8/status",
-                       "casino/west/table/T8/state",
-                       "casino/east/table/T7x/state",   # a longer id
-                       "casino/east/table/state",
-                       "other/east/table/T7/state"):
+        for forged in (
+            "casino/west/table/T7/state",  # itself, under another site
+            "casino/east/table/T8/state",  # another table's retained state
+            "casino/east/table/T8/status",
+            "casino/west/table/T8/state",
+            "casino/east/table/T7x/state",  # a longer id
+            "casino/east/table/state",
+            "other/east/table/T7/state",
+        ):
             assert t7.publish(forged) == "Not authorized", forged
     finally:
         t7.close()
@@ -134,8 +147,10 @@ def test_a_user_name_holding_a_slash_would_widen_the_pattern_line(tmp_path: Path
             intruder.close()
     finally:
         broker.kill()
-    text = ("table: {id: T8, seats: 9}\ngame: {structure: no_limit, big_blind: 10}\n"
-            "floor: {site: east, host: 127.0.0.1, username: %s}\n")
+    text = (
+        "table: {id: T8, seats: 9}\ngame: {structure: no_limit, big_blind: 10}\n"
+        "floor: {site: east, host: 127.0.0.1, username: %s}\n"
+    )
     for name in ("T8/x", "T8+", "'#'", "'$SYS'", "'T8 '", "T%u"):
         with pytest.raises(ConfigError, match="floor.username: expected a user name") as bad:
             load_config_text(text % name, "<t>")

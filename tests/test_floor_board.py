@@ -34,19 +34,26 @@ ROOT = Path(__file__).resolve().parents[1]
 # python -m pytest tests/test_floor_board.py. Otherwise they go to a scratch folder (a
 # test run leaves the checkout as it was).
 SHOTS_ENV = "FLOOR_BOARD_SCREENSHOTS"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
-                                        else None)
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+)
 CHROMEDRIVER = shutil.which("chromedriver") or (
-    "/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None)
+    "/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None
+)
 
 
 def _need_browser() -> None:
-    missing = [name for name, path in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER))
-               if path is None]
+    missing = [
+        name
+        for name, path in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER))
+        if path is None
+    ]
     if not missing:
         return
-    message = (f"the floor board test needs Debian's {' and '.join(missing)} "
-               f"(apt-get install chromium chromium-driver)")
+    message = (
+        f"the floor board test needs Debian's {' and '.join(missing)} "
+        f"(apt-get install chromium chromium-driver)"
+    )
     if os.environ.get("CI") == "true":
         pytest.fail(message + ": required in CI")
     pytest.skip(message)
@@ -60,8 +67,13 @@ def browser() -> Iterator[Any]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--window-size=1280,800"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,800",
+    ):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
@@ -83,8 +95,10 @@ def table_config(tmp_path: Path, broker: LocalBroker, table_id: str) -> Path:
     directory = tmp_path / table_id
     directory.mkdir()
     config = write_config(directory)
-    config.write_text(config.read_text().replace("id: T1", f"id: {table_id}")
-                      + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n")
+    config.write_text(
+        config.read_text().replace("id: T1", f"id: {table_id}")
+        + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+    )
     return config
 
 
@@ -123,6 +137,7 @@ def shot(tmp_path: Path) -> Callable[[Any, str], None]:
 
     def save(driver: Any, name: str) -> None:
         assert driver.save_screenshot(str(folder / name)), name
+
     return save
 
 
@@ -132,38 +147,60 @@ def test_the_floor_board_in_a_browser(
     from selenium.webdriver.common.by import By
 
     # A table of another site publishes too: the board of site lv never shows it.
-    west = Publisher(FloorSettings(site="west", host=broker.host, port=broker.port),
-                     table_id="W1", db_path=tmp_path / "west.sqlite3")
+    west = Publisher(
+        FloorSettings(site="west", host=broker.host, port=broker.port),
+        table_id="W1",
+        db_path=tmp_path / "west.sqlite3",
+    )
     west.start()
-    west.enqueue([state_message(west.topics, {"hand": 0, "phase": "idle", "seats": {}},
-                                seq=0)], seq=0)
+    west.enqueue(
+        [state_message(west.topics, {"hand": 0, "phase": "idle", "seats": {}}, seq=0)], seq=0
+    )
     assert west.wait_drained(WAIT)
     seen: list[Any] = []
-    board = BoardServer(host=broker.host, port=broker.port, topic_filter=subscription("casino",
-                        "lv"), site="lv", http_port=0)
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+    )
     original = board._on_message
-    board._on_message = lambda message: (seen.append(message.payload),  # type: ignore[method-assign]
-                                         original(message))
+    board._on_message = lambda message: (
+        seen.append(message.payload),  # type: ignore[method-assign]
+        original(message),
+    )
     with contextlib.ExitStack() as stack:
         stack.callback(west.stop)
         stack.callback(board.stop)
         board.start()
         assert board.wait_broker(WAIT)
-        tables = {t: stack.enter_context(running(table_config(tmp_path, broker, t)))
-                  for t in ("T1", "T2", "T3")}
+        tables = {
+            t: stack.enter_context(running(table_config(tmp_path, broker, t)))
+            for t in ("T1", "T2", "T3")
+        }
         seat_players(tables["T1"], {2: "ana", 5: "luis", 8: "marta"})
         seat_players(tables["T2"], {1: "rosa", 4: "juan", 9: "eva"})
         seat_players(tables["T3"], {3: "ines", 6: "pablo"})
         browser.get(board.url)
 
         # 1. The right tables: the three of site lv, in order, each with game and stakes.
-        until(lambda: [e.get_attribute("id") for e in browser.find_elements(
-            By.CSS_SELECTOR, "main .card")] == ["card-T1", "card-T2", "card-T3"],
-            "the three tables of site lv")
+        until(
+            lambda: (
+                [
+                    e.get_attribute("id")
+                    for e in browser.find_elements(By.CSS_SELECTOR, "main .card")
+                ]
+                == ["card-T1", "card-T2", "card-T3"]
+            ),
+            "the three tables of site lv",
+        )
         assert browser.find_elements(By.ID, "card-W1") == []
         until(lambda: card_text(browser, "T1", "game") == "NL HOLD'EM 5/10", "game and stakes")
-        until(lambda: "OPEN SEATS: 1 3 4 6 7 9" in card_text(browser, "T1", "open-seats"),
-              "open seats")
+        until(
+            lambda: "OPEN SEATS: 1 3 4 6 7 9" in card_text(browser, "T1", "open-seats"),
+            "open seats",
+        )
         press(tables["T1"], "NEXT", "BET", "3", "0", "ENTER")
         until(lambda: card_text(browser, "T1", "pot") == "POT 45", "the pot of T1")
         until(lambda: card_text(browser, "T1", "to-act") == "SEAT 2 TO ACT (ana)", "to act")
@@ -178,8 +215,10 @@ def test_the_floor_board_in_a_browser(
         clock = browser.find_element(By.CSS_SELECTOR, "#card-T2 .clock")
         start = int(until(lambda: clock.get_attribute("data-remaining"), "remaining"))
         assert 50_000 < start <= 60_000
-        until(lambda: int(clock.get_attribute("data-remaining")) <= start - 1500,
-              "the clock counting down")
+        until(
+            lambda: int(clock.get_attribute("data-remaining")) <= start - 1500,
+            "the clock counting down",
+        )
         assert card_text(browser, "T2", "clock") != first
         shot(browser, "clock.png")
 
@@ -196,17 +235,25 @@ def test_the_floor_board_in_a_browser(
 
         # 4. The broker restarts: the page says so, then recovers and goes on updating.
         broker.stop()
-        until(lambda: browser.find_element(By.ID, "broker").is_displayed(),
-              "the broker lost, shown")
+        until(
+            lambda: browser.find_element(By.ID, "broker").is_displayed(), "the broker lost, shown"
+        )
         shot(browser, "broker_lost.png")
         broker.start()
-        until(lambda: not browser.find_element(By.ID, "broker").is_displayed(),
-              "the board back on its broker", timeout=2 * WAIT)
+        until(
+            lambda: not browser.find_element(By.ID, "broker").is_displayed(),
+            "the board back on its broker",
+            timeout=2 * WAIT,
+        )
         press(tables["T1"], "FOLD")
-        until(lambda: card_text(browser, "T1", "to-act") == "SEAT 5 TO ACT (luis)",
-              "T1 updating after the restart", timeout=2 * WAIT)
-        assert {e.get_attribute("id") for e in browser.find_elements(
-            By.CSS_SELECTOR, "main .card")} == {"card-T1", "card-T2", "card-T3"}
+        until(
+            lambda: card_text(browser, "T1", "to-act") == "SEAT 5 TO ACT (luis)",
+            "T1 updating after the restart",
+            timeout=2 * WAIT,
+        )
+        assert {
+            e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "main .card")
+        } == {"card-T1", "card-T2", "card-T3"}
         shot(browser, "recovered.png")
 
         # The page's own view agrees with the board's JSON.
@@ -218,8 +265,9 @@ def test_the_floor_board_in_a_browser(
     # Every message the board received holds to the floor's contract.
     assert assert_valid(p for p in seen) > 20
     with Journal.open_readonly(tmp_path / "T3" / "state") as journal:
-        assert [e.detail["code"] for e in journal.iter_system_log()
-                if e.kind == "device_fault"] == ["keypad_lost"]
+        assert [
+            e.detail["code"] for e in journal.iter_system_log() if e.kind == "device_fault"
+        ] == ["keypad_lost"]
 
 
 def test_the_board_command_serves_the_page_and_says_what_is_wrong(
@@ -234,22 +282,40 @@ def test_the_board_command_serves_the_page_and_says_what_is_wrong(
     from controller.cli import main
 
     config = tmp_path / "board.yaml"
-    config.write_text(f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
-                      "board: {listen: 127.0.0.1, port: 1}\n")
+    config.write_text(
+        f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+        "board: {listen: 127.0.0.1, port: 1}\n"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", "board", "--config", str(config),
-         "--http-port", "0"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "board",
+            "--config",
+            str(config),
+            "--http-port",
+            "0",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
         assert line.startswith("floor board on http://127.0.0.1:"), line
-        assert line.rstrip().endswith(f"watching casino/lv/table/+/# on {broker.host}:"
-                                      f"{broker.port}")
+        assert line.rstrip().endswith(
+            f"watching casino/lv/table/+/# on {broker.host}:{broker.port}"
+        )
         url = line.split()[3]
         with urllib.request.urlopen(url, timeout=WAIT) as reply:
             assert b"<title>Floor board</title>" in reply.read()
-        until(lambda: json.load(urllib.request.urlopen(url + "cards.json", timeout=WAIT))[
-            "broker"], "the board on its broker")
+        until(
+            lambda: json.load(urllib.request.urlopen(url + "cards.json", timeout=WAIT))["broker"],
+            "the board on its broker",
+        )
         process.send_signal(signal.SIGTERM)
         assert process.wait(WAIT) == 0
     finally:
@@ -259,16 +325,35 @@ def test_the_board_command_serves_the_page_and_says_what_is_wrong(
 
     config.write_text("floor: {site: lv, host: x}\nboard: {lisen: 0.0.0.0}\n")
     assert main(["floor", "board", "--config", str(config)]) == 2
-    assert f"{config}:2:9: unknown option board.lisen (did you mean board.listen?)" in \
-        capsys.readouterr().err
+    assert (
+        f"{config}:2:9: unknown option board.lisen (did you mean board.listen?)"
+        in capsys.readouterr().err
+    )
     with contextlib.closing(__import__("socket").socket()) as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        assert main(["floor", "board", "--host", broker.host, "--port", str(broker.port),
-                     "--site", "lv", "--http-port", str(port)]) == 1
-    assert "tablectl floor board: cannot serve the page: Address already in use" in \
-        capsys.readouterr().err
+        assert (
+            main(
+                [
+                    "floor",
+                    "board",
+                    "--host",
+                    broker.host,
+                    "--port",
+                    str(broker.port),
+                    "--site",
+                    "lv",
+                    "--http-port",
+                    str(port),
+                ]
+            )
+            == 1
+        )
+    assert (
+        "tablectl floor board: cannot serve the page: Address already in use"
+        in capsys.readouterr().err
+    )
 
 
 def test_the_cards_alarms_from_the_feed() -> None:
@@ -276,77 +361,256 @@ def test_the_cards_alarms_from_the_feed() -> None:
     from controller.floor.board import Board
 
     board = Board("lv")
-    envelope = {"v": 1, "table_id": "T4", "site": "lv", "ts": "2025-03-01T21:00:00.000Z",
-                "ts_ns": 0, "clock_synced": True}
+    envelope = {
+        "v": 1,
+        "table_id": "T4",
+        "site": "lv",
+        "ts": "2025-03-01T21:00:00.000Z",
+        "ts_ns": 0,
+        "clock_synced": True,
+    }
 
     def alarms() -> list[str]:
         card = board.card("T4", 0)
         assert card is not None
         return [a["text"] for a in card["alarms"]]
 
-    state = {"hand": 3, "phase": "flop", "to_act": 2, "pot_total": 80,
-             "clock": {"seat": 2, "remaining_ms": 30_000, "warning": False},
-             "seats": {"2": {"player": "ana"}, "5": {"player": "luis"}}}
-    board.apply({**envelope, "kind": "state", "seq": 9, "msg_seq": 20, "state": state,
-                 "table": {"seats": 6, "structure": "pot_limit", "form": "flop",
-                           "small_blind": 1, "big_blind": 2}}, 1_000_000_000)
+    state = {
+        "hand": 3,
+        "phase": "flop",
+        "to_act": 2,
+        "pot_total": 80,
+        "clock": {"seat": 2, "remaining_ms": 30_000, "warning": False},
+        "seats": {"2": {"player": "ana"}, "5": {"player": "luis"}},
+    }
+    board.apply(
+        {
+            **envelope,
+            "kind": "state",
+            "seq": 9,
+            "msg_seq": 20,
+            "state": state,
+            "table": {
+                "seats": 6,
+                "structure": "pot_limit",
+                "form": "flop",
+                "small_blind": 1,
+                "big_blind": 2,
+            },
+        },
+        1_000_000_000,
+    )
     card = board.card("T4", 3_000_000_000)
     assert card is not None
     assert (card["game"], card["open_seats"], card["to_act_player"]) == (
-        "PL HOLD'EM 1/2", [1, 3, 4, 6], "ana")
+        "PL HOLD'EM 1/2",
+        [1, 3, 4, 6],
+        "ana",
+    )
     assert card["clock"] == {"seat": 2, "remaining_ms": 28_000, "warning": False}
     # an older state (a retained copy arriving late) changes nothing
-    assert board.apply({**envelope, "kind": "state", "seq": 5, "msg_seq": 11,
-                        "state": {**state, "hand": 2}}, 0) == "T4"
+    assert (
+        board.apply(
+            {**envelope, "kind": "state", "seq": 5, "msg_seq": 11, "state": {**state, "hand": 2}}, 0
+        )
+        == "T4"
+    )
     assert board.card("T4", 0)["hand"] == 3  # type: ignore[index]
     # the same message twice is taken once
-    assert board.apply({**envelope, "kind": "state", "seq": 9, "msg_seq": 20,
-                        "state": state}, 0) is None
-    board.apply({**envelope, "kind": "fault", "seq": 9, "msg_seq": 21, "fault": "tray_lost",
-                 "device": "tray", "active": True, "detail": "/dev/x"}, 0)
-    board.apply({**envelope, "kind": "tray", "seq": 9, "msg_seq": 22, "discrepancy": -20,
-                 "alarm": True, "resolved": False, "report": {}, "event": {}}, 0)
-    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 0,
-                 "will": False, "fault": "chain_broken"}, 0)
-    assert alarms() == ["CHAIN BROKEN: CALL TECH", "CHIP TRAY LOST: CALL TECH",
-                        "TRAY OFF BY -20"]
+    assert (
+        board.apply({**envelope, "kind": "state", "seq": 9, "msg_seq": 20, "state": state}, 0)
+        is None
+    )
+    board.apply(
+        {
+            **envelope,
+            "kind": "fault",
+            "seq": 9,
+            "msg_seq": 21,
+            "fault": "tray_lost",
+            "device": "tray",
+            "active": True,
+            "detail": "/dev/x",
+        },
+        0,
+    )
+    board.apply(
+        {
+            **envelope,
+            "kind": "tray",
+            "seq": 9,
+            "msg_seq": 22,
+            "discrepancy": -20,
+            "alarm": True,
+            "resolved": False,
+            "report": {},
+            "event": {},
+        },
+        0,
+    )
+    board.apply(
+        {
+            **envelope,
+            "kind": "status",
+            "link": "up",
+            "reason": None,
+            "unsent": 0,
+            "will": False,
+            "fault": "chain_broken",
+        },
+        0,
+    )
+    assert alarms() == ["CHAIN BROKEN: CALL TECH", "CHIP TRAY LOST: CALL TECH", "TRAY OFF BY -20"]
     assert board.card("T4", 0)["alarm"] is True  # type: ignore[index]
-    board.apply({**envelope, "kind": "fault", "seq": 9, "msg_seq": 23, "fault": "tray_lost",
-                 "device": "tray", "active": False, "detail": None}, 0)
-    board.apply({**envelope, "kind": "tray", "seq": 9, "msg_seq": 24, "discrepancy": 0,
-                 "alarm": False, "resolved": True, "report": {}, "event": {}}, 0)
-    board.apply({**envelope, "kind": "status", "link": "down", "reason": "connection lost",
-                 "unsent": None, "will": True, "fault": None}, 0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "fault",
+            "seq": 9,
+            "msg_seq": 23,
+            "fault": "tray_lost",
+            "device": "tray",
+            "active": False,
+            "detail": None,
+        },
+        0,
+    )
+    board.apply(
+        {
+            **envelope,
+            "kind": "tray",
+            "seq": 9,
+            "msg_seq": 24,
+            "discrepancy": 0,
+            "alarm": False,
+            "resolved": True,
+            "report": {},
+            "event": {},
+        },
+        0,
+    )
+    board.apply(
+        {
+            **envelope,
+            "kind": "status",
+            "link": "down",
+            "reason": "connection lost",
+            "unsent": None,
+            "will": True,
+            "fault": None,
+        },
+        0,
+    )
     assert alarms() == ["LINK DOWN"]
-    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 2,
-                 "will": False, "fault": None, "device_faults": {}, "tray_discrepancy": None},
-                0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "status",
+            "link": "up",
+            "reason": None,
+            "unsent": 2,
+            "will": False,
+            "fault": None,
+            "device_faults": {},
+            "tray_discrepancy": None,
+        },
+        0,
+    )
     assert alarms() == ["SENDING BACKLOG 2"]
     assert board.card("T4", 0)["alarm"] is False  # type: ignore[index]
     # a status sent again while the link stays up (the faults changed) says no backlog:
     # the one given when the link came up goes on draining
-    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": None,
-                 "will": False, "fault": None, "device_faults": {}, "tray_discrepancy": None},
-                0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "status",
+            "link": "up",
+            "reason": None,
+            "unsent": None,
+            "will": False,
+            "fault": None,
+            "device_faults": {},
+            "tray_discrepancy": None,
+        },
+        0,
+    )
     assert alarms() == ["SENDING BACKLOG 2"]
-    board.apply({**envelope, "kind": "event", "seq": 10, "msg_seq": 25, "event": {},
-                 "hand": 3, "phase": "flop", "changes": {}}, 0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "event",
+            "seq": 10,
+            "msg_seq": 25,
+            "event": {},
+            "hand": 3,
+            "phase": "flop",
+            "changes": {},
+        },
+        0,
+    )
     # the backlog may begin with a row the broker had before the link broke: sent again
-    board.apply({**envelope, "kind": "tray", "seq": 9, "msg_seq": 24, "discrepancy": 0,
-                 "alarm": False, "resolved": True, "report": {}, "event": {}}, 0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "tray",
+            "seq": 9,
+            "msg_seq": 24,
+            "discrepancy": 0,
+            "alarm": False,
+            "resolved": True,
+            "report": {},
+            "event": {},
+        },
+        0,
+    )
     assert alarms() == []
     # the retained status alone (a board started late) says the faults in force
-    board.apply({**envelope, "kind": "status", "link": "up", "reason": None, "unsent": 0,
-                 "will": False, "fault": None, "device_faults": {"keypad": "keypad_lost"},
-                 "tray_discrepancy": 40}, 0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "status",
+            "link": "up",
+            "reason": None,
+            "unsent": 0,
+            "will": False,
+            "fault": None,
+            "device_faults": {"keypad": "keypad_lost"},
+            "tray_discrepancy": 40,
+        },
+        0,
+    )
     assert alarms() == ["KEYPAD LOST: CALL TECH", "TRAY OFF BY 40"]
-    board.apply({**envelope, "kind": "status", "link": "down", "reason": "connection lost",
-                 "unsent": None, "will": True, "fault": None, "device_faults": None,
-                 "tray_discrepancy": None}, 0)
+    board.apply(
+        {
+            **envelope,
+            "kind": "status",
+            "link": "down",
+            "reason": "connection lost",
+            "unsent": None,
+            "will": True,
+            "fault": None,
+            "device_faults": None,
+            "tray_discrepancy": None,
+        },
+        0,
+    )
     assert alarms() == ["KEYPAD LOST: CALL TECH", "TRAY OFF BY 40", "LINK DOWN"]
     # another site's table never shows
-    assert board.apply({**envelope, "table_id": "W1", "site": "west", "kind": "state",
-                        "seq": 1, "msg_seq": 1, "state": state}, 0) is None
+    assert (
+        board.apply(
+            {
+                **envelope,
+                "table_id": "W1",
+                "site": "west",
+                "kind": "state",
+                "seq": 1,
+                "msg_seq": 1,
+                "state": state,
+            },
+            0,
+        )
+        is None
+    )
 
 
 def test_odd_messages_never_break_a_card() -> None:
@@ -356,12 +620,27 @@ def test_odd_messages_never_break_a_card() -> None:
 
     board = Board(None)
     odd: list[Any] = [
-        None, {"table_id": 7}, {"table_id": "T9", "kind": "state", "state": "x"},
-        {"table_id": "T9", "kind": "state", "msg_seq": 1,
-         "state": {"seats": ["a"], "to_act": 3, "clock": {"remaining_ms": "soon"},
-                   "hand": "<b>1</b>"}, "table": {"seats": "nine"}},
-        {"table_id": "T9", "kind": "state", "msg_seq": 2,
-         "state": {"seats": {"3": "ana"}, "to_act": 3, "clock": {"remaining_ms": 5}}},
+        None,
+        {"table_id": 7},
+        {"table_id": "T9", "kind": "state", "state": "x"},
+        {
+            "table_id": "T9",
+            "kind": "state",
+            "msg_seq": 1,
+            "state": {
+                "seats": ["a"],
+                "to_act": 3,
+                "clock": {"remaining_ms": "soon"},
+                "hand": "<b>1</b>",
+            },
+            "table": {"seats": "nine"},
+        },
+        {
+            "table_id": "T9",
+            "kind": "state",
+            "msg_seq": 2,
+            "state": {"seats": {"3": "ana"}, "to_act": 3, "clock": {"remaining_ms": 5}},
+        },
         {"table_id": "T9", "kind": "fault", "msg_seq": 3, "active": True},
         {"table_id": "T9", "kind": "status", "link": None, "unsent": "many"},
         {"table_id": "T9", "kind": "tray", "msg_seq": 4, "alarm": True},
@@ -393,43 +672,85 @@ def test_forty_tables_on_a_wall_display_and_a_laptop(
     try:
         for n in range(1, 41):
             topics = TableTopics("casino", "lv", f"T{n}")
-            seats = {str(s): {"player": f"p{n}-{s}", "stack": 1000, "bet": 0,
-                              "status": "playing", "missed": []} for s in range(1, 1 + n % 9)}
-            state = {"hand": n, "phase": "flop", "to_act": 1, "pot_total": 10 * n,
-                     "seats": seats, "clock": None}
-            message = state_message(topics, state, seq=n, stamp=Stamp.now(),
-                                    table={"seats": 9, "structure": "no_limit", "form": "flop",
-                                           "small_blind": 5, "big_blind": 10})
+            seats = {
+                str(s): {
+                    "player": f"p{n}-{s}",
+                    "stack": 1000,
+                    "bet": 0,
+                    "status": "playing",
+                    "missed": [],
+                }
+                for s in range(1, 1 + n % 9)
+            }
+            state = {
+                "hand": n,
+                "phase": "flop",
+                "to_act": 1,
+                "pot_total": 10 * n,
+                "seats": seats,
+                "clock": None,
+            }
+            message = state_message(
+                topics,
+                state,
+                seq=n,
+                stamp=Stamp.now(),
+                table={
+                    "seats": 9,
+                    "structure": "no_limit",
+                    "form": "flop",
+                    "small_blind": 5,
+                    "big_blind": 10,
+                },
+            )
             payload = message.payload[:-1] + ',"msg_seq":1}'
             client.publish(message.topic, payload, qos=1, retain=True).wait_for_publish(WAIT)
-            status = status_payload(topics, link="up", reason=None, unsent=0,
-                                    stamp=Stamp.now(),
-                                    device_faults={"tray": "tray_lost"} if n == 7 else {})
+            status = status_payload(
+                topics,
+                link="up",
+                reason=None,
+                unsent=0,
+                stamp=Stamp.now(),
+                device_faults={"tray": "tray_lost"} if n == 7 else {},
+            )
             client.publish(topics.status, status, qos=1, retain=True).wait_for_publish(WAIT)
     finally:
         client.loop_stop()
         client.disconnect()
-    board = BoardServer(host=broker.host, port=broker.port,
-                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+    )
     board.start()
     try:
         assert board.wait_broker(WAIT)
         for name, (width, height) in (("wall", (1920, 1080)), ("laptop", (1280, 800))):
             browser.set_window_size(width, height)
             browser.get(board.url)
-            until(lambda: len(browser.find_elements(By.CSS_SELECTOR, "main .card")) == 40,
-                  f"40 cards on the {name}")
+            until(
+                lambda: len(browser.find_elements(By.CSS_SELECTOR, "main .card")) == 40,
+                f"40 cards on the {name}",
+            )
             overflow = browser.execute_script(
                 "return document.documentElement.scrollWidth - "
-                "document.documentElement.clientWidth;")
+                "document.documentElement.clientWidth;"
+            )
             assert overflow <= 0, f"{name}: {overflow} px of sideways scrolling"
             if name == "wall":  # every card in sight, no scrolling at all
-                until(lambda: browser.execute_script(
-                    "return document.documentElement.scrollHeight <= "
-                    "document.documentElement.clientHeight;"), "40 cards on one screen")
+                until(
+                    lambda: browser.execute_script(
+                        "return document.documentElement.scrollHeight <= "
+                        "document.documentElement.clientHeight;"
+                    ),
+                    "40 cards on one screen",
+                )
             until(lambda: "alarm" in card_classes(browser, "T7"), "T7 red")
-            order = [e.get_attribute("id") for e in browser.find_elements(
-                By.CSS_SELECTOR, "main .card")]
+            order = [
+                e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "main .card")
+            ]
             assert order == [f"card-T{n}" for n in range(1, 41)]
             shot(browser, f"{name}.png")
         assert "40 tables" in browser.find_element(By.ID, "summary").text

@@ -32,8 +32,13 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 
 @pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:
-    server = BoardServer(host=broker.host, port=broker.port,
-                         topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    server = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+    )
     server.start()
     assert server.wait_broker(WAIT)
     yield server
@@ -55,14 +60,23 @@ def publish(broker: LocalBroker, messages: list[tuple[str, bytes | str]]) -> Non
         client.disconnect()
 
 
-def state(table_id: str, msg_seq: int, *, seats: Any = 9, hand: int = 1,
-          topic_table: str | None = None) -> tuple[str, str]:
+def state(
+    table_id: str, msg_seq: int, *, seats: Any = 9, hand: int = 1, topic_table: str | None = None
+) -> tuple[str, str]:
     """A state message of `table_id` (on the topic of `topic_table`, if given)."""
-    message = state_message(TableTopics("casino", "lv", table_id),
-                            {"hand": hand, "phase": "preflop", "seats": {}, "clock": None},
-                            seq=msg_seq, stamp=Stamp.now(),
-                            table={"seats": seats, "structure": "no_limit", "form": "flop",
-                                   "small_blind": 5, "big_blind": 10})
+    message = state_message(
+        TableTopics("casino", "lv", table_id),
+        {"hand": hand, "phase": "preflop", "seats": {}, "clock": None},
+        seq=msg_seq,
+        stamp=Stamp.now(),
+        table={
+            "seats": seats,
+            "structure": "no_limit",
+            "form": "flop",
+            "small_blind": 5,
+            "big_blind": 10,
+        },
+    )
     topic = TableTopics("casino", "lv", topic_table).state if topic_table else message.topic
     return topic, message.payload[:-1] + f',"msg_seq":{msg_seq}}}'
 
@@ -93,22 +107,28 @@ def test_hostile_table_ids_and_seat_counts_never_break_the_board(
     publish(broker, [state("T1", 1, hand=4)])
     until_card(board, "T1", hand=4)
     html = "<img src=x onerror=alert(1)>"
-    publish(broker, [
-        state("T\u00b2", 1),            # '²' is a digit to str.isdigit, not to int()
-        state("9" * 5000, 1),           # more digits than int() converts
-        state(html, 1),
-        state("T1", 2, hand=666, topic_table="T9"),  # T9 pretending to be T1
-        state("T2", 1, seats=1_000_000),
-        state("T3", 1, hand=7),
-    ])
+    publish(
+        broker,
+        [
+            state("T\u00b2", 1),  # '²' is a digit to str.isdigit, not to int()
+            state("9" * 5000, 1),  # more digits than int() converts
+            state(html, 1),
+            state("T1", 2, hand=666, topic_table="T9"),  # T9 pretending to be T1
+            state("T2", 1, seats=1_000_000),
+            state("T3", 1, hand=7),
+        ],
+    )
     until_card(board, "T3", hand=7)
     shown = cards(board)
     assert sorted(shown) == ["T1", "T2", "T3"]
     assert shown["T1"]["hand"] == 4
     assert shown["T2"]["open_seats"] == [] and shown["T2"]["seats"] is None
     warned = "\n".join(r.getMessage() for r in caplog.records)
-    for topic in ("casino/lv/table/T\u00b2/state", f"casino/lv/table/{html}/state",
-                  "casino/lv/table/T9/state"):
+    for topic in (
+        "casino/lv/table/T\u00b2/state",
+        f"casino/lv/table/{html}/state",
+        "casino/lv/table/T9/state",
+    ):
         assert topic in warned, warned
 
 
@@ -147,19 +167,34 @@ def test_version_names_the_checkout_that_answers(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parents[1]
     other = tmp_path / "older-checkout"
-    shutil.copytree(root / "controller", other / "controller",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        root / "controller", other / "controller", ignore=shutil.ignore_patterns("__pycache__")
+    )
     for cwd, expected in ((root, root), (other, other)):
-        answer = subprocess.run([sys.executable, "-m", "controller", "--version"], cwd=cwd,
-                                capture_output=True, text=True, timeout=60, check=True)
+        answer = subprocess.run(
+            [sys.executable, "-m", "controller", "--version"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
         assert answer.stdout.strip().endswith(f" from {expected / 'controller'}"), answer
-    board = subprocess.run([sys.executable, "-m", "controller", "floor", "board", "--help"],
-                           cwd=root, capture_output=True, text=True, timeout=60, check=True)
+    board = subprocess.run(
+        [sys.executable, "-m", "controller", "floor", "board", "--help"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert board.stdout.startswith("usage: tablectl floor board")
 
 
 def test_a_players_name_is_shown_as_text_inside_its_card(
-    broker: LocalBroker, board: BoardServer, browser: Any,  # noqa: F811 - the fixture
+    broker: LocalBroker,
+    board: BoardServer,
+    browser: Any,  # noqa: F811 - the fixture
 ) -> None:
     """A name with HTML in it is shown as the text it is (nothing runs, no element
     made), and a long name wraps inside its card instead of running over the next one
@@ -171,23 +206,40 @@ def test_a_players_name_is_shown_as_text_inside_its_card(
     evil = "<img src=x onerror=\"document.title='pwned'\">" + "Maximiliano" * 4
     seats = {"2": {"player": evil, "stack": 100, "bet": 0, "status": "playing", "missed": []}}
     for table_id in ("T1", "T2"):
-        message = state_message(TableTopics("casino", "lv", table_id),
-                                {"hand": 3, "phase": "flop", "to_act": 2, "pot_total": 120,
-                                 "seats": seats, "clock": None},
-                                seq=1, stamp=Stamp.now(),
-                                table={"seats": 9, "structure": "no_limit", "form": "flop",
-                                       "small_blind": 5, "big_blind": 10})
+        message = state_message(
+            TableTopics("casino", "lv", table_id),
+            {
+                "hand": 3,
+                "phase": "flop",
+                "to_act": 2,
+                "pot_total": 120,
+                "seats": seats,
+                "clock": None,
+            },
+            seq=1,
+            stamp=Stamp.now(),
+            table={
+                "seats": 9,
+                "structure": "no_limit",
+                "form": "flop",
+                "small_blind": 5,
+                "big_blind": 10,
+            },
+        )
         publish(broker, [(message.topic, message.payload[:-1] + ',"msg_seq":1}')])
     browser.get(board.url)
-    until(lambda: "SEAT 2 TO ACT" in browser.find_element(
-        By.CSS_SELECTOR, "#card-T2 .to-act").text, "T2 shown")
+    until(
+        lambda: "SEAT 2 TO ACT" in browser.find_element(By.CSS_SELECTOR, "#card-T2 .to-act").text,
+        "T2 shown",
+    )
     assert evil in browser.find_element(By.CSS_SELECTOR, "#card-T1 .to-act").text
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
     assert browser.title == "Floor board"
     overflow = browser.execute_script(
         "const c = document.getElementById('card-T1');"
         "return [c, ...c.querySelectorAll('*')].map(e => e.scrollWidth - e.clientWidth)"
-        ".reduce((a, b) => Math.max(a, b), 0);")
+        ".reduce((a, b) => Math.max(a, b), 0);"
+    )
     assert overflow <= 0, f"the name runs {overflow} px over its card"
 
 
@@ -214,9 +266,12 @@ def test_a_browser_that_stops_reading_gets_a_snapshot_when_it_reads_again(
         head += client.recv(65536)
     flood = []
     for hand in range(1, 1001):
-        message = state_message(TableTopics("casino", "lv", "T1"),
-                                {"hand": hand, "phase": "flop", "seats": {}, "clock": None},
-                                seq=hand, stamp=Stamp.now())
+        message = state_message(
+            TableTopics("casino", "lv", "T1"),
+            {"hand": hand, "phase": "flop", "seats": {}, "clock": None},
+            seq=hand,
+            stamp=Stamp.now(),
+        )
         flood.append((message.topic, message.payload[:-1] + f',"msg_seq":{hand}}}'))
     publish(broker, flood)
     until_card(board, "T1", hand=1000)
@@ -238,13 +293,36 @@ def test_the_watch_says_what_is_wrong_with_a_hostile_payload(broker: LocalBroker
 
     root = Path(__file__).resolve().parents[1]
     watch = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", "watch", "--host", broker.host,
-         "--port", str(broker.port), "--all", "--count", "3", "--timeout", "60"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "watch",
+            "--host",
+            broker.host,
+            "--port",
+            str(broker.port),
+            "--all",
+            "--count",
+            "3",
+            "--timeout",
+            "60",
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert watch.stderr is not None and watch.stderr.readline().startswith(b"watching")
     topic = "casino/lv/table/T1/events"
-    publish(broker, [(topic, b"x" * 2_000_000), (topic, b'{"a": "\xff\xfe"}'),
-                     (topic, "[" * 5000 + "]" * 5000)])
+    publish(
+        broker,
+        [
+            (topic, b"x" * 2_000_000),
+            (topic, b'{"a": "\xff\xfe"}'),
+            (topic, "[" * 5000 + "]" * 5000),
+        ],
+    )
     out, _ = watch.communicate(timeout=WAIT)
     lines = out.decode().splitlines()
     assert len(lines) == 3 and all(len(line) < 2000 for line in lines), [len(x) for x in lines]

@@ -29,9 +29,14 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 
 @pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:
-    server = BoardServer(host=broker.host, port=broker.port,
-                         topic_filter=subscription("casino", "lv"), site="lv", http_port=0,
-                         hosts=("floor-board.casino.local",))
+    server = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+        hosts=("floor-board.casino.local",),
+    )
     server.start()
     assert server.wait_broker(WAIT)
     yield server
@@ -64,19 +69,36 @@ def get(path: str, host: str | None, extra: str = "") -> bytes:
     return f"GET {path} HTTP/1.1\r\n{host_line}{extra}\r\n".encode()
 
 
-@pytest.mark.parametrize("host", [
-    "127.0.0.1:8470", "localhost:8470", "LOCALHOST", "[::1]:8470", "10.2.0.7",
-    "floor-board.casino.local", "Floor-Board.Casino.Local.:8470",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1:8470",
+        "localhost:8470",
+        "LOCALHOST",
+        "[::1]:8470",
+        "10.2.0.7",
+        "floor-board.casino.local",
+        "Floor-Board.Casino.Local.:8470",
+    ],
+)
 def test_the_board_answers_its_own_host_names(board: BoardServer, host: str) -> None:
     [(status, body)] = exchange(board, get("/cards.json", host))
     assert status == 200 and "cards" in json.loads(body)
 
 
-@pytest.mark.parametrize("host", [
-    "evil.example:8470", "evil.example", "localhost.evil.example", "127.0.0.1.nip.io",
-    "floor-board.casino.local.evil.example", "[not-an-address]", "", None,
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example:8470",
+        "evil.example",
+        "localhost.evil.example",
+        "127.0.0.1.nip.io",
+        "floor-board.casino.local.evil.example",
+        "[not-an-address]",
+        "",
+        None,
+    ],
+)
 def test_a_rebound_host_name_gets_no_table_data(
     board: BoardServer, host: str | None, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -119,11 +141,14 @@ def test_a_get_body_that_cannot_be_skipped_closes_the_connection(board: BoardSer
 
 def test_board_hosts_in_the_board_file(tmp_path: Path) -> None:
     path = tmp_path / "board.yaml"
-    path.write_text("floor:\n  site: lv\n  host: 127.0.0.1\nboard:\n"
-                    "  hosts: [floor-board.casino.local, Board2.]\n")
+    path.write_text(
+        "floor:\n  site: lv\n  host: 127.0.0.1\nboard:\n"
+        "  hosts: [floor-board.casino.local, Board2.]\n"
+    )
     assert load_board_config(path)[1].hosts == ("floor-board.casino.local", "board2")
-    path.write_text("floor:\n  site: lv\n  host: 127.0.0.1\nboard:\n"
-                    "  hosts: [ok.name, 'evil host', {a: 1}]\n")
+    path.write_text(
+        "floor:\n  site: lv\n  host: 127.0.0.1\nboard:\n  hosts: [ok.name, 'evil host', {a: 1}]\n"
+    )
     with pytest.raises(ConfigError) as caught:
         load_board_config(path)
     text = "\n".join(caught.value.problems)

@@ -51,14 +51,27 @@ def test_the_deduplicator_forgets_the_table_silent_the_longest() -> None:
 
 
 def test_the_board_keeps_at_most_max_tables_cards(broker: LocalBroker) -> None:
-    board = BoardServer(host=broker.host, port=broker.port,
-                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0,
-                        max_tables=3)
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+        max_tables=3,
+    )
     board.start()
     try:
         assert board.wait_broker(WAIT)
-        publish(broker, [state("T1", 1), state("T2", 1), state("T3", 1),
-                         state("T1", 2, hand=2), state("T4", 1)])
+        publish(
+            broker,
+            [
+                state("T1", 1),
+                state("T2", 1),
+                state("T3", 1),
+                state("T1", 2, hand=2),
+                state("T4", 1),
+            ],
+        )
         deadline = time.monotonic() + WAIT
         while set(cards(board)) != {"T1", "T3", "T4"}:
             assert time.monotonic() < deadline, sorted(cards(board))
@@ -84,15 +97,52 @@ def test_floor_watch_takes_max_tables(broker: LocalBroker) -> None:
     """`--max-tables N` bounds the watch's memory (a bad N is a usage error); a
     watch remembering 2 tables still prints every message of 3 tables once."""
     watch = subprocess.run(
-        [sys.executable, "-m", "controller", "floor", "watch", "--host", broker.host,
-         "--port", str(broker.port), "--site", "lv", "--all", "--max-tables", "0"],
-        capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "watch",
+            "--host",
+            broker.host,
+            "--port",
+            str(broker.port),
+            "--site",
+            "lv",
+            "--all",
+            "--max-tables",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert watch.returncode == 2 and "--max-tables: expected at least 1" in watch.stderr
     watch_proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", "watch", "--host", broker.host,
-         "--port", str(broker.port), "--site", "lv", "--all", "--max-tables", "2",
-         "--count", "4", "--timeout", "30"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "watch",
+            "--host",
+            broker.host,
+            "--port",
+            str(broker.port),
+            "--site",
+            "lv",
+            "--all",
+            "--max-tables",
+            "2",
+            "--count",
+            "4",
+            "--timeout",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert watch_proc.stderr is not None
         assert "watching" in watch_proc.stderr.readline()
@@ -101,6 +151,8 @@ def test_floor_watch_takes_max_tables(broker: LocalBroker) -> None:
     finally:
         if watch_proc.poll() is None:
             watch_proc.kill()
-    seen = [(m["table_id"], m["msg_seq"]) for m in
-            (json.loads(line)["message"] for line in out.splitlines())]
+    seen = [
+        (m["table_id"], m["msg_seq"])
+        for m in (json.loads(line)["message"] for line in out.splitlines())
+    ]
     assert seen == [("T1", 1), ("T2", 1), ("T3", 1), ("T1", 2)], (out, err)

@@ -25,8 +25,19 @@ WALL_TIME = ("ts", "ts_ns", "clock_synced")
 HASHED = "chain_head"
 #: The kinds the story tells; `fault`, `tray` and `status` come from devices and the
 #: link, and a refusal with `input` from keys (tests/test_floor_play.py).
-STORY_KINDS = {"action", "award", "seat", "clock", "correction", "event", "refusal",
-               "hand_start", "hand_end", "transfer", "state"}
+STORY_KINDS = {
+    "action",
+    "award",
+    "seat",
+    "clock",
+    "correction",
+    "event",
+    "refusal",
+    "hand_start",
+    "hand_end",
+    "transfer",
+    "state",
+}
 
 
 def act(seat: int, action: str, to: int | None = None) -> dict[str, Any]:
@@ -37,17 +48,33 @@ def act(seat: int, action: str, to: int | None = None) -> dict[str, Any]:
 STORY: list[tuple[dict[str, Any], str | None]] = [
     *[(sit, "d17") for sit in THREE],
     ({"type": "start_hand"}, "d17"),
-    (act(8, "raise", 30), "d17"), (act(2, "call"), "d17"), (act(5, "call"), "d17"),
-    (act(2, "check"), "d17"), (act(5, "bet", 210), "d17"), (act(8, "call"), "d17"),
+    (act(8, "raise", 30), "d17"),
+    (act(2, "call"), "d17"),
+    (act(5, "call"), "d17"),
+    (act(2, "check"), "d17"),
+    (act(5, "bet", 210), "d17"),
+    (act(8, "call"), "d17"),
     ({"type": "call_clock"}, "d17"),  # on seat 2, who lets it run out: folded
     *[({"type": "tick", "ms": 1000}, None)] * 60,
-    (act(5, "check"), "d17"), (act(8, "bet", 50), "d17"),
+    (act(5, "check"), "d17"),
+    (act(8, "bet", 50), "d17"),
     ({"type": "undo"}, "s1"),  # the bet was keyed by mistake: the supervisor undoes it
-    (act(8, "check"), "d17"), (act(5, "check"), "d17"), (act(8, "check"), "d17"),
+    (act(8, "check"), "d17"),
+    (act(5, "check"), "d17"),
+    (act(8, "check"), "d17"),
     ({"type": "award", "ranking": [[2]]}, "d17"),  # refused: seat 2 folded
     ({"type": "award", "ranking": [[5, 8]]}, "d17"),  # a split pot
-    ({"type": "transfer", "from": 5, "to": 8, "amount": 30, "reason": "wrong_payout",
-      "by": "1042"}, None),
+    (
+        {
+            "type": "transfer",
+            "from": 5,
+            "to": 8,
+            "amount": 30,
+            "reason": "wrong_payout",
+            "by": "1042",
+        },
+        None,
+    ),
     ({"type": "move_seat", "from": 5, "to": 7}, "d17"),
 ]
 
@@ -56,9 +83,12 @@ def sent(state_dir: Path) -> list[dict[str, Any]]:
     """The story through the recorder; each outbox row as published (msg_seq: its id)."""
     table_settings = settings({"clock": {"seconds": 60, "warning": 10, "on_expiry": "fold"}})
     journal = Journal.open(state_dir, table_settings.config_text)
-    recorder = Recorder(journal, Table(table_settings.rules), snapshot_every=1000,
-                        outbox=Feed(TableTopics("casino", "east", "T7"),
-                                    chain_head=journal.chain_head))
+    recorder = Recorder(
+        journal,
+        Table(table_settings.rules),
+        snapshot_every=1000,
+        outbox=Feed(TableTopics("casino", "east", "T7"), chain_head=journal.chain_head),
+    )
     for event, by in STORY:
         recorder.record(event, by=by)
     journal.close()
@@ -94,9 +124,21 @@ def test_the_award_comes_before_the_seat_it_busted(tmp_path: Path) -> None:
     in `msg_seq` order learns who won before who went broke."""
     from tests.test_floor_play import START, play
 
-    rows = play(tmp_path, START + [act(8, "raise", 30), act(2, "fold"),
-                                   act(5, "all_in"), act(8, "call"),
-                                   {"type": "award", "ranking": [[8], [5]]}], by="d17")
-    told = [(body["kind"], body.get("change")) for _, body in rows
-            if body["kind"] in ("award", "seat", "hand_end") and body.get("seq", 0) > 4]
+    rows = play(
+        tmp_path,
+        START
+        + [
+            act(8, "raise", 30),
+            act(2, "fold"),
+            act(5, "all_in"),
+            act(8, "call"),
+            {"type": "award", "ranking": [[8], [5]]},
+        ],
+        by="d17",
+    )
+    told = [
+        (body["kind"], body.get("change"))
+        for _, body in rows
+        if body["kind"] in ("award", "seat", "hand_end") and body.get("seq", 0) > 4
+    ]
     assert told == [("award", None), ("seat", "busted"), ("hand_end", None)], told

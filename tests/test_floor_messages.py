@@ -37,9 +37,19 @@ def _seat(player: str, stack: int, bet: int = 0, status: str = "playing") -> dic
 
 def _state(**fields: Any) -> dict[str, Any]:
     state: dict[str, Any] = {
-        "hand": 0, "phase": "idle", "button": None, "small_blind": None, "big_blind": None,
-        "to_act": None, "legal": None, "pot_total": 0, "pots": [], "seats": {},
-        "fees": {"rake": 0, "jackpot": 0}, "showdown_order": None, "clock": None,
+        "hand": 0,
+        "phase": "idle",
+        "button": None,
+        "small_blind": None,
+        "big_blind": None,
+        "to_act": None,
+        "legal": None,
+        "pot_total": 0,
+        "pots": [],
+        "seats": {},
+        "fees": {"rake": 0, "jackpot": 0},
+        "showdown_order": None,
+        "clock": None,
         "display": ["READY"],
     }
     state.update(fields)
@@ -47,36 +57,64 @@ def _state(**fields: Any) -> dict[str, Any]:
 
 
 # The worked example of the replay contract (examples/sample-hand.*): three players.
-SEATED = _state(seats={"2": _seat("ana", 1000), "5": _seat("luis", 600),
-                       "8": _seat("marta", 1500)})
+SEATED = _state(seats={"2": _seat("ana", 1000), "5": _seat("luis", 600), "8": _seat("marta", 1500)})
 PREFLOP = _state(
-    hand=1, phase="preflop", button=8, small_blind=2, big_blind=5, to_act=8,
+    hand=1,
+    phase="preflop",
+    button=8,
+    small_blind=2,
+    big_blind=5,
+    to_act=8,
     legal={"check": False, "call": 10, "min_raise_to": 20, "max_raise_to": 1500},
     pot_total=15,
     seats={"2": _seat("ana", 995, 5), "5": _seat("luis", 590, 10), "8": _seat("marta", 1500)},
     display=["SEAT 8 TO ACT", "CALL 10"],
 )
 SHOWDOWN = _state(
-    hand=1, phase="showdown", button=8, small_blind=2, big_blind=5, pot_total=510,
+    hand=1,
+    phase="showdown",
+    button=8,
+    small_blind=2,
+    big_blind=5,
+    pot_total=510,
     pots=[{"amount": 510, "eligible": [5, 8]}],
-    seats={"2": _seat("ana", 970, status="folded"), "5": _seat("luis", 360),
-           "8": _seat("marta", 1260)},
-    showdown_order=[5, 8], display=["SHOWDOWN: WINNING SEAT, ENTER"],
+    seats={
+        "2": _seat("ana", 970, status="folded"),
+        "5": _seat("luis", 360),
+        "8": _seat("marta", 1260),
+    },
+    showdown_order=[5, 8],
+    display=["SHOWDOWN: WINNING SEAT, ENTER"],
 )
 PAID = _state(
-    hand=1, phase="idle", button=8, small_blind=2, big_blind=5,
+    hand=1,
+    phase="idle",
+    button=8,
+    small_blind=2,
+    big_blind=5,
     seats={"2": _seat("ana", 970), "5": _seat("luis", 615), "8": _seat("marta", 1515)},
 )
 
 
 def _build(
-    event: Any, before: dict[str, Any], after: dict[str, Any] | None = None, *,
-    ok: bool = True, error: dict[str, str] | None = None, seq: int = 12,
+    event: Any,
+    before: dict[str, Any],
+    after: dict[str, Any] | None = None,
+    *,
+    ok: bool = True,
+    error: dict[str, str] | None = None,
+    seq: int = 12,
     result: dict[str, Any] | None = None,
 ) -> list[OutboxMessage]:
     outcome = result if result is not None else {"ok": ok, "error": error}
-    return messages_for({"seq": seq, "event": event}, outcome, before,
-                        before if after is None else after, topics=TOPICS, stamp=STAMP)
+    return messages_for(
+        {"seq": seq, "event": event},
+        outcome,
+        before,
+        before if after is None else after,
+        topics=TOPICS,
+        stamp=STAMP,
+    )
 
 
 def _docs(messages: list[OutboxMessage]) -> list[dict[str, Any]]:
@@ -92,9 +130,14 @@ def _leaves(messages: list[OutboxMessage]) -> list[str]:
 
 def test_topic_tree_of_one_table() -> None:
     assert TOPICS.events == "casino/lv/table/T7/events"
-    assert [TOPICS.refusals, TOPICS.faults, TOPICS.hands, TOPICS.tray, TOPICS.state,
-            TOPICS.status] == [f"{ROOT}/{leaf}" for leaf in
-                               ("refusals", "faults", "hands", "tray", "state", "status")]
+    assert [
+        TOPICS.refusals,
+        TOPICS.faults,
+        TOPICS.hands,
+        TOPICS.tray,
+        TOPICS.state,
+        TOPICS.status,
+    ] == [f"{ROOT}/{leaf}" for leaf in ("refusals", "faults", "hands", "tray", "state", "status")]
     assert subscription("casino", "lv", "T7") == "casino/lv/table/T7/#"
     assert subscription("casino") == "casino/+/table/+/#"
     assert TableTopics("acme/casino", "east", "T1").root == "acme/casino/east/table/T1"
@@ -144,8 +187,13 @@ def test_settings_adapt_the_configuration_loaders_floor_section() -> None:
     )
     floor = FloorSettings.adapt(loaded.floor)
     assert floor == FloorSettings(
-        site="lv", host="broker.floor", port=8883, tls=TlsSettings(ca_file=Path("/etc/ca.pem")),
-        username="T7", password_file=Path("/etc/floor-password"), outbox_max_messages=500,
+        site="lv",
+        host="broker.floor",
+        port=8883,
+        tls=TlsSettings(ca_file=Path("/etc/ca.pem")),
+        username="T7",
+        password_file=Path("/etc/floor-password"),
+        outbox_max_messages=500,
     )
     assert FloorSettings.adapt(floor) is floor
 
@@ -190,15 +238,24 @@ def test_every_payload_carries_table_id_seq_and_timestamp() -> None:
     assert event["kind"] == "event"
     assert event["event"] == sit
     assert event["changes"]["seats"] == {
-        "2": {"player": [None, "ana"], "stack": [None, 1000], "bet": [None, 0],
-              "status": [None, "playing"], "missed": [None, []]}
+        "2": {
+            "player": [None, "ana"],
+            "stack": [None, 1000],
+            "bet": [None, 0],
+            "status": [None, "playing"],
+            "missed": [None, []],
+        }
     }
     assert [(m.qos, m.retain) for m in messages] == [(1, False), (1, True)]
 
 
 def test_the_journal_records_time_is_used_when_the_record_has_one() -> None:
-    record = {"seq": 3, "event": {"type": "chips", "seat": 2, "amount": 5},
-              "wall_ns": 5_000_000_000, "clock_synced": False}
+    record = {
+        "seq": 3,
+        "event": {"type": "chips", "seat": 2, "amount": 5},
+        "wall_ns": 5_000_000_000,
+        "clock_synced": False,
+    }
     messages = messages_for(record, {"ok": True}, SEATED, SEATED, topics=TOPICS)
     (document,) = _docs(messages)
     assert (document["ts"], document["clock_synced"]) == ("1970-01-01T00:00:05.000Z", False)
@@ -206,8 +263,12 @@ def test_the_journal_records_time_is_used_when_the_record_has_one() -> None:
 
 def test_routine_refusals_stay_at_the_table() -> None:
     for kind in ROUTINE_REFUSALS:
-        refused = _build({"type": kind}, PREFLOP, ok=False,
-                         error={"code": "not_to_act", "message": "SEAT 4 IS NOT TO ACT"})
+        refused = _build(
+            {"type": kind},
+            PREFLOP,
+            ok=False,
+            error={"code": "not_to_act", "message": "SEAT 4 IS NOT TO ACT"},
+        )
         assert refused == [], kind
 
 
@@ -222,16 +283,20 @@ def test_a_refused_award_reaches_the_supervisor() -> None:
 
 
 def test_input_that_is_not_an_event_is_reported() -> None:
-    (refusal,) = _build("garbage", PREFLOP, ok=False,
-                        error={"code": "not_an_object", "message": "NOT AN EVENT"})
+    (refusal,) = _build(
+        "garbage", PREFLOP, ok=False, error={"code": "not_an_object", "message": "NOT AN EVENT"}
+    )
     assert json.loads(refusal.payload)["event"] == "garbage"
 
 
 def test_state_queries_and_countdown_ticks_are_not_published() -> None:
     assert _build({"type": "state"}, PREFLOP) == []
     running = {**PREFLOP, "clock": {"seat": 8, "remaining_ms": 45_000, "warning": False}}
-    later = {**running, "clock": {"seat": 8, "remaining_ms": 44_000, "warning": False},
-             "display": ["SEAT 8 TO ACT", "CLOCK 44"]}
+    later = {
+        **running,
+        "clock": {"seat": 8, "remaining_ms": 44_000, "warning": False},
+        "display": ["SEAT 8 TO ACT", "CLOCK 44"],
+    }
     assert _build({"type": "tick", "ms": 1000}, running, later) == []
 
 
@@ -249,12 +314,18 @@ def test_starting_a_hand_publishes_positions_and_posts() -> None:
     start = _docs(messages)[1]
     assert start["kind"] == "hand_start"
     assert (start["hand"], start["button"], start["small_blind"], start["big_blind"]) == (
-        1, 8, 2, 5)
+        1,
+        8,
+        2,
+        5,
+    )
     assert start["dealt_in"] == [2, 5, 8]
     assert start["players"] == {"2": "ana", "5": "luis", "8": "marta"}
     assert start["stacks"] == {"2": 1000, "5": 600, "8": 1500}
-    assert start["posts"] == {"2": {"amount": 5, "blind": "small"},
-                              "5": {"amount": 10, "blind": "big"}}
+    assert start["posts"] == {
+        "2": {"amount": 5, "blind": "small"},
+        "5": {"amount": 10, "blind": "big"},
+    }
     assert start["dead_money"] == 0
 
 
@@ -277,13 +348,23 @@ def test_the_award_that_ends_a_hand_publishes_its_summary() -> None:
 
 
 def test_a_hand_summary_reports_fees_and_says_when_the_pot_does_not_add_up() -> None:
-    raked = {**PAID, "fees": {"rake": 5, "jackpot": 0},
-             "seats": {**PAID["seats"], "5": _seat("luis", 610), "8": _seat("marta", 1510)}}
+    raked = {
+        **PAID,
+        "fees": {"rake": 5, "jackpot": 0},
+        "seats": {**PAID["seats"], "5": _seat("luis", 610), "8": _seat("marta", 1510)},
+    }
     end = _docs(_build({"type": "award", "ranking": [[5, 8]]}, SHOWDOWN, raked))[1]
     assert (end["awards"], end["fees"], end["reconciled"]) == (
-        {"5": 250, "8": 250}, {"rake": 5, "jackpot": 0}, False)
-    reported = _build({"type": "award", "ranking": [[5, 8]]}, SHOWDOWN, raked,
-                      result={"ok": True, "awards": {5: 253, 8: 252}})
+        {"5": 250, "8": 250},
+        {"rake": 5, "jackpot": 0},
+        False,
+    )
+    reported = _build(
+        {"type": "award", "ranking": [[5, 8]]},
+        SHOWDOWN,
+        raked,
+        result={"ok": True, "awards": {5: 253, 8: 252}},
+    )
     end = _docs(reported)[1]
     assert (end["awards"], end["reconciled"]) == ({"5": 253, "8": 252}, True)
 
@@ -291,7 +372,11 @@ def test_a_hand_summary_reports_fees_and_says_when_the_pot_does_not_add_up() -> 
 def test_a_misdeal_summary_is_void() -> None:
     end = _docs(_build({"type": "misdeal"}, PREFLOP, SEATED))[1]
     assert (end["kind"], end["void"], end["awards"], end["reconciled"]) == (
-        "hand_end", True, {"2": 5, "5": 10}, True)
+        "hand_end",
+        True,
+        {"2": 5, "5": 10},
+        True,
+    )
 
 
 def test_a_tray_discrepancy_is_published_when_raised_changed_and_cleared() -> None:
@@ -300,14 +385,27 @@ def test_a_tray_discrepancy_is_published_when_raised_changed_and_cleared() -> No
     alarm = {"alarm": True, "difference": -10, "expected": 500, "counted": 490}
 
     def tray(before: dict[str, Any], after: dict[str, Any]) -> list[OutboxMessage]:
-        return messages_for({"seq": 9, "event": reading}, {"ok": True}, SEATED, SEATED,
-                            topics=TOPICS, stamp=STAMP, tray_before=before, tray_after=after)
+        return messages_for(
+            {"seq": 9, "event": reading},
+            {"ok": True},
+            SEATED,
+            SEATED,
+            topics=TOPICS,
+            stamp=STAMP,
+            tray_before=before,
+            tray_after=after,
+        )
 
     raised = tray(calm, alarm)
     assert _leaves(raised) == ["events", "tray"]
     document = _docs(raised)[1]
-    assert (document["kind"], document["discrepancy"], document["alarm"], document["resolved"],
-            document["report"]) == ("tray", -10, True, False, alarm)
+    assert (
+        document["kind"],
+        document["discrepancy"],
+        document["alarm"],
+        document["resolved"],
+        document["report"],
+    ) == ("tray", -10, True, False, alarm)
     assert _leaves(tray(alarm, alarm)) == ["events"]  # still the same: said already
     changed = _docs(tray(alarm, {**alarm, "difference": -35, "counted": 465}))[1]
     assert changed["discrepancy"] == -35
@@ -323,27 +421,47 @@ def test_with_the_rules_core_ticks_stay_quiet_and_hands_are_summarised() -> None
 
     table = Table(RuleSettings())
     published = []
-    for seq, event in enumerate([
-        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
-        {"type": "sit", "seat": 5, "player": "luis", "chips": 600},
-        {"type": "tray", "counts": {"5": 100}},
-        {"type": "start_hand"},
-        {"type": "call_clock"},
-        {"type": "tick", "ms": 1000},
-        {"type": "tick", "ms": 1000},
-        {"type": "tick", "ms": 58000},  # expiry: the seat is folded, the hand ends
-    ], start=1):
+    for seq, event in enumerate(
+        [
+            {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+            {"type": "sit", "seat": 5, "player": "luis", "chips": 600},
+            {"type": "tray", "counts": {"5": 100}},
+            {"type": "start_hand"},
+            {"type": "call_clock"},
+            {"type": "tick", "ms": 1000},
+            {"type": "tick", "ms": 1000},
+            {"type": "tick", "ms": 58000},  # expiry: the seat is folded, the hand ends
+        ],
+        start=1,
+    ):
         before = state_view(table)
         parsed = parse_event(event)
         table.check(parsed)
         table.apply(parsed)
-        messages = messages_for({"seq": seq, "event": event}, {"ok": True}, before,
-                                state_view(table), topics=TOPICS, stamp=STAMP)
+        messages = messages_for(
+            {"seq": seq, "event": event},
+            {"ok": True},
+            before,
+            state_view(table),
+            topics=TOPICS,
+            stamp=STAMP,
+        )
         published += [(seq, leaf) for leaf in _leaves(messages)]
     assert published == [
-        (1, "events"), (1, "state"), (2, "events"), (2, "state"), (3, "events"), (3, "state"),
-        (4, "events"), (4, "hands"), (4, "state"), (5, "events"), (5, "state"),
-        (8, "events"), (8, "hands"), (8, "state"),
+        (1, "events"),
+        (1, "state"),
+        (2, "events"),
+        (2, "state"),
+        (3, "events"),
+        (3, "state"),
+        (4, "events"),
+        (4, "hands"),
+        (4, "state"),
+        (5, "events"),
+        (5, "state"),
+        (8, "events"),
+        (8, "hands"),
+        (8, "state"),
     ]
 
 
@@ -371,8 +489,14 @@ def test_a_draw_game_publishes_its_rounds() -> None:
     for seq, event in enumerate(events, start=1):
         before = state_view(table)
         table.apply(parse_event(event))
-        messages = messages_for({"seq": seq, "event": event}, {"ok": True}, before,
-                                state_view(table), topics=TOPICS, stamp=STAMP)
+        messages = messages_for(
+            {"seq": seq, "event": event},
+            {"ok": True},
+            before,
+            state_view(table),
+            topics=TOPICS,
+            stamp=STAMP,
+        )
         for leaf, doc in zip(_leaves(messages), _docs(messages), strict=True):
             phase = doc.get("phase", doc.get("state", {}).get("phase"))
             phases.append((leaf, phase))
@@ -386,13 +510,25 @@ def test_the_retained_state_and_faults_outside_events() -> None:
     message = state_message(TOPICS, PAID, seq=40, stamp=STAMP)
     assert (message.topic, message.retain) == (f"{ROOT}/state", True)
     assert json.loads(message.payload)["state"] == PAID
-    fault = fault_message(TOPICS, "tray_lost", device="tray", active=True,
-                          detail="tray is missing: nothing at /dev/ttyUSB1", seq=41, stamp=STAMP)
+    fault = fault_message(
+        TOPICS,
+        "tray_lost",
+        device="tray",
+        active=True,
+        detail="tray is missing: nothing at /dev/ttyUSB1",
+        seq=41,
+        stamp=STAMP,
+    )
     assert (fault.topic, fault.retain) == (f"{ROOT}/faults", False)
     document = json.loads(fault.payload)
-    assert (document["kind"], document["fault"], document["device"], document["active"],
-            document["detail"], document["seq"]) == (
-        "fault", "tray_lost", "tray", True, "tray is missing: nothing at /dev/ttyUSB1", 41)
+    assert (
+        document["kind"],
+        document["fault"],
+        document["device"],
+        document["active"],
+        document["detail"],
+        document["seq"],
+    ) == ("fault", "tray_lost", "tray", True, "tray is missing: nothing at /dev/ttyUSB1", 41)
 
 
 def test_the_publisher_adds_the_msg_seq() -> None:
@@ -400,8 +536,11 @@ def test_the_publisher_adds_the_msg_seq() -> None:
     published = json.loads(with_msg_seq(message.payload, 77))
     assert published == {**json.loads(message.payload), "msg_seq": 77}
     assert with_msg_seq("not json", 77) == "not json"
-    status = json.loads(status_payload(TOPICS, link="down", reason="connection lost",
-                                       unsent=None, stamp=STAMP, will=True))
+    status = json.loads(
+        status_payload(
+            TOPICS, link="down", reason="connection lost", unsent=None, stamp=STAMP, will=True
+        )
+    )
     assert (status["kind"], status["link"], status["will"]) == ("status", "down", True)
     assert "seq" not in status
 
@@ -414,30 +553,51 @@ def test_the_states_are_not_modified() -> None:
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=10,
 )
 _state_like = st.fixed_dictionaries(
     {},
     optional={
-        "hand": _json | st.integers(0, 3), "phase": _json | st.sampled_from(["idle", "flop"]),
-        "seats": _json | st.dictionaries(st.sampled_from(["1", "2", "²"]) | st.text(max_size=2),
-                                         _json, max_size=2),
-        "pots": _json, "fees": _json, "clock": _json, "tray": _json, "pot_total": _json,
+        "hand": _json | st.integers(0, 3),
+        "phase": _json | st.sampled_from(["idle", "flop"]),
+        "seats": _json
+        | st.dictionaries(
+            st.sampled_from(["1", "2", "²"]) | st.text(max_size=2), _json, max_size=2
+        ),
+        "pots": _json,
+        "fees": _json,
+        "clock": _json,
+        "tray": _json,
+        "pot_total": _json,
     },
 )
 
 
 @settings(max_examples=100, deadline=None)
-@given(event=_json, result=_json | st.fixed_dictionaries({"ok": st.booleans()}),
-       before=_state_like, after=_state_like, tray_before=_json, tray_after=_json)
+@given(
+    event=_json,
+    result=_json | st.fixed_dictionaries({"ok": st.booleans()}),
+    before=_state_like,
+    after=_state_like,
+    tray_before=_json,
+    tray_after=_json,
+)
 def test_odd_shapes_never_stop_a_table(
     event: Any, result: Any, before: Any, after: Any, tray_before: Any, tray_after: Any
 ) -> None:
-    messages = messages_for({"seq": 1, "event": event}, result, before, after,
-                            topics=TOPICS, stamp=STAMP, tray_before=tray_before,
-                            tray_after=tray_after)
+    messages = messages_for(
+        {"seq": 1, "event": event},
+        result,
+        before,
+        after,
+        topics=TOPICS,
+        stamp=STAMP,
+        tray_before=tray_before,
+        tray_after=tray_after,
+    )
     for message in messages:
         assert json.loads(message.payload)["table_id"] == "T7"
         assert message.topic.startswith(ROOT + "/")

@@ -46,8 +46,13 @@ def hands(db: Path, first_hand: int, count: int) -> None:
         for hand in range(first_hand, first_hand + count):
             before = {"hand": hand - 1, "phase": "idle", "seats": {}}
             after = {"hand": hand, "phase": "idle", "seats": {}}
-            messages = messages_for({"seq": hand, "event": {"type": "state"}}, {"ok": True},
-                                    before, after, topics=topics)
+            messages = messages_for(
+                {"seq": hand, "event": {"type": "state"}},
+                {"ok": True},
+                before,
+                after,
+                topics=topics,
+            )
             conn.execute("BEGIN IMMEDIATE")
             outbox.enqueue(conn, messages, seq=hand)
             conn.execute("COMMIT")
@@ -55,8 +60,9 @@ def hands(db: Path, first_hand: int, count: int) -> None:
 
 def publish(broker: LocalBroker, db: Path, first_hand: int, count: int) -> None:
     db.parent.mkdir()
-    publisher = Publisher(FloorSettings(site="lv", host=broker.host, port=broker.port),
-                          table_id="T1", db_path=db)
+    publisher = Publisher(
+        FloorSettings(site="lv", host=broker.host, port=broker.port), table_id="T1", db_path=db
+    )
     publisher.start()
     try:
         hands(db, first_hand, count)
@@ -76,11 +82,33 @@ def test_a_replaced_journal_is_a_new_stream_for_the_watch_and_the_board(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
     watch = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", "watch", "--host", broker.host,
-         "--port", str(broker.port), "--table", "T1", "--timeout", "30"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    board = BoardServer(host=broker.host, port=broker.port,
-                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "floor",
+            "watch",
+            "--host",
+            broker.host,
+            "--port",
+            str(broker.port),
+            "--table",
+            "T1",
+            "--timeout",
+            "30",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+    )
     board.start()
     try:
         assert watch.stderr is not None and watch.stderr.readline().startswith("watching")
@@ -95,8 +123,11 @@ def test_a_replaced_journal_is_a_new_stream_for_the_watch_and_the_board(
         board.stop()
         watch.terminate()
         out, _ = watch.communicate(timeout=WAIT)
-    told = [(m["message"]["seq"], m["message"]["msg_seq"])
-            for m in map(json.loads, out.splitlines()) if m["message"]["kind"] == "state"]
+    told = [
+        (m["message"]["seq"], m["message"]["msg_seq"])
+        for m in map(json.loads, out.splitlines())
+        if m["message"]["kind"] == "state"
+    ]
     assert told[-3:] == [(101, 1), (102, 2), (103, 3)], told[-5:]
 
 
@@ -108,8 +139,10 @@ def test_resent_messages_are_not_a_new_stream() -> None:
     for n in range(1, 201):
         assert dedupe.first_time({"table_id": "T1", "kind": "event", "msg_seq": n})
     assert dedupe.first_time(status)
-    assert not any(dedupe.first_time({"table_id": "T1", "kind": "event", "msg_seq": n})
-                   for n in range(185, 201))
+    assert not any(
+        dedupe.first_time({"table_id": "T1", "kind": "event", "msg_seq": n})
+        for n in range(185, 201)
+    )
     assert dedupe.stream("T1") == 0
     # a message far below with no status in between: a stray copy, not a new stream
     assert not dedupe.first_time({"table_id": "T1", "kind": "event", "msg_seq": 3})
@@ -128,15 +161,22 @@ def test_a_full_outbox_reaches_the_board_until_the_backlog_is_sent(
     table's journal system log records when it was full and when it cleared)."""
     from tests.floor_schema import assert_valid
 
-    board = BoardServer(host=broker.host, port=broker.port,
-                        topic_filter=subscription("casino", "lv"), site="lv", http_port=0)
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+    )
     board.start()
     assert board.wait_broker(WAIT)
     broker.stop()
     db = tmp_path / "journal.sqlite3"
-    publisher = Publisher(FloorSettings(site="lv", host=broker.host, port=broker.port,
-                                        outbox_max_messages=100),
-                          table_id="T1", db_path=db)
+    publisher = Publisher(
+        FloorSettings(site="lv", host=broker.host, port=broker.port, outbox_max_messages=100),
+        table_id="T1",
+        db_path=db,
+    )
     publisher.start()
     try:
         hands(db, 1, 110)
@@ -157,6 +197,8 @@ def test_a_full_outbox_reaches_the_board_until_the_backlog_is_sent(
     finally:
         publisher.stop()
         board.stop()
-    statuses = [json.loads(publisher._status_now("up", None)), json.loads(
-        publisher._status_now("down", "stopped"))]
+    statuses = [
+        json.loads(publisher._status_now("up", None)),
+        json.loads(publisher._status_now("down", "stopped")),
+    ]
     assert assert_valid(statuses) == 2

@@ -22,8 +22,10 @@ def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
 def _fill(conn: sqlite3.Connection, count: int) -> list[int]:
     conn.execute("BEGIN")
     ids = outbox.enqueue(
-        conn, [OutboxMessage(f"t/{i}", f'{{"n":{i}}}', 1, i % 2 == 0) for i in range(count)],
-        seq=1, created_ns=123,
+        conn,
+        [OutboxMessage(f"t/{i}", f'{{"n":{i}}}', 1, i % 2 == 0) for i in range(count)],
+        seq=1,
+        created_ns=123,
     )
     conn.execute("COMMIT")
     return ids
@@ -42,7 +44,10 @@ def test_rows_come_back_in_id_order_until_marked_sent(conn: sqlite3.Connection) 
     assert ids == [1, 2, 3, 4, 5]
     rows = outbox.unsent_after(conn, 0, 3)
     assert [(r.id, r.topic, r.retain, r.created_ns) for r in rows] == [
-        (1, "t/0", True, 123), (2, "t/1", False, 123), (3, "t/2", True, 123)]
+        (1, "t/0", True, 123),
+        (2, "t/1", False, 123),
+        (3, "t/2", True, 123),
+    ]
     assert outbox.mark_sent(conn, 0, 3) == 3
     assert outbox.first_unsent_id(conn) == 4
     assert outbox.count_unsent(conn) == 2

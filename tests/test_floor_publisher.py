@@ -45,7 +45,9 @@ def _settings(broker: LocalBroker, **fields: Any) -> FloorSettings:
     return FloorSettings(site="lv", host=broker.host, port=broker.port, **fields)
 
 
-def _publisher(settings: FloorSettings, db: Path, table_id: str = "T1", **options: Any) -> Publisher:
+def _publisher(
+    settings: FloorSettings, db: Path, table_id: str = "T1", **options: Any
+) -> Publisher:
     options = {"backoff_min": 0.05, "backoff_max": 0.5, **options}
     return Publisher(settings, table_id=table_id, db_path=db, **options)
 
@@ -56,11 +58,15 @@ def _journal_events(db: Path, first_seq: int, count: int, table_id: str = "T1") 
     with contextlib.closing(outbox.connect(db)) as conn:
         for seq in range(first_seq, first_seq + count):
             before = {"hand": 0, "phase": "idle", "seats": {"1": {"player": "ana", "stack": seq}}}
-            after = {"hand": 0, "phase": "idle",
-                     "seats": {"1": {"player": "ana", "stack": seq + 5}}}
+            after = {
+                "hand": 0,
+                "phase": "idle",
+                "seats": {"1": {"player": "ana", "stack": seq + 5}},
+            }
             event = {"type": "chips", "seat": 1, "amount": 5}
-            messages = messages_for({"seq": seq, "event": event}, {"ok": True}, before, after,
-                                    topics=topics)
+            messages = messages_for(
+                {"seq": seq, "event": event}, {"ok": True}, before, after, topics=topics
+            )
             conn.execute("BEGIN IMMEDIATE")
             outbox.enqueue(conn, messages, seq=seq)
             conn.execute("COMMIT")
@@ -78,8 +84,11 @@ def _unsent(db: Path) -> int:
 
 
 def _table_payloads(messages: list[FloorMessage], table_id: str = "T1") -> list[dict[str, Any]]:
-    return [dict(m.payload) for m in messages
-            if m.payload and m.payload.get("table_id") == table_id and "msg_seq" in m.payload]
+    return [
+        dict(m.payload)
+        for m in messages
+        if m.payload and m.payload.get("table_id") == table_id and "msg_seq" in m.payload
+    ]
 
 
 def _first_copies(messages: list[FloorMessage]) -> list[dict[str, Any]]:
@@ -129,8 +138,14 @@ def back_office(broker: LocalBroker) -> Iterator[Collector]:
     """A floor-system consumer with a persistent session: what is published while it
     is away (the broker restarting) waits for it."""
     collector = Collector()
-    subscriber = Subscriber(broker.host, broker.port, subscription("casino"), collector,
-                            client_id="back-office", persistent=True)
+    subscriber = Subscriber(
+        broker.host,
+        broker.port,
+        subscription("casino"),
+        collector,
+        client_id="back-office",
+        persistent=True,
+    )
     subscriber.start()
     yield collector
     subscriber.stop()
@@ -156,16 +171,30 @@ def test_events_arrive_in_order_with_their_sequence_numbers(
         assert [p["kind"] for p in payloads[:2]] == ["event", "state"]
         status = _wait_status(publisher, lambda s: s.unsent == 0)
         assert (status.link, status.sent, status.alarm, status.indicator()) == (
-            "up", 400, False, "LINK OK")
+            "up",
+            400,
+            False,
+            "LINK OK",
+        )
 
         # A fault is no event: the daemon queues its message on its own.
-        fault = fault_message(publisher.topics, "tray_lost", device="tray", active=True,
-                              detail="tray is missing: nothing at /dev/ttyUSB1", seq=200)
+        fault = fault_message(
+            publisher.topics,
+            "tray_lost",
+            device="tray",
+            active=True,
+            detail="tray is missing: nothing at /dev/ttyUSB1",
+            seq=200,
+        )
         assert publisher.enqueue([fault], seq=200) == [401]
         _wait_delivered(back_office, 401)
         last = _table_payloads(back_office.messages)[-1]
         assert (last["kind"], last["fault"], last["seq"], last["msg_seq"]) == (
-            "fault", "tray_lost", 200, 401)
+            "fault",
+            "tray_lost",
+            200,
+            401,
+        )
 
         late = Collector()  # a consumer arriving now gets the retained state and status
         subscriber = Subscriber(broker.host, broker.port, "casino/lv/table/T1/#", late)
@@ -176,8 +205,9 @@ def test_events_arrive_in_order_with_their_sequence_numbers(
             assert retained["casino/lv/table/T1/state"]["state"]["seats"]["1"]["stack"] == 205
             assert retained["casino/lv/table/T1/status"]["link"] == "up"
             publisher.stop()
-            assert late.wait_for(lambda ms: any(
-                m.payload and m.payload.get("link") == "down" for m in ms), WAIT)
+            assert late.wait_for(
+                lambda ms: any(m.payload and m.payload.get("link") == "down" for m in ms), WAIT
+            )
             down = [m.payload for m in late.messages if m.topic.endswith("/status")][-1]
             assert down is not None and (down["reason"], down["will"]) == ("stopped", False)
         finally:
@@ -248,7 +278,9 @@ publisher.stop()
 def _publisher_process(db: Path, broker: LocalBroker) -> Iterator[subprocess.Popen[str]]:
     process = subprocess.Popen(
         [sys.executable, "-c", PUBLISHER_PROCESS, str(db), str(broker.port)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None and process.stdout.readline() == "started\n"
@@ -270,8 +302,14 @@ def test_a_back_office_back_from_a_break_gets_what_it_missed_once_and_in_order(
     collector = Collector()
 
     def back_office() -> Subscriber:
-        return Subscriber(broker.host, broker.port, subscription("casino"), collector,
-                          client_id="back-office", persistent=True)
+        return Subscriber(
+            broker.host,
+            broker.port,
+            subscription("casino"),
+            collector,
+            client_id="back-office",
+            persistent=True,
+        )
 
     away = back_office()
     away.start()
@@ -355,7 +393,10 @@ def test_a_full_outbox_keeps_every_unsent_row_and_raises_the_alarm(tmp_path: Pat
         publisher.notify()
         status = _wait_status(publisher, lambda s: s.unsent == 60)
         assert (status.alarm, status.overflowed, status.indicator()) == (
-            True, False, "FLOOR OUTBOX 60%")
+            True,
+            False,
+            "FLOOR OUTBOX 60%",
+        )
 
         _journal_events(db, 31, 25)  # 110 rows: past the bound, and all of them unsent
         publisher.notify()
@@ -406,8 +447,9 @@ def secured_broker(tmp_path: Path) -> Iterator[LocalBroker]:
         [("T1", "t1-secret"), ("T2", "t2-secret"), ("floor", "floor-secret")]
     ):
         create = ["-c"] if index == 0 else []
-        subprocess.run([passwd, *create, "-b", str(passwords), user, password], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [passwd, *create, "-b", str(passwords), user, password], check=True, capture_output=True
+        )
     (tmp_path / "acl").write_text(ACL)
     local = LocalBroker(
         tmp_path / "broker",
@@ -424,7 +466,11 @@ def floor_system(secured_broker: LocalBroker, tmp_path: Path) -> Iterator[Collec
     """The floor system's account: it may read every table."""
     collector = Collector()
     subscriber = Subscriber(
-        secured_broker.host, secured_broker.port, "casino/#", collector, username="floor",
+        secured_broker.host,
+        secured_broker.port,
+        "casino/#",
+        collector,
+        username="floor",
         password_file=_secret(tmp_path / "floor.pw", "floor-secret"),
     )
     subscriber.start()
@@ -433,7 +479,9 @@ def floor_system(secured_broker: LocalBroker, tmp_path: Path) -> Iterator[Collec
 
 
 def test_clients_without_the_right_credentials_are_refused(
-    secured_broker: LocalBroker, floor_system: Collector, tmp_path: Path,
+    secured_broker: LocalBroker,
+    floor_system: Collector,
+    tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -455,8 +503,9 @@ def test_clients_without_the_right_credentials_are_refused(
         wrong.stop()
     assert _unsent(db) == 10
 
-    right = _publisher(_settings(
-        broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")), db)
+    right = _publisher(
+        _settings(broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")), db
+    )
     right.start()
     try:
         assert right.wait_drained(WAIT)
@@ -475,9 +524,13 @@ def test_the_acl_keeps_a_table_to_its_own_topics(
     _journal_events(db, 1, 3, table_id="T2")
     # Table T1's credentials, publishing as table T2: the broker refuses the first
     # message (the link status) and, being Mosquitto, drops the connection.
-    impostor = _publisher(_settings(
-        secured_broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")),
-        db, table_id="T2")
+    impostor = _publisher(
+        _settings(
+            secured_broker, username="T1", password_file=_secret(tmp_path / "t1.pw", "t1-secret")
+        ),
+        db,
+        table_id="T2",
+    )
     impostor.start()
     try:
         status = _wait_status(impostor, lambda s: "Not authorized" in str(s.last_error))
@@ -497,20 +550,62 @@ def _openssl(*arguments: str, cwd: Path) -> None:
 
 
 def _make_ca(directory: Path, name: str) -> None:
-    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-             "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2",
-             "-subj", f"/CN={name}", cwd=directory)
+    _openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        f"{name}.key",
+        "-out",
+        f"{name}.pem",
+        "-days",
+        "2",
+        "-subj",
+        f"/CN={name}",
+        cwd=directory,
+    )
 
 
 def _make_cert(directory: Path, ca: str, name: str, common_name: str, san: str = "") -> None:
-    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={common_name}",
-             cwd=directory)
+    _openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        f"{name}.key",
+        "-out",
+        f"{name}.csr",
+        "-subj",
+        f"/CN={common_name}",
+        cwd=directory,
+    )
     extensions = directory / f"{name}.ext"
     extensions.write_text(f"subjectAltName = {san}\n" if san else "basicConstraints = CA:FALSE\n")
-    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
-             "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", str(extensions),
-             cwd=directory)
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        f"{name}.csr",
+        "-CA",
+        f"{ca}.pem",
+        "-CAkey",
+        f"{ca}.key",
+        "-CAcreateserial",
+        "-out",
+        f"{name}.pem",
+        "-days",
+        "2",
+        "-extfile",
+        str(extensions),
+        cwd=directory,
+    )
     (directory / f"{name}.key").chmod(0o600)
 
 
@@ -541,16 +636,32 @@ def test_tls_with_the_casinos_ca_and_a_client_certificate_per_table(
     broker.start()
     try:
         floor = Collector()
-        subscriber = Subscriber(broker.host, broker.port, "casino/#", floor, tls=TlsSettings(
-            ca_file=pki / "casino-ca.pem", cert_file=pki / "floor.pem",
-            key_file=pki / "floor.key"))
+        subscriber = Subscriber(
+            broker.host,
+            broker.port,
+            "casino/#",
+            floor,
+            tls=TlsSettings(
+                ca_file=pki / "casino-ca.pem",
+                cert_file=pki / "floor.pem",
+                key_file=pki / "floor.key",
+            ),
+        )
         subscriber.start()
         try:
             db = tmp_path / "journal.sqlite3"
             _journal_events(db, 1, 10)
-            table = _publisher(_settings(broker, tls=TlsSettings(
-                ca_file=pki / "casino-ca.pem", cert_file=pki / "t1.pem",
-                key_file=pki / "t1.key")), db)
+            table = _publisher(
+                _settings(
+                    broker,
+                    tls=TlsSettings(
+                        ca_file=pki / "casino-ca.pem",
+                        cert_file=pki / "t1.pem",
+                        key_file=pki / "t1.key",
+                    ),
+                ),
+                db,
+            )
             table.start()
             try:
                 assert table.wait_drained(WAIT)
@@ -564,9 +675,13 @@ def test_tls_with_the_casinos_ca_and_a_client_certificate_per_table(
         _journal_events(db, 11, 1)
         for name, tls, problem in [
             ("no client certificate", TlsSettings(ca_file=pki / "casino-ca.pem"), ""),
-            ("a broker signed by another CA", TlsSettings(
-                ca_file=pki / "other-ca.pem", cert_file=pki / "t1.pem",
-                key_file=pki / "t1.key"), "certificate verify failed"),
+            (
+                "a broker signed by another CA",
+                TlsSettings(
+                    ca_file=pki / "other-ca.pem", cert_file=pki / "t1.pem", key_file=pki / "t1.key"
+                ),
+                "certificate verify failed",
+            ),
         ]:
             refused = _publisher(_settings(broker, tls=tls), db)
             refused.start()
@@ -581,8 +696,9 @@ def test_tls_with_the_casinos_ca_and_a_client_certificate_per_table(
         broker.kill()
 
 
-def test_the_real_journals_outbox_is_drained(broker: LocalBroker, back_office: Collector,
-                                              tmp_path: Path) -> None:
+def test_the_real_journals_outbox_is_drained(
+    broker: LocalBroker, back_office: Collector, tmp_path: Path
+) -> None:
     from controller.journal import Journal
 
     topics = TableTopics("casino", "lv", "T1")
@@ -593,9 +709,19 @@ def test_the_real_journals_outbox_is_drained(broker: LocalBroker, back_office: C
             state: dict[str, Any] = {"hand": 0, "phase": "idle", "seats": {}}
             for seat in range(1, 4):
                 event = {"type": "sit", "seat": seat, "player": f"p{seat}", "chips": 100}
-                after = {**state, "seats": {**state["seats"], str(seat): {
-                    "player": f"p{seat}", "stack": 100, "bet": 0, "status": "waiting",
-                    "missed": []}}}
+                after = {
+                    **state,
+                    "seats": {
+                        **state["seats"],
+                        str(seat): {
+                            "player": f"p{seat}",
+                            "stack": 100,
+                            "bet": 0,
+                            "status": "waiting",
+                            "missed": [],
+                        },
+                    },
+                }
                 record = {"seq": journal.last_seq + 1, "event": event}
                 rows = messages_for(record, {"ok": True}, state, after, topics=topics)
                 assert journal.append(event, accepted=True, by="d1", outbox=rows) == record["seq"]
@@ -613,8 +739,14 @@ def test_importing_the_floor_link_starts_nothing() -> None:
     # The daemon creates a Publisher only when `settings.floor` is set; importing
     # controller.floor starts no thread and opens no connection.
     code = "import controller.floor.publisher, threading; print(threading.active_count())"
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, check=True, env={**os.environ})
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ},
+    )
     assert result.stdout.strip() == "1"
 
 
@@ -624,7 +756,8 @@ def test_the_test_broker_is_not_part_of_the_firmware() -> None:
     assert importlib.util.find_spec("controller.floor.localbroker") is None
     firmware = [*(ROOT / "controller").rglob("*.py"), *(ROOT / "drivers").rglob("*.py")]
     importing_tests = [
-        str(path.relative_to(ROOT)) for path in firmware
+        str(path.relative_to(ROOT))
+        for path in firmware
         if re.search(r"^\s*(from|import) tests\b", path.read_text(), re.MULTILINE)
     ]
     assert importing_tests == []

@@ -33,46 +33,111 @@ def test_the_schema_lists_every_code_and_kind_from_their_one_source() -> None:
     assert definitions["hand_end"]["properties"]["ended_by"]["enum"] == list(ENDINGS)
     assert definitions["seat"]["properties"]["change"]["enum"] == list(SEAT_CHANGES)
     assert set(SCHEMA["properties"]["kind"]["enum"]) == {
-        "event", "refusal", "fault", "hand_start", "hand_end", "tray", "state", "status",
-        "action", "award", "correction", "transfer", "seat", "clock"}
+        "event",
+        "refusal",
+        "fault",
+        "hand_start",
+        "hand_end",
+        "tray",
+        "state",
+        "status",
+        "action",
+        "award",
+        "correction",
+        "transfer",
+        "seat",
+        "clock",
+    }
     assert SCHEMA["properties"]["v"] == {"const": 1}
 
 
 def test_every_message_of_keyed_and_sent_hands_validates(tmp_path: Path) -> None:
     rows = play(tmp_path / "a", START + keys(HAND_KEYS), by="d17")
     rows += play(tmp_path / "b", START + HAND_EVENTS)
-    rows += play(tmp_path / "c", START + keys("BET 3 0 ENTER FOLD CLOCK") + [
-        {"type": "tick", "ms": 60_000}])
-    rows += play(tmp_path / "d", [*THREE, {"type": "move_seat", "from": 5, "to": 7},
-                                  {"type": "leave", "seat": 2}, {"type": "misdeal"},
-                                  {"type": "start_hand"}, {"type": "act", "seat": 8,
-                                                           "action": "check"},
-                                  {"type": "misdeal"}])
+    rows += play(
+        tmp_path / "c", START + keys("BET 3 0 ENTER FOLD CLOCK") + [{"type": "tick", "ms": 60_000}]
+    )
+    rows += play(
+        tmp_path / "d",
+        [
+            *THREE,
+            {"type": "move_seat", "from": 5, "to": 7},
+            {"type": "leave", "seat": 2},
+            {"type": "misdeal"},
+            {"type": "start_hand"},
+            {"type": "act", "seat": 8, "action": "check"},
+            {"type": "misdeal"},
+        ],
+    )
     triple_draw = {"game": {"structure": "fixed_limit", "form": "triple_draw"}}
-    rows += play(tmp_path / "e", START + [
-        {"type": "act", "seat": 8, "action": "call"}, {"type": "act", "seat": 2, "action": "call"},
-        {"type": "act", "seat": 5, "action": "check"},
-        *[{"type": "act", "seat": seat, "action": "check"} for seat in (2, 5, 8)],
-    ], config=triple_draw)
+    rows += play(
+        tmp_path / "e",
+        START
+        + [
+            {"type": "act", "seat": 8, "action": "call"},
+            {"type": "act", "seat": 2, "action": "call"},
+            {"type": "act", "seat": 5, "action": "check"},
+            *[{"type": "act", "seat": seat, "action": "check"} for seat in (2, 5, 8)],
+        ],
+        config=triple_draw,
+    )
     payloads = published(rows)
     assert {p["phase"] for p in payloads if p["kind"] == "action"} >= {"predraw", "draw1"}
     assert {p["kind"] for p in payloads} >= {
-        "event", "refusal", "hand_start", "hand_end", "state", "action", "award", "seat",
-        "clock"}
+        "event",
+        "refusal",
+        "hand_start",
+        "hand_end",
+        "state",
+        "action",
+        "award",
+        "seat",
+        "clock",
+    }
     assert assert_valid(payloads) == len(rows)
 
 
 def test_faults_status_state_transfer_and_the_chain_head_validate() -> None:
-    fault = json.loads(fault_message(TOPICS, "keypad_lost", device="keypad", active=True,
-                                     detail="keypad is missing", seq=3, stamp=STAMP).payload)
-    state = json.loads(state_message(TOPICS, {"hand": 0, "phase": "idle", "seats": {}},
-                                     seq=None, stamp=STAMP).payload)
-    status = json.loads(status_payload(TOPICS, link="down", reason="connection lost",
-                                       unsent=None, stamp=STAMP, will=True))
-    envelope = {"v": 1, "table_id": "T1", "site": "lv", "ts": STAMP.iso, "ts_ns": STAMP.wall_ns,
-                "clock_synced": True, "seq": 9, "msg_seq": 12}
-    transfer = {**envelope, "kind": "transfer", "from": 3, "to": 5, "amount": 200,
-                "reason": "wrong_payout", "by": "s1"}
+    fault = json.loads(
+        fault_message(
+            TOPICS,
+            "keypad_lost",
+            device="keypad",
+            active=True,
+            detail="keypad is missing",
+            seq=3,
+            stamp=STAMP,
+        ).payload
+    )
+    state = json.loads(
+        state_message(
+            TOPICS, {"hand": 0, "phase": "idle", "seats": {}}, seq=None, stamp=STAMP
+        ).payload
+    )
+    status = json.loads(
+        status_payload(
+            TOPICS, link="down", reason="connection lost", unsent=None, stamp=STAMP, will=True
+        )
+    )
+    envelope = {
+        "v": 1,
+        "table_id": "T1",
+        "site": "lv",
+        "ts": STAMP.iso,
+        "ts_ns": STAMP.wall_ns,
+        "clock_synced": True,
+        "seq": 9,
+        "msg_seq": 12,
+    }
+    transfer = {
+        **envelope,
+        "kind": "transfer",
+        "from": 3,
+        "to": 5,
+        "amount": 200,
+        "reason": "wrong_payout",
+        "by": "s1",
+    }
     assert_valid([{**fault, "msg_seq": 1}, {**state, "msg_seq": 2}, status, transfer])
     # What the schema refuses: a code not in the list, another version, a stray field.
     assert problems({**fault, "msg_seq": 1, "fault": "keypad"})

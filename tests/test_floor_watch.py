@@ -34,7 +34,10 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 def _watch(*arguments: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "controller", "floor", "watch", *arguments],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -54,16 +57,17 @@ def test_watch_prints_a_tables_messages_one_json_line_each(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
     db = tmp_path / "journal.sqlite3"
-    publisher = Publisher(FloorSettings(site="lv", host=broker.host, port=broker.port),
-                          table_id="T1", db_path=db)
+    publisher = Publisher(
+        FloorSettings(site="lv", host=broker.host, port=broker.port), table_id="T1", db_path=db
+    )
     publisher.start()
     try:
         _journal_events(db, 1, 1)  # before the watch: its state is retained
         assert publisher.wait_drained(WAIT)
-        watch = _watch("--host", broker.host, "--port", str(broker.port), "--table", "T1",
-                       "--count", "4")
-        assert _started(watch) == (
-            f"watching casino/+/table/T1/# on {broker.host}:{broker.port}\n")
+        watch = _watch(
+            "--host", broker.host, "--port", str(broker.port), "--table", "T1", "--count", "4"
+        )
+        assert _started(watch) == (f"watching casino/+/table/T1/# on {broker.host}:{broker.port}\n")
         _journal_events(db, 2, 1)
         publisher.notify()
         lines = _lines(watch)
@@ -72,8 +76,10 @@ def test_watch_prints_a_tables_messages_one_json_line_each(
     retained = sorted(line["topic"] for line in lines if line["retain"])
     assert retained == ["casino/lv/table/T1/state", "casino/lv/table/T1/status"]
     live = [line for line in lines if not line["retain"]]
-    assert [line["topic"] for line in live] == ["casino/lv/table/T1/events",
-                                                "casino/lv/table/T1/state"]
+    assert [line["topic"] for line in live] == [
+        "casino/lv/table/T1/events",
+        "casino/lv/table/T1/state",
+    ]
     assert [(m["message"]["seq"], m["message"]["msg_seq"]) for m in live] == [(2, 3), (2, 4)]
     assert all(m["message"]["table_id"] == "T1" for m in lines)
 
@@ -98,8 +104,10 @@ def test_watch_says_what_is_wrong(
     assert "give --table ID or --all" in capsys.readouterr().err
 
     config = tmp_path / "table.yaml"
-    config.write_text('table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
-                      "floor: {site: east, host: broker, prot: 1}\n")
+    config.write_text(
+        'table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
+        "floor: {site: east, host: broker, prot: 1}\n"
+    )
     assert main(["floor", "watch", "--config", str(config)]) == 2
     assert f"{config}:3:" in capsys.readouterr().err
 
@@ -107,10 +115,13 @@ def test_watch_says_what_is_wrong(
     secured = LocalBroker(tmp_path / "secured", listener_options="allow_anonymous false")
     secured.start()
     try:
-        assert main(["floor", "watch", "--host", secured.host, "--port", str(secured.port),
-                     "--all"]) == 1
+        assert (
+            main(["floor", "watch", "--host", secured.host, "--port", str(secured.port), "--all"])
+            == 1
+        )
         assert capsys.readouterr().err == (
-            "tablectl floor watch: refused by the broker: Not authorized\n")
+            "tablectl floor watch: refused by the broker: Not authorized\n"
+        )
     finally:
         secured.kill()
 
@@ -127,13 +138,16 @@ def test_watch_prints_each_message_once_across_a_broker_restart(
     _journal_events(db, 1, 1)
     assert publisher.wait_drained(WAIT)
     publisher.stop()  # retained: the state, and the status "down, stopped"
-    watch = _watch("--host", broker.host, "--port", str(broker.port), "--table", "T1",
-                   "--count", "5")
+    watch = _watch(
+        "--host", broker.host, "--port", str(broker.port), "--table", "T1", "--count", "5"
+    )
     assert _started(watch).startswith("watching")
 
     def watchers_connected() -> int:
-        return sum("as floor-watch-" in line
-                   for line in broker.log_path.read_text(errors="replace").splitlines())
+        return sum(
+            "as floor-watch-" in line
+            for line in broker.log_path.read_text(errors="replace").splitlines()
+        )
 
     assert eventually(lambda: watchers_connected() == 1, WAIT)
     broker.restart()
@@ -162,8 +176,10 @@ def test_a_configuration_that_cannot_be_used_is_told_alike_by_watch_and_board(
     assert main(["floor", command, "--config", str(missing)]) == 2
     assert capsys.readouterr() == ("", f"{missing}: cannot read: No such file or directory\n")
     config = tmp_path / "table.yaml"
-    config.write_text('table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
-                      "floor: {site: east, host: broker, prot: 1}\n")
+    config.write_text(
+        'table: {id: "T9", seats: 9}\ngame: {big_blind: 10}\n'
+        "floor: {site: east, host: broker, prot: 1}\n"
+    )
     assert main(["floor", command, "--config", str(config)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"{config}:3:") and "prot" in err

@@ -19,26 +19,46 @@ ROOT = Path(__file__).resolve().parent.parent
 CI_RUN = ROOT / ".ci" / "run"
 
 #: The test modules that need a system tool, and the tools hidden to play a fresh machine.
-MODULES = ["tests/test_floor_publisher.py", "tests/test_daemon_floor.py",
-           "tests/test_floor_watch.py", "tests/test_bench_tui.py", "tests/test_systemd_unit.py",
-           "tests/test_floor_board.py", "tests/test_floor_acl.py",
-           "tests/test_hostile_lines.py"]
-HIDDEN = ["mosquitto", "mosquitto_passwd", "tmux", "systemd-analyze", "chromium",
-          "chromedriver"]
+MODULES = [
+    "tests/test_floor_publisher.py",
+    "tests/test_daemon_floor.py",
+    "tests/test_floor_watch.py",
+    "tests/test_bench_tui.py",
+    "tests/test_systemd_unit.py",
+    "tests/test_floor_board.py",
+    "tests/test_floor_acl.py",
+    "tests/test_hostile_lines.py",
+]
+HIDDEN = ["mosquitto", "mosquitto_passwd", "tmux", "systemd-analyze", "chromium", "chromedriver"]
 
 
 def on_a_fresh_machine(ci: bool) -> subprocess.CompletedProcess[str]:
     unshare = require("unshare", "the fresh-machine test")
-    hide = " ".join(f'mount --bind /dev/null "{path}";' for name in HIDDEN
-                    if (path := find(name)) is not None)
+    hide = " ".join(
+        f'mount --bind /dev/null "{path}";' for name in HIDDEN if (path := find(name)) is not None
+    )
     env = {key: value for key, value in os.environ.items() if key != "CI"}
     if ci:
         env["CI"] = "true"
     return subprocess.run(
-        [unshare, "--mount", "--propagation", "private", "sh", "-c",
-         f'{hide} exec "$0" -m pytest -q -rs -p no:cacheprovider "$@"', sys.executable,
-         *MODULES, *(["-x"] if ci else [])],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=600, check=False,
+        [
+            unshare,
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            f'{hide} exec "$0" -m pytest -q -rs -p no:cacheprovider "$@"',
+            sys.executable,
+            *MODULES,
+            *(["-x"] if ci else []),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+        check=False,
     )
 
 

@@ -17,15 +17,38 @@ RULES = Path(__file__).resolve().parent.parent / "controller" / "rules"
 
 #: The seat's part in the hand in progress (``state.Seat``), with their values between
 #: hands.
-HAND_PART = {"in_hand": False, "folded": False, "all_in": False, "bet": 0, "gathered": 0,
-             "acted": False, "acted_at": 0, "checked": False}
+HAND_PART = {
+    "in_hand": False,
+    "folded": False,
+    "all_in": False,
+    "bet": 0,
+    "gathered": 0,
+    "acted": False,
+    "acted_at": 0,
+    "checked": False,
+}
 
 
 def seat_in_a_hand() -> Seat:
-    return Seat(player="ana", stack=40, in_hand=True, folded=True, all_in=True, bet=20,
-                gathered=30, acted=True, acted_at=20, checked=True, away=True,
-                missed_big=True, fresh=True, wait_hands=2, owes_post=True,
-                last_dealt_hand=3, pending_chips=5)
+    return Seat(
+        player="ana",
+        stack=40,
+        in_hand=True,
+        folded=True,
+        all_in=True,
+        bet=20,
+        gathered=30,
+        acted=True,
+        acted_at=20,
+        checked=True,
+        away=True,
+        missed_big=True,
+        fresh=True,
+        wait_hands=2,
+        owes_post=True,
+        last_dealt_hand=3,
+        pending_chips=5,
+    )
 
 
 def test_the_hand_part_is_every_field_a_new_seat_starts_with_in_the_hand() -> None:
@@ -48,8 +71,13 @@ def test_dealing_in_starts_a_clean_part_and_ends_a_new_players_wait() -> None:
     assert {name: getattr(seat, name) for name in HAND_PART} == {**HAND_PART, "in_hand": True}
     assert (seat.fresh, seat.wait_hands, seat.last_dealt_hand) == (False, 0, 7)
     # what the seat owes and holds across hands is not the dealing's to change
-    assert (seat.stack, seat.away, seat.missed_big, seat.owes_post, seat.pending_chips) == \
-        (40, True, True, True, 5)
+    assert (seat.stack, seat.away, seat.missed_big, seat.owes_post, seat.pending_chips) == (
+        40,
+        True,
+        True,
+        True,
+        5,
+    )
 
 
 def test_a_hand_counts_from_the_button_or_else_from_the_last_seat_dealt() -> None:
@@ -84,24 +112,40 @@ def _assigns(node: ast.Assign, name: str) -> bool:
 def test_a_seats_part_in_a_hand_is_set_in_one_place() -> None:
     """Dealing a seat in and clearing it after the hand were written out three times
     (the hand's start, its end, B11's keep ruling); now only ``hand`` does it."""
-    assert _functions_that(ast.Assign, lambda n: _assigns(n, "in_hand")) == \
-        ["hand.clear_hand", "hand.deal_in"]
+    assert _functions_that(ast.Assign, lambda n: _assigns(n, "in_hand")) == [
+        "hand.clear_hand",
+        "hand.deal_in",
+    ]
     assert _functions_that(ast.Assign, lambda n: _assigns(n, "gathered")) == ["hand.clear_hand"]
 
 
 def test_a_seat_comes_back_in_one_place() -> None:
     """Sitting in and a busted seat's new chips (B12) both end the seat's absence."""
+
     def back(node: ast.Assign) -> bool:
-        return _assigns(node, "away") and isinstance(node.value, ast.Constant) and \
-            node.value.value is False
+        return (
+            _assigns(node, "away")
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is False
+        )
+
     assert _functions_that(ast.Assign, back) == ["seating.come_back"]
 
 
 def test_the_button_fallback_is_written_once() -> None:
     """``positions.button or hand.dealt[-1]`` stood in four places."""
+
     def fallback(node: ast.BoolOp) -> bool:
         first, *rest = node.values
-        return isinstance(first, ast.Attribute) and first.attr == "button" and any(
-            isinstance(v, ast.Subscript) and isinstance(v.value, ast.Attribute)
-            and v.value.attr == "dealt" for v in rest)
+        return (
+            isinstance(first, ast.Attribute)
+            and first.attr == "button"
+            and any(
+                isinstance(v, ast.Subscript)
+                and isinstance(v.value, ast.Attribute)
+                and v.value.attr == "dealt"
+                for v in rest
+            )
+        )
+
     assert _functions_that(ast.BoolOp, fallback) == ["hand.button_seat"]

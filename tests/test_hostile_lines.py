@@ -31,8 +31,7 @@ SAMPLE = ROOT / "docs" / "samples" / "side-pot.yaml"
 
 #: (the line, words the refusal's message must hold)
 HOSTILE: list[tuple[bytes, str]] = [
-    (b'{"type": "sit", "seat": 1, "player": "a", "chips": ' + b"9" * 4301 + b"}",
-     "OUT OF RANGE"),
+    (b'{"type": "sit", "seat": 1, "player": "a", "chips": ' + b"9" * 4301 + b"}", "OUT OF RANGE"),
     (b'{"type": "sit", "seat": 1, "player": "a", "chips": 9007199254740993}', "OUT OF RANGE"),
     (b"[" * 1000 + b"]" * 1000, "NESTED DEEPER THAN 32"),
     (b'{"type": "tick", "ms": ' + b"[" * 40 + b"]" * 40 + b"}", "NESTED DEEPER THAN 32"),
@@ -42,8 +41,10 @@ HOSTILE: list[tuple[bytes, str]] = [
     (b'{"type": "tick", "ms": 1e400}', "OUT OF RANGE"),
     (b'{"type": "sit", "seat": 1, "player": "\xff\xfe", "chips": 100}', "NOT UTF-8"),
     (b'{"type": "sit", "seat": 1, "player": "\\ud800", "chips": 100}', "SURROGATE"),
-    (b'{"type": "sit", "seat": 1, "player": "' + b"a" * (10 * 1024 * 1024) + b'", "chips": 1}',
-     "LONGER THAN 65536 BYTES"),
+    (
+        b'{"type": "sit", "seat": 1, "player": "' + b"a" * (10 * 1024 * 1024) + b'", "chips": 1}',
+        "LONGER THAN 65536 BYTES",
+    ),
 ]
 GOOD = [
     {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
@@ -84,8 +85,14 @@ def check_answers(answers: list[dict[str, Any]]) -> None:
 
 
 def tablectl(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], input=stdin,
-                          capture_output=True, cwd=ROOT, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_replay_refuses_each_hostile_line_and_goes_on(tmp_path: Path) -> None:
@@ -115,8 +122,15 @@ def test_durable_replay_records_short_audit_rows_and_continues(tmp_path: Path) -
     assert (state / "journal.sqlite3").stat().st_size < 1024 * 1024
     # the journal verifies and folds again: a second run continues it
     assert tablectl("journal", "verify", "--state-dir", str(state)).returncode == 0
-    again = tablectl("replay", "--config", str(SAMPLE), "--state-dir", str(state), "-",
-                     stdin=b'{"type": "state"}\n')
+    again = tablectl(
+        "replay",
+        "--config",
+        str(SAMPLE),
+        "--state-dir",
+        str(state),
+        "-",
+        stdin=b'{"type": "state"}\n',
+    )
     assert again.returncode == 0, again.stderr.decode()
     assert json.loads(again.stdout)["seq"] == len(answers) + 1
 
@@ -130,7 +144,11 @@ def test_the_daemon_console_refuses_hostile_lines_and_play_goes_on(tmp_path: Pat
     env.pop("WATCHDOG_USEC", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        env=env,
+        cwd=ROOT,
     )
     answers: list[dict[str, Any]] = []
 
@@ -207,8 +225,10 @@ def test_amounts_have_an_upper_bound(tmp_path: Path) -> None:
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["ok"] for a in answers] == [False, True, False, False, False, False, True]
     assert "AT MOST 1000000000000" in answers[0]["error"]["message"]
-    assert answers[2]["error"] == {"code": "bad_amount",
-                                   "message": "STACK LIMIT 1000000000000: SEAT 1 MAY ADD 0"}
+    assert answers[2]["error"] == {
+        "code": "bad_amount",
+        "message": "STACK LIMIT 1000000000000: SEAT 1 MAY ADD 0",
+    }
     assert answers[-1]["state"]["seats"]["1"]["stack"] == MAX_AMOUNT
 
 
@@ -223,10 +243,15 @@ def test_a_journal_holding_a_huge_amount_does_not_lock_the_table_for_good(
     with running(config) as daemon:
         seat_players(daemon, {2: "ana", 5: "luis"})
     with Journal.open(state, config.read_text()) as journal:
-        bad_seq = journal.append({"type": "sit", "seat": 8, "player": "eve",
-                                  "chips": 10**4299}, accepted=True, by=None, hand=0)
-        journal.append({"type": "chips", "seat": 8, "amount": 10**4299},
-                       accepted=True, by=None, hand=0)
+        bad_seq = journal.append(
+            {"type": "sit", "seat": 8, "player": "eve", "chips": 10**4299},
+            accepted=True,
+            by=None,
+            hand=0,
+        )
+        journal.append(
+            {"type": "chips", "seat": 8, "amount": 10**4299}, accepted=True, by=None, hand=0
+        )
     with running(config) as daemon:
         controller = daemon.controller
         assert controller is not None and controller.fault is not None
@@ -244,8 +269,15 @@ def test_a_journal_holding_a_huge_amount_does_not_lock_the_table_for_good(
 
 def test_lines_are_read_bounded_whatever_their_length() -> None:
     limit = MAX_LINE_BYTES
-    data = (b"a" * limit + b"\n" + b"b" * (limit + 1) + b"\n" + b"c" * (3 * limit)
-            + b"\n{}\n" + b"d" * 10)
+    data = (
+        b"a" * limit
+        + b"\n"
+        + b"b" * (limit + 1)
+        + b"\n"
+        + b"c" * (3 * limit)
+        + b"\n{}\n"
+        + b"d" * 10
+    )
     lines = list(read_lines(io.BytesIO(data)))
     assert [len(line) for line in lines] == [limit + 1, limit + 1, limit + 1, 3, 10]
     assert lines[3:] == [b"{}\n", b"d" * 10]
@@ -257,9 +289,14 @@ def test_lines_are_read_bounded_whatever_their_length() -> None:
 
 @pytest.mark.slow
 def test_the_hostile_input_bench_holds_at_a_small_scale() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "hostile_input.py"),
-                           "--lines", "60", "--big", "1"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "hostile_input.py"), "--lines", "60", "--big", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count(" HELD: ") == 3, done.stdout
 
@@ -285,20 +322,22 @@ def test_a_floor_consumer_keeps_hostile_payloads_raw_and_goes_on(tmp_path: Path)
         sender = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="hostile-sender")
         sender.connect(broker.host, broker.port)
         sender.loop_start()
-        payloads = [b"[" * 5000 + b"]" * 5000, b'{"a": NaN}', b"\xff\xfe",
-                    b'{"a": ' + b"9" * 5000 + b"}",
-                    b'{"kind": "status", "ts_ns": 1796125977949862187, "msg_seq": 1}']
+        payloads = [
+            b"[" * 5000 + b"]" * 5000,
+            b'{"a": NaN}',
+            b"\xff\xfe",
+            b'{"a": ' + b"9" * 5000 + b"}",
+            b'{"kind": "status", "ts_ns": 1796125977949862187, "msg_seq": 1}',
+        ]
         for payload in payloads:
             sender.publish("casino/lv/table/T1/events", payload, qos=1).wait_for_publish(WAIT)
         sender.loop_stop()
         sender.disconnect()
-        assert collector.wait_for(lambda got: len(got) >= len(payloads), WAIT), \
-            collector.messages
+        assert collector.wait_for(lambda got: len(got) >= len(payloads), WAIT), collector.messages
         got = collector.messages
         assert [m.payload for m in got[:-1]] == [None] * (len(payloads) - 1)
         assert [m.raw for m in got] == payloads
-        assert got[-1].payload == {"kind": "status", "ts_ns": 1796125977949862187,
-                                   "msg_seq": 1}
+        assert got[-1].payload == {"kind": "status", "ts_ns": 1796125977949862187, "msg_seq": 1}
     finally:
         subscriber.stop()
         broker.kill()
@@ -324,8 +363,9 @@ def test_a_snapshot_holding_a_huge_stack_is_passed_over(
     huge = {"type": "sit", "seat": 8, "player": "eve", "chips": 10**4299}
     table.apply(Sit(seat=8, player="eve", chips=10**4299))  # as the older firmware did
     with Journal.open(state, config.read_text()) as journal:
-        bad_seq = journal.append(huge, accepted=True, by=None, hand=0,
-                                 snapshot=snapshots.encode(table.state))
+        bad_seq = journal.append(
+            huge, accepted=True, by=None, hand=0, snapshot=snapshots.encode(table.state)
+        )
     with running(config) as daemon:
         controller = daemon.controller
         assert controller is not None and controller.fault is not None

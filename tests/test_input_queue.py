@@ -37,13 +37,25 @@ def test_a_key_after_a_flood_of_readings_waits_behind_at_most_one() -> None:
 
 def test_readings_merge_per_kind_and_keep_the_order_of_everything_else() -> None:
     inputs = InputQueue()
-    items = [KeyPressed(key="NEXT"), reading(1), PuckMoved(seat=3), KeyPressed(key="CHECK"),
-             reading(2), PuckMoved(seat=4), Submit({"type": "state"})]
+    items = [
+        KeyPressed(key="NEXT"),
+        reading(1),
+        PuckMoved(seat=3),
+        KeyPressed(key="CHECK"),
+        reading(2),
+        PuckMoved(seat=4),
+        Submit({"type": "state"}),
+    ]
     for item in items:
         inputs.put(item)
     got = [inputs.get_nowait() for _ in range(inputs.qsize())]
-    assert got == [KeyPressed(key="NEXT"), KeyPressed(key="CHECK"), reading(2),
-                   PuckMoved(seat=4), Submit({"type": "state"})]
+    assert got == [
+        KeyPressed(key="NEXT"),
+        KeyPressed(key="CHECK"),
+        reading(2),
+        PuckMoved(seat=4),
+        Submit({"type": "state"}),
+    ]
 
 
 def test_device_events_are_bounded_and_the_daemons_own_never_dropped() -> None:
@@ -54,14 +66,17 @@ def test_device_events_are_bounded_and_the_daemons_own_never_dropped() -> None:
     assert inputs.qsize() == DEVICE_BOUND + 1 and inputs.dropped == 500
     got = [inputs.get_nowait() for _ in range(inputs.qsize())]
     assert got[-1] == Stop("test")
-    assert got[DEVICE_BOUND - 1] == DeviceFault(device="keypad", message=f"noise {DEVICE_BOUND - 1}")
+    assert got[DEVICE_BOUND - 1] == DeviceFault(
+        device="keypad", message=f"noise {DEVICE_BOUND - 1}"
+    )
 
 
 def test_the_daemon_handles_a_key_behind_a_tray_flood_with_one_tray_row(tmp_path: Path) -> None:
     """20,000 readings and a key waiting before the loop starts: the journal gets the key
     and one tray row, not 20,001 rows."""
-    daemon = Daemon(load_config(write_config(tmp_path)), simulated=True,
-                    notifier=RecordingNotifier())
+    daemon = Daemon(
+        load_config(write_config(tmp_path)), simulated=True, notifier=RecordingNotifier()
+    )
     daemon.start()
     try:
         for n in range(10_000):
@@ -78,8 +93,11 @@ def test_the_daemon_handles_a_key_behind_a_tray_flood_with_one_tray_row(tmp_path
             daemon.thread.join(15)
         daemon.close()
     with Journal.open_readonly(tmp_path / "state") as journal:
-        kinds = [record.event["type"] for record in journal.iter_events()
-                 if record.event["type"] in ("key", "tray")]
+        kinds = [
+            record.event["type"]
+            for record in journal.iter_events()
+            if record.event["type"] in ("key", "tray")
+        ]
     assert kinds == ["key", "tray"]
 
 

@@ -26,16 +26,22 @@ INSTALL = ROOT / "systemd" / "install.sh"
 PREFIX = "opt/table-controller"
 UNIT_PATH = "/etc/systemd/system/table-controller.service"
 
-pytestmark = [pytest.mark.slow, needs_root,
-              needs("systemd-analyze", "verifying the installed unit")]
+pytestmark = [
+    pytest.mark.slow,
+    needs_root,
+    needs("systemd-analyze", "verifying the installed unit"),
+]
 
 
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The release's wheel and its dependencies, as made on another machine."""
     folder = tmp_path_factory.mktemp("wheelhouse")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir",
-                    str(folder), str(ROOT)], check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder), str(ROOT)],
+        check=True,
+        timeout=600,
+    )
     return folder
 
 
@@ -50,8 +56,9 @@ def scratch_root(folder: Path) -> Path:
     for name in ("shadow", "gshadow"):
         (folder / "etc" / name).chmod(0o640)
     (folder / "usr" / "lib" / "systemd").mkdir(parents=True)
-    shutil.copytree("/usr/lib/systemd/system", folder / "usr" / "lib" / "systemd" / "system",
-                    symlinks=True)
+    shutil.copytree(
+        "/usr/lib/systemd/system", folder / "usr" / "lib" / "systemd" / "system", symlinks=True
+    )
     (folder / "usr" / "bin").mkdir()
     kill = shutil.which("kill")
     assert kill is not None
@@ -62,8 +69,14 @@ def scratch_root(folder: Path) -> Path:
 
 def install(root: Path, wheelhouse: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DESTDIR": str(root)}
-    result = subprocess.run([str(INSTALL), "--wheelhouse", str(wheelhouse)], env=env,
-                            capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [str(INSTALL), "--wheelhouse", str(wheelhouse)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 
@@ -111,21 +124,29 @@ def test_the_user_groups_and_directories(installed: Path) -> None:
     assert owner_mode(root / "etc/table-controller") == (0, gid, "0o750")
     assert owner_mode(root / "var/lib/table-controller") == (uid, gid, "0o750")
     assert owner_mode(root / "etc/table-controller/table.yaml") == (0, gid, "0o640")
-    assert (root / "etc/table-controller/table.yaml").read_text() == \
-        (ROOT / "config/table.example.yaml").read_text()
+    assert (root / "etc/table-controller/table.yaml").read_text() == (
+        ROOT / "config/table.example.yaml"
+    ).read_text()
     assert (root / "etc/udev/rules.d/60-table-controller-gpio.rules").is_file()
-    assert (root / "etc/modules-load.d/table-controller.conf").read_text() == \
-        (ROOT / "systemd/table-controller.modules-load.conf").read_text()
+    assert (root / "etc/modules-load.d/table-controller.conf").read_text() == (
+        ROOT / "systemd/table-controller.modules-load.conf"
+    ).read_text()
     assert not any(path.name == ".git" for path in (root / PREFIX).iterdir())
-    writable = [p for p in (root / PREFIX).rglob("*")
-                if not p.is_symlink() and p.stat().st_mode & 0o022]
+    writable = [
+        p for p in (root / PREFIX).rglob("*") if not p.is_symlink() and p.stat().st_mode & 0o022
+    ]
     assert not writable, writable[:5]
 
 
 def test_the_unit_verifies_in_the_installed_root(installed: Path) -> None:
     analyze = require("systemd-analyze", "verifying the installed unit")
-    result = subprocess.run([analyze, "verify", f"--root={installed}", UNIT_PATH],
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [analyze, "verify", f"--root={installed}", UNIT_PATH],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert (result.returncode, result.stderr.strip()) == (0, ""), result.stderr
     assert (installed / PREFIX / ".venv/bin/tablectl").is_file()
 
@@ -143,8 +164,13 @@ def test_a_second_run_changes_nothing_and_keeps_the_configuration(
 
 
 def verify_software(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(root / PREFIX / ".venv/bin/tablectl"), "verify-software", *args],
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [str(root / PREFIX / ".venv/bin/tablectl"), "verify-software", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_verify_software_prints_the_digest_and_finds_a_changed_file(
@@ -169,18 +195,30 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
         assert modified.returncode == 3, modified.stdout
         assert "software modified: 1 changed (lib/python" in modified.stdout
         assert "controller/rules/__init__.py" in modified.stdout
-        assert next(line for line in modified.stdout.splitlines()
-                    if line.startswith("sha256: ")) != digest
+        assert (
+            next(line for line in modified.stdout.splitlines() if line.startswith("sha256: "))
+            != digest
+        )
 
         # The daemon, started from the installed program, locks play and says why.
         config = write_config(tmp_path)
         log = tmp_path / "daemon.log"
         with log.open("w") as errors:
             daemon = subprocess.Popen(
-                [str(installed / PREFIX / ".venv/bin/tablectl"), "run", "--config",
-                 str(config), "--simulated", "--stdin-events"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True,
-                cwd=tmp_path, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                [
+                    str(installed / PREFIX / ".venv/bin/tablectl"),
+                    "run",
+                    "--config",
+                    str(config),
+                    "--simulated",
+                    "--stdin-events",
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+                cwd=tmp_path,
+                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
             )
             assert daemon.stdin is not None and daemon.stdout is not None
             daemon.stdin.write('{"type": "sit", "seat": 2, "player": "ana", "chips": 1000}\n')

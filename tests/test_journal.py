@@ -669,8 +669,13 @@ def test_prune_keeps_the_snapshot_recall_folds_from(journal: Journal) -> None:
     """Snapshots every 7 events, hands of 6: the newest snapshot lies inside the last
     ten hands, and recall needs the one before them."""
     for n in range(1, 241):
-        journal.append({"type": "act", "n": n}, accepted=True, by=None, hand=(n - 1) // 6 + 1,
-                       snapshot=json.dumps({"after": n}) if n % 7 == 0 else None)
+        journal.append(
+            {"type": "act", "n": n},
+            accepted=True,
+            by=None,
+            hand=(n - 1) // 6 + 1,
+            snapshot=json.dumps({"after": n}) if n % 7 == 0 else None,
+        )
     window = journal.first_seq_of_last_hands(10)
     assert window == 181 and journal.latest_snapshot() == (238, json.dumps({"after": 238}))
     report = journal.prune(keep_hands=10)
@@ -682,8 +687,13 @@ def test_prune_keeps_the_snapshot_recall_folds_from(journal: Journal) -> None:
     # Retention still bounds the size: the next prunes move the kept snapshot along.
     for hand in range(41, 81):
         for step in range(6):
-            journal.append({"type": "act"}, accepted=True, by=None, hand=hand,
-                           snapshot=json.dumps({"hand": hand}) if step == 5 else None)
+            journal.append(
+                {"type": "act"},
+                accepted=True,
+                by=None,
+                hand=hand,
+                snapshot=json.dumps({"hand": hand}) if step == 5 else None,
+            )
     assert journal.prune(keep_hands=10).kept_from_seq == 70 * 6
     sql(journal.directory, "DELETE FROM snapshots WHERE seq = 420")  # the one recall needs
     problem = journal.verify().first_problem
@@ -694,8 +704,13 @@ def test_prune_keeps_every_event_while_no_snapshot_precedes_the_recall_window(
     journal: Journal,
 ) -> None:
     for n in range(1, 121):  # 20 hands of 6, one snapshot, inside the last ten hands
-        journal.append({"type": "act"}, accepted=True, by=None, hand=(n - 1) // 6 + 1,
-                       snapshot=json.dumps({"after": n}) if n == 100 else None)
+        journal.append(
+            {"type": "act"},
+            accepted=True,
+            by=None,
+            hand=(n - 1) // 6 + 1,
+            snapshot=json.dumps({"after": n}) if n == 100 else None,
+        )
     report = journal.prune(keep_hands=10)
     assert report.removed_events == 0 and report.kept_from_seq == 1
     assert journal.latest_snapshot() == (100, json.dumps({"after": 100}))

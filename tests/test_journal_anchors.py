@@ -19,8 +19,13 @@ CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
 
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def play(directory: Path, hands: int) -> list[str]:
@@ -32,9 +37,13 @@ def play(directory: Path, hands: int) -> list[str]:
             for step in range(4):
                 j.append({"type": "tick", "ms": step}, accepted=True, by=None, hand=hand)
             heads.append(j.chain_head())
-            j.append({"type": "award", "seat": 3, "amount": 40 + hand}, accepted=True,
-                     by="dealer-1", hand=hand, outbox=[("casino/s/table/T1/hands",
-                                                         json.dumps({"hand": hand}))])
+            j.append(
+                {"type": "award", "seat": 3, "amount": 40 + hand},
+                accepted=True,
+                by="dealer-1",
+                hand=hand,
+                outbox=[("casino/s/table/T1/hands", json.dumps({"hand": hand}))],
+            )
             j.log_system("device_fault", {"device": "keypad", "hand": hand})
     return heads
 
@@ -59,8 +68,9 @@ def rewrite_award_and_rechain(directory: Path, seq: int, amount: int) -> None:
             event = json.dumps(changed, sort_keys=True, separators=(",", ":"))
         content = RowContent(*row[:3], event, *row[4:12], outbox_sha256=row[12])
         previous = content.digest(previous)
-        conn.execute("UPDATE events SET event = ?, hash = ? WHERE seq = ?",
-                     (event, previous, row[0]))
+        conn.execute(
+            "UPDATE events SET event = ?, hash = ? WHERE seq = ?", (event, previous, row[0])
+        )
     conn.commit()
     last = rows[-1][0]
     conn.close()
@@ -72,17 +82,25 @@ def test_a_rewritten_award_passes_verify_but_not_the_heads_the_floor_got(
 ) -> None:
     state = tmp_path / "state"
     heads = play(state, 6)
-    (tmp_path / "heads.jsonl").write_text("".join(
-        json.dumps({"kind": "hand_end", "table_id": "T1", "hand": n + 1, "chain_head": h}) + "\n"
-        for n, h in enumerate(heads)) + json.dumps({"kind": "state"}) + "\n")
-    before = tablectl("journal", "verify", "--state-dir", str(state),
-                      "--heads", str(tmp_path / "heads.jsonl"))
+    (tmp_path / "heads.jsonl").write_text(
+        "".join(
+            json.dumps({"kind": "hand_end", "table_id": "T1", "hand": n + 1, "chain_head": h})
+            + "\n"
+            for n, h in enumerate(heads)
+        )
+        + json.dumps({"kind": "state"})
+        + "\n"
+    )
+    before = tablectl(
+        "journal", "verify", "--state-dir", str(state), "--heads", str(tmp_path / "heads.jsonl")
+    )
     assert before.returncode == 0 and "heads: 6 match, 0 DIFFER" in before.stdout
     rewrite_award_and_rechain(state, 15, 4000)  # hand 3's award: 43 -> 4000
     with Journal.open_readonly(state) as j:
         assert j.verify(log=False).ok  # the chain alone cannot tell
-    after = tablectl("journal", "verify", "--state-dir", str(state),
-                     "--heads", str(tmp_path / "heads.jsonl"))
+    after = tablectl(
+        "journal", "verify", "--state-dir", str(state), "--heads", str(tmp_path / "heads.jsonl")
+    )
     assert after.returncode == 3
     assert "heads: 3 match, 3 DIFFER" in after.stdout  # hands 4-6 were sent after seq 15
     assert "1 line(s) without a head" in after.stdout
@@ -92,9 +110,11 @@ def test_heads_of_another_table_do_not_match(tmp_path: Path) -> None:
     state = tmp_path / "state"
     heads = play(state, 2)
     (tmp_path / "heads.jsonl").write_text(
-        json.dumps({"table_id": "T9", "chain_head": heads[0]}) + "\n")
-    result = tablectl("journal", "verify", "--state-dir", str(state),
-                      "--heads", str(tmp_path / "heads.jsonl"))
+        json.dumps({"table_id": "T9", "chain_head": heads[0]}) + "\n"
+    )
+    result = tablectl(
+        "journal", "verify", "--state-dir", str(state), "--heads", str(tmp_path / "heads.jsonl")
+    )
     assert result.returncode == 3 and "sent by table T9" in result.stdout
 
 
@@ -102,8 +122,11 @@ def test_a_changed_system_log_entry_breaks_the_chain(tmp_path: Path) -> None:
     state = tmp_path / "state"
     play(state, 3)
     conn = sqlite3.connect(state / "journal.sqlite3")
-    conn.execute("UPDATE system_log SET detail = ? WHERE kind = 'device_fault' AND id = "
-                 "(SELECT MIN(id) FROM system_log WHERE kind = 'device_fault')", ('{"x":1}',))
+    conn.execute(
+        "UPDATE system_log SET detail = ? WHERE kind = 'device_fault' AND id = "
+        "(SELECT MIN(id) FROM system_log WHERE kind = 'device_fault')",
+        ('{"x":1}',),
+    )
     conn.commit()
     conn.close()
     with Journal.open_readonly(state) as j:
@@ -139,8 +162,12 @@ def test_a_journal_from_before_the_log_chain_is_upgraded(tmp_path: Path) -> None
         assert j.verify(log=False).ok and j.last_seq == 5
     with Journal.open(state, CONFIG, table_id="T1") as j:
         assert j.fault is None and j.verify().ok
-        j.append({"type": "tick", "ms": 9}, accepted=True, by=None,
-                 outbox=[("casino/s/table/T1/events", "{}")])
+        j.append(
+            {"type": "tick", "ms": 9},
+            accepted=True,
+            by=None,
+            outbox=[("casino/s/table/T1/events", "{}")],
+        )
         head = j.chain_head()
     with Journal.open_readonly(state) as j:
         assert j.verify(log=False).ok
@@ -160,13 +187,21 @@ def test_the_daemon_sends_the_chain_head_with_every_hand_end(tmp_path: Path) -> 
             press(daemon, "FOLD")
             wait_for(lambda: view(daemon)["phase"] == "idle")
     conn = sqlite3.connect(tmp_path / "state" / "journal.sqlite3")
-    payloads = [row[0] for row in conn.execute(
-        "SELECT payload FROM outbox WHERE topic LIKE '%/hands' ORDER BY id")]
+    payloads = [
+        row[0]
+        for row in conn.execute("SELECT payload FROM outbox WHERE topic LIKE '%/hands' ORDER BY id")
+    ]
     conn.close()
     ends = [json.loads(p) for p in payloads if json.loads(p)["kind"] == "hand_end"]
     assert len(ends) == 3 and all(e["chain_head"].startswith("v1:") for e in ends)
     (tmp_path / "received.jsonl").write_text("".join(p + "\n" for p in payloads))
-    result = tablectl("journal", "verify", "--state-dir", str(tmp_path / "state"),
-                      "--heads", str(tmp_path / "received.jsonl"))
+    result = tablectl(
+        "journal",
+        "verify",
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--heads",
+        str(tmp_path / "received.jsonl"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "heads: 3 match, 0 DIFFER" in result.stdout

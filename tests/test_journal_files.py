@@ -29,10 +29,13 @@ def journal(tmp_path: Path) -> Iterator[Journal]:
 def made_as(path: Path) -> tuple[tuple[int, ...], list[tuple[str, str, str]]]:
     conn = sqlite3.connect(path)
     try:
-        pragmas = tuple(conn.execute(f"PRAGMA {name}").fetchone()[0]
-                        for name in ("application_id", "user_version", "auto_vacuum"))
-        tables = sorted(conn.execute(
-            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"))
+        pragmas = tuple(
+            conn.execute(f"PRAGMA {name}").fetchone()[0]
+            for name in ("application_id", "user_version", "auto_vacuum")
+        )
+        tables = sorted(
+            conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        )
         return pragmas, tables
     finally:
         conn.close()
@@ -65,8 +68,10 @@ def test_the_creation_settings_are_applied_in_one_place() -> None:
         tree = ast.parse(path.read_text())
         for func in ast.walk(tree):
             if isinstance(func, ast.FunctionDef) and any(
-                isinstance(n, ast.Name) and n.id in ("CREATION_PRAGMAS", "schema_statements")
-                and isinstance(n.ctx, ast.Load) for n in ast.walk(func)
+                isinstance(n, ast.Name)
+                and n.id in ("CREATION_PRAGMAS", "schema_statements")
+                and isinstance(n.ctx, ast.Load)
+                for n in ast.walk(func)
             ):
                 users.append(f"{path.stem}.{func.name}")
     assert users == ["files.begin_new_database"]

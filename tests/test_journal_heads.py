@@ -22,13 +22,22 @@ from tests.test_journal_anchors import play
 
 
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def heads_file(path: Path, heads: list[str]) -> Path:
-    path.write_text("".join(json.dumps({"kind": "hand_end", "table_id": "T1", "chain_head": h})
-                            + "\n" for h in heads))
+    path.write_text(
+        "".join(
+            json.dumps({"kind": "hand_end", "table_id": "T1", "chain_head": h}) + "\n"
+            for h in heads
+        )
+    )
     return path
 
 
@@ -56,11 +65,19 @@ def test_a_journal_with_its_last_hands_removed_fails_against_the_heads(tmp_path:
     assert result.returncode == 3, result.stdout
     assert "heads: 4 match, 0 DIFFER, 2 MISSING, 0 not checkable" in result.stdout
     assert "MISSING v1:24:" in result.stdout and "this journal ends at seq 20" in result.stdout
-    as_json = json.loads(tablectl("journal", "verify", "--state-dir", str(state), "--heads",
-                                  str(heads), "--json").stdout)
+    as_json = json.loads(
+        tablectl(
+            "journal", "verify", "--state-dir", str(state), "--heads", str(heads), "--json"
+        ).stdout
+    )
     assert [head for head, _ in as_json["heads"]["missing"]] == json.loads(
-        "[" + ",".join(json.dumps(json.loads(line)["chain_head"])
-                       for line in heads.read_text().splitlines()[4:]) + "]")
+        "["
+        + ",".join(
+            json.dumps(json.loads(line)["chain_head"])
+            for line in heads.read_text().splitlines()[4:]
+        )
+        + "]"
+    )
 
 
 def test_system_log_entries_removed_from_the_end_fail_against_the_heads(tmp_path: Path) -> None:
@@ -68,8 +85,7 @@ def test_system_log_entries_removed_from_the_end_fail_against_the_heads(tmp_path
     the events kept: the heads sent after them name entries the journal lacks."""
     state = tmp_path / "state"
     heads = heads_file(tmp_path / "heads.jsonl", play(state, 6))
-    last_head_log = int(json.loads(heads.read_text().splitlines()[-1])["chain_head"]
-                        .split(":")[2])
+    last_head_log = int(json.loads(heads.read_text().splitlines()[-1])["chain_head"].split(":")[2])
     with sqlite3.connect(state / "journal.sqlite3") as conn:
         conn.execute("DELETE FROM system_log WHERE id >= ?", (last_head_log,))
     result = tablectl("journal", "verify", "--state-dir", str(state), "--heads", str(heads))
@@ -84,17 +100,21 @@ def test_an_older_copy_of_the_journal_is_told_apart_from_tampering(tmp_path: Pat
     heads = heads_file(tmp_path / "heads.jsonl", play(state, 6))
     early = tmp_path / "early"
     shutil.copytree(state, early)
-    remove_after(early, 15, last_log=int(json.loads(heads.read_text().splitlines()[3])
-                                         ["chain_head"].split(":")[2]))
+    remove_after(
+        early,
+        15,
+        last_log=int(json.loads(heads.read_text().splitlines()[3])["chain_head"].split(":")[2]),
+    )
     full = tablectl("journal", "verify", "--state-dir", str(state), "--heads", str(heads))
     old = tablectl("journal", "verify", "--state-dir", str(early), "--heads", str(heads))
     assert "0 MISSING" in full.stdout
     assert "3 MISSING" in old.stdout and "taken before that hand ended" in old.stdout
 
 
-@pytest.mark.skipif(find_mosquitto() is None or shutil.which("mosquitto_sub") is None,
-                    reason="mosquitto and mosquitto_sub (apt-get install mosquitto "
-                           "mosquitto-clients) are needed")
+@pytest.mark.skipif(
+    find_mosquitto() is None or shutil.which("mosquitto_sub") is None,
+    reason="mosquitto and mosquitto_sub (apt-get install mosquitto mosquitto-clients) are needed",
+)
 @pytest.mark.parametrize("verbose", [True, False])
 def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose: bool) -> None:
     """`mosquitto_sub -v` prints each message as "TOPIC PAYLOAD": every line was taken for
@@ -105,13 +125,28 @@ def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose:
     received = tmp_path / "received.txt"
     try:
         with received.open("w") as out:
-            sub = subprocess.Popen(["mosquitto_sub", "-h", broker.host, "-p", str(broker.port),
-                                    "-q", "1", "-t", "casino/#", *(["-v"] if verbose else [])],
-                                   stdout=out, stderr=subprocess.DEVNULL)
+            sub = subprocess.Popen(
+                [
+                    "mosquitto_sub",
+                    "-h",
+                    broker.host,
+                    "-p",
+                    str(broker.port),
+                    "-q",
+                    "1",
+                    "-t",
+                    "casino/#",
+                    *(["-v"] if verbose else []),
+                ],
+                stdout=out,
+                stderr=subprocess.DEVNULL,
+            )
             try:
                 config = write_config(tmp_path)
-                config.write_text(config.read_text() + f"floor: {{site: lv, host: {broker.host},"
-                                                        f" port: {broker.port}}}\n")
+                config.write_text(
+                    config.read_text() + f"floor: {{site: lv, host: {broker.host},"
+                    f" port: {broker.port}}}\n"
+                )
                 time.sleep(0.5)  # the subscription is in place
                 with running(config) as daemon:
                     seat_players(daemon, {2: "ana", 5: "luis"})
@@ -120,8 +155,10 @@ def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose:
                         wait_for(lambda: view(daemon)["phase"] == "preflop")
                         press(daemon, "FOLD")
                         wait_for(lambda: view(daemon)["phase"] == "idle")
-                    wait_for(lambda: received.read_text().count('"hand_end"') == 3,
-                             what="three hand_end messages at mosquitto_sub")
+                    wait_for(
+                        lambda: received.read_text().count('"hand_end"') == 3,
+                        what="three hand_end messages at mosquitto_sub",
+                    )
             finally:
                 sub.terminate()
                 sub.wait(10)
@@ -129,7 +166,8 @@ def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose:
         broker.kill()
     lines = received.read_text().splitlines()
     assert len(lines) > 3 and all(line.startswith("casino/") == verbose for line in lines)
-    result = tablectl("journal", "verify", "--state-dir", str(tmp_path / "state"),
-                      "--heads", str(received))
+    result = tablectl(
+        "journal", "verify", "--state-dir", str(tmp_path / "state"), "--heads", str(received)
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "heads: 3 match, 0 DIFFER, 0 MISSING, 0 not checkable" in result.stdout

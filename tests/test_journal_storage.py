@@ -29,8 +29,11 @@ def _mount(point: Path, size: str) -> bool:
     if os.geteuid() != 0:
         return False
     point.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(point)],
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(point)],
+        capture_output=True,
+        check=False,
+    )
     return done.returncode == 0
 
 
@@ -42,16 +45,18 @@ def small_fs(tmp_path: Path) -> Iterator[Path]:
     try:
         yield point
     finally:
-        subprocess.run(["mount", "-o", "remount,rw", str(point)], capture_output=True,
-                       check=False)
+        subprocess.run(["mount", "-o", "remount,rw", str(point)], capture_output=True, check=False)
         subprocess.run(["umount", "-l", str(point)], capture_output=True, check=False)
 
 
 def with_events(directory: Path, count: int = 100) -> None:
     with Journal.open(directory, CONFIG, table_id="T1") as j:
         for n in range(1, count + 1):
-            j.append({"type": "sit", "seat": n % 9 + 1, "player": f"p{n}", "chips": 100},
-                     accepted=True, by="d")
+            j.append(
+                {"type": "sit", "seat": n % 9 + 1, "player": f"p{n}", "chips": 100},
+                accepted=True,
+                by="d",
+            )
 
 
 def fill_up(point: Path) -> None:
@@ -66,8 +71,13 @@ def fill_up(point: Path) -> None:
 
 
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_starting_on_a_full_disk_is_a_storage_fault_not_corruption(small_fs: Path) -> None:

@@ -35,8 +35,13 @@ def sit(n: int) -> dict[str, object]:
 def fill(j: Journal, count: int) -> None:
     for _ in range(count):
         n = j.last_seq + 1
-        j.append(sit(n), accepted=True, by="dealer-7", hand=n // 8,
-                 snapshot=json.dumps({"after": n}) if n % 50 == 0 else None)
+        j.append(
+            sit(n),
+            accepted=True,
+            by="dealer-7",
+            hand=n // 8,
+            snapshot=json.dumps({"after": n}) if n % 50 == 0 else None,
+        )
 
 
 def crashed_after(directory: Path, target: Path, count: int, table_id: str = "T1") -> None:
@@ -64,8 +69,13 @@ def detect(directory: Path, table_id: str | None = "T1") -> JournalIntegrityErro
 
 
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def flip(path: Path, offset: int) -> None:
@@ -144,7 +154,9 @@ def test_one_lost_copy_is_a_warning_and_is_rewritten(tmp_path: Path) -> None:
     with Journal.open(directory, CONFIG, table_id="T1") as j:
         result = j.verify()
         assert result.ok and "journal.ack.mirror is missing" in result.warnings[0]
-    assert (directory / "journal.ack.mirror").read_bytes() == (directory / "journal.ack").read_bytes()
+    assert (directory / "journal.ack.mirror").read_bytes() == (
+        directory / "journal.ack"
+    ).read_bytes()
     with Journal.open(directory, CONFIG, table_id="T1") as j:
         assert j.verify().warnings == ()
 

@@ -56,8 +56,12 @@ Journal.open(Path(sys.argv[1]), sys.argv[2], allow_config_change=True, table_id=
 @pytest.fixture(scope="module")
 def first_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     try:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", FIRST_RELEASE, "controller"],
-                                 capture_output=True, check=True, timeout=60).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", FIRST_RELEASE, "controller"],
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout
     except (OSError, subprocess.SubprocessError) as error:
         pytest.skip(f"the first release ({FIRST_RELEASE}) is not in this checkout: {error}")
     tree = tmp_path_factory.mktemp("first-release")
@@ -70,9 +74,14 @@ def legacy_journal(first_release: Path, directory: Path, how: str) -> None:
     """EVENTS events, each with a floor message, written by the first release; ``how`` is
     "crash" (SIGKILL: the events only in the WAL) or "close"."""
     env = {**os.environ, "PYTHONPATH": str(first_release)}
-    done = subprocess.run([sys.executable, "-c", WRITER, str(directory), CONFIG, str(EVENTS), how],
-                          env=env, cwd=first_release, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", WRITER, str(directory), CONFIG, str(EVENTS), how],
+        env=env,
+        cwd=first_release,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == (-signal.SIGKILL if how == "crash" else 0), done.stderr
     assert len((directory / "journal.ack").read_bytes()) == 52  # the first release's mark
     assert not (directory / "journal.ack.mirror").exists()
@@ -80,8 +89,10 @@ def legacy_journal(first_release: Path, directory: Path, how: str) -> None:
 
 def floor_messages(directory: Path) -> list[tuple[int, str]]:
     with sqlite3.connect(directory / "journal.sqlite3") as sql:
-        return [(int(seq), str(payload)) for seq, payload in
-                sql.execute("SELECT seq, payload FROM outbox ORDER BY id")]
+        return [
+            (int(seq), str(payload))
+            for seq, payload in sql.execute("SELECT seq, payload FROM outbox ORDER BY id")
+        ]
 
 
 @pytest.mark.parametrize("how", ["crash", "close"])
@@ -92,17 +103,26 @@ def test_a_first_release_journal_with_floor_messages_opens_and_verifies(
     of them in its events) was a broken chain at seq 1: play locked at the first start."""
     directory = tmp_path / "state"
     legacy_journal(first_release, directory, how)
-    shown = subprocess.run([sys.executable, "-m", "controller", "journal", "verify",
-                            "--state-dir", str(directory)], capture_output=True, text=True,
-                           timeout=60, cwd=ROOT)
+    shown = subprocess.run(
+        [sys.executable, "-m", "controller", "journal", "verify", "--state-dir", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert f"{directory}: OK" in shown.stdout, shown.stdout + shown.stderr
     with Journal.open(directory, CONFIG, allow_config_change=True, table_id="T1") as j:
         assert j.fault is None
         assert j.verify().ok, j.verify().summary()
         for _ in range(5):
             s = j.last_seq + 1
-            j.append({"type": "sit", "seat": 1, "player": f"p{s}", "chips": 100}, accepted=True,
-                     by="dealer-7", hand=s // 8, outbox=[("casino/main/table/T1/event", f"{s}")])
+            j.append(
+                {"type": "sit", "seat": 1, "player": f"p{s}", "chips": 100},
+                accepted=True,
+                by="dealer-7",
+                hand=s // 8,
+                outbox=[("casino/main/table/T1/event", f"{s}")],
+            )
     with Journal.open(directory, CONFIG, allow_config_change=True, table_id="T1") as j:
         assert j.fault is None and j.verify().ok and j.last_seq == EVENTS + 5
     assert len(floor_messages(directory)) == EVENTS + 5
@@ -149,8 +169,10 @@ def test_a_sigkill_at_any_moment_of_the_upgrade_faults_nothing_and_loses_nothing
             result = j.verify()
             assert result.ok, (attempt, result.summary())
             assert j.last_seq == EVENTS
-            events = [json.loads(r.event)["player"] if isinstance(r.event, str)
-                      else r.event["player"] for r in j.iter_events()]
+            events = [
+                json.loads(r.event)["player"] if isinstance(r.event, str) else r.event["player"]
+                for r in j.iter_events()
+            ]
         assert events == [f"p{s}" for s in range(1, EVENTS + 1)]
         assert floor_messages(directory) == expected
 
@@ -168,10 +190,25 @@ def test_the_upgrade_never_has_an_ack_mark_copy_half_written(
     directory = tmp_path / "state"
     legacy_journal(first_release, directory, "crash")
     trace = tmp_path / "trace"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(trace), "-e",
-                    "trace=openat,write,pwrite64,ftruncate,fsync,fdatasync,rename,renameat,"
-                    "renameat2,close", sys.executable, "-c", OPENER, str(directory), CONFIG],
-                   check=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-o",
+            str(trace),
+            "-e",
+            "trace=openat,write,pwrite64,ftruncate,fsync,fdatasync,rename,renameat,renameat2,close",
+            sys.executable,
+            "-c",
+            OPENER,
+            str(directory),
+            CONFIG,
+        ],
+        check=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     names = {"journal.ack", "journal.ack.mirror", "journal.ack.new", "journal.ack.mirror.new"}
     fds: dict[tuple[str, str], str] = {}
     steps: list[tuple[str, str]] = []  # (what, file)
@@ -191,12 +228,17 @@ def test_the_upgrade_never_has_an_ack_mark_copy_half_written(
         closed = re.match(r"close\((\d+)\)", call)
         if closed:
             fds.pop((pid, closed.group(1)), None)
-    done = next((i for i, step in enumerate(steps) if step == ("rename", "journal.ack.mirror")),
-                len(steps) - 1)
-    upgrade = steps[:done + 1]
+    done = next(
+        (i for i, step in enumerate(steps) if step == ("rename", "journal.ack.mirror")),
+        len(steps) - 1,
+    )
+    upgrade = steps[: done + 1]
     assert upgrade == [
-        ("write", "journal.ack.new"), ("fsync", "journal.ack.new"), ("rename", "journal.ack"),
-        ("write", "journal.ack.mirror.new"), ("fsync", "journal.ack.mirror.new"),
+        ("write", "journal.ack.new"),
+        ("fsync", "journal.ack.new"),
+        ("rename", "journal.ack"),
+        ("write", "journal.ack.mirror.new"),
+        ("fsync", "journal.ack.mirror.new"),
         ("rename", "journal.ack.mirror"),
     ], steps
     with Journal.open(directory, CONFIG, allow_config_change=True, table_id="T1") as j:

@@ -37,8 +37,10 @@ def test_the_keypad_and_display_name_a_draw_games_round() -> None:
     from controller.rules.text import render
     from controller.rules.view import display_lines
 
-    t = table(THREE + keys("NEXT CHECK CHECK CHECK"),
-              {"game": {"structure": "fixed_limit", "form": "triple_draw"}})
+    t = table(
+        THREE + keys("NEXT CHECK CHECK CHECK"),
+        {"game": {"structure": "fixed_limit", "form": "triple_draw"}},
+    )
     assert t.state.phase == "draw1"
     assert display_lines(t) == ["DRAW 1: SEAT 2 TO ACT", "CHECK"]
     assert display_lines(t, "es") == ["DESCARTE 1: HABLA EL ASIENTO 2", "PASA"]
@@ -81,8 +83,10 @@ def test_a_player_seated_without_a_card_gets_a_generated_name() -> None:
 
 
 def test_supervisor_events_are_by_the_supervisor() -> None:
-    t = table(THREE + keys("FUNC 8 1 2 0 7 ENTER NEXT FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 1"),
-              pin_verifier=verifier)
+    t = table(
+        THREE + keys("FUNC 8 1 2 0 7 ENTER NEXT FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 1"),
+        pin_verifier=verifier,
+    )
     step = pad.translate(t, parse_event({"type": "key", "key": "ENTER"}))  # type: ignore[arg-type]
     assert step.event is not None and step.event.by == "1042"
 
@@ -130,21 +134,47 @@ def test_the_verifier_is_asked_once_per_check() -> None:
 @pytest.mark.parametrize("key", pad.KEYS)
 def test_every_key_is_read_or_refused_in_every_entry(key: str) -> None:
     """No key crashes the grammar, whatever entry is open."""
-    openers = ["", "FUNC", "BET", "5", "FUNC 1", "FUNC 1 3 ENTER", "FUNC 1 3 ENTER 2 0 0 ENTER",
-               "FUNC 1 3 ENTER 2 0 0 ENTER ENTER", "FUNC 2", "FUNC 3",
-               "FUNC 2 5 ENTER FUNC 3 5 ENTER",
-               "FUNC 4", "FUNC 4 5 ENTER", "FUNC 5", "FUNC 5 5 ENTER", "FUNC 6",
-               "FUNC 6 5 ENTER", "FUNC 6 5 ENTER 6 ENTER", "FUNC 8", "FUNC 9", "FUNC 9 5 ENTER",
-               "FUNC 0", "FUNC 0 1 ENTER", "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER",
-               "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 3", "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4",
-               "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4 2 5 ENTER"]
+    openers = [
+        "",
+        "FUNC",
+        "BET",
+        "5",
+        "FUNC 1",
+        "FUNC 1 3 ENTER",
+        "FUNC 1 3 ENTER 2 0 0 ENTER",
+        "FUNC 1 3 ENTER 2 0 0 ENTER ENTER",
+        "FUNC 2",
+        "FUNC 3",
+        "FUNC 2 5 ENTER FUNC 3 5 ENTER",
+        "FUNC 4",
+        "FUNC 4 5 ENTER",
+        "FUNC 5",
+        "FUNC 5 5 ENTER",
+        "FUNC 6",
+        "FUNC 6 5 ENTER",
+        "FUNC 6 5 ENTER 6 ENTER",
+        "FUNC 8",
+        "FUNC 9",
+        "FUNC 9 5 ENTER",
+        "FUNC 0",
+        "FUNC 0 1 ENTER",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 3",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4 2 5 ENTER",
+    ]
     for opener in openers:
-        _press_or_refuse(table(THREE + keys("NEXT") + keys(opener), pin_verifier=verifier),
-                         key, opener)
+        _press_or_refuse(
+            table(THREE + keys("NEXT") + keys(opener), pin_verifier=verifier), key, opener
+        )
     transfer = "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 7"
-    for opener in [transfer, f"{transfer} 2 ENTER", f"{transfer} 2 ENTER 5 ENTER",
-                   f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER",
-                   f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER 1"]:  # between hands
+    for opener in [
+        transfer,
+        f"{transfer} 2 ENTER",
+        f"{transfer} 2 ENTER 5 ENTER",
+        f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER",
+        f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER 1",
+    ]:  # between hands
         _press_or_refuse(table(THREE + keys(opener), pin_verifier=verifier), key, opener)
     for opener in ["", "2", "FUNC 7", "FUNC 7 5 ENTER"]:  # at the showdown
         t = table(THREE + keys("NEXT ALLIN ALLIN CHECK") + keys(opener), pin_verifier=verifier)

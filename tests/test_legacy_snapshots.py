@@ -29,8 +29,6 @@ def test_a_legacy_snapshot_loads_and_plays_on_as_before(case: dict) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"seed{c['seed']}" for c in CASES])
-def test_an_undo_recorded_in_a_legacy_snapshot_takes_the_action_back_as_before(
-    case: dict
-) -> None:
+def test_an_undo_recorded_in_a_legacy_snapshot_takes_the_action_back_as_before(case: dict) -> None:
     table = Table(settings_from(case["settings"]), TableState.from_dict(case["snapshot"]))
     assert play_on(table, [{"type": "undo"}]) == case["undo"]

@@ -23,11 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_defaults_follow_the_order_of_precedence() -> None:
-    t = table(THREE + keys("NEXT CLOCK") + [
-        {"type": "sit", "seat": 4, "player": "new", "chips": 500},
-        {"type": "sit", "seat": 6, "player": "away", "chips": 500},
-        {"type": "sit_out", "seat": 6},
-    ])
+    t = table(
+        THREE
+        + keys("NEXT CLOCK")
+        + [
+            {"type": "sit", "seat": 4, "player": "new", "chips": 500},
+            {"type": "sit", "seat": 6, "player": "away", "chips": 500},
+            {"type": "sit_out", "seat": 6},
+        ]
+    )
     view = state_view(t)
     lights = seat_patterns(view, 9)
     assert lights[8] == "slow_blink"  # on the clock
@@ -82,22 +86,33 @@ def test_dealer_lines() -> None:
     assert said is not None and refused.value.message == "MIN RAISE TO 20"
     assert dealer_lines(view, refusal=said) == ("SEAT 8 TO ACT", "NO: MIN RAISE TO 20")
     assert dealer_lines(view, language="es", refusal=said) == (
-        "HABLA EL ASIENTO 8", "NO: MINIMO SUBIR A 20")
+        "HABLA EL ASIENTO 8",
+        "NO: MINIMO SUBIR A 20",
+    )
     # a malformed line's English is shown as it is, in every language
     assert dealer_lines(view, language="es", refusal="MISSING FIELD 'seat'") == (
-        "HABLA EL ASIENTO 8", "NO: MISSING FIELD 'seat'")
-    long = msg("refuse.may_only", seat=4, only=phrase("word.call_or_fold"),
-               reason=phrase("reason.no_answer"))
+        "HABLA EL ASIENTO 8",
+        "NO: MISSING FIELD 'seat'",
+    )
+    long = msg(
+        "refuse.may_only",
+        seat=4,
+        only=phrase("word.call_or_fold"),
+        reason=phrase("reason.no_answer"),
+    )
     top, bottom = dealer_lines(view, refusal=long)
     assert (top + " " + bottom) == "NO: " + render(long) and len(top) <= 40 and len(bottom) <= 40
     top, bottom = dealer_lines(view, language="es", refusal=long)
-    assert top + " " + bottom == ("NO: EL ASIENTO 4 SOLO PUEDE IGUALAR O NO IR: "
-                                  "NADIE PUEDE RESPONDER A UNA SUBIDA")
+    assert top + " " + bottom == (
+        "NO: EL ASIENTO 4 SOLO PUEDE IGUALAR O NO IR: NADIE PUEDE RESPONDER A UNA SUBIDA"
+    )
     assert dealer_lines(view, fault="JOURNAL CHECK FAILED")[0] == "FAULT: JOURNAL CHECK FAILED"
     assert dealer_lines(view, expired=(8, "fold")) == ("TIME: SEAT 8 FOLD", "SEAT 8 TO ACT")
     # an alert during the betting keeps who is to act and the call on the first line
     assert dealer_lines(view, alerts=[msg("puck.move", seat=4)]) == (
-        "SEAT 8 TO ACT: CALL 10", "MOVE BUTTON TO SEAT 4")
+        "SEAT 8 TO ACT: CALL 10",
+        "MOVE BUTTON TO SEAT 4",
+    )
     t = table(THREE + keys("NEXT BET 3"))
     assert dealer_lines(state_view(t), language="es") == ("ASIENTO 8 APUESTA/SUBE A", "3_")
 
@@ -107,11 +122,14 @@ def test_an_entry_being_keyed_keeps_both_lines_over_an_alert() -> None:
     supervisor's options 4-7, say) was hidden behind the alert. While an entry is
     keyed its two lines stay; the alert comes back when it ends."""
     pins = {"1042": "2468"}
-    t = table(keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER"),
-              pin_verifier=lambda s, p: pins.get(s) == p)
+    t = table(
+        keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER"), pin_verifier=lambda s, p: pins.get(s) == p
+    )
     alert = [msg("puck.place", seat=8)]
     assert dealer_lines(state_view(t), alerts=alert) == (
-        "1 VOID HAND  2 UNDO LAST ACTION", "3 DEALT IN ERROR  NEXT: MORE")
+        "1 VOID HAND  2 UNDO LAST ACTION",
+        "3 DEALT IN ERROR  NEXT: MORE",
+    )
     t = table(THREE + keys("NEXT BET 4"))
     assert dealer_lines(state_view(t), alerts=alert) == ("SEAT 8 BET/RAISE TO", "4_")
     t = table(THREE)
@@ -138,8 +156,9 @@ def test_the_pattern_names_are_listed_only_by_the_drivers() -> None:
                     items = list(node.elts)
                 elif isinstance(node, ast.Dict):
                     items = list(node.keys)
-                written = {i.value for i in items
-                           if isinstance(i, ast.Constant) and i.value in names}
+                written = {
+                    i.value for i in items if isinstance(i, ast.Constant) and i.value in names
+                }
                 if len(written) >= 2:
                     lists.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert lists == []
@@ -153,12 +172,20 @@ def test_a_payout_under_an_alert_keeps_its_page() -> None:
     alert = [msg("puck.move", seat=2)]
     assert dealer_lines(state_view(t)) == ("PAY SEAT 5: 1800", "MAIN POT 1/2  NEXT: MORE")
     assert dealer_lines(state_view(t), alerts=alert) == (
-        "MOVE BUTTON TO SEAT 2", "PAY SEAT 5: 1800 (1/2)")
-    assert dealer_lines(state_view(t), alerts=alert, language="es")[1] == \
-        "PAGUE AL ASIENTO 5: 1800 (1/2)"
+        "MOVE BUTTON TO SEAT 2",
+        "PAY SEAT 5: 1800 (1/2)",
+    )
+    assert (
+        dealer_lines(state_view(t), alerts=alert, language="es")[1]
+        == "PAGUE AL ASIENTO 5: 1800 (1/2)"
+    )
     feed(t, keys("NEXT"))
     assert dealer_lines(state_view(t), alerts=alert) == (
-        "MOVE BUTTON TO SEAT 2", "PAY SEAT 2: 800 (2/2)")
+        "MOVE BUTTON TO SEAT 2",
+        "PAY SEAT 2: 800 (2/2)",
+    )
     one = table(THREE + keys("NEXT FOLD FOLD"))  # one payout: NEXT deals, no page
-    assert dealer_lines(state_view(one), alerts=alert) == ("MOVE BUTTON TO SEAT 2",
-                                                          "PAY SEAT 5: 10")
+    assert dealer_lines(state_view(one), alerts=alert) == (
+        "MOVE BUTTON TO SEAT 2",
+        "PAY SEAT 5: 10",
+    )

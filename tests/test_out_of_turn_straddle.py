@@ -37,17 +37,23 @@ def out_of_turn_keys(c: rules_fuzz.Chooser, table: Table) -> list[dict[str, Any]
         return []
     seat = c.pick(others)
     digits = [{"type": "key", "key": k} for k in str(seat)]
-    return c.pick((
-        [{"type": "act", "seat": seat, "action": "call"}],
-        [{"type": "act", "seat": seat, "action": "check"}],
-        [{"type": "act", "seat": seat, "action": "call", "to": h.current_bet}],
-        [{"type": "act", "seat": seat, "action": "raise", "to": 2 * big}],
-        [{"type": "act", "seat": seat, "action": "all_in"}],
-        [{"type": "push", "seat": seat, "chips": c.pick(([big], [2 * big], [big, big]))}],
-        [*digits, {"type": "key", "key": c.pick(("CHECK", "FOLD", "ALLIN"))}],
-        [*digits, {"type": "key", "key": "BET"},
-         *({"type": "key", "key": k} for k in str(2 * big)), {"type": "key", "key": "ENTER"}],
-    ))
+    return c.pick(
+        (
+            [{"type": "act", "seat": seat, "action": "call"}],
+            [{"type": "act", "seat": seat, "action": "check"}],
+            [{"type": "act", "seat": seat, "action": "call", "to": h.current_bet}],
+            [{"type": "act", "seat": seat, "action": "raise", "to": 2 * big}],
+            [{"type": "act", "seat": seat, "action": "all_in"}],
+            [{"type": "push", "seat": seat, "chips": c.pick(([big], [2 * big], [big, big]))}],
+            [*digits, {"type": "key", "key": c.pick(("CHECK", "FOLD", "ALLIN"))}],
+            [
+                *digits,
+                {"type": "key", "key": "BET"},
+                *({"type": "key", "key": k} for k in str(2 * big)),
+                {"type": "key", "key": "ENTER"},
+            ],
+        )
+    )
 
 
 def key(record: dict[str, Any]) -> tuple[Any, ...]:
@@ -58,14 +64,26 @@ def play_hands(seed: int) -> int:
     """Random hands on a random table; the number of straddles after a record."""
     c = rules_fuzz.RandomChooser(random.Random(seed))
     settings = rules_fuzz.random_settings(c)
-    settings = replace(settings, seats=c.pick((4, 6, 9)), game=replace(
-        settings.game, out_of_turn="record", straddle=True, straddle_in_limit=True))
+    settings = replace(
+        settings,
+        seats=c.pick((4, 6, 9)),
+        game=replace(settings.game, out_of_turn="record", straddle=True, straddle_in_limit=True),
+    )
     table = Table(settings)
     for index in range(c.integer(3, settings.seats)):
         chips = settings.game.big_blind * c.pick((3, 10, 100))
         with contextlib.suppress(Refusal):
-            table.apply(parse_event({"type": "sit", "seat": index + 1, "entry": "post",
-                                     "player": rules_fuzz.NAMES[index], "chips": chips}))
+            table.apply(
+                parse_event(
+                    {
+                        "type": "sit",
+                        "seat": index + 1,
+                        "entry": "post",
+                        "player": rules_fuzz.NAMES[index],
+                        "chips": chips,
+                    }
+                )
+            )
     straddles_after_records = 0
     for _ in range(5):
         try:
@@ -108,11 +126,15 @@ def play_hands(seed: int) -> int:
                         straddled = True
                         straddles_after_records += bool(keyed)
                     elif isinstance(effect, OutOfTurnSettled) and effect.binding:
-                        record = [r for r in now.out_of_turn
-                                  if r["seat"] == effect.seat and r["status"] == "bound"][-1]
+                        record = [
+                            r
+                            for r in now.out_of_turn
+                            if r["seat"] == effect.seat and r["status"] == "bound"
+                        ][-1]
                         assert not (straddled and keyed[key(record)]), (
                             f"seed {seed}: seat {effect.seat}'s record keyed before the "
-                            f"straddle bound after {obj}")
+                            f"straddle bound after {obj}"
+                        )
                 if table.state.hand is not None and table.state.hand.number == now.number:
                     held = {key(r) for r in table.state.hand.out_of_turn}
                     lost = set(keyed) - held

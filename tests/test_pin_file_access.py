@@ -40,13 +40,16 @@ def pin_file(path: Path, mode: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("mode", "words"), [
-    (0o666, "anyone can write it"),
-    (0o664, "its group can write it"),
-    (0o620, "its group can write it"),
-    (0o644, "anyone can read it"),
-    (0o602, "anyone can write it"),
-])
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        (0o666, "anyone can write it"),
+        (0o664, "its group can write it"),
+        (0o620, "its group can write it"),
+        (0o644, "anyone can read it"),
+        (0o602, "anyone can write it"),
+    ],
+)
 def test_a_pin_file_others_may_write_or_read_is_refused(
     tmp_path: Path, mode: int, words: str
 ) -> None:
@@ -99,8 +102,11 @@ def test_the_daemon_says_an_unsafe_pin_file_and_plays_on(
         assert keypad["entry"]["step"] == "menu"
         assert "pin_failures" not in keypad  # the unavailable check cost no try
     with Journal.open_readonly(tmp_path / "state") as journal:
-        assert [r.event.get("pin_ok") for r in journal.iter_events()
-                if r.event.get("key") == "ENTER" and "pin_ok" in r.event] == [True]
+        assert [
+            r.event.get("pin_ok")
+            for r in journal.iter_events()
+            if r.event.get("key") == "ENTER" and "pin_ok" in r.event
+        ] == [True]
 
 
 # -- as the installed system: root sets PINs, the service user reads them ----------------
@@ -118,8 +124,15 @@ PYTHONS = [sys.executable, "/usr/bin/python3"]  # the first one a scratch user m
 
 def _run_as(user: pwd.struct_passwd, code: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PYTHONS[0], "-c", code, *args], user=user.pw_uid, group=user.pw_gid,
-        extra_groups=[], capture_output=True, text=True, cwd="/", timeout=60, check=False,
+        [PYTHONS[0], "-c", code, *args],
+        user=user.pw_uid,
+        group=user.pw_gid,
+        extra_groups=[],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=60,
+        check=False,
         env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
     )
 
@@ -135,9 +148,20 @@ def accounts() -> Iterator[Accounts]:
     base = Path(tempfile.mkdtemp(prefix="pinfile-"))
     try:
         for name in names:
-            subprocess.run(["useradd", "--system", "--user-group", "--no-create-home",
-                            "--shell", "/usr/sbin/nologin", name], check=True,
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                [
+                    "useradd",
+                    "--system",
+                    "--user-group",
+                    "--no-create-home",
+                    "--shell",
+                    "/usr/sbin/nologin",
+                    name,
+                ],
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
             made.append(name)
         base.chmod(0o755)
         users = Accounts(pwd.getpwnam(names[0]), pwd.getpwnam(names[1]), base)
@@ -153,8 +177,10 @@ def accounts() -> Iterator[Accounts]:
                 problems.append(f"{python}: {probe.stderr.strip().splitlines()[-1:]}")
             PYTHONS.pop(0)
         if not PYTHONS:
-            pytest.skip(f"no Python the scratch user may run imports the project from "
-                        f"{ROOT}: {'; '.join(problems)}")
+            pytest.skip(
+                f"no Python the scratch user may run imports the project from "
+                f"{ROOT}: {'; '.join(problems)}"
+            )
         yield users
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -162,8 +188,10 @@ def accounts() -> Iterator[Accounts]:
             subprocess.run(["userdel", name], check=False, capture_output=True, timeout=60)
 
 
-READ = ("import sys; from controller.supervisor_pins import PinFile; "
-        "print(PinFile(sys.argv[1])(sys.argv[2], sys.argv[3]))")
+READ = (
+    "import sys; from controller.supervisor_pins import PinFile; "
+    "print(PinFile(sys.argv[1])(sys.argv[2], sys.argv[3]))"
+)
 WRITE = "import sys; open(sys.argv[1], 'a').close()"
 
 
@@ -175,7 +203,8 @@ def _pin_set(path: Path, supervisor: str, pin: str, monkeypatch: pytest.MonkeyPa
 
 
 def test_sudo_pin_set_leaves_a_file_the_service_reads_and_no_one_else_writes(
-    accounts: Accounts, monkeypatch: pytest.MonkeyPatch,
+    accounts: Accounts,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     service, other = accounts.service, accounts.other
     etc = accounts.base / "etc-table-controller"  # as install.md makes it

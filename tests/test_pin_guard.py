@@ -50,8 +50,9 @@ def test_pin_digits_are_journalled_hidden_and_replay_without_the_pin_file(
     assert rec.table.state.keypad["entry"] == SUPERVISOR_MENU
     recorded = journalled_keys(rec)
     # the id in the clear, the PIN hidden, the verdict on the ENTER that ends it
-    assert [k["key"] for k in recorded] == \
-        ["FUNC", "0", "1", "0", "4", "2", "ENTER"] + [HIDDEN_DIGIT] * 4 + ["ENTER"]
+    assert [k["key"] for k in recorded] == ["FUNC", "0", "1", "0", "4", "2", "ENTER"] + [
+        HIDDEN_DIGIT
+    ] * 4 + ["ENTER"]
     assert [k.get("pin_ok") for k in recorded][-1] is True
     assert all("pin_ok" not in k for k in recorded[:-1])
     rec.journal.close()
@@ -124,8 +125,10 @@ def test_the_hidden_digit_is_only_a_pin_digit() -> None:
         t2 = table(THREE + where, pin_verifier=verifier)
         with pytest.raises(Refusal) as refused:
             t2.check(parse_event({"type": "key", "key": HIDDEN_DIGIT}))
-        assert (refused.value.code, refused.value.message) == \
-            ("bad_key", "A HIDDEN DIGIT ONLY IN A PIN")
+        assert (refused.value.code, refused.value.message) == (
+            "bad_key",
+            "A HIDDEN DIGIT ONLY IN A PIN",
+        )
     for key in keys("FUNC 0 1 0 4 2 ENTER") + keys("* * * *"):
         t.apply(parse_event(key))
     with pytest.raises(Refusal) as refused:

@@ -29,8 +29,10 @@ MAX_EXCLUDED = 0.15
 def test_same_final_stacks_as_pokerkit(name: str) -> None:
     tally, mismatches = run_draw(HANDS, seed=20261201, name=name)
     excluded = {kind: tally[kind] for kind in EXCLUSIONS if tally[kind]}
-    print(f"\n{name}: {HANDS} hands: {tally['agree']} agree, {sum(excluded.values())} "
-          f"excluded {excluded}, {len(mismatches)} mismatches")
+    print(
+        f"\n{name}: {HANDS} hands: {tally['agree']} agree, {sum(excluded.values())} "
+        f"excluded {excluded}, {len(mismatches)} mismatches"
+    )
     assert sum(tally.values()) == HANDS
     assert not mismatches, "\n\n".join(
         f"{m.detail}\n" + "\n".join(f"  {e}" for e in m.events) for m in mismatches[:5]

@@ -37,8 +37,10 @@ MAX_EXCLUDED = 0.10
 def test_same_final_stacks_as_pokerkit() -> None:
     tally, mismatches = run(HANDS, seed=20260101)
     excluded = {kind: tally[kind] for kind in EXCLUSIONS if tally[kind]}
-    print(f"\n{HANDS} hands: {tally['agree']} agree, {sum(excluded.values())} excluded, "
-          f"{len(mismatches)} mismatches")
+    print(
+        f"\n{HANDS} hands: {tally['agree']} agree, {sum(excluded.values())} excluded, "
+        f"{len(mismatches)} mismatches"
+    )
     for kind, count in sorted(excluded.items(), key=lambda item: -item[1]):
         print(f"  excluded {kind}: {count} ({EXCLUSIONS[kind][:60]}...)")
     assert sum(tally.values()) == HANDS
@@ -49,6 +51,7 @@ def test_same_final_stacks_as_pokerkit() -> None:
 
 
 # -- each exclusion, shown on both engines ------------------------------------------
+
 
 def _table(structure: str, small: int, big: int, stacks: dict[int, int]) -> Table:
     table = Table(rule_settings(structure, small, big))

@@ -14,9 +14,12 @@ from tests.keypad_tables import table
 STREET_ACTIONS = [
     [],
     [{"type": "act", "seat": 8, "action": "raise", "to": 40}],
-    [{"type": "act", "seat": 8, "action": "call"}, {"type": "act", "seat": 2, "action": "call"},
-     {"type": "act", "seat": 5, "action": "check"}, {"type": "act", "seat": 2, "action": "bet",
-                                                    "to": 100}],
+    [
+        {"type": "act", "seat": 8, "action": "call"},
+        {"type": "act", "seat": 2, "action": "call"},
+        {"type": "act", "seat": 5, "action": "check"},
+        {"type": "act", "seat": 2, "action": "bet", "to": 100},
+    ],
 ]
 
 
@@ -28,18 +31,30 @@ STREET_ACTIONS = [
     declared=st.sampled_from([None, "call", "raise"]),
 )
 # a declared raise short of the minimum, by a seat whose minimum raise is all-in (R16)
-@example(stacks=(50, 25, 50), before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
-         chips=[5, 5, 25], declared="raise")
+@example(
+    stacks=(50, 25, 50),
+    before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
+    chips=[5, 5, 25],
+    declared="raise",
+)
 # every chip of the small blind, 10 over the call of 35 (less than half the raise of
 # 30): all in, not a call with 10 given back
-@example(stacks=(50, 1000, 1000), before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
-         chips=[25, 10, 10], declared=None)
+@example(
+    stacks=(50, 1000, 1000),
+    before=[{"type": "act", "seat": 8, "action": "raise", "to": 40}],
+    chips=[25, 10, 10],
+    declared=None,
+)
 def test_a_push_reads_as_a_legal_action_or_is_refused(
-    stacks: tuple[int, int, int], before: list[dict[str, object]], chips: list[int],
+    stacks: tuple[int, int, int],
+    before: list[dict[str, object]],
+    chips: list[int],
     declared: str | None,
 ) -> None:
-    events = [{"type": "sit", "seat": seat, "player": f"p{seat}", "chips": stack}
-              for seat, stack in zip((2, 5, 8), stacks, strict=True)]
+    events = [
+        {"type": "sit", "seat": seat, "player": f"p{seat}", "chips": stack}
+        for seat, stack in zip((2, 5, 8), stacks, strict=True)
+    ]
     t = table(events + [{"type": "start_hand"}])
     for event in before:
         try:
@@ -68,8 +83,13 @@ def test_a_push_reads_as_a_legal_action_or_is_refused(
         assert act.action == "call" and (rule == "R15" or put <= owed)
     if act.action == "raise":
         assert act.to is not None and act.to > h.current_bet
-    if (declared is None and len(chips) > 1 and put == s.stack and put > owed
-            and legal.max_raise_to == s.bet + s.stack):
+    if (
+        declared is None
+        and len(chips) > 1
+        and put == s.stack
+        and put > owed
+        and legal.max_raise_to == s.bet + s.stack
+    ):
         assert act.action == "all_in"  # every chip, nothing said: all in (R7)
     if rule == "R16":  # an under-call brought to size, or a raise brought to the minimum
         total = act.to if act.to is not None else s.bet + s.stack  # all-in: every chip
@@ -77,13 +97,17 @@ def test_a_push_reads_as_a_legal_action_or_is_refused(
 
 
 def test_examples_from_the_rule_book() -> None:
-    t = table([{"type": "sit", "seat": s, "player": f"p{s}", "chips": 1000} for s in (2, 5, 8)]
-              + [{"type": "start_hand"}])
+    t = table(
+        [{"type": "sit", "seat": s, "player": f"p{s}", "chips": 1000} for s in (2, 5, 8)]
+        + [{"type": "start_hand"}]
+    )
     h = t.state.hand
     assert h is not None and h.to_act == 8
     game = t.settings.game
 
-    def reading(chips: tuple[int, ...], declared: str | None = None) -> tuple[str, int | None, str | None]:
+    def reading(
+        chips: tuple[int, ...], declared: str | None = None
+    ) -> tuple[str, int | None, str | None]:
         assert h is not None
         act, rule = read(h, t.state.seats, Push(seat=8, chips=chips, declared=declared), game)
         return act.action, act.to, rule

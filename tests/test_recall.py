@@ -141,9 +141,14 @@ def test_recall_names_the_rounds_of_a_draw_game(tmp_path: Path, capsys: object) 
         (hand,) = recall(journal)
     streets = [(a["street"], a["seat"], a["action"]) for a in hand.actions]
     assert streets == [
-        ("predraw", 5, "raise"), ("predraw", 1, "call"), ("predraw", 3, "call"),
-        ("draw1", 1, "check"), ("draw1", 3, "bet"), ("draw1", 5, "fold"),
-        ("draw1", 1, "call"), ("draw2", 1, "bet"),
+        ("predraw", 5, "raise"),
+        ("predraw", 1, "call"),
+        ("predraw", 3, "call"),
+        ("draw1", 1, "check"),
+        ("draw1", 3, "bet"),
+        ("draw1", 5, "fold"),
+        ("draw1", 1, "call"),
+        ("draw2", 1, "bet"),
     ]
     assert [s["street"] for s in hand.streets] == ["draw1", "draw2"]
     assert hand.now is not None and hand.now["phase"] == "draw2" and hand.now["to_act"] == 3

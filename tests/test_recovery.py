@@ -29,8 +29,9 @@ def played(tmp_path: Path, *, snapshot_every: int = 5) -> Path:
     return config
 
 
-def assert_locked(config: Path, code: str | tuple[str, ...],
-                  capsys: pytest.CaptureFixture[str]) -> None:
+def assert_locked(
+    config: Path, code: str | tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
     codes = (code,) if isinstance(code, str) else code
     with running(config) as daemon:
         controller = daemon.controller
@@ -40,8 +41,7 @@ def assert_locked(config: Path, code: str | tuple[str, ...],
         lights = daemon.devices.lights  # type: ignore[union-attr]
         assert {lights.pattern(seat).value for seat in range(1, 10)} == {"fast_blink"}
         outcome = daemon.submit({"type": "act", "seat": 2, "action": "fold"})
-        assert outcome.error == {"code": "memory_fault",
-                                 "message": "MEMORY FAULT: CALL TECHNICIAN"}
+        assert outcome.error == {"code": "memory_fault", "message": "MEMORY FAULT: CALL TECHNICIAN"}
         assert any("READY" in sent for sent in daemon.notifier.sent)  # type: ignore[attr-defined]
     capsys.readouterr()
     status = main(["state", "--state-dir", str(config.parent / "state")])
@@ -72,8 +72,9 @@ def test_a_torn_tail_is_a_memory_fault(tmp_path: Path, capsys: pytest.CaptureFix
     salvage_and_restart(config, capsys)
 
 
-def test_a_flipped_byte_is_a_memory_fault(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                          ) -> None:
+def test_a_flipped_byte_is_a_memory_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = played(tmp_path)
     db = tmp_path / "state" / "journal.sqlite3"
     data = bytearray(db.read_bytes())
@@ -85,8 +86,9 @@ def test_a_flipped_byte_is_a_memory_fault(tmp_path: Path, capsys: pytest.Capture
     salvage_and_restart(config, capsys)
 
 
-def test_a_deleted_snapshot_is_a_memory_fault(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_deleted_snapshot_is_a_memory_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = played(tmp_path, snapshot_every=3)
     db = tmp_path / "state" / "journal.sqlite3"
     with sqlite3.connect(db) as conn:
@@ -105,8 +107,9 @@ def test_a_different_configuration_is_recorded_between_hands(tmp_path: Path) -> 
         assert daemon.journal is not None and len(daemon.journal.configs()) == 1
         for _ in range(2):
             if view(daemon)["phase"] != "idle":
-                assert daemon.submit({"type": "act", "seat": view(daemon)["to_act"],
-                                      "action": "fold"}).ok
+                assert daemon.submit(
+                    {"type": "act", "seat": view(daemon)["to_act"], "action": "fold"}
+                ).ok
         wait_for(lambda: len(daemon.journal.configs()) == 2)  # type: ignore[union-attr]
     with Journal.open_readonly(tmp_path / "state") as journal:
         kinds = [entry.kind for entry in journal.iter_system_log()]

@@ -25,8 +25,9 @@ def engine_codes() -> set[str]:
 
 
 def test_every_refusal_code_has_a_scenario() -> None:
-    text = "\n".join(p.read_text(encoding="utf-8")
-                     for p in (ROOT / "tests" / "scenarios").glob("*.yaml"))
+    text = "\n".join(
+        p.read_text(encoding="utf-8") for p in (ROOT / "tests" / "scenarios").glob("*.yaml")
+    )
     proved = set(re.findall(r"refused: *([a-z_]+)", text))
     missing = engine_codes() - UNREACHABLE - proved
     assert not missing, f"refusal codes no scenario proves: {sorted(missing)}"

@@ -35,7 +35,10 @@ def test_what_is_not_an_event_is_refused_as_bad_event() -> None:
     assert done.event is None and done.refusal is not None
     assert done.refusal.code == "bad_event"
     assert process(table, {"type": "teleport"}, 7) == {
-        "seq": 7, "ok": False, "error": done.refusal.as_dict()}
+        "seq": 7,
+        "ok": False,
+        "error": done.refusal.as_dict(),
+    }
 
 
 def test_a_recorded_refusal_outside_the_keypad_folds_to_nothing() -> None:
@@ -57,7 +60,10 @@ def test_refusals_are_folded_in_one_place() -> None:
         if "rules" in path.relative_to(ROOT / "controller").parts[:1]:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Attribute) and node.attr == "refused" and \
-                    isinstance(node.ctx, ast.Load):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "refused"
+                and isinstance(node.ctx, ast.Load)
+            ):
                 callers.append(str(path.relative_to(ROOT)))
     assert sorted(set(callers)) == ["controller/replay.py"]

@@ -26,9 +26,18 @@ def test_there_are_samples() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_sample_replays_to_its_output(name: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "controller", "replay", "--config",
-         str(SAMPLES / f"{name}.yaml"), str(SAMPLES / f"{name}.jsonl")],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "replay",
+            "--config",
+            str(SAMPLES / f"{name}.yaml"),
+            str(SAMPLES / f"{name}.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     expected = (SAMPLES / f"{name}.out.jsonl").read_text(encoding="utf-8")
     assert result.stdout.splitlines() == expected.splitlines()  # a readable diff first

@@ -13,9 +13,51 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 BOOK = DOCS / "rulebook.md"
 #: every id of the project's rule book (the design's RULES.md), section by section
-RULE_IDS = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B10a", "B10b", "B11", "B12", "B13", "B14", "B15", "B16", "P1", "P2", "P3", "P4", "P5", "P6", "R1", "R2", "R3", "R4", "R5", "R6", "R6b", "R7", "R8", "R10", "R11", "R12", "R13", "R14", "R15", "R16"]
-ID = re.compile(r"(?<![\w#/`.-])(" + "|".join(sorted(RULE_IDS, key=len, reverse=True))
-                + r")(?![\w`-])")
+RULE_IDS = [
+    "B1",
+    "B2",
+    "B3",
+    "B4",
+    "B5",
+    "B6",
+    "B7",
+    "B8",
+    "B9",
+    "B10",
+    "B10a",
+    "B10b",
+    "B11",
+    "B12",
+    "B13",
+    "B14",
+    "B15",
+    "B16",
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "P6",
+    "R1",
+    "R2",
+    "R3",
+    "R4",
+    "R5",
+    "R6",
+    "R6b",
+    "R7",
+    "R8",
+    "R10",
+    "R11",
+    "R12",
+    "R13",
+    "R14",
+    "R15",
+    "R16",
+]
+ID = re.compile(
+    r"(?<![\w#/`.-])(" + "|".join(sorted(RULE_IDS, key=len, reverse=True)) + r")(?![\w`-])"
+)
 LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 
 
@@ -26,8 +68,9 @@ def anchor(heading: str) -> str:
 
 
 def headings(path: Path) -> set[str]:
-    return {anchor(line.lstrip("#")) for line in path.read_text().splitlines()
-            if line.startswith("#")}
+    return {
+        anchor(line.lstrip("#")) for line in path.read_text().splitlines() if line.startswith("#")
+    }
 
 
 def prose(path: Path) -> list[str]:

@@ -41,9 +41,14 @@ from tests.rules_fuzz import (
 T = TypeVar("T")
 
 PROPERTY = settings(
-    max_examples=100, deadline=None, derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.large_base_example],
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
 )
 
 
@@ -106,8 +111,12 @@ def test_long_random_sessions() -> None:
                 # R10: the action let a pending out-of-turn action bind; undo takes
                 # back that one, the last
                 before = None
-            if accepted and before is not None and step % 5 == 0 \
-                    and apply_checked(table, {"type": "undo"}):
+            if (
+                accepted
+                and before is not None
+                and step % 5 == 0
+                and apply_checked(table, {"type": "undo"})
+            ):
                 # exactly as before, except that only one action may be taken back
                 after = table.state.to_dict()
                 assert after.pop("undo") is None

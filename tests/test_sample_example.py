@@ -31,12 +31,23 @@ def _comparable(line: dict) -> dict:
 def test_sample_hand_matches_expected_output() -> None:
     examples = _examples_dir()
     result = subprocess.run(
-        [sys.executable, "-m", "controller", "replay", "--config",
-         str(examples / "table.yaml"), str(examples / "sample-hand.jsonl")],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "replay",
+            "--config",
+            str(examples / "table.yaml"),
+            str(examples / "sample-hand.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     got = [json.loads(line) for line in result.stdout.splitlines()]
-    expected = [json.loads(line) for line in (examples / "sample-hand.out.jsonl").read_text().splitlines()]
+    expected = [
+        json.loads(line) for line in (examples / "sample-hand.out.jsonl").read_text().splitlines()
+    ]
     assert len(got) == len(expected)
     for mine, theirs in zip(got, expected, strict=True):
         mine, theirs = _comparable(mine), _comparable(theirs)

@@ -59,8 +59,9 @@ def test_a_start_that_would_strand_players_is_refused_naming_the_seats(
     with running(config) as daemon:
         seat_players(daemon, {**PLAYERS, 7: "eva"})
     six_seats(config)
-    daemon = Daemon(load_config(config), config_path=str(config), simulated=True,
-                    notifier=RecordingNotifier())
+    daemon = Daemon(
+        load_config(config), config_path=str(config), simulated=True, notifier=RecordingNotifier()
+    )
     with pytest.raises(StartError) as refused:
         daemon.start()
     message = str(refused.value)

@@ -38,8 +38,13 @@ def _until(condition: Callable[[], bool], timeout: float = 2.0) -> bool:
 class Hands:
     """A technician who does as told, to the simulators, and answers truthfully."""
 
-    def __init__(self, sim: Simulators, *, wrong_light: int | None = None,
-                 swap_puck: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        sim: Simulators,
+        *,
+        wrong_light: int | None = None,
+        swap_puck: tuple[int, int] | None = None,
+    ) -> None:
         self.sim = sim
         self.wrong_light = wrong_light
         self.swap_puck = swap_puck
@@ -63,17 +68,22 @@ class Hands:
         self.asked.append(question)
         lights, display = self.sim.lights, self.sim.display
         assert lights is not None and display is not None
-        if found := re.fullmatch(r"lights: is the light at seat (\d+) on, and no other\?",
-                                 question):
+        if found := re.fullmatch(
+            r"lights: is the light at seat (\d+) on, and no other\?", question
+        ):
             seat = int(found.group(1))
-            seen = _until(lambda: all(lights.level(s) == (1.0 if s == seat else 0.0)
-                                      for s in lights.seats))
+            seen = _until(
+                lambda: all(lights.level(s) == (1.0 if s == seat else 0.0) for s in lights.seats)
+            )
             return seen and seat != self.wrong_light
         if question.startswith("Did every segment"):
             return _until(lambda: bool(display.lamp_tests))
         if question.startswith("Does the display read"):
-            return _until(lambda: display.shown.line1 == TEST_LINE1
-                          and display.shown.clock_ms == TEST_CLOCK_MS)
+            return _until(
+                lambda: (
+                    display.shown.line1 == TEST_LINE1 and display.shown.clock_ms == TEST_CLOCK_MS
+                )
+            )
         return question == "Is that what the tray holds?"
 
 
@@ -99,11 +109,11 @@ def test_a_technician_walks_through_every_check(table: tuple) -> None:
     devices, sim, events = table
     hands = Hands(sim)
     sim.tray.set_counts({5: 20, 100: 3})
-    test = Selftest(_as_real(devices), events, hands, puck_seats=tuple(range(1, 10)),
-                    timeout=5.0)
+    test = Selftest(_as_real(devices), events, hands, puck_seats=tuple(range(1, 10)), timeout=5.0)
     results = {r.device: r for r in test.run()}
     assert {name: r.status for name, r in results.items()} == dict.fromkeys(
-        ("display", "lights", "puck", "keypad", "tray"), "PASS")
+        ("display", "lights", "puck", "keypad", "tray"), "PASS"
+    )
     assert "puck: place the button puck at seat 9" in hands.said
     assert "keypad: press FUNC" in hands.said
     assert "tray: the reader counts 20 x 5, 3 x 100 = 400" in hands.said
@@ -115,8 +125,7 @@ def test_a_technician_walks_through_every_check(table: tuple) -> None:
 def test_wiring_mistakes_fail_with_the_seats_named(table: tuple) -> None:
     devices, sim, events = table
     hands = Hands(sim, wrong_light=4, swap_puck=(2, 3))
-    test = Selftest(_as_real(devices), events, hands, puck_seats=tuple(range(1, 10)),
-                    timeout=5.0)
+    test = Selftest(_as_real(devices), events, hands, puck_seats=tuple(range(1, 10)), timeout=5.0)
     results = {r.device: r for r in test.run(("lights", "puck"))}
     assert results["lights"].status == "FAIL"
     assert "seat(s) 4: check the wiring table" in results["lights"].detail
@@ -128,8 +137,9 @@ def test_a_missing_keypad_fails_and_a_disabled_one_is_skipped(table: tuple) -> N
     devices, sim, events = table
     sim.keypad.unplug()
     out = io.StringIO()
-    test = Selftest(_as_real(devices), events, Console(out=out, yes=True), timeout=1.0,
-                    connect_seconds=0.5)
+    test = Selftest(
+        _as_real(devices), events, Console(out=out, yes=True), timeout=1.0, connect_seconds=0.5
+    )
     [result] = test.run(("keypad",))
     assert result.status == "FAIL" and "keypad" in result.detail
     # the unplug may reach the driver before or after the first prompt: either way the
@@ -139,7 +149,8 @@ def test_a_missing_keypad_fails_and_a_disabled_one_is_skipped(table: tuple) -> N
     settings = load_config(ROOT / "config" / "bench.yaml")
     assert settings.hardware is not None
     hardware = dataclasses.replace(
-        settings.hardware, keypad=dataclasses.replace(settings.hardware.keypad, enabled=False))
+        settings.hardware, keypad=dataclasses.replace(settings.hardware.keypad, enabled=False)
+    )
     other: queue.Queue[DeviceEvent] = queue.Queue()
     with open_devices(hardware, other, simulated=True) as without:
         [skipped] = Selftest(without, other, Console(out=out, yes=True)).run(("keypad",))
@@ -149,16 +160,29 @@ def test_a_missing_keypad_fails_and_a_disabled_one_is_skipped(table: tuple) -> N
 def _is_a_pi() -> bool:
     cpuinfo = Path("/proc/cpuinfo")
     return Path("/proc/device-tree/system/linux,revision").exists() or (
-        cpuinfo.exists() and "\nRevision" in cpuinfo.read_text())
+        cpuinfo.exists() and "\nRevision" in cpuinfo.read_text()
+    )
 
 
 @pytest.mark.skipif(_is_a_pi(), reason="this machine is a Raspberry Pi: its GPIO is found")
 def test_selftest_on_a_machine_without_gpio_says_so_in_one_line() -> None:
     env = {key: value for key, value in os.environ.items() if key != "GPIOZERO_PIN_FACTORY"}
     result = subprocess.run(
-        [sys.executable, "-m", "controller", "selftest", "--config",
-         str(ROOT / "config" / "table.example.yaml"), "--yes"],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=60, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "selftest",
+            "--config",
+            str(ROOT / "config" / "table.example.yaml"),
+            "--yes",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()

@@ -23,9 +23,16 @@ SAMPLE = ROOT / "docs" / "samples" / "side-pot.yaml"
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("NOTIFY_SOCKET", None)
-    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120, check=False, env=env,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def config_with(tmp_path: Path, state_dir: str) -> Path:
@@ -42,8 +49,12 @@ def read_only_folder(tmp_path: Path) -> Iterator[Path]:
     mount_point.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a read-only filesystem needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,ro", "tmpfs",
-                           str(mount_point)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a read-only tmpfs here: {done.stderr.strip()}")
     try:
@@ -69,8 +80,11 @@ def check_refused(config: Path, state_dir: str, words: str) -> None:
 
 def test_a_state_dir_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("not a folder")
-    check_refused(config_with(tmp_path, str(tmp_path / "afile")), str(tmp_path / "afile"),
-                  "is a file, not a folder")
+    check_refused(
+        config_with(tmp_path, str(tmp_path / "afile")),
+        str(tmp_path / "afile"),
+        "is a file, not a folder",
+    )
 
 
 def test_a_state_dir_whose_parent_is_a_file(tmp_path: Path) -> None:
@@ -82,8 +96,9 @@ def test_a_state_dir_whose_parent_is_a_file(tmp_path: Path) -> None:
 def test_a_state_dir_on_a_read_only_filesystem(tmp_path: Path) -> None:
     with read_only_folder(tmp_path) as folder:
         for state in (folder, folder / "state"):
-            check_refused(config_with(tmp_path, str(state)), str(state),
-                          "is on a read-only filesystem")
+            check_refused(
+                config_with(tmp_path, str(state)), str(state), "is on a read-only filesystem"
+            )
 
 
 def test_a_state_dir_with_a_nul_byte(tmp_path: Path) -> None:
@@ -101,6 +116,12 @@ def test_a_missing_parent_is_made(tmp_path: Path) -> None:
     config = config_with(tmp_path, str(tmp_path / "new" / "deeper" / "state"))
     checked = tablectl("check-config", str(config))
     assert checked.returncode == 0, checked.stderr
-    replayed = tablectl("replay", "--config", str(SAMPLE), "--state-dir",
-                        str(tmp_path / "new" / "deeper" / "state"), "/dev/null")
+    replayed = tablectl(
+        "replay",
+        "--config",
+        str(SAMPLE),
+        "--state-dir",
+        str(tmp_path / "new" / "deeper" / "state"),
+        "/dev/null",
+    )
     assert replayed.returncode == 0, replayed.stderr

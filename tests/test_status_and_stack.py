@@ -60,8 +60,10 @@ def check_lines(output: list[dict[str, Any]], lines: list[str], chip: int) -> li
     problems = []
     for result, line in zip(output, lines, strict=True):
         if "state" in result:
-            problems += [f"seq {result['seq']} (after {line}): {p}"
-                         for p in status_problems(result["state"], chip)]
+            problems += [
+                f"seq {result['seq']} (after {line}): {p}"
+                for p in status_problems(result["state"], chip)
+            ]
     return problems
 
 
@@ -80,11 +82,18 @@ def test_every_state_of_every_scenario_shows_a_status_that_fits_the_stack(path: 
 
 def test_the_check_finds_an_all_in_seat_with_chips_behind() -> None:
     """The check itself can fail (an honest guard)."""
-    state = {"phase": "flop", "seats": {
-        "2": {"stack": 700, "status": "all_in"}, "5": {"stack": 3, "status": "all_in"},
-        "8": {"stack": 0, "status": "playing"}}}
-    assert status_problems(state, 5) == ["seat 2 all_in with 700 behind",
-                                         "seat 8 playing with no chips behind"]
+    state = {
+        "phase": "flop",
+        "seats": {
+            "2": {"stack": 700, "status": "all_in"},
+            "5": {"stack": 3, "status": "all_in"},
+            "8": {"stack": 0, "status": "playing"},
+        },
+    }
+    assert status_problems(state, 5) == [
+        "seat 2 all_in with 700 behind",
+        "seat 8 playing with no chips behind",
+    ]
 
 
 UNCALLED = [p for p in FILES if p.stem.startswith(("Pots_uncalled", "Pots_keypad_pushed"))]
@@ -101,13 +110,15 @@ def test_durable_replay_continued_after_the_return_shows_the_same_statuses(
     config.write_text(yaml.safe_dump(merged_config(data.get("config"))))
     settings = load_config(config)
     lines = with_states(event_lines(data))
-    plain = [json.dumps(line, separators=(", ", ": "))
-             for line in replay(settings.rules, lines)]
+    plain = [json.dumps(line, separators=(", ", ": ")) for line in replay(settings.rules, lines)]
     got: list[str] = []
     start = 0
     # stop after every state in a showdown or idle phase: each moment after a return
-    cuts = [i + 1 for i, text in enumerate(plain)
-            if '"phase": "showdown"' in text or '"phase": "idle"' in text]
+    cuts = [
+        i + 1
+        for i, text in enumerate(plain)
+        if '"phase": "showdown"' in text or '"phase": "idle"' in text
+    ]
     for cut in [*cuts, len(lines)]:
         if cut <= start:
             continue
@@ -116,5 +127,6 @@ def test_durable_replay_continued_after_the_return_shows_the_same_statuses(
         got += out.getvalue().splitlines()
         start = cut
     assert got == plain
-    assert not check_lines([json.loads(text) for text in got], lines,
-                           settings.rules.game.smallest_chip)
+    assert not check_lines(
+        [json.loads(text) for text in got], lines, settings.rules.game.smallest_chip
+    )

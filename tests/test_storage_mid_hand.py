@@ -29,9 +29,12 @@ def _fill(point: Path) -> Callable[[], None]:
     return lambda: os.unlink(point / "filler")
 
 
-@pytest.mark.parametrize(("break_it", "code", "display", "advice"), [
-    (_fill, "storage_full", "STORAGE FULL", "Free space on it"),
-])
+@pytest.mark.parametrize(
+    ("break_it", "code", "display", "advice"),
+    [
+        (_fill, "storage_full", "STORAGE FULL", "Free space on it"),
+    ],
+)
 def test_the_storage_failing_mid_hand_says_so_and_play_resumes_after_a_restart(
     small_fs: Path,  # noqa: F811
     break_it: Callable[[Path], Callable[[], None]],
@@ -63,7 +66,8 @@ def test_the_storage_failing_mid_hand_says_so_and_play_resumes_after_a_restart(
         assert view(daemon)["phase"] == "preflop" and view(daemon)["to_act"] == to_act
         press(daemon, "FOLD")
         wait_for(lambda: view(daemon)["to_act"] != to_act)
-    with Journal.open(small_fs / "state", config.read_text(), allow_config_change=True,
-                      table_id="T1") as journal:
+    with Journal.open(
+        small_fs / "state", config.read_text(), allow_config_change=True, table_id="T1"
+    ) as journal:
         assert journal.fault is None and journal.verify().ok
         assert journal.last_seq > acknowledged

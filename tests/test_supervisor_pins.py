@@ -17,11 +17,15 @@ FAST = {"n": 2**4, "r": 1, "p": 1}  # cheap parameters: these tests check logic,
 
 def test_hash_and_verify() -> None:
     encoded = supervisor_pins.hash_pin("2468")
-    assert encoded.startswith(f"scrypt${supervisor_pins.N}${supervisor_pins.R}${supervisor_pins.P}$")
+    assert encoded.startswith(
+        f"scrypt${supervisor_pins.N}${supervisor_pins.R}${supervisor_pins.P}$"
+    )
     assert "2468" not in encoded
     assert supervisor_pins.verify_pin("2468", encoded)
     assert not supervisor_pins.verify_pin("2469", encoded)
-    assert supervisor_pins.hash_pin("2468", **FAST) != supervisor_pins.hash_pin("2468", **FAST)  # fresh salt
+    assert supervisor_pins.hash_pin("2468", **FAST) != supervisor_pins.hash_pin(
+        "2468", **FAST
+    )  # fresh salt
 
 
 @pytest.mark.parametrize("pin", ["123", "12a4", "", "1234567890123"])
@@ -56,8 +60,9 @@ def test_the_verifier_reads_the_file_when_it_changes(tmp_path: Path) -> None:
     assert verify("1042", "1357")
 
 
-def test_tablectl_pin_set_list_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_tablectl_pin_set_list_remove(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "pins"
     monkeypatch.setenv(supervisor_pins.ENV_PATH, str(path))
     monkeypatch.setattr("sys.stdin", io.StringIO("2468\n"))
@@ -98,15 +103,23 @@ def test_a_pin_file_that_is_not_a_file_is_refused_at_once(tmp_path: Path, kind: 
         path.mkdir(mode=0o700)
     else:
         path = Path("/dev/zero")
-    code = ("import sys\nfrom controller import supervisor_pins\n"
-            "try:\n    supervisor_pins.PinFile(sys.argv[1]).check()\n"
-            "except supervisor_pins.PinFileError as error:\n    print(error)\n")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                          text=True, timeout=20, cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import sys\nfrom controller import supervisor_pins\n"
+        "try:\n    supervisor_pins.PinFile(sys.argv[1]).check()\n"
+        "except supervisor_pins.PinFileError as error:\n    print(error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
         f"{path} is not a regular file (a folder, a device or a pipe): point "
-        "supervisor.pin_file at the file sudo tablectl pin set writes"), done.stdout
+        "supervisor.pin_file at the file sudo tablectl pin set writes"
+    ), done.stdout
 
 
 def test_the_supervisor_pins_are_not_named_like_the_gpio_pins() -> None:

@@ -65,8 +65,7 @@ def test_a_console_pin_ok_true_never_opens_the_supervisor_menu(tmp_path: Path) -
         assert entry(daemon) is None  # a wrong PIN: the menu stays shut
         assert outcome.event["pin_ok"] is False  # the daemon's verdict was recorded
         # pin_ok on any key, outside a PIN, is dropped too
-        assert "pin_ok" not in daemon.submit({"type": "key", "key": "CLEAR",
-                                              "pin_ok": True}).event
+        assert "pin_ok" not in daemon.submit({"type": "key", "key": "CLEAR", "pin_ok": True}).event
         # and a right PIN sent with "pin_ok": false still opens it: the check decides
         for event in keys(f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)}"):
             assert daemon.submit(event).ok
@@ -84,9 +83,22 @@ def test_a_durable_replay_file_cannot_open_the_menu_with_pin_ok(tmp_path: Path) 
     lines += [{"type": "key", "key": "ENTER", "pin_ok": True}, {"type": "state"}]
     events.write_text("".join(json.dumps(line) + "\n" for line in lines))
     done = subprocess.run(
-        [sys.executable, "-m", "controller", "replay", "--config", str(config),
-         "--state-dir", str(tmp_path / "state"), str(events)],
-        capture_output=True, cwd=ROOT, timeout=120, check=False, text=True,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "replay",
+            "--config",
+            str(config),
+            "--state-dir",
+            str(tmp_path / "state"),
+            str(events),
+        ],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()]
@@ -111,9 +123,22 @@ def test_a_durable_replay_judges_a_pin_typed_in_the_file(tmp_path: Path) -> None
     lines += [{"type": "key", "key": "ENTER", "pin_ok": False}, {"type": "state"}]
     events.write_text("".join(json.dumps(line) + "\n" for line in lines))
     done = subprocess.run(
-        [sys.executable, "-m", "controller", "replay", "--config", str(config),
-         "--state-dir", str(tmp_path / "state"), str(events)],
-        capture_output=True, cwd=ROOT, timeout=120, check=False, text=True,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "replay",
+            "--config",
+            str(config),
+            "--state-dir",
+            str(tmp_path / "state"),
+            str(events),
+        ],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()]
@@ -133,8 +158,11 @@ def test_a_durable_replay_judges_a_pin_typed_in_the_file(tmp_path: Path) -> None
 def digits_recorded(state_dir: Path) -> str:
     """Every single-character key in the journal, in order (a PIN would show here)."""
     with Journal.open_readonly(state_dir) as journal:
-        return "".join(r.event["key"] for r in journal.iter_events()
-                       if r.event.get("type") == "key" and len(r.event["key"]) == 1)
+        return "".join(
+            r.event["key"]
+            for r in journal.iter_events()
+            if r.event.get("type") == "key" and len(r.event["key"]) == 1
+        )
 
 
 def keys_in(texts: list[str]) -> list[str]:
@@ -180,12 +208,15 @@ def lock_the_menu(daemon: object) -> None:
 
 @pytest.mark.slow
 def test_a_pin_typed_while_the_menu_is_locked_is_never_stored_or_sent(
-    tmp_path: Path, broker: LocalBroker, back_office: Collector,
+    tmp_path: Path,
+    broker: LocalBroker,
+    back_office: Collector,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     config = config_with_pins(
-        tmp_path, f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n")
+        tmp_path, f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+    )
     state = tmp_path / "state"
     with running(config) as daemon:
         seat_players(daemon, {2: "ana", 5: "luis"})
@@ -205,8 +236,12 @@ def test_a_pin_typed_while_the_menu_is_locked_is_never_stored_or_sent(
     with running(config) as daemon:
         key_in(daemon, f"4 2 ENTER {' '.join(PIN)} ENTER CLEAR")
         assert daemon.controller is not None and daemon.controller.fault is None
-        wait_for(lambda: any("luis" in (m.raw or b"").decode(errors="replace")
-                             for m in back_office.messages), what="the floor feed")
+        wait_for(
+            lambda: any(
+                "luis" in (m.raw or b"").decode(errors="replace") for m in back_office.messages
+            ),
+            what="the floor feed",
+        )
     recorded = digits_recorded(state)
     assert PIN not in recorded and not set(PIN) & set(recorded), recorded
     assert recorded.count(HIDDEN_DIGIT) >= 2 * len(PIN)

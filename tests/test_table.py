@@ -28,14 +28,17 @@ def between_hands() -> Table:
     return table
 
 
-@pytest.mark.parametrize(("event", "code", "message"), [
-    ({"type": "act", "seat": 1, "action": "fold"}, "no_action", "NO ONE IS TO ACT"),
-    ({"type": "call_clock"}, "no_action", "NO ONE IS TO ACT"),
-    ({"type": "award", "ranking": [[1]]}, "not_showdown", "NO SHOWDOWN TO AWARD"),
-    ({"type": "misdeal"}, "no_hand", "NO HAND IN PROGRESS TO VOID"),
-    ({"type": "undo"}, "nothing_to_undo", "NO ACTION TO TAKE BACK"),
-    ({"type": "straddle", "seat": 1}, "no_straddle", "STRADDLE ONLY BEFORE ANY ACTION"),
-])
+@pytest.mark.parametrize(
+    ("event", "code", "message"),
+    [
+        ({"type": "act", "seat": 1, "action": "fold"}, "no_action", "NO ONE IS TO ACT"),
+        ({"type": "call_clock"}, "no_action", "NO ONE IS TO ACT"),
+        ({"type": "award", "ranking": [[1]]}, "not_showdown", "NO SHOWDOWN TO AWARD"),
+        ({"type": "misdeal"}, "no_hand", "NO HAND IN PROGRESS TO VOID"),
+        ({"type": "undo"}, "nothing_to_undo", "NO ACTION TO TAKE BACK"),
+        ({"type": "straddle", "seat": 1}, "no_straddle", "STRADDLE ONLY BEFORE ANY ACTION"),
+    ],
+)
 def test_between_hands_an_event_of_the_hand_is_refused_and_changes_nothing(
     event: dict, code: str, message: str
 ) -> None:
@@ -52,5 +55,6 @@ def test_during_a_hand_a_new_hand_and_a_transfer_are_refused() -> None:
     with pytest.raises(Refusal, match="^hand_in_progress: HAND 1 IS STILL IN PLAY$"):
         table.check(parse_event({"type": "start_hand"}))
     with pytest.raises(Refusal, match="^hand_in_progress: "):
-        table.check(parse_event({"type": "transfer", "from": 1, "to": 2, "amount": 5,
-                                 "reason": "other"}))
+        table.check(
+            parse_event({"type": "transfer", "from": 1, "to": 2, "amount": 5, "reason": "other"})
+        )

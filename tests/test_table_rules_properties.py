@@ -40,13 +40,21 @@ NAMES = [f"p{i}" for i in range(40)]
 
 
 def make_table(
-    seats: int, button: str = "dead", missed_return: str = "post_or_wait",
-    missed_small: str = "dead", chip: int = 5, straddle: bool = False,
+    seats: int,
+    button: str = "dead",
+    missed_return: str = "post_or_wait",
+    missed_small: str = "dead",
+    chip: int = 5,
+    straddle: bool = False,
     out_of_turn: str = "reject",
 ) -> Table:
     game = GameSettings(
-        big_blind=10, small_blind=5, smallest_chip=chip, button=button,  # type: ignore[arg-type]
-        straddle=straddle, out_of_turn=out_of_turn,  # type: ignore[arg-type]
+        big_blind=10,
+        small_blind=5,
+        smallest_chip=chip,
+        button=button,  # type: ignore[arg-type]
+        straddle=straddle,
+        out_of_turn=out_of_turn,  # type: ignore[arg-type]
         missed_blind_return=missed_return,  # type: ignore[arg-type]
         missed_small_blind=missed_small,  # type: ignore[arg-type]
     )
@@ -88,8 +96,12 @@ def play_out(table: Table, rng: random.Random, quiet: bool) -> None:
             send(table, type="straddle", seat=seat)  # B15, when the table allows it
         others = [s for s in hand.dealt if s != seat and state.seats[s].can_act]
         if others and rng.random() < 0.1:  # R10, recorded when the table allows it
-            send(table, type="act", seat=rng.choice(others),
-                 action=rng.choice(["check", "call", "fold"]))
+            send(
+                table,
+                type="act",
+                seat=rng.choice(others),
+                action=rng.choice(["check", "call", "fold"]),
+            )
         if state.hand is None or state.phase == "showdown" or state.hand.to_act is None:
             break
         seat = state.hand.to_act
@@ -186,7 +198,8 @@ class Oracle:
         n = self.seats
         occupant = {s: seat.player for s, seat in before.seats.items()}
         present = {
-            s for s, seat in before.seats.items()
+            s
+            for s, seat in before.seats.items()
             if not seat.away and playable(seat.stack, table.settings.game.smallest_chip) > 0
         }
         dealt = {s: occupant[s] for s in hand.dealt}
@@ -208,14 +221,19 @@ class Oracle:
                 start = pos.small_blind if pos.small_blind is not None else pos.button
                 skipped = between(start, pos.big_blind, n)
                 if pos.small_blind is None:
-                    absent = [s for s in skipped if s in occupant and s not in present
-                              and not self.debts[occupant[s]].new]
+                    absent = [
+                        s
+                        for s in skipped
+                        if s in occupant and s not in present and not self.debts[occupant[s]].new
+                    ]
                     skipped = absent[1:]
         for s in skipped:
             if s in occupant and s not in present and not self.debts[occupant[s]].new:
                 self.debts[occupant[s]].big = True
         if (
-            not first and previous is not None and not self.moving
+            not first
+            and previous is not None
+            and not self.moving
             and previous.big_blind in occupant
             and occupant[previous.big_blind] == previous.dealt.get(previous.big_blind)
             and previous.big_blind not in present
@@ -242,8 +260,9 @@ class Oracle:
                 f"hand {hand.number}: {bb_player} posts the big blind twice in a row"
             )
             if not self.moving and not pos.heads_up and not previous.heads_up:
-                skipped_due = [s for s in between(previous.big_blind, pos.big_blind, n)
-                               if s in present]
+                skipped_due = [
+                    s for s in between(previous.big_blind, pos.big_blind, n) if s in present
+                ]
                 assert not skipped_due, (
                     f"hand {hand.number}: the big blind skipped due seats {skipped_due}"
                 )
@@ -253,9 +272,11 @@ class Oracle:
         if pos.heads_up and not first:
             owing = [  # owing a blind or an entry, or waiting after a seat change (B14);
                 # the free first orbit (B13) forgives only a new player's entry
-                s for s in dealt
+                s
+                for s in dealt
                 if self.debts[dealt[s]].owes_beyond_entry
-                or self.debts[dealt[s]].new and not (free_orbit and s not in self.passed)
+                or self.debts[dealt[s]].new
+                and not (free_orbit and s not in self.passed)
                 or before.seats[s].wait_hands
             ]
             other = next(s for s in dealt if s != pos.button)
@@ -324,16 +345,28 @@ class Oracle:
         for s, seat in state.seats.items():
             debt = self.debts[seat.player]
             assert (seat.missed_big, seat.missed_small, seat.fresh) == (
-                debt.big, debt.small, debt.new
+                debt.big,
+                debt.small,
+                debt.new,
             ), f"hand {hand.number}: seat {s} ({seat.player}) shows {seat}, oracle {debt}"
         self.passed = set(passed_now) if first else self.passed | set(passed_now)
-        self.travel = 0 if first else self.travel + (
-            (pos.big_blind - previous.big_blind) % n if previous else 0
+        self.travel = (
+            0
+            if first
+            else self.travel + ((pos.big_blind - previous.big_blind) % n if previous else 0)
         )
-        self.history.append(HandRecord(
-            hand.number, pos.button, pos.small_blind, pos.big_blind, dealt,
-            pos.heads_up, first, self.disturbed,
-        ))
+        self.history.append(
+            HandRecord(
+                hand.number,
+                pos.button,
+                pos.small_blind,
+                pos.big_blind,
+                dealt,
+                pos.heads_up,
+                first,
+                self.disturbed,
+            )
+        )
         self.disturbed = False
         self.moved.clear()
 
@@ -358,19 +391,20 @@ def check_orbits(history: list[HandRecord]) -> int:
     run: list[HandRecord] = []
     for record in history + [None]:  # type: ignore[list-item]
         if (
-            record is None or record.disturbed or record.first
+            record is None
+            or record.disturbed
+            or record.first
             or (run and record.dealt != run[-1].dealt)
         ):
             # a run's first two hands may still show a dead blind or button
             steady = run[2:]
             size = len(steady[0].dealt) if steady else len(steady) + 1
             for start in range(0, len(steady) - size + 1):
-                window = steady[start:start + size]
+                window = steady[start : start + size]
                 for role in ("big_blind", "small_blind", "button"):
                     holders = sorted(r.dealt.get(getattr(r, role), "-") for r in window)
                     assert holders == sorted(window[0].dealt.values()), (
-                        f"hands {window[0].number}-{window[-1].number}: {role} went to "
-                        f"{holders}"
+                        f"hands {window[0].number}-{window[-1].number}: {role} went to {holders}"
                     )
                 checked += 1
             run = []
@@ -383,21 +417,40 @@ def check_orbits(history: list[HandRecord]) -> int:
 # -- a random session -------------------------------------------------------------------
 
 
-def between_hands(table: Table, oracle: Oracle, rng: random.Random, names: list[str],
-                  churn: float) -> None:
+def between_hands(
+    table: Table, oracle: Oracle, rng: random.Random, names: list[str], churn: float
+) -> None:
     """Random arrivals, departures, absences, returns, seat changes and rebuys."""
     state = table.state
     n = table.settings.seats
     for _ in range(rng.randint(0, 3) if rng.random() < churn else 0):
         occupied = sorted(state.seats)
         empty = [s for s in range(1, n + 1) if s not in state.seats]
-        kind = rng.choice(["sit", "sit", "leave", "sit_out", "sit_out", "sit_in", "sit_in",
-                           "move", "chips", "transfer"])
+        kind = rng.choice(
+            [
+                "sit",
+                "sit",
+                "leave",
+                "sit_out",
+                "sit_out",
+                "sit_in",
+                "sit_in",
+                "move",
+                "chips",
+                "transfer",
+            ]
+        )
         entry = rng.choice(["wait", "post"])
         if kind == "sit" and empty and names:
             player = names.pop()
-            if send(table, type="sit", seat=rng.choice(empty), player=player,
-                    chips=rng.choice([60, 200, 500]), entry=entry):
+            if send(
+                table,
+                type="sit",
+                seat=rng.choice(empty),
+                player=player,
+                chips=rng.choice([60, 200, 500]),
+                entry=entry,
+            ):
                 oracle.seated(player)
         elif kind == "leave" and occupied:
             seat = rng.choice(occupied)
@@ -414,8 +467,9 @@ def between_hands(table: Table, oracle: Oracle, rng: random.Random, names: list[
         elif kind == "move" and occupied and empty:
             seat = rng.choice(occupied)
             player = state.seats[seat].player
-            if send(table, type="move_seat", **{"from": seat, "to": rng.choice(empty)},
-                    entry=entry):
+            if send(
+                table, type="move_seat", **{"from": seat, "to": rng.choice(empty)}, entry=entry
+            ):
                 oracle.moved.add(player)
                 oracle.disturbed = True
         elif kind == "chips" and occupied:
@@ -437,8 +491,13 @@ def supervisor_transfer(table: Table, rng: random.Random, occupied: list[int]) -
     amount = rng.choice([5, 50, stack, stack + table.settings.game.smallest_chip, 7])
     stacks = {n: s.stack for n, s in table.state.seats.items()}
     before = table.state.to_dict()
-    moved = send(table, type="transfer", amount=amount, reason=rng.choice(REASONS),
-                 **{"from": giver, "to": taker})
+    moved = send(
+        table,
+        type="transfer",
+        amount=amount,
+        reason=rng.choice(REASONS),
+        **{"from": giver, "to": taker},
+    )
     if not moved:
         assert table.state.to_dict() == before
         return False
@@ -455,8 +514,12 @@ REASONS = ["wrong_payout", "chips_misplaced", "other"]
 def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -> Oracle:
     n = rng.randint(2, 10)
     table = make_table(n, **config)
-    oracle = Oracle(n, config.get("button") == "moving", config.get("missed_small") == "live",
-                    post_only=config.get("missed_return") == "post_only")
+    oracle = Oracle(
+        n,
+        config.get("button") == "moving",
+        config.get("missed_small") == "live",
+        post_only=config.get("missed_return") == "post_only",
+    )
     names = list(NAMES)
     rng.shuffle(names)
     for seat in rng.sample(range(1, n + 1), rng.randint(2, n)):

@@ -17,16 +17,45 @@ from controller.rules.text import phrase
 from tests.keypad_tables import THREE, keys, table
 
 RULES = Path(__file__).resolve().parents[1] / "controller" / "rules"
-NUMBERS = ("seat", "to_act", "amount", "count", "value", "seconds", "hand", "tries", "index",
-           "last", "call", "expected", "counted", "difference", "chips", "seat_from",
-           "seat_to", "page", "pages")
+NUMBERS = (
+    "seat",
+    "to_act",
+    "amount",
+    "count",
+    "value",
+    "seconds",
+    "hand",
+    "tries",
+    "index",
+    "last",
+    "call",
+    "expected",
+    "counted",
+    "difference",
+    "chips",
+    "seat_from",
+    "seat_to",
+    "page",
+    "pages",
+)
 SAMPLES = {name: 88 for name in NUMBERS} | {
-    "verb": phrase("word.raise_to"), "reason": phrase("reason.capped"),
-    "only": phrase("word.call_or_fold"), "name": phrase("word.side_pot", index=2),
-    "action": phrase("word.call"), "choice": phrase("choice.wait_post"),
-    "player": "SEAT3-H12", "seats": "1 4 7", "digits": "1500", "key": "'X'", "stars": "****",
-    "supervisor": "1042", "dealer": "1207", "pile": "25+25+100", "rule": "R14",
-    "what": "TRAY UNPLUGGED", "round": phrase("word.round_predraw"),
+    "verb": phrase("word.raise_to"),
+    "reason": phrase("reason.capped"),
+    "only": phrase("word.call_or_fold"),
+    "name": phrase("word.side_pot", index=2),
+    "action": phrase("word.call"),
+    "choice": phrase("choice.wait_post"),
+    "player": "SEAT3-H12",
+    "seats": "1 4 7",
+    "digits": "1500",
+    "key": "'X'",
+    "stars": "****",
+    "supervisor": "1042",
+    "dealer": "1207",
+    "pile": "25+25+100",
+    "rule": "R14",
+    "what": "TRAY UNPLUGGED",
+    "round": phrase("word.round_predraw"),
     "situation": phrase("display.call", amount=40),
 }
 
@@ -51,8 +80,9 @@ def test_texts_are_upper_case_printable_ascii(language: str) -> None:
 @pytest.mark.parametrize("language", text.LANGUAGES)
 def test_prompts_and_display_lines_fit_the_display(language: str) -> None:
     for key in text.EN:
-        rendered = text.render((key, {n: SAMPLES[n] for n in text.placeholders(text.EN[key])}),
-                               language)
+        rendered = text.render(
+            (key, {n: SAMPLES[n] for n in text.placeholders(text.EN[key])}), language
+        )
         limit = 40 if key.split(".")[0] in ("prompt", "display", "choice", "word") else 80
         assert len(rendered) <= limit, (language, key, rendered)
 
@@ -70,8 +100,11 @@ def test_the_rules_core_refuses_only_through_the_catalogue() -> None:
         if path.name in ("errors.py", "text.py"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                    and node.func.id == "Refusal":
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Refusal"
+            ):
                 found.append(f"{path.relative_to(RULES)}:{node.lineno}")
     assert not found, "raise text.refuse(code, key, ...) instead of Refusal at " + str(found)
 
@@ -84,18 +117,23 @@ def _refused(events: list[dict[str, object]], event: dict[str, object]) -> Refus
 
 
 def test_a_refusal_of_the_core_is_one_message_in_every_language() -> None:
-    refusal = _refused(THREE + keys("NEXT"), {"type": "act", "seat": 8, "action": "raise",
-                                               "to": 15})
+    refusal = _refused(
+        THREE + keys("NEXT"), {"type": "act", "seat": 8, "action": "raise", "to": 15}
+    )
     assert refusal.as_dict() == {"code": "bad_amount", "message": "MIN RAISE TO 20"}
-    assert text.refusal_message(refusal) == (
-        "refuse.min", {"verb": "RAISE TO", "amount": 20})
+    assert text.refusal_message(refusal) == ("refuse.min", {"verb": "RAISE TO", "amount": 20})
     assert text.refusal_text(refusal, "en") == "MIN RAISE TO 20"
     assert text.refusal_text(refusal, "es") == "MINIMO SUBIR A 20"
 
 
 def test_messages_inside_messages_are_translated() -> None:
-    refusal = text.refuse("raise_not_allowed", "refuse.may_only", seat=4,
-                          only=phrase("word.call_or_fold"), reason=phrase("reason.no_answer"))
+    refusal = text.refuse(
+        "raise_not_allowed",
+        "refuse.may_only",
+        seat=4,
+        only=phrase("word.call_or_fold"),
+        reason=phrase("reason.no_answer"),
+    )
     assert refusal.message == "SEAT 4 MAY ONLY CALL OR FOLD: NO ONE LEFT TO ANSWER A RAISE"
     assert text.refusal_text(refusal, "es") == (
         "EL ASIENTO 4 SOLO PUEDE IGUALAR O NO IR: NADIE PUEDE RESPONDER A UNA SUBIDA"
@@ -115,7 +153,8 @@ def test_a_phrase_is_its_english_in_json_and_keeps_its_message() -> None:
     and the state's records (``to_record``, journal snapshots) keep its message."""
     message = text.msg("display.round_to_act", round=phrase("word.round_draw1"), seat=2)
     assert json.dumps(text.to_json(message)) == (
-        '["display.round_to_act", {"round": "DRAW 1", "seat": 2}]')
+        '["display.round_to_act", {"round": "DRAW 1", "seat": 2}]'
+    )
     restored = text.from_json(json.loads(json.dumps(text.to_record(message))))
     for again in (copy.deepcopy(message), pickle.loads(pickle.dumps(message)), restored):
         assert text.render(again, "es") == "DESCARTE 1: HABLA EL ASIENTO 2"

@@ -35,8 +35,14 @@ HAND = [
     *[{"type": "act", "seat": s, "action": "check"} for _ in range(3) for s in (2, 5, 8)],
     {"type": "award", "ranking": [[5]]},  # seat 8 had won: the dealer keyed seat 5
 ]
-TRANSFER = {"type": "transfer", "from": 5, "to": 8, "amount": 30, "reason": "wrong_payout",
-            "by": "1042"}
+TRANSFER = {
+    "type": "transfer",
+    "from": 5,
+    "to": 8,
+    "amount": 30,
+    "reason": "wrong_payout",
+    "by": "1042",
+}
 STACKS = {"2": 990, "5": 590, "8": 1520}
 
 
@@ -87,52 +93,85 @@ def test_recall_lists_the_transfer_with_the_hand_it_corrects(tmp_path: Path) -> 
     assert [h.hand for h in hands] == [1, 2]
     first = hands[0]
     assert [{k: v for k, v in t.items() if k != "time"} for t in first.transfers] == [
-        {"from": 5, "to": 8, "amount": 30, "reason": "wrong_payout", "seq": len(HAND) + 1,
-         "by": "1042"}]
+        {
+            "from": 5,
+            "to": 8,
+            "amount": 30,
+            "reason": "wrong_payout",
+            "seq": len(HAND) + 1,
+            "by": "1042",
+        }
+    ]
     assert hands[1].transfers == []
-    assert "transfer after the hand: 30 from seat 5 to seat 8 (wrong payout) (by 1042) " \
-           f"at seq {len(HAND) + 1}" in as_text(hands)
+    assert (
+        "transfer after the hand: 30 from seat 5 to seat 8 (wrong payout) (by 1042) "
+        f"at seq {len(HAND) + 1}" in as_text(hands)
+    )
 
 
 def test_a_transfer_goes_to_the_floor_as_a_transfer_message() -> None:
     seats = {"5": {"player": "luis", "stack": 620}, "8": {"player": "marta", "stack": 1490}}
-    after = {"hand": 1, "phase": "idle",
-             "seats": {"5": {"player": "luis", "stack": 590},
-                       "8": {"player": "marta", "stack": 1520}}}
-    result = {"ok": True, "transfers": [{"from": 5, "to": 8, "amount": 30,
-                                         "reason": "wrong_payout", "by": "1042"}]}
-    rows = messages_for({"seq": 40, "event": {"type": "key", "key": "ENTER"}}, result,
-                        {"hand": 1, "phase": "idle", "seats": seats}, after,
-                        topics=TableTopics("casino", "lv", "T7"),
-                        stamp=Stamp(1_740_863_645_123_456_789, True))
+    after = {
+        "hand": 1,
+        "phase": "idle",
+        "seats": {"5": {"player": "luis", "stack": 590}, "8": {"player": "marta", "stack": 1520}},
+    }
+    result = {
+        "ok": True,
+        "transfers": [{"from": 5, "to": 8, "amount": 30, "reason": "wrong_payout", "by": "1042"}],
+    }
+    rows = messages_for(
+        {"seq": 40, "event": {"type": "key", "key": "ENTER"}},
+        result,
+        {"hand": 1, "phase": "idle", "seats": seats},
+        after,
+        topics=TableTopics("casino", "lv", "T7"),
+        stamp=Stamp(1_740_863_645_123_456_789, True),
+    )
     sent = [(row.topic, json.loads(row.payload)) for row in rows]
     transfers = [(topic, p) for topic, p in sent if p["kind"] == "transfer"]
     assert len(transfers) == 1
     topic, payload = transfers[0]
     assert topic == "casino/lv/table/T7/hands"
-    assert {k: payload[k] for k in ("seq", "hand", "from", "to", "amount", "reason", "by",
-                                     "players", "stacks")} == {
-        "seq": 40, "hand": 1, "from": 5, "to": 8, "amount": 30, "reason": "wrong_payout",
-        "by": "1042", "players": {"5": "luis", "8": "marta"},
-        "stacks": {"5": 590, "8": 1520}}
+    assert {
+        k: payload[k]
+        for k in ("seq", "hand", "from", "to", "amount", "reason", "by", "players", "stacks")
+    } == {
+        "seq": 40,
+        "hand": 1,
+        "from": 5,
+        "to": 8,
+        "amount": 30,
+        "reason": "wrong_payout",
+        "by": "1042",
+        "players": {"5": "luis", "8": "marta"},
+        "stacks": {"5": 590, "8": 1520},
+    }
     # and the event itself, with the stacks it changed, as for any accepted event
     assert [p["kind"] for _, p in sent] == ["event", "transfer", "state"]
 
 
-SEATED_WRONG = {"type": "transfer", "from": 8, "to": 5, "amount": 100,
-                "reason": "chips_misplaced", "by": "1042"}
+SEATED_WRONG = {
+    "type": "transfer",
+    "from": 8,
+    "to": 5,
+    "amount": 100,
+    "reason": "chips_misplaced",
+    "by": "1042",
+}
 
 
-def test_recall_lists_a_transfer_made_before_the_first_hand(tmp_path: Path,
-                                                            capsys: Any) -> None:
+def test_recall_lists_a_transfer_made_before_the_first_hand(tmp_path: Path, capsys: Any) -> None:
     """Chips misplaced at seating, put right before hand 1: recall shows the transfer
     before hand 1 (and alone, before any hand is played), in text and JSON."""
     state_dir, _ = journal(tmp_path, HAND[:3] + [SEATED_WRONG])
     assert main(["recall", "--state-dir", str(state_dir)]) == 0
     alone = capsys.readouterr().out
     assert "BEFORE HAND 1" in alone
-    assert "transfer before the first hand: 100 from seat 8 to seat 5 (chips misplaced) " \
-           "(by 1042) at seq 4" in alone
+    assert (
+        "transfer before the first hand: 100 from seat 8 to seat 5 (chips misplaced) "
+        "(by 1042) at seq 4" in alone
+    )
     (tmp_path / "b").mkdir()
     state_dir, _ = journal(tmp_path / "b", HAND[:3] + [SEATED_WRONG] + HAND[3:] + [TRANSFER])
     with Journal.open_readonly(state_dir) as j:

@@ -31,8 +31,9 @@ def test_expected_value_and_a_stable_reading() -> None:
     t = table([tray({5: 200, 25: 100})])
     s = status(t.state, FLOAT)
     assert (s.expected, s.counted, s.difference, s.stable, s.alarm) == (3500, 3500, 0, False, False)
-    feed(t, [{"type": "sit", "seat": 2, "player": "ana", "chips": 500},
-             {"type": "tick", "ms": 5000}])
+    feed(
+        t, [{"type": "sit", "seat": 2, "player": "ana", "chips": 500}, {"type": "tick", "ms": 5000}]
+    )
     s = status(t.state, FLOAT)
     assert (s.sold, s.expected, s.difference, s.stable, s.alarm) == (500, 3000, 500, True, True)
     assert alarm_message(s) is not None
@@ -43,9 +44,15 @@ def test_expected_value_and_a_stable_reading() -> None:
 
 
 def test_fills_and_credits_and_the_drop_box() -> None:
-    t = table([tray({5: 200, 25: 140}), {"type": "tray_fill", "counts": {"25": 40}},
-               {"type": "tray_credit", "amount": 500}, tray({5: 100, 25: 140}),
-               {"type": "tick", "ms": 2000}])
+    t = table(
+        [
+            tray({5: 200, 25: 140}),
+            {"type": "tray_fill", "counts": {"25": 40}},
+            {"type": "tray_credit", "amount": 500},
+            tray({5: 100, 25: 140}),
+            {"type": "tick", "ms": 2000},
+        ]
+    )
     s = status(t.state, FLOAT)
     assert (s.fills, s.credits, s.expected, s.counted, s.alarm) == (1000, 500, 4000, 4000, False)
 
@@ -73,27 +80,40 @@ def test_no_float_no_check() -> None:
 
 
 def test_misdeal_keeps_the_ledger() -> None:
-    t = table([{"type": "sit", "seat": s, "player": f"p{s}", "chips": 500} for s in (2, 5)]
-              + [{"type": "start_hand"}, {"type": "tray_fill", "amount": 100},
-                 {"type": "chips", "seat": 2, "amount": 100}, {"type": "tick", "ms": 10},
-                 {"type": "misdeal"}])
+    t = table(
+        [{"type": "sit", "seat": s, "player": f"p{s}", "chips": 500} for s in (2, 5)]
+        + [
+            {"type": "start_hand"},
+            {"type": "tray_fill", "amount": 100},
+            {"type": "chips", "seat": 2, "amount": 100},
+            {"type": "tick", "ms": 10},
+            {"type": "misdeal"},
+        ]
+    )
     s = status(t.state, FLOAT)
     assert (s.fills, s.sold) == (100, 1100)
     assert t.state.elapsed_ms == 10
 
 
 def events() -> list[dict[str, Any]]:
-    return ([tray({5: 200, 25: 100}),
-             {"type": "sit", "seat": 2, "player": "ana", "chips": 500, "by": "1207"}]
-            + keys("FUNC 1 5 ENTER 3 0 0 ENTER ENTER ENTER", by="1207")
-            + keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4 2 5 ENTER 4 0 ENTER ENTER")
-            + [tray({5: 200, 25: 108}), {"type": "tick", "ms": 3000}])
+    return (
+        [
+            tray({5: 200, 25: 100}),
+            {"type": "sit", "seat": 2, "player": "ana", "chips": 500, "by": "1207"},
+        ]
+        + keys("FUNC 1 5 ENTER 3 0 0 ENTER ENTER ENTER", by="1207")
+        + keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 4 2 5 ENTER 4 0 ENTER ENTER")
+        + [tray({5: 200, 25: 108}), {"type": "tick", "ms": 3000}]
+    )
 
 
 def test_the_shift_report_lists_every_movement() -> None:
     rules = settings().rules
     t, buy_ins = fold(rules, events(), lambda sid, pin: PINS.get(sid) == pin)
-    assert [(b["seat"], b["amount"], b["by"]) for b in buy_ins] == [(2, 500, "1207"), (5, 300, "1207")]
+    assert [(b["seat"], b["amount"], b["by"]) for b in buy_ins] == [
+        (2, 500, "1207"),
+        (5, 300, "1207"),
+    ]
     lines = report(t.state, FLOAT, table_id="T1", buy_ins=buy_ins)
     text = "\n".join(lines)
     assert "expected                3700" in text
@@ -117,15 +137,17 @@ def test_tablectl_tray_from_a_replay_file(
     assert main(["tray", "--events", str(file), "--config", str(config), "--pins", str(pins)]) == 0
     out = capsys.readouterr().out
     assert "difference               -25   ALARM" in out
-    assert main(["tray", "--events", str(file), "--config", str(config), "--pins", str(pins),
-                 "--json"]) == 0
+    assert (
+        main(
+            ["tray", "--events", str(file), "--config", str(config), "--pins", str(pins), "--json"]
+        )
+        == 0
+    )
     figures = json.loads(capsys.readouterr().out)
     assert figures["alarm"] is True and figures["fills"] == 1000 and figures["sold"] == 800
 
 
-def test_tablectl_tray_from_the_journal(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_tablectl_tray_from_the_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The daemon records the PIN verdict with the ENTER that ends a PIN (``pin_ok``):
     the report needs no PIN file."""
     recorded = events()
@@ -135,8 +157,10 @@ def test_tablectl_tray_from_the_journal(
     with Journal.open(tmp_path / "state", CONFIG) as journal:
         for event in recorded:
             journal.append(event, accepted=True, by=event.get("by"))
-    assert main(["tray", "--state-dir", str(tmp_path / "state"), "--pins",
-                 str(tmp_path / "none")]) == 0
+    assert (
+        main(["tray", "--state-dir", str(tmp_path / "state"), "--pins", str(tmp_path / "none")])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "fill       1000 (40 x 25)  by 1042" in out
     assert "difference                +0" in out

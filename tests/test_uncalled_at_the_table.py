@@ -40,18 +40,19 @@ def test_the_bettor_whose_all_in_comes_back_shows_playing_on_the_lights(
         key_in(daemon, "FOLD CHECK")  # ana folds; luis calls all in for 300
         wait_for(lambda: view(daemon)["phase"] == "showdown")
         # 700 of marta's 1000 came back: she plays on with them, luis is all in
-        assert seats(daemon) == {"2": (995, "folded"), "5": (0, "all_in"),
-                                 "8": (700, "playing")}
+        assert seats(daemon) == {"2": (995, "folded"), "5": (0, "all_in"), "8": (700, "playing")}
         wait_pattern(daemon, 5, Pattern.PULSE)
         wait_pattern(daemon, 8, Pattern.OFF)
     # a restart folds the journal again: the same seats, the same lights
     with running(config) as daemon:
         wait_for(lambda: view(daemon)["phase"] == "showdown")
-        assert seats(daemon) == {"2": (995, "folded"), "5": (0, "all_in"),
-                                 "8": (700, "playing")}
+        assert seats(daemon) == {"2": (995, "folded"), "5": (0, "all_in"), "8": (700, "playing")}
         wait_pattern(daemon, 5, Pattern.PULSE)
         wait_pattern(daemon, 8, Pattern.OFF)
         key_in(daemon, "5 ENTER ENTER")  # luis wins the 605
         wait_for(lambda: view(daemon)["phase"] == "idle")
-        assert seats(daemon) == {"2": (995, "playing"), "5": (605, "playing"),
-                                 "8": (700, "playing")}
+        assert seats(daemon) == {
+            "2": (995, "playing"),
+            "5": (605, "playing"),
+            "8": (700, "playing"),
+        }

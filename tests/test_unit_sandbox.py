@@ -78,7 +78,11 @@ def in_sandbox_proc(text: str, tmp_path: Path, script: str) -> subprocess.Comple
     )
     return subprocess.run(
         [unshare, "--mount", "--propagation", "private", "sh", "-c", shell, script],
-        capture_output=True, text=True, timeout=60, check=False, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
 

@@ -66,7 +66,12 @@ def _entry_open(view: dict[str, Any]) -> bool:
 
 class Demo:
     def __init__(
-        self, bench: Bench, *, hands: int = 3, pace: float = 0.8, seed: int = 7,
+        self,
+        bench: Bench,
+        *,
+        hands: int = 3,
+        pace: float = 0.8,
+        seed: int = 7,
         report: Callable[[str], None] | None = None,
     ) -> None:
         self.bench = bench
@@ -104,8 +109,9 @@ class Demo:
                 self._status(f"demo: hand {number} of {self.hands}")
                 self.play_hand()
                 self.played += 1
-            self._status(f"demo finished: {self.played} hand(s) played" if self.hands
-                         else "players seated")
+            self._status(
+                f"demo finished: {self.played} hand(s) played" if self.hands else "players seated"
+            )
         except DemoStopped as stopped:
             self.error = str(stopped) or None
             self._status(f"demo stopped{': ' + str(stopped) if str(stopped) else ''}")
@@ -118,8 +124,11 @@ class Demo:
         if len(seated) >= 3:
             return
         names = {s["player"] for s in view["seats"].values()}
-        free = [seat for seat in SEAT_ORDER
-                if seat <= self.bench.settings.rules.seats and seat not in seated]
+        free = [
+            seat
+            for seat in SEAT_ORDER
+            if seat <= self.bench.settings.rules.seats and seat not in seated
+        ]
         players = [name for name in PLAYERS if name not in names]
         for seat, player in zip(free, players, strict=False):
             if len(seated) >= min(TABLE_SIZE, self.bench.settings.rules.seats):
@@ -164,8 +173,9 @@ class Demo:
         """``NEXT``: a new hand, or the next payout page on the display."""
         shown = view["display"]
         self._keys(["NEXT"])
-        return self._wait(lambda v: v["hand"] > hand or v["display"] != shown,
-                          "the hand did not start")
+        return self._wait(
+            lambda v: v["hand"] > hand or v["display"] != shown, "the hand did not start"
+        )
 
     def _act(self, keys: list[str]) -> None:
         before = _progress(self._view())
@@ -191,9 +201,12 @@ class Demo:
         self._pause()
         pots_before = view.get("pots")
         self._keys([*digits(int(winner)), "ENTER", "ENTER"])
-        self._wait(lambda v: v["phase"] != "showdown"
-                   or (v.get("pots") != pots_before and not _entry_open(v)),
-                   "the award was not taken")
+        self._wait(
+            lambda v: (
+                v["phase"] != "showdown" or (v.get("pots") != pots_before and not _entry_open(v))
+            ),
+            "the award was not taken",
+        )
 
     def _rebuy_busted(self, view: dict[str, Any]) -> None:
         big_blind = self.bench.settings.rules.game.big_blind
@@ -236,8 +249,9 @@ class Demo:
             raise DemoStopped("play is locked")
         return view
 
-    def _wait(self, condition: Callable[[dict[str, Any]], bool], what: str,
-              timeout: float = STEP_TIMEOUT) -> dict[str, Any]:
+    def _wait(
+        self, condition: Callable[[dict[str, Any]], bool], what: str, timeout: float = STEP_TIMEOUT
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             if self._stop.is_set():

@@ -11,8 +11,15 @@ import curses
 
 #: computer key -> dealer keypad key (digits map to themselves)
 KEYPAD: dict[str, str] = {
-    "f": "FOLD", "c": "CHECK", "b": "BET", "a": "ALLIN", "k": "CLOCK", "n": "NEXT",
-    "F": "FUNC", "x": "CLEAR", "\n": "ENTER",
+    "f": "FOLD",
+    "c": "CHECK",
+    "b": "BET",
+    "a": "ALLIN",
+    "k": "CLOCK",
+    "n": "NEXT",
+    "F": "FUNC",
+    "x": "CLEAR",
+    "\n": "ENTER",
     **{str(digit): str(digit) for digit in range(10)},
 }
 
@@ -22,12 +29,27 @@ ESCAPE = 27
 
 #: the help lines' words: (what to type, what it does)
 KEYPAD_HELP: tuple[tuple[str, str], ...] = (
-    ("f", "FOLD"), ("c", "CHECK"), ("b", "BET"), ("0-9", ""), ("Ent", "ENTER"),
-    ("a", "ALLIN"), ("x", "CLEAR"), ("k", "CLOCK"), ("n", "NEXT"), ("F", "FUNC"),
+    ("f", "FOLD"),
+    ("c", "CHECK"),
+    ("b", "BET"),
+    ("0-9", ""),
+    ("Ent", "ENTER"),
+    ("a", "ALLIN"),
+    ("x", "CLEAR"),
+    ("k", "CLOCK"),
+    ("n", "NEXT"),
+    ("F", "FUNC"),
 )
 BENCH_HELP: tuple[tuple[str, str], ...] = (
-    ("p<n>", "puck"), ("l", "lift"), ("t", "chip"), ("+/-", "tray"), ("r", "balance"),
-    ("u", "unplug"), ("s", "seat"), ("d", "demo"), ("q", "quit"),
+    ("p<n>", "puck"),
+    ("l", "lift"),
+    ("t", "chip"),
+    ("+/-", "tray"),
+    ("r", "balance"),
+    ("u", "unplug"),
+    ("s", "seat"),
+    ("d", "demo"),
+    ("q", "quit"),
 )
 
 #: after ``u``: which serial device's cable to pull or plug back

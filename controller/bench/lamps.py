@@ -55,7 +55,9 @@ class LampWatcher:
     """Call ``read()`` from one thread (the screen's); it is cheap enough for 10 Hz."""
 
     def __init__(
-        self, pins: dict[int, Any], settings: LightsSettings,
+        self,
+        pins: dict[int, Any],
+        settings: LightsSettings,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._pins = pins
@@ -93,7 +95,7 @@ class LampWatcher:
         states = pin.states
         if states is not watch.pin_states:  # cleared by someone else: start over
             watch.pin_states, watch.seen, watch.cursor = states, len(states), now
-        for entry in states[watch.seen:]:
+        for entry in states[watch.seen :]:
             watch.cursor += float(entry.timestamp)
             watch.changes.append((watch.cursor, self._brightness(entry.state)))
         watch.seen = len(states)
@@ -105,10 +107,14 @@ class LampWatcher:
         return Lamp(level, self._kind(list(watch.changes), level, now))
 
     def _kind(
-        self, changes: list[tuple[float, float]], level: float, now: float,
+        self,
+        changes: list[tuple[float, float]],
+        level: float,
+        now: float,
     ) -> Pattern | Literal["dim"]:
         steady: Pattern | Literal["dim"] = (
-            Pattern.ON if level >= 0.999 else Pattern.OFF if level <= 0.001 else "dim")
+            Pattern.ON if level >= 0.999 else Pattern.OFF if level <= 0.001 else "dim"
+        )
         if any(0.001 < value < 0.999 for _, value in changes) and len(changes) >= 3:
             return Pattern.PULSE
         if len(changes) < 3:

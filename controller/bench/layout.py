@@ -28,8 +28,16 @@ DEALER_GAP = 20  # columns kept free for the dealer between the two bottom bands
 
 #: seats -> (top, each side, each bottom band); top + 2 x side + 2 x bottom = seats
 BANDS: dict[int, tuple[int, int, int]] = {
-    1: (1, 0, 0), 2: (0, 1, 0), 3: (1, 1, 0), 4: (2, 1, 0), 5: (1, 1, 1),
-    6: (2, 1, 1), 7: (1, 2, 1), 8: (2, 2, 1), 9: (3, 2, 1), 10: (4, 2, 1),
+    1: (1, 0, 0),
+    2: (0, 1, 0),
+    3: (1, 1, 0),
+    4: (2, 1, 0),
+    5: (1, 1, 1),
+    6: (2, 1, 1),
+    7: (1, 2, 1),
+    8: (2, 2, 1),
+    9: (3, 2, 1),
+    10: (4, 2, 1),
 }
 
 
@@ -42,8 +50,10 @@ class Box:
 
     def overlaps(self, other: Box) -> bool:
         return not (
-            self.row + self.height <= other.row or other.row + other.height <= self.row
-            or self.col + self.width <= other.col or other.col + other.width <= self.col
+            self.row + self.height <= other.row
+            or other.row + other.height <= self.row
+            or self.col + self.width <= other.col
+            or other.col + other.width <= self.col
         )
 
 
@@ -73,22 +83,31 @@ def ring_layout(seats: int, rows: int, cols: int) -> RingLayout | None:
     # clockwise from the dealer's left: bottom band, left side up, top, right side down
     places: list[tuple[int, int]] = []
     half = cols // 2
-    bottom_cols = _spread(half - DEALER_GAP // 2 - BOX_WIDTH - (BOX_WIDTH + 1) * (bottom_count - 1),
-                          half - DEALER_GAP // 2 - BOX_WIDTH, bottom_count) if bottom_count else []
+    bottom_cols = (
+        _spread(
+            half - DEALER_GAP // 2 - BOX_WIDTH - (BOX_WIDTH + 1) * (bottom_count - 1),
+            half - DEALER_GAP // 2 - BOX_WIDTH,
+            bottom_count,
+        )
+        if bottom_count
+        else []
+    )
     places += [(low, col) for col in reversed(bottom_cols)]
-    side_rows = _spread(top + BOX_HEIGHT + 1, low - BOX_HEIGHT - 1, side_count) \
-        if side_count else []
+    side_rows = (
+        _spread(top + BOX_HEIGHT + 1, low - BOX_HEIGHT - 1, side_count) if side_count else []
+    )
     places += [(row, 0) for row in reversed(side_rows)]
-    places += [(top, col) for col in _spread(inset, right - inset, top_count)] \
-        if top_count else []
+    places += [(top, col) for col in _spread(inset, right - inset, top_count)] if top_count else []
     places += [(row, right) for row in side_rows]
     places += [(low, cols - 1 - col - BOX_WIDTH + 1) for col in bottom_cols]
-    boxes = {seat: Box(row, col, BOX_HEIGHT, BOX_WIDTH)
-             for seat, (row, col) in enumerate(places, start=1)}
+    boxes = {
+        seat: Box(row, col, BOX_HEIGHT, BOX_WIDTH)
+        for seat, (row, col) in enumerate(places, start=1)
+    }
     middle_row = top + (bottom - top - MIDDLE_HEIGHT) // 2
     middle = Box(middle_row, (cols - MIDDLE_WIDTH) // 2, MIDDLE_HEIGHT, MIDDLE_WIDTH)
     placed = list(boxes.values())
     for index, box in enumerate(placed):
-        if box.overlaps(middle) or any(box.overlaps(other) for other in placed[index + 1:]):
+        if box.overlaps(middle) or any(box.overlaps(other) for other in placed[index + 1 :]):
             return None
     return RingLayout(boxes, middle, bottom)

@@ -27,10 +27,22 @@ from drivers.interfaces import Pattern
 
 MIN_COMPACT = (8, 30)  # rows, columns below which only a request to enlarge is shown
 
-LAMP_WORDS = {Pattern.ON: "ON", Pattern.OFF: "off", "dim": "DIM", Pattern.SLOW_BLINK: "SLOW",
-              Pattern.FAST_BLINK: "FAST", Pattern.WINK: "WINK", Pattern.PULSE: "PULS"}
-STATUS_WORDS = {"playing": "playing", "folded": "folded", "all_in": "all-in",
-                "sitting_out": "away", "waiting": "waiting"}
+LAMP_WORDS = {
+    Pattern.ON: "ON",
+    Pattern.OFF: "off",
+    "dim": "DIM",
+    Pattern.SLOW_BLINK: "SLOW",
+    Pattern.FAST_BLINK: "FAST",
+    Pattern.WINK: "WINK",
+    Pattern.PULSE: "PULS",
+}
+STATUS_WORDS = {
+    "playing": "playing",
+    "folded": "folded",
+    "all_in": "all-in",
+    "sitting_out": "away",
+    "waiting": "waiting",
+}
 
 
 @dataclass
@@ -61,7 +73,7 @@ class Canvas:
     def lines(self) -> list[str]:
         grid = [[" "] * self.cols for _ in range(self.rows)]
         for row, col, text, _ in self.pieces:
-            grid[row][col:col + len(text)] = list(text)
+            grid[row][col : col + len(text)] = list(text)
         return ["".join(line).rstrip() for line in grid]
 
     def text(self) -> str:
@@ -71,8 +83,9 @@ class Canvas:
 def render(snap: Snapshot, ui: UiState, rows: int, cols: int) -> Canvas:
     canvas = Canvas(rows, cols)
     if rows < MIN_COMPACT[0] or cols < MIN_COMPACT[1]:
-        for offset, line in enumerate(("terminal too small", f"now {cols}x{rows}",
-                                       "80x24 shows the table", "q quits")):
+        for offset, line in enumerate(
+            ("terminal too small", f"now {cols}x{rows}", "80x24 shows the table", "q quits")
+        ):
             canvas.put(offset, 0, line)
         return canvas
     layout = ring_layout(snap.seats, rows, cols)
@@ -100,7 +113,7 @@ def _title(canvas: Canvas, snap: Snapshot) -> None:
     right = f"journal {snap.state_dir}  seq {snap.last_seq} "
     if len(left) + 1 + len(right) > canvas.cols:  # a long game name or folder: the
         right = f"seq {snap.last_seq} "  # folder gives way, the seq always shows
-        left = left[:max(0, canvas.cols - 1 - len(right))]
+        left = left[: max(0, canvas.cols - 1 - len(right))]
     pad = max(1, canvas.cols - len(left) - len(right))
     canvas.put(0, 0, (left + " " * pad + right).ljust(canvas.cols), "title")
 
@@ -140,14 +153,20 @@ def seat_lines(snap: Snapshot, seat: int, width: int = BOX_WIDTH) -> tuple[list[
     acting = view is not None and view.get("to_act") == seat
     pointer = ">" if acting else " "
     if info is None:
-        lines = [f"{pointer}{seat:>2} {'empty':<{width - 8}} {glyph}", "",
-                 f" {'':<8}{marks:<5}{kind:>{width - 14}}"]
+        lines = [
+            f"{pointer}{seat:>2} {'empty':<{width - 8}} {glyph}",
+            "",
+            f" {'':<8}{marks:<5}{kind:>{width - 14}}",
+        ]
         return [line[:width].ljust(width) for line in lines], "dim"
     name = str(info["player"])
     bet = int(info["bet"])
     missed = info.get("missed") or []
-    right = f"bet {bet}" if bet else ("missed " + "+".join(m[0].upper() for m in missed)
-                                      if missed else "")
+    right = (
+        f"bet {bet}"
+        if bet
+        else ("missed " + "+".join(m[0].upper() for m in missed) if missed else "")
+    )
     status = "TO ACT" if acting else STATUS_WORDS.get(info["status"], info["status"])
     lines = [
         f"{pointer}{seat:>2} {name:<{width - 8}.{width - 8}} {glyph}",
@@ -197,8 +216,10 @@ def pot_lines(view: dict[str, Any] | None, width: int, rows: int = POT_ROWS) -> 
         if len(joined) + reserve <= width:
             lines[-1] = joined
             continue
-        if len(lines) < rows and len(item) + (len(more(after)) if after and len(lines) + 1 == rows
-                                              else 0) <= width:
+        if (
+            len(lines) < rows
+            and len(item) + (len(more(after)) if after and len(lines) + 1 == rows else 0) <= width
+        ):
             lines.append(item)
             continue
         lines[-1] = (lines[-1] + more(after + 1))[:width]

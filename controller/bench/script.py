@@ -64,8 +64,9 @@ def run_script(bench: Bench, lines: Iterable[str], out: IO[str]) -> None:
         word, _, rest = text.partition(" ")
         command = COMMANDS.get(word)
         if command is None:
-            raise ScriptError(f"line {number}: unknown command {word!r} "
-                              f"(known: {', '.join(sorted(COMMANDS))})")
+            raise ScriptError(
+                f"line {number}: unknown command {word!r} (known: {', '.join(sorted(COMMANDS))})"
+            )
         try:
             answer = command(bench, rest.strip(), out)
         except (ValueError, IndexError) as error:
@@ -99,8 +100,9 @@ def _seat(bench: Bench, rest: str, out: IO[str]) -> str | None:
 
 
 def _demo(bench: Bench, rest: str, out: IO[str]) -> str | None:
-    demo = Demo(bench, hands=int(rest or 3), pace=0.0,
-                report=lambda line: print(line, file=out, flush=True))
+    demo = Demo(
+        bench, hands=int(rest or 3), pace=0.0, report=lambda line: print(line, file=out, flush=True)
+    )
     demo.run()
     return demo.error
 
@@ -123,8 +125,7 @@ def _tray(bench: Bench, rest: str, out: IO[str]) -> str | None:
 
 def _plug(plugged: bool) -> Callable[[Bench, str, IO[str]], str | None]:
     def change(bench: Bench, rest: str, out: IO[str]) -> str | None:
-        device = getattr(bench.sim, rest, None) if rest in ("keypad", "tray", "display") \
-            else None
+        device = getattr(bench.sim, rest, None) if rest in ("keypad", "tray", "display") else None
         if device is None:
             return "name keypad, tray or display (simulated)"
         if device.plugged != plugged:
@@ -155,7 +156,16 @@ def _screen(bench: Bench, rest: str, out: IO[str]) -> str | None:
 
 
 COMMANDS: dict[str, Callable[[Bench, str, IO[str]], str | None]] = {
-    "keys": _keys, "sit": _sit, "seat": _seat, "demo": _demo, "puck": _puck, "lift": _lift,
-    "tray": _tray, "unplug": _plug(False), "replug": _plug(True), "wait": _wait,
-    "wait-for": _wait_for, "screen": _screen,
+    "keys": _keys,
+    "sit": _sit,
+    "seat": _seat,
+    "demo": _demo,
+    "puck": _puck,
+    "lift": _lift,
+    "tray": _tray,
+    "unplug": _plug(False),
+    "replug": _plug(True),
+    "wait": _wait,
+    "wait-for": _wait_for,
+    "screen": _screen,
 }

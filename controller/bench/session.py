@@ -81,11 +81,15 @@ class _Tray:
 
 
 class Bench:
-    def __init__(self, settings: Settings, *, config_path: str | None = None,
-                 state_dir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        config_path: str | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.settings = settings
-        self.daemon = Daemon(settings, config_path=config_path, simulated=True,
-                             state_dir=state_dir)
+        self.daemon = Daemon(settings, config_path=config_path, simulated=True, state_dir=state_dir)
         self.recent = _Recent()
         self.demo_status: str | None = None
         self._tray = _Tray()
@@ -179,12 +183,12 @@ class Bench:
 
     def sit(self, seat: int, player: str, chips: int) -> Outcome:
         """A player sits down (a rules event handed to the loop, as a console would)."""
-        return self.daemon.submit({"type": "sit", "seat": seat, "player": player,
-                                   "chips": chips}, by="bench")
+        return self.daemon.submit(
+            {"type": "sit", "seat": seat, "player": player, "chips": chips}, by="bench"
+        )
 
     def buy_chips(self, seat: int, amount: int) -> Outcome:
-        return self.daemon.submit({"type": "chips", "seat": seat, "amount": amount},
-                                  by="bench")
+        return self.daemon.submit({"type": "chips", "seat": seat, "amount": amount}, by="bench")
 
     # -- the tray ----------------------------------------------------------------------------
 
@@ -244,8 +248,10 @@ class Bench:
         if shown is None or shown.tray is None or not shown.tray.checked:
             return "no tray float configured: nothing to balance against"
         expected = shown.tray.expected
-        return self._set_tray(lambda _: self._expected_counts(expected)) or \
-            f"tray set to the expected {expected}"
+        return (
+            self._set_tray(lambda _: self._expected_counts(expected))
+            or f"tray set to the expected {expected}"
+        )
 
     def _expected_counts(self, expected: int) -> dict[int, int]:
         floated = dict(self.settings.tray.float_counts)
@@ -286,9 +292,11 @@ class Bench:
         return Snapshot(
             table_id=rules.table_id,
             seats=rules.seats,
-            stakes=(f"{game.structure.replace('_', ' ')}"
-                    + ("" if game.form == "flop" else f" {game.form.replace('_', ' ')}")
-                    + f" {game.sb_amount}/{game.big_blind}"),
+            stakes=(
+                f"{game.structure.replace('_', ' ')}"
+                + ("" if game.form == "flop" else f" {game.form.replace('_', ' ')}")
+                + f" {game.sb_amount}/{game.big_blind}"
+            ),
             state_dir=str(self.daemon.state_dir),
             shown=self.last_shown(),
             lamps=self._lamps.read() if self._lamps is not None else {},
@@ -297,10 +305,12 @@ class Bench:
             puck_fault=tuple(devices.puck.fault_seats),
             display=sim.display.shown if sim.display is not None else DisplayShown(),
             tray_counts=sim.tray.counts if sim.tray is not None else {},
-            plugged={name: bool(getattr(sim, name).plugged) for name in SERIAL_DEVICES
-                     if getattr(sim, name) is not None},
-            connected={name: bool(getattr(devices, name).connected)
-                       for name in SERIAL_DEVICES},
+            plugged={
+                name: bool(getattr(sim, name).plugged)
+                for name in SERIAL_DEVICES
+                if getattr(sim, name) is not None
+            },
+            connected={name: bool(getattr(devices, name).connected) for name in SERIAL_DEVICES},
             last_seq=recorder.last_seq if recorder is not None else 0,
             log=tuple(self.recent.lines),
             demo=self.demo_status,

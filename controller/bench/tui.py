@@ -33,8 +33,9 @@ class DemoOptions:
 
 
 class App:
-    def __init__(self, screen: curses.window, bench: Bench, demo: DemoOptions,
-                 start_demo: bool = False) -> None:
+    def __init__(
+        self, screen: curses.window, bench: Bench, demo: DemoOptions, start_demo: bool = False
+    ) -> None:
         self.screen = screen
         self.bench = bench
         self.demo_options = demo
@@ -54,8 +55,13 @@ class App:
         with contextlib.suppress(curses.error):  # a terminal that cannot hide it shows it
             curses.curs_set(0)
         bold, reverse, dim = curses.A_BOLD, curses.A_REVERSE, curses.A_DIM
-        colours = {"lamp": curses.A_BOLD | curses.A_STANDOUT, "alarm": bold, "warn": bold,
-                   "ok": 0, "key": 0}
+        colours = {
+            "lamp": curses.A_BOLD | curses.A_STANDOUT,
+            "alarm": bold,
+            "warn": bold,
+            "ok": 0,
+            "key": 0,
+        }
         if curses.has_colors():
             curses.start_color()
             try:
@@ -63,14 +69,25 @@ class App:
                 background = -1
             except curses.error:
                 background = curses.COLOR_BLACK
-            pairs = {"lamp": curses.COLOR_YELLOW, "alarm": curses.COLOR_RED,
-                     "warn": curses.COLOR_MAGENTA, "ok": curses.COLOR_GREEN,
-                     "key": curses.COLOR_CYAN}
+            pairs = {
+                "lamp": curses.COLOR_YELLOW,
+                "alarm": curses.COLOR_RED,
+                "warn": curses.COLOR_MAGENTA,
+                "ok": curses.COLOR_GREEN,
+                "key": curses.COLOR_CYAN,
+            }
             for number, (name, colour) in enumerate(pairs.items(), start=1):
                 curses.init_pair(number, colour, background)
                 colours[name] = curses.color_pair(number) | (bold if name != "key" else 0)
-        self.styles = {"title": reverse, "act": reverse | bold, "dim": dim, "bold": bold,
-                       "frame": 0, "": 0, **colours}
+        self.styles = {
+            "title": reverse,
+            "act": reverse | bold,
+            "dim": dim,
+            "bold": bold,
+            "frame": 0,
+            "": 0,
+            **colours,
+        }
 
     # -- the loop -----------------------------------------------------------------------
 
@@ -112,8 +129,11 @@ class App:
                 ui.message = self._puck(char)
             else:
                 device = UNPLUG.get(char)
-                ui.message = self._background(lambda: self.bench.toggle_plug(device)) \
-                    if device else f"{char or code!r} is not k, t or d: nothing unplugged"
+                ui.message = (
+                    self._background(lambda: self.bench.toggle_plug(device))
+                    if device
+                    else f"{char or code!r} is not k, t or d: nothing unplugged"
+                )
             return True
         if char == "q":
             return False
@@ -122,10 +142,16 @@ class App:
             ui.message = self.bench.press(keypad) or f"keypad: {keypad}"
             return True
         actions: dict[str, Callable[[], str]] = {
-            "p": self._ask_puck, "l": self._lift, "t": self._next_value,
-            "+": lambda: self._tray(+1), "=": lambda: self._tray(+1),
-            "-": lambda: self._tray(-1), "r": self.bench.balance_tray,
-            "u": self._ask_unplug, "s": self._seat_players, "d": self._toggle_demo,
+            "p": self._ask_puck,
+            "l": self._lift,
+            "t": self._next_value,
+            "+": lambda: self._tray(+1),
+            "=": lambda: self._tray(+1),
+            "-": lambda: self._tray(-1),
+            "r": self.bench.balance_tray,
+            "u": self._ask_unplug,
+            "s": self._seat_players,
+            "d": self._toggle_demo,
         }
         action = actions.get(char)
         if action is None:
@@ -155,8 +181,11 @@ class App:
     def _tray(self, chips: int) -> str:
         value = self.ui.tray_value = self.ui.tray_value or self.bench.selected_value()
         problem = self.bench.change_tray(value, chips)
-        return problem or f"{'one' if chips > 0 else 'took one'} chip worth {value}" \
+        return (
+            problem
+            or f"{'one' if chips > 0 else 'took one'} chip worth {value}"
             f"{' put in the tray' if chips > 0 else ' out of the tray'}"
+        )
 
     def _ask_unplug(self) -> str:
         self.ui.prefix = "unplug"

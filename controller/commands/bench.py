@@ -31,26 +31,42 @@ DEFAULT_CONFIG = Path("config/bench.yaml")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", help=f"the table's YAML configuration (default: "
-                                         f"{DEFAULT_CONFIG}, from the current folder)")
+    parser.add_argument(
+        "--config",
+        help=f"the table's YAML configuration (default: {DEFAULT_CONFIG}, from the current folder)",
+    )
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--demo", action="store_true",
-                      help="no screen: play the demo's hands, print the table, stop")
-    mode.add_argument("--script", metavar="FILE",
-                      help="no screen: run the bench commands in FILE (see docs/bench.md), "
-                           "print the table, stop")
-    parser.add_argument("--start-demo", action="store_true",
-                        help="on the screen, start the demo at once (as the d key)")
-    parser.add_argument("--hands", type=int, default=3,
-                        help="hands the demo plays (default 3)")
-    parser.add_argument("--pace", type=float, default=None,
-                        help="seconds between the demo's actions (default 0.8 on the "
-                             "screen, 0 without one)")
-    parser.add_argument("--state-dir", help="the journal's folder (default: the "
-                        "configuration's journal.state_dir; needed with a configuration "
-                        "of real hardware, whose journal is the table's record)")
-    parser.add_argument("--log", help="the daemon's log file (default: bench.log in the "
-                                      "state folder)")
+    mode.add_argument(
+        "--demo",
+        action="store_true",
+        help="no screen: play the demo's hands, print the table, stop",
+    )
+    mode.add_argument(
+        "--script",
+        metavar="FILE",
+        help="no screen: run the bench commands in FILE (see docs/bench.md), print the table, stop",
+    )
+    parser.add_argument(
+        "--start-demo",
+        action="store_true",
+        help="on the screen, start the demo at once (as the d key)",
+    )
+    parser.add_argument("--hands", type=int, default=3, help="hands the demo plays (default 3)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=None,
+        help="seconds between the demo's actions (default 0.8 on the screen, 0 without one)",
+    )
+    parser.add_argument(
+        "--state-dir",
+        help="the journal's folder (default: the "
+        "configuration's journal.state_dir; needed with a configuration "
+        "of real hardware, whose journal is the table's record)",
+    )
+    parser.add_argument(
+        "--log", help="the daemon's log file (default: bench.log in the state folder)"
+    )
 
 
 def _fail(message: str, status: int = 2) -> int:
@@ -72,9 +88,11 @@ def run(args: argparse.Namespace) -> int:
 
     path = _config_path(args)
     if path is None:
-        return _fail(f"no --config given and there is no {DEFAULT_CONFIG} in the current "
-                     f"folder ({Path.cwd()}): run it from the project's folder, or give "
-                     "--config FILE")
+        return _fail(
+            f"no --config given and there is no {DEFAULT_CONFIG} in the current "
+            f"folder ({Path.cwd()}): run it from the project's folder, or give "
+            "--config FILE"
+        )
     interactive = not (args.demo or args.script)
     if interactive and not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _fail("the screen needs a terminal; --demo or --script FILE run without one")
@@ -85,12 +103,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     hardware = settings.hardware
     if hardware is None:
-        return _fail(f"{path} has no hardware: section, so there are no devices to "
-                     "simulate; add one (hardware: {simulated: true} is enough)")
+        return _fail(
+            f"{path} has no hardware: section, so there are no devices to "
+            "simulate; add one (hardware: {simulated: true} is enough)"
+        )
     if args.state_dir is None and not hardware.simulated:
-        return _fail(f"{path} is a configuration of real hardware, whose journal "
-                     f"({settings.journal.state_dir}) is the table's record: bench play "
-                     "does not go there. Give the bench its own folder: --state-dir DIR")
+        return _fail(
+            f"{path} is a configuration of real hardware, whose journal "
+            f"({settings.journal.state_dir}) is the table's record: bench play "
+            "does not go there. Give the bench its own folder: --state-dir DIR"
+        )
     script: list[str] = []
     if args.script:
         try:
@@ -100,8 +122,9 @@ def run(args: argparse.Namespace) -> int:
     return _run_bench(args, settings, str(path), script, interactive)
 
 
-def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[str],
-               interactive: bool) -> int:
+def _run_bench(
+    args: argparse.Namespace, settings: Any, path: str, script: list[str], interactive: bool
+) -> int:
     from controller.bench.session import Bench
     from controller.daemon.service import StartError, setup_logging
 
@@ -135,8 +158,10 @@ def _run_bench(args: argparse.Namespace, settings: Any, path: str, script: list[
         finally:
             bench.close()
     with contextlib.suppress(OSError):  # the terminal may be gone (SSH hung up)
-        print(f"bench stopped: the game stays in {state_dir}/ for the next "
-              f"start (log: {log_path})", file=sys.stderr)
+        print(
+            f"bench stopped: the game stays in {state_dir}/ for the next start (log: {log_path})",
+            file=sys.stderr,
+        )
     return status
 
 
@@ -166,8 +191,12 @@ def _headless(args: argparse.Namespace, bench: Any, script: list[str]) -> int:
     from controller.bench.script import ScriptError, run_script, screen_text, settle
 
     if args.demo:
-        demo = Demo(bench, hands=args.hands, pace=args.pace or 0.0,
-                    report=lambda line: print(line, flush=True))
+        demo = Demo(
+            bench,
+            hands=args.hands,
+            pace=args.pace or 0.0,
+            report=lambda line: print(line, flush=True),
+        )
         demo.run()
         settle(bench)
         sys.stdout.write(screen_text(bench))

@@ -46,9 +46,12 @@ def run(args: argparse.Namespace) -> int:
         for line in missing:
             print(line, file=sys.stderr)
         return 1
-    for warning in [*settings.warnings,
-                    *(f"{filename}: warning: journal.state_dir: {w}" for w in warnings),
-                    *may_appear, *missing]:
+    for warning in [
+        *settings.warnings,
+        *(f"{filename}: warning: journal.state_dir: {w}" for w in warnings),
+        *may_appear,
+        *missing,
+    ]:
         print(warning, file=sys.stderr)
     if missing:
         return 1

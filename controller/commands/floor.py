@@ -45,7 +45,8 @@ HELP = "the casino floor link: watch a table's live messages, serve the floor bo
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="floor_command", metavar="SUBCOMMAND", required=True)
     watch = sub.add_parser(
-        "watch", help="print live floor messages, one JSON line each",
+        "watch",
+        help="print live floor messages, one JSON line each",
         description="Print live floor messages of one table or of all tables, one JSON "
         "line each, until interrupted (or --count / --timeout).",
     )
@@ -54,30 +55,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--table", metavar="ID", help="this table (default: the config's)")
     which.add_argument("--all", action="store_true", help="every table")
     watch.add_argument("--count", type=int, metavar="N", help="exit after N messages")
-    watch.add_argument("--timeout", type=float, metavar="SECONDS",
-                       help="exit after this long (status 0)")
-    watch.add_argument("--duplicates", action="store_true",
-                       help="also print messages already printed (same table_id, msg_seq)")
-    watch.add_argument("--max-tables", type=_positive_int, metavar="N",
-                       default=Deduplicator.MAX_TABLES,
-                       help="tables remembered to drop duplicates; one more forgets the "
-                            f"one silent the longest (default {Deduplicator.MAX_TABLES})")
+    watch.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="exit after this long (status 0)"
+    )
+    watch.add_argument(
+        "--duplicates",
+        action="store_true",
+        help="also print messages already printed (same table_id, msg_seq)",
+    )
+    watch.add_argument(
+        "--max-tables",
+        type=_positive_int,
+        metavar="N",
+        default=Deduplicator.MAX_TABLES,
+        help="tables remembered to drop duplicates; one more forgets the "
+        f"one silent the longest (default {Deduplicator.MAX_TABLES})",
+    )
     watch.set_defaults(_floor_run=_watch)
     del source
 
     board = sub.add_parser(
-        "board", help="serve the floor board: every table of a site, live, in a browser",
+        "board",
+        help="serve the floor board: every table of a site, live, in a browser",
         description="Serve a live web page showing every table of a site (one card each) "
         "from the floor broker, until interrupted. Open the printed address in a browser.",
     )
-    _broker_arguments(board, "a board file (floor: and board: sections) or a table "
-                             "configuration (its floor: section)")
+    _broker_arguments(
+        board,
+        "a board file (floor: and board: sections) or a table configuration (its floor: section)",
+    )
     board.add_argument("--all-sites", action="store_true", help="every site, not only one")
-    board.add_argument("--listen", metavar="ADDRESS",
-                       help="address to serve the page on (default: the board: section's, "
-                            "else 127.0.0.1; 0.0.0.0 for every interface)")
-    board.add_argument("--http-port", type=int, metavar="PORT",
-                       help="port to serve the page on (default: the board: section's, else 8470)")
+    board.add_argument(
+        "--listen",
+        metavar="ADDRESS",
+        help="address to serve the page on (default: the board: section's, "
+        "else 127.0.0.1; 0.0.0.0 for every interface)",
+    )
+    board.add_argument(
+        "--http-port",
+        type=int,
+        metavar="PORT",
+        help="port to serve the page on (default: the board: section's, else 8470)",
+    )
     board.add_argument("--timeout", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
     board.set_defaults(_floor_run=_board)
 
@@ -93,8 +112,9 @@ def _broker_arguments(parser: argparse.ArgumentParser, config_help: str) -> Any:
     source.add_argument("--cert-file", type=Path, help="client certificate (PEM)")
     source.add_argument("--key-file", type=Path, help="client private key (PEM)")
     source.add_argument("--username")
-    source.add_argument("--password-file", type=Path,
-                        help="a file holding the password (never the password itself)")
+    source.add_argument(
+        "--password-file", type=Path, help="a file holding the password (never the password itself)"
+    )
     return source
 
 
@@ -138,8 +158,10 @@ def _watch(args: argparse.Namespace) -> int:
         prefix = args.prefix or (settings.topic_prefix if settings else "casino")
         table = None if args.all else args.table or config_table
         if not args.all and table is None:
-            print("tablectl floor watch: give --table ID or --all (or a --config with "
-                  "table.id)", file=sys.stderr)
+            print(
+                "tablectl floor watch: give --table ID or --all (or a --config with table.id)",
+                file=sys.stderr,
+            )
             return 2
         topic_filter = subscription(prefix, site, table)
     except (FloorConfigError, TopicError) as exc:
@@ -196,8 +218,11 @@ def _not_a_message(raw: bytes) -> dict[str, Any]:
         problem = "not a JSON object"
     except BadEvent as refused:
         problem = refused.message
-    return {"raw": raw[:RAW_SHOWN].decode("utf-8", errors="replace"), "bytes": len(raw),
-            "problem": problem}
+    return {
+        "raw": raw[:RAW_SHOWN].decode("utf-8", errors="replace"),
+        "bytes": len(raw),
+        "problem": problem,
+    }
 
 
 def _connection(
@@ -220,8 +245,7 @@ def _connection(
         return "--password-file needs --username"
     host = args.host or (settings.host if settings else "127.0.0.1")
     port = args.port or (
-        settings.port if settings and settings.port else
-        DEFAULT_TLS_PORT if tls else DEFAULT_PORT
+        settings.port if settings and settings.port else DEFAULT_TLS_PORT if tls else DEFAULT_PORT
     )
     return host, port, {"tls": tls, "username": username, "password_file": password_file}
 
@@ -244,8 +268,9 @@ def _board(args: argparse.Namespace) -> int:
         load_board_config,
     )
 
-    loaded = (_read_config(args.config, load_board_config) if args.config
-              else (None, BoardSettings()))
+    loaded = (
+        _read_config(args.config, load_board_config) if args.config else (None, BoardSettings())
+    )
     if loaded is None:
         return 2
     settings, board_settings = loaded
@@ -255,27 +280,36 @@ def _board(args: argparse.Namespace) -> int:
             print(f"tablectl floor board: {connection}", file=sys.stderr)
             return 2
         host, port, options = connection
-        topic_filter, site = board_filter(settings, prefix=args.prefix, site=args.site,
-                                          all_sites=args.all_sites)
+        topic_filter, site = board_filter(
+            settings, prefix=args.prefix, site=args.site, all_sites=args.all_sites
+        )
         server = BoardServer(
-            host=host, port=port, topic_filter=topic_filter, site=site,
+            host=host,
+            port=port,
+            topic_filter=topic_filter,
+            site=site,
             listen=args.listen or board_settings.listen,
             http_port=args.http_port if args.http_port is not None else board_settings.port,
-            subscriber_options=options, hosts=board_settings.hosts,
+            subscriber_options=options,
+            hosts=board_settings.hosts,
             max_tables=board_settings.max_tables,
         )
     except (FloorConfigError, TopicError) as exc:
         print(f"tablectl floor board: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # the address is taken or cannot be listened on
-        print(f"tablectl floor board: cannot serve the page: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"tablectl floor board: cannot serve the page: {exc.strerror or exc}", file=sys.stderr
+        )
         return 1
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     server.start()
-    print(f"floor board on {server.url} watching {topic_filter} on {host}:{port}",
-          file=sys.stderr, flush=True)
+    print(
+        f"floor board on {server.url} watching {topic_filter} on {host}:{port}",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         stop.wait(args.timeout)
     except KeyboardInterrupt:

@@ -33,19 +33,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify = sub.add_parser("verify", help="run the integrity check (read-only)")
     verify.add_argument("--state-dir", required=True, help="the journal's folder")
     verify.add_argument("--json", action="store_true", help="print the result as JSON")
-    verify.add_argument("--heads", metavar="FILE",
-                        help="also check the journal against the chain heads the floor "
-                             "received: hand_end messages (JSON lines) or bare heads")
-    salvage = sub.add_parser("salvage", help="after a memory fault: keep the valid prefix, "
-                                             "move the damaged files aside (stop the service first)")
+    verify.add_argument(
+        "--heads",
+        metavar="FILE",
+        help="also check the journal against the chain heads the floor "
+        "received: hand_end messages (JSON lines) or bare heads",
+    )
+    salvage = sub.add_parser(
+        "salvage",
+        help="after a memory fault: keep the valid prefix, "
+        "move the damaged files aside (stop the service first)",
+    )
     salvage.add_argument("--state-dir", required=True, help="the journal's folder")
-    salvage.add_argument("--config", help="the configuration to record if the damaged "
-                                          "journal has no readable configuration")
-    salvage.add_argument("--force", action="store_true",
-                         help="rebuild even a journal that passes its checks")
-    salvage.add_argument("--before", type=int, metavar="SEQ",
-                         help="keep only the events before SEQ (the seq a replay_diverged "
-                              "fault names)")
+    salvage.add_argument(
+        "--config",
+        help="the configuration to record if the damaged journal has no readable configuration",
+    )
+    salvage.add_argument(
+        "--force", action="store_true", help="rebuild even a journal that passes its checks"
+    )
+    salvage.add_argument(
+        "--before",
+        type=int,
+        metavar="SEQ",
+        help="keep only the events before SEQ (the seq a replay_diverged fault names)",
+    )
     show = sub.add_parser("log", help="print the system event log")
     show.add_argument("--state-dir", required=True, help="the journal's folder")
     show.add_argument("--kind", action="append", help="only entries of this kind (repeatable)")
@@ -57,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except JournalError as error:
-        print(f"tablectl journal {args.journal_command}: {args.state_dir}: {error.message}",
-              file=sys.stderr)
+        print(
+            f"tablectl journal {args.journal_command}: {args.state_dir}: {error.message}",
+            file=sys.stderr,
+        )
         return 3
 
 
@@ -73,25 +87,31 @@ def _verify(args: argparse.Namespace) -> int:
     if args.json:
         summary = result.summary()
         if heads_report is not None:
-            summary["heads"] = {"matched": heads_report.matched,
-                                "mismatched": heads_report.mismatched,
-                                "missing": heads_report.missing,
-                                "unchecked": heads_report.unchecked,
-                                "ignored": heads_report.ignored}
+            summary["heads"] = {
+                "matched": heads_report.matched,
+                "mismatched": heads_report.mismatched,
+                "missing": heads_report.missing,
+                "unchecked": heads_report.unchecked,
+                "ignored": heads_report.ignored,
+            }
         print(json.dumps(summary))
     else:
-        print(f"{args.state_dir}: {'OK' if result.ok else 'FAILED'}: last seq {result.last_seq}, "
-              f"{result.events_checked} event(s) checked from seq {result.checked_from_seq}, "
-              f"quick_check {result.quick_check}")
+        print(
+            f"{args.state_dir}: {'OK' if result.ok else 'FAILED'}: last seq {result.last_seq}, "
+            f"{result.events_checked} event(s) checked from seq {result.checked_from_seq}, "
+            f"quick_check {result.quick_check}"
+        )
         for warning in result.warnings:
             print(f"warning: {warning}")
         for problem in result.problems:
             print(f"{problem.code}: {problem.message}")
         if heads_report is not None:
-            print(f"heads: {heads_report.matched} match, {len(heads_report.mismatched)} "
-                  f"DIFFER, {len(heads_report.missing)} MISSING, "
-                  f"{len(heads_report.unchecked)} not checkable, "
-                  f"{heads_report.ignored} line(s) without a head")
+            print(
+                f"heads: {heads_report.matched} match, {len(heads_report.mismatched)} "
+                f"DIFFER, {len(heads_report.missing)} MISSING, "
+                f"{len(heads_report.unchecked)} not checkable, "
+                f"{heads_report.ignored} line(s) without a head"
+            )
             for head, why in heads_report.mismatched[:20]:
                 print(f"DIFFERS {head}: {why}")
             for head, why in heads_report.missing[:20]:
@@ -110,8 +130,7 @@ def _check_heads(journal: Journal, path: str) -> HeadsReport | None:
         print(f"tablectl journal verify: {path}: {error.strerror}", file=sys.stderr)
         return None
     with journal.mutex:
-        report = check_heads(journal.connection, heads, journal.chain_base_value,
-                             journal.table_id)
+        report = check_heads(journal.connection, heads, journal.chain_base_value, journal.table_id)
     report.ignored = ignored
     return report
 
@@ -127,15 +146,20 @@ def _salvage(args: argparse.Namespace) -> int:
         try:
             table_id = load_config_text(config_text, args.config).rules.table_id
         except ConfigError as error:
-            print(f"tablectl journal salvage: {args.config} is not a valid configuration "
-                  f"({len(error.problems)} problem(s)); check it with tablectl check-config",
-                  file=sys.stderr)
+            print(
+                f"tablectl journal salvage: {args.config} is not a valid configuration "
+                f"({len(error.problems)} problem(s)); check it with tablectl check-config",
+                file=sys.stderr,
+            )
             return 2
-    report = Journal.salvage(args.state_dir, config_text, force=args.force, table_id=table_id,
-                             before=args.before)
+    report = Journal.salvage(
+        args.state_dir, config_text, force=args.force, table_id=table_id, before=args.before
+    )
     print(f"salvaged {args.state_dir}: the journal now ends at seq {report.kept_last_seq}")
-    print(f"  events kept: {report.kept_events}; events found beyond the damage and dropped: "
-          f"{report.dropped_events}")
+    print(
+        f"  events kept: {report.kept_events}; events found beyond the damage and dropped: "
+        f"{report.dropped_events}"
+    )
     print(f"  damaged files moved to {report.moved_to} (kept as evidence)")
     if report.damaged_last_seq is not None:
         print(f"  the damaged journal ended at seq {report.damaged_last_seq}")
@@ -158,8 +182,17 @@ def _log(args: argparse.Namespace) -> int:
             continue
         stamp = dating.for_log(entry.id, entry.wall_ns, entry.clock_synced, entry.mono_ns)
         if args.json:
-            print(json.dumps({"id": entry.id, "kind": entry.kind, "time": stamp.as_json(),
-                              "last_seq": entry.last_seq, "detail": entry.detail}))
+            print(
+                json.dumps(
+                    {
+                        "id": entry.id,
+                        "kind": entry.kind,
+                        "time": stamp.as_json(),
+                        "last_seq": entry.last_seq,
+                        "detail": entry.detail,
+                    }
+                )
+            )
         else:
             head = f"{entry.id:6d}  {stamp.text()}  {entry.kind}  (seq {entry.last_seq})"
             print(_wrapped(head, _detail(entry.kind, entry.detail)))
@@ -173,12 +206,24 @@ INDENT = " " * 8
 def _wrapped(head: str, detail: str) -> str:
     """The entry on one line when it fits, else the detail wrapped under its head."""
     first, *more = detail.split("\n")
-    lines = [f"{head}  {first}"] if len(head) + 2 + len(first) <= LINE else [
-        head, *textwrap.wrap(first, LINE, initial_indent=INDENT, subsequent_indent=INDENT,
-                             break_on_hyphens=False)]
+    lines = (
+        [f"{head}  {first}"]
+        if len(head) + 2 + len(first) <= LINE
+        else [
+            head,
+            *textwrap.wrap(
+                first, LINE, initial_indent=INDENT, subsequent_indent=INDENT, break_on_hyphens=False
+            ),
+        ]
+    )
     for extra in more:  # a configuration diff: its own lines, each wrapped
-        lines += textwrap.wrap(extra, LINE, initial_indent=INDENT,
-                               subsequent_indent=INDENT + "  ", break_on_hyphens=False) or [""]
+        lines += textwrap.wrap(
+            extra,
+            LINE,
+            initial_indent=INDENT,
+            subsequent_indent=INDENT + "  ",
+            break_on_hyphens=False,
+        ) or [""]
     return "\n".join(lines)
 
 

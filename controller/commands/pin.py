@@ -17,11 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("set", "remove", "list"))
     parser.add_argument("supervisor", nargs="?", help="the supervisor id (digits)")
     parser.add_argument(
-        "--file", help=f"the PIN file (default ${supervisor_pins.ENV_PATH} or "
-                       f"{supervisor_pins.DEFAULT_PATH})"
+        "--file",
+        help=f"the PIN file (default ${supervisor_pins.ENV_PATH} or "
+        f"{supervisor_pins.DEFAULT_PATH})",
     )
     parser.add_argument(
-        "--stdin", action="store_true",
+        "--stdin",
+        action="store_true",
         help="read the PIN from one line of standard input instead of asking twice",
     )
 
@@ -30,7 +32,9 @@ def _read_pin(args: argparse.Namespace) -> str | None:
     if args.stdin:
         return sys.stdin.readline().strip()
     first = getpass.getpass(f"new PIN for supervisor {args.supervisor}: ")
-    supervisor_pins.check_pin_text(first)  # too short, too long, not digits: said before asking again
+    supervisor_pins.check_pin_text(
+        first
+    )  # too short, too long, not digits: said before asking again
     second = getpass.getpass("the same PIN again: ")
     if first != second:
         print("tablectl pin: the two PINs differ; nothing changed", file=sys.stderr)

@@ -22,11 +22,18 @@ HELP = "show the last hands (default 10, the one in progress included) from the 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("count", nargs="?", type=int, default=RECALL_HANDS, metavar="N",
-                        help=f"how many hands (default {RECALL_HANDS})")
+    parser.add_argument(
+        "count",
+        nargs="?",
+        type=int,
+        default=RECALL_HANDS,
+        metavar="N",
+        help=f"how many hands (default {RECALL_HANDS})",
+    )
     parser.add_argument("--state-dir", required=True, help="the journal's folder")
-    parser.add_argument("--hand", type=int, metavar="H",
-                        help="only hand number H (if the journal still holds it)")
+    parser.add_argument(
+        "--hand", type=int, metavar="H", help="only hand number H (if the journal still holds it)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -62,9 +69,12 @@ def _one_hand(journal: Journal, number: int) -> list[RecalledHand] | str:
     newest = last[-1].hand
     if not 1 <= number <= newest:
         return f"no hand {number}: the hands played are 1-{newest}"
-    hands = [hand for hand in recall(journal, newest - number + 1)
-             if hand.hand == number or (number == 1 and hand.hand == 0)]  # (hand 0 goes
-    if not any(hand.hand == number for hand in hands):                 # with hand 1)
+    hands = [
+        hand
+        for hand in recall(journal, newest - number + 1)
+        if hand.hand == number or (number == 1 and hand.hand == 0)
+    ]  # (hand 0 goes
+    if not any(hand.hand == number for hand in hands):  # with hand 1)
         hands = []
     if not hands:
         return f"hand {number} is no longer in the journal (retention kept the later hands)"

@@ -15,11 +15,17 @@ HELP = "run the table controller daemon (the systemd service)"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="the table's YAML configuration")
-    parser.add_argument("--simulated", action="store_true",
-                        help="run every device against its simulator (bench, tests)")
-    parser.add_argument("--stdin-events", action="store_true",
-                        help="also take JSON rules events from standard input, one per line, "
-                             "answering each on standard output once recorded (bench, tests)")
+    parser.add_argument(
+        "--simulated",
+        action="store_true",
+        help="run every device against its simulator (bench, tests)",
+    )
+    parser.add_argument(
+        "--stdin-events",
+        action="store_true",
+        help="also take JSON rules events from standard input, one per line, "
+        "answering each on standard output once recorded (bench, tests)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

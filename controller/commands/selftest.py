@@ -27,18 +27,29 @@ DEFAULT_CONFIG = "/etc/table-controller/table.yaml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=DEFAULT_CONFIG,
-                        help=f"the table's YAML configuration (default {DEFAULT_CONFIG})")
-    parser.add_argument("--simulated", action="store_true",
-                        help="check simulated devices (runs unattended)")
-    parser.add_argument("--yes", action="store_true",
-                        help="answer yes to every question (what a light or the display "
-                             "shows is then not confirmed by anyone)")
-    parser.add_argument("--only", metavar="CHECKS",
-                        help=f"a comma-separated subset of: {','.join(CHECKS)}")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds to wait for each puck move, key or reading on real "
-                             "devices (default 60)")
+    parser.add_argument(
+        "--config",
+        default=DEFAULT_CONFIG,
+        help=f"the table's YAML configuration (default {DEFAULT_CONFIG})",
+    )
+    parser.add_argument(
+        "--simulated", action="store_true", help="check simulated devices (runs unattended)"
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="answer yes to every question (what a light or the display "
+        "shows is then not confirmed by anyone)",
+    )
+    parser.add_argument(
+        "--only", metavar="CHECKS", help=f"a comma-separated subset of: {','.join(CHECKS)}"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds to wait for each puck move, key or reading on real devices (default 60)",
+    )
 
 
 def _fail(message: str, status: int = 1) -> int:
@@ -76,31 +87,42 @@ def run(args: argparse.Namespace) -> int:
         only = tuple(name.strip() for name in args.only.split(",") if name.strip())
         unknown = [name for name in only if name not in CHECKS]
         if unknown:
-            return _fail(f"--only: unknown check(s) {', '.join(unknown)}; "
-                         f"the checks: {', '.join(CHECKS)}", 2)
+            return _fail(
+                f"--only: unknown check(s) {', '.join(unknown)}; the checks: {', '.join(CHECKS)}", 2
+            )
     settings = read_settings(args.config, "selftest")
     if settings is None:
         return 2
     if settings.hardware is None:
         return _fail(f"{args.config} has no hardware: section: there is nothing to test", 2)
     simulated = True if args.simulated else None
-    if not (args.simulated or settings.hardware.simulated) and \
-            service_running(Path(settings.journal.state_dir)):
-        return _fail("the table-controller service is running and holds the devices; "
-                     "stop it first: systemctl stop table-controller")
+    if not (args.simulated or settings.hardware.simulated) and service_running(
+        Path(settings.journal.state_dir)
+    ):
+        return _fail(
+            "the table-controller service is running and holds the devices; "
+            "stop it first: systemctl stop table-controller"
+        )
     events: queue.Queue = queue.Queue()
     try:
         devices = open_devices(settings.hardware, events, simulated=simulated)
     except DriverError as error:
         return _fail(f"the devices cannot be opened: {error}")
     kind = "simulated" if devices.sim is not None else "real"
-    print(f"selftest of table {settings.rules.table_id} ({kind} devices): {', '.join(only)}",
-          flush=True)
+    print(
+        f"selftest of table {settings.rules.table_id} ({kind} devices): {', '.join(only)}",
+        flush=True,
+    )
     floated = dict(settings.tray.float_counts) or None
     with devices:
-        test = Selftest(devices, events, Console(yes=args.yes),
-                        puck_seats=tuple(settings.hardware.puck.pins), timeout=args.timeout,
-                        tray_counts=floated)
+        test = Selftest(
+            devices,
+            events,
+            Console(yes=args.yes),
+            puck_seats=tuple(settings.hardware.puck.pins),
+            timeout=args.timeout,
+            tray_counts=floated,
+        )
         results = test.run(only)
     failed = [r.device for r in results if r.status == "FAIL"]
     print(f"selftest: {'FAILED: ' + ', '.join(failed) if failed else 'all checks passed'}")

@@ -32,13 +32,20 @@ HELP = "print the state the daemon would resume with, from the journal in --stat
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", required=True, help="the journal's folder")
-    parser.add_argument("--no-verify", action="store_true",
-                        help="skip the integrity check (faster on a long journal)")
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip the integrity check (faster on a long journal)",
+    )
     form = parser.add_mutually_exclusive_group()
-    form.add_argument("--json", action="store_true",
-                      help="the JSON line (the default unless printing to a terminal)")
-    form.add_argument("--summary", action="store_true",
-                      help="a readable summary (the default on a terminal)")
+    form.add_argument(
+        "--json",
+        action="store_true",
+        help="the JSON line (the default unless printing to a terminal)",
+    )
+    form.add_argument(
+        "--summary", action="store_true", help="a readable summary (the default on a terminal)"
+    )
 
 
 def _readable(args: argparse.Namespace) -> bool:
@@ -65,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
         except JournalIntegrityError as error:
             return _fault(journal.last_seq, error)
         if folded.last_seq == 0:
-            print("nothing recorded yet" if _readable(args)
-                  else dumps({"last_seq": 0, "state": None}))
+            print(
+                "nothing recorded yet" if _readable(args) else dumps({"last_seq": 0, "state": None})
+            )
             return 0
         view = state_view(folded.table)
         if _readable(args):
@@ -99,29 +107,37 @@ def summary(view: dict[str, Any], last_seq: int) -> str:
     if view["button"] is not None:
         sb = f"SB seat {view['small_blind']}" if view["small_blind"] is not None else "SB dead"
         lines.append(f"button seat {view['button']}, {sb}, BB seat {view['big_blind']}")
-    pots = [("main" if i == 0 else f"side {i}") + f" {p['amount']} [{_seats(p['eligible'])}]"
-            for i, p in enumerate(view["pots"])]
+    pots = [
+        ("main" if i == 0 else f"side {i}") + f" {p['amount']} [{_seats(p['eligible'])}]"
+        for i, p in enumerate(view["pots"])
+    ]
     lines.append(f"pot total {view['pot_total']}" + (": " + "; ".join(pots) if pots else ""))
     clock = view.get("clock")
     if clock:
         warning = ", warning" if clock["warning"] else ""
-        lines.append(f"clock: seat {clock['seat']}, {-(-clock['remaining_ms'] // 1000)} s left"
-                     f"{warning}")
+        lines.append(
+            f"clock: seat {clock['seat']}, {-(-clock['remaining_ms'] // 1000)} s left{warning}"
+        )
     lines.append("display: " + " / ".join(line for line in view["display"] if line))
     lines.append("")
     lines.append(f"{'seat':>4}  {'player':<16} {'stack':>9} {'bet':>7}  status")
     for number, seat in view["seats"].items():
         missed = f"  missed {'+'.join(seat['missed'])}" if seat["missed"] else ""
-        lines.append(f"{number:>4}  {seat['player']:<16.16} {seat['stack']:>9} {seat['bet']:>7}  "
-                     f"{seat['status'].replace('_', ' ')}{missed}")
+        lines.append(
+            f"{number:>4}  {seat['player']:<16.16} {seat['stack']:>9} {seat['bet']:>7}  "
+            f"{seat['status'].replace('_', ' ')}{missed}"
+        )
     if not view["seats"]:
         lines.append("   (no one seated)")
     return "\n".join(lines) + "\n"
 
 
 def _fault(last_seq: int, error: JournalError) -> int:
-    line: dict[str, Any] = {"last_seq": last_seq, "state": None,
-                            "fault": {"code": error.code, "message": error.message}}
+    line: dict[str, Any] = {
+        "last_seq": last_seq,
+        "state": None,
+        "fault": {"code": error.code, "message": error.message},
+    }
     print(dumps(line))
     kind = error.kind if isinstance(error, Fault) else "MEMORY FAULT"
     print(f"tablectl state: {kind} ({error.code}): {error.message}", file=sys.stderr)

@@ -90,12 +90,18 @@ def _from_journal(args: argparse.Namespace, verifier: supervisor_pins.PinFile | 
     settings = load_config(args.config) if args.config else load_config_text(current, "<journal>")
     rules = settings_of(records[0].config_id).rules if records else settings.rules
     table, buy_ins = tray.fold(
-        rules, (r.event for r in records), verifier,
-        settings_for=lambda n: settings_of(records[n - 1].config_id).rules, recorded=True,
+        rules,
+        (r.event for r in records),
+        verifier,
+        settings_for=lambda n: settings_of(records[n - 1].config_id).rules,
+        recorded=True,
     )
     if records and records[0].seq > 1:
-        print(f"note: the journal starts at seq {records[0].seq} (older events pruned); "
-              "the figures cover only what it holds", file=sys.stderr)
+        print(
+            f"note: the journal starts at seq {records[0].seq} (older events pruned); "
+            "the figures cover only what it holds",
+            file=sys.stderr,
+        )
     return _print(args, settings, table, buy_ins)
 
 
@@ -105,7 +111,8 @@ def _print(args: argparse.Namespace, settings: Settings, table: Any, buy_ins: li
         figures.update(buy_ins=buy_ins, moves=table.state.tray_moves, acks=table.state.tray_acks)
         print(json.dumps(figures))
     else:
-        for line in tray.report(table.state, settings.tray, table_id=settings.rules.table_id,
-                                buy_ins=buy_ins):
+        for line in tray.report(
+            table.state, settings.tray, table_id=settings.rules.table_id, buy_ins=buy_ins
+        ):
             print(line)
     return 0

@@ -32,10 +32,17 @@ def _seed(text: str) -> bytes:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=_seed, metavar="HEX",
-                        help="the regulator's seed: the digest is then HMAC-SHA256 keyed by it")
-    parser.add_argument("--write-manifest", action="store_true",
-                        help="record the manifest of the installed files (the install's step)")
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="HEX",
+        help="the regulator's seed: the digest is then HMAC-SHA256 keyed by it",
+    )
+    parser.add_argument(
+        "--write-manifest",
+        action="store_true",
+        help="record the manifest of the installed files (the install's step)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
             path = software.write_manifest()
             print(f"manifest written: {path}")
             return 0
-        files = [name for name in software.program_files()
-                 if (software.environment() / name).is_file()]
+        files = [
+            name for name in software.program_files() if (software.environment() / name).is_file()
+        ]
         digest = software.program_digest(files, seed=args.seed)
         verdict = software.check()
     except (software.SoftwareError, OSError) as error:

@@ -51,20 +51,37 @@ def named_paths(settings: Settings) -> list[NamedPath]:
     floor = settings.floor
     if floor is not None:
         if floor.password_file is not None:
-            found.append(NamedPath("floor.password_file", floor.password_file, False,
-                                   "the floor link will not start (LINK ERROR)"))
+            found.append(
+                NamedPath(
+                    "floor.password_file",
+                    floor.password_file,
+                    False,
+                    "the floor link will not start (LINK ERROR)",
+                )
+            )
         tls = floor.tls
         for key in ("ca_file", "cert_file", "key_file"):
             value = getattr(tls, key, None) if tls is not None else None
             if value is not None:
-                found.append(NamedPath(f"floor.tls.{key}", Path(value), False,
-                                       "the floor link will not start (LINK ERROR)"))
+                found.append(
+                    NamedPath(
+                        f"floor.tls.{key}",
+                        Path(value),
+                        False,
+                        "the floor link will not start (LINK ERROR)",
+                    )
+                )
     pin_file = settings.supervisor.pin_file
     if pin_file is not None:
-        found.append(NamedPath(
-            "supervisor.pin_file", pin_file, True,
-            "no supervisor PINs yet: every PIN is refused until `tablectl pin set` "
-            "writes this file"))
+        found.append(
+            NamedPath(
+                "supervisor.pin_file",
+                pin_file,
+                True,
+                "no supervisor PINs yet: every PIN is refused until `tablectl pin set` "
+                "writes this file",
+            )
+        )
     hardware = settings.hardware
     if hardware is not None and not hardware.simulated:
         for name in ("keypad", "tray", "display"):
@@ -72,16 +89,26 @@ def named_paths(settings: Settings) -> list[NamedPath]:
             if not device.enabled or device.simulated or device.port is None:
                 continue
             if is_uart(device.port):
-                found.append(NamedPath(
-                    f"hardware.{name}.port", Path(device.port), False,
-                    "the Pi's serial port is off: turn it on in raspi-config (Interface "
-                    "Options, Serial Port: login shell no, hardware yes) and reboot "
-                    "(docs/install.md)"))
+                found.append(
+                    NamedPath(
+                        f"hardware.{name}.port",
+                        Path(device.port),
+                        False,
+                        "the Pi's serial port is off: turn it on in raspi-config (Interface "
+                        "Options, Serial Port: login shell no, hardware yes) and reboot "
+                        "(docs/install.md)",
+                    )
+                )
             else:
-                found.append(NamedPath(
-                    f"hardware.{name}.port", Path(device.port), True,
-                    f"the {name} adapter is not plugged in (or not this one): the daemon "
-                    f"shows a {name} fault until it appears"))
+                found.append(
+                    NamedPath(
+                        f"hardware.{name}.port",
+                        Path(device.port),
+                        True,
+                        f"the {name} adapter is not plugged in (or not this one): the daemon "
+                        f"shows a {name} fault until it appears",
+                    )
+                )
     return found
 
 
@@ -98,8 +125,9 @@ def check_named_paths(
         line, column = places.get(named.option, (1, 1))
         message = f"{named.option}: {named.path} does not exist: {named.missing}"
         if named.may_appear_later:
-            warnings.append(((line, column),
-                             f"{settings.source}:{line}:{column}: warning: {message}"))
+            warnings.append(
+                ((line, column), f"{settings.source}:{line}:{column}: warning: {message}")
+            )
         else:
             errors.append(((line, column), f"{settings.source}:{line}:{column}: {message}"))
     return [text for _, text in sorted(errors)], [text for _, text in sorted(warnings)]

@@ -91,8 +91,9 @@ def read_floor(section: Section) -> FloorSettings | None:
     host = section.get_text("host", "", required=True, pattern=HOST_PATTERN, pattern_help=HOST_HELP)
     tls = _read_tls(section.get_section("tls"))
     port = section.get_int("port", MQTT_TLS_PORT if tls else MQTT_PORT, 1, 65535)
-    username = section.get_optional_text("username", pattern=USERNAME_PATTERN,
-                                         pattern_help=USERNAME_HELP)
+    username = section.get_optional_text(
+        "username", pattern=USERNAME_PATTERN, pattern_help=USERNAME_HELP
+    )
     password_file = section.get_optional_text("password_file", pattern_help=PATH_HELP)
     if password_file is not None and username is None and section.ok("username"):
         section.fail("password_file", "needs floor.username (a password goes with a user name)")

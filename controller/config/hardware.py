@@ -45,9 +45,7 @@ def read_hardware(hardware: Section, seats: int) -> HardwareSettings:
     factory = None
     if node is not None and read_value(node).kind != "null":
         factory = hardware.choice_of("pin_factory", node, PIN_FACTORIES, "") or None
-    gpiochip = hardware.get_optional_int(
-        "gpiochip", 0, 31, none_means="let gpiozero pick the chip"
-    )
+    gpiochip = hardware.get_optional_int("gpiochip", 0, 31, none_means="let gpiozero pick the chip")
     pin_places: dict[str, Where] = {}
     puck_section = hardware.get_section("puck")
     puck = PuckSettings(

@@ -71,9 +71,11 @@ def load_config_text(text: str, filename: str = "<config>") -> Settings:
 
 
 def _too_big(filename: str) -> str:
-    return (f"{filename}:1:1: the file is larger than {MAX_CONFIG_BYTES:,} bytes; a table "
-            f"configuration is a few KB (the commented example is about 14 KB), so it is "
-            f"refused unread. Is it the right file?")
+    return (
+        f"{filename}:1:1: the file is larger than {MAX_CONFIG_BYTES:,} bytes; a table "
+        f"configuration is a few KB (the commented example is about 14 KB), so it is "
+        f"refused unread. Is it the right file?"
+    )
 
 
 def option_paths() -> list[str]:

@@ -192,8 +192,10 @@ class Report:
                     more.append(key_node)
         if more:
             first = min(more, key=lambda node: where_position(node))
-            self.error(first, f"... and {len(more)} more unknown key(s) from here on; "
-                              f"fix the ones above first")
+            self.error(
+                first,
+                f"... and {len(more)} more unknown key(s) from here on; fix the ones above first",
+            )
 
 
 class Section:

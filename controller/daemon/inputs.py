@@ -112,8 +112,12 @@ def translate(event: DeviceEvent) -> RulesInput | DeviceNotice:
         return RulesInput({"type": "tray", "counts": counts}, "tray")
     if isinstance(event, PuckFault):
         seats = " ".join(str(seat) for seat in event.seats)
-        return DeviceNotice("puck", f"puck sensors of seats {seats} all see the button",
-                            tuple(event.seats), device_faults.PUCK_TWO_SEATS)
+        return DeviceNotice(
+            "puck",
+            f"puck sensors of seats {seats} all see the button",
+            tuple(event.seats),
+            device_faults.PUCK_TWO_SEATS,
+        )
     if isinstance(event, DeviceFault):
         return DeviceNotice(event.device, event.message, code=device_faults.lost(event.device))
     if isinstance(event, DeviceCleared):

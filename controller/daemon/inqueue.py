@@ -86,9 +86,13 @@ class InputQueue:
             elif device and self._devices >= self.device_bound:
                 self.dropped += 1
                 if self.dropped % WARN_EVERY == 1:
-                    log.warning("input queue full (%d device events waiting): %s dropped "
-                                "(%d so far); is a device flooding?", self._devices,
-                                type(item).__name__, self.dropped)
+                    log.warning(
+                        "input queue full (%d device events waiting): %s dropped "
+                        "(%d so far); is a device flooding?",
+                        self._devices,
+                        type(item).__name__,
+                        self.dropped,
+                    )
                 return
             self._items.append(item)
             if kind is not None:

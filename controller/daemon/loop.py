@@ -84,8 +84,15 @@ from controller.rules.text import Message
 
 log = logging.getLogger("table-controller")
 
-__all__ = ["PRUNE_EVERY_HANDS", "Controller", "Display", "LastShown", "Notifier", "log",
-           "outcome_by"]
+__all__ = [
+    "PRUNE_EVERY_HANDS",
+    "Controller",
+    "Display",
+    "LastShown",
+    "Notifier",
+    "log",
+    "outcome_by",
+]
 
 
 class Notifier:
@@ -100,7 +107,6 @@ class Notifier:
         self.stopping: Callable[[str | None], bool] = notify.stopping
         self.extend: Callable[[float], bool] = notify.extend_timeout
         self.interval: Callable[[], float | None] = notify.watchdog_interval
-
 
 
 class Controller(ConfigMixin):
@@ -226,7 +232,11 @@ class Controller(ConfigMixin):
             self.submit(translated.event, source=translated.source)
 
     def submit(
-        self, event: dict[str, Any], *, source: str, by: str | None = None,
+        self,
+        event: dict[str, Any],
+        *,
+        source: str,
+        by: str | None = None,
         refused: Refusal | None = None,
     ) -> Outcome:
         """Tell the time, then check, record, apply and show one rules event (``refused``:
@@ -234,8 +244,12 @@ class Controller(ConfigMixin):
         recorder = self.recorder
         if self.fault is not None or recorder is None:
             outcome = Outcome(None, False, event, self._lock_error())
-            log.warning("%s from %s refused: play is locked (%s)", _brief(event, True), source,
-                        self.fault.code if self.fault else "no journal")
+            log.warning(
+                "%s from %s refused: play is locked (%s)",
+                _brief(event, True),
+                source,
+                self.fault.code if self.fault else "no journal",
+            )
             self._show()
             return outcome
         now = self.timekeeper.now()
@@ -250,13 +264,24 @@ class Controller(ConfigMixin):
             return outcome
         self._notify_publisher()
         if outcome.ok:
-            log.info("seq %d %s from %s%s", outcome.seq, _brief(event, False), source,
-                     f" by {outcome_by(event, recorder)}" if outcome_by(event, recorder) else "")
+            log.info(
+                "seq %d %s from %s%s",
+                outcome.seq,
+                _brief(event, False),
+                source,
+                f" by {outcome_by(event, recorder)}" if outcome_by(event, recorder) else "",
+            )
             self._after_accepted(outcome)
         else:
             error = outcome.error or {}
-            log.info("seq %d %s from %s refused: %s: %s", outcome.seq, _brief(event, False),
-                     source, error.get("code"), error.get("message"))
+            log.info(
+                "seq %d %s from %s refused: %s: %s",
+                outcome.seq,
+                _brief(event, False),
+                source,
+                error.get("code"),
+                error.get("message"),
+            )
             self.display.refusal = outcome.said or error.get("message")
         self._show()
         return outcome
@@ -273,23 +298,42 @@ class Controller(ConfigMixin):
                 log.info("hand %d %s", effect.hand, "voided" if effect.voided else "ended")
                 self.hands_since_prune += 1
             elif isinstance(effect, Transferred):  # a supervisor's correction: logged
-                log.warning("seq %d: supervisor %s moved %d from seat %d to seat %d (%s)",
-                            outcome.seq, effect.by, effect.amount, effect.from_seat,
-                            effect.to_seat, effect.reason.replace("_", " "))
-                self._system_log(LogKind.CORRECTION, {
-                    "kind": "transfer", "seq": outcome.seq, "supervisor": effect.by,
-                    "from": effect.from_seat, "to": effect.to_seat, "amount": effect.amount,
-                    "reason": effect.reason})
+                log.warning(
+                    "seq %d: supervisor %s moved %d from seat %d to seat %d (%s)",
+                    outcome.seq,
+                    effect.by,
+                    effect.amount,
+                    effect.from_seat,
+                    effect.to_seat,
+                    effect.reason.replace("_", " "),
+                )
+                self._system_log(
+                    LogKind.CORRECTION,
+                    {
+                        "kind": "transfer",
+                        "seq": outcome.seq,
+                        "supervisor": effect.by,
+                        "from": effect.from_seat,
+                        "to": effect.to_seat,
+                        "amount": effect.amount,
+                        "reason": effect.reason,
+                    },
+                )
             elif isinstance(effect, PinRejected):  # each wrong PIN and the lock-out: logged
-                log.warning("wrong PIN for supervisor %s (%d in a row)", effect.supervisor,
-                            effect.failures)
-                self._system_log("pin_rejected", {"supervisor": effect.supervisor,
-                                                  "failures": effect.failures})
+                log.warning(
+                    "wrong PIN for supervisor %s (%d in a row)", effect.supervisor, effect.failures
+                )
+                self._system_log(
+                    "pin_rejected", {"supervisor": effect.supervisor, "failures": effect.failures}
+                )
             elif isinstance(effect, SupervisorLocked):
-                log.warning("wrong PIN for supervisor %s: the supervisor menu is locked",
-                            effect.supervisor)
-                self._system_log("supervisor_locked", {"supervisor": effect.supervisor,
-                                                       "until_ms": effect.until_ms})
+                log.warning(
+                    "wrong PIN for supervisor %s: the supervisor menu is locked", effect.supervisor
+                )
+                self._system_log(
+                    "supervisor_locked",
+                    {"supervisor": effect.supervisor, "until_ms": effect.until_ms},
+                )
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
 
@@ -402,10 +446,14 @@ class Controller(ConfigMixin):
             code = next(iter(faults.values()))
             device_fault = device_faults.words(code, self.display.puck_fault_seats)
         self.outputs.show(
-            view, countdown_ms=countdown,
+            view,
+            countdown_ms=countdown,
             warning=self._warning(countdown) if countdown is not None else False,
-            device_fault=device_fault, refusal=self.display.refusal,
-            expired=self.display.expired, alerts=alerts, puck_seats=puck_seats,
+            device_fault=device_fault,
+            refusal=self.display.refusal,
+            expired=self.display.expired,
+            alerts=alerts,
+            puck_seats=puck_seats,
             halted=bool(set(faults) & HALTING_DEVICES),
         )
         self._status(_status_line(view, faults))
@@ -470,8 +518,9 @@ class Controller(ConfigMixin):
                 self._publish_fault(device, current, active=False, detail=None)
             faults[device] = code
             log.warning("device %s fault %s: %s", device, code, notice.message)
-            self._system_log(LogKind.DEVICE_FAULT,
-                             {"device": device, "code": code, "message": notice.message})
+            self._system_log(
+                LogKind.DEVICE_FAULT, {"device": device, "code": code, "message": notice.message}
+            )
             self._publish_fault(device, code, active=True, detail=notice.message)
         self.display.device_faults = faults
         if self.publisher is not None:  # the retained link status says what is in force
@@ -489,8 +538,11 @@ class Controller(ConfigMixin):
             return
         for line in tray_check.changes(before, tray):
             (log.warning if tray.alarm else log.info)("%s", line)
-            detail: dict[str, Any] = {"counted": tray.counted, "expected": tray.expected,
-                                      "difference": tray.difference}
+            detail: dict[str, Any] = {
+                "counted": tray.counted,
+                "expected": tray.expected,
+                "difference": tray.difference,
+            }
             if "acknowledged by" in line:
                 detail["by"] = tray.acknowledged_by
             self._system_log(line.split(":", 1)[0], detail)
@@ -521,13 +573,20 @@ class Controller(ConfigMixin):
 
             seq = self.journal.last_seq
             publisher.enqueue(
-                [fault_message(publisher.topics, code, device=device, active=active,
-                               detail=detail, seq=seq)],
+                [
+                    fault_message(
+                        publisher.topics, code, device=device, active=active, detail=detail, seq=seq
+                    )
+                ],
                 seq=seq,
             )
         except Exception as error:  # the floor link must never stop play
-            log.warning("floor: the %s %s message was not queued: %s", code,
-                        "fault" if active else "clear", describe(error))
+            log.warning(
+                "floor: the %s %s message was not queued: %s",
+                code,
+                "fault" if active else "clear",
+                describe(error),
+            )
 
     def _link_alert(self) -> str | None:
         """The link indicator while the link is in trouble (down, alarm, refused
@@ -555,10 +614,16 @@ class Controller(ConfigMixin):
         if state != self._link_logged:
             self._link_logged = state
             if link != "connecting" or status.alarm or status.overflowed:
-                self._system_log(LogKind.FLOOR_LINK, {
-                    "link": status.link, "reason": status.last_error, "unsent": status.unsent,
-                    "alarm": status.alarm, "overflowed": status.overflowed,
-                })
+                self._system_log(
+                    LogKind.FLOOR_LINK,
+                    {
+                        "link": status.link,
+                        "reason": status.last_error,
+                        "unsent": status.unsent,
+                        "alarm": status.alarm,
+                        "overflowed": status.overflowed,
+                    },
+                )
         self._show()
 
 

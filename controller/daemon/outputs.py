@@ -41,7 +41,11 @@ class Shown:
 
 class Outputs:
     def __init__(
-        self, lights: SeatLights, display: ClockDisplay, seats: int, language: str,
+        self,
+        lights: SeatLights,
+        display: ClockDisplay,
+        seats: int,
+        language: str,
         patterns: looks.LightPatterns | None = None,
     ) -> None:
         self.patterns = patterns or looks.DEFAULT_PATTERNS
@@ -69,12 +73,17 @@ class Outputs:
     ) -> None:
         """``halted``: a device fault stops play (``looks.HALTING_DEVICES``): every seat
         shows the fault pattern."""
-        patterns = looks.seat_patterns(view, self.seats, self.patterns, fault=halted,
-                                       puck_seats=puck_seats)
+        patterns = looks.seat_patterns(
+            view, self.seats, self.patterns, fault=halted, puck_seats=puck_seats
+        )
         self._lights(patterns)
         line1, line2 = looks.dealer_lines(
-            view, language=self.language, fault=device_fault, refusal=refusal,
-            expired=expired, alerts=alerts,
+            view,
+            language=self.language,
+            fault=device_fault,
+            refusal=refusal,
+            expired=expired,
+            alerts=alerts,
         )
         self._text(line1, line2)
         # the expired seat's zero, unless a shot clock already times the next decision

@@ -98,14 +98,18 @@ class PinGuard:
             return None
         hidden = recorded.count(HIDDEN_DIGIT)
         if hidden != len(self._typed):
-            log.warning("the PIN of supervisor %s was typed before a restart: judged wrong; "
-                        "type it again", supervisor)
+            log.warning(
+                "the PIN of supervisor %s was typed before a restart: judged wrong; type it again",
+                supervisor,
+            )
             return False
         typed = iter(self._typed)
         pin = "".join(next(typed) if c == HIDDEN_DIGIT else c for c in recorded)
         try:
             return bool(verifier(supervisor, pin))
         except Exception as error:  # a broken or unsafe PIN file: no verdict, the keypad
-            log.error("supervisor PIN file cannot be used: %s",  # says PIN CHECK NOT
-                      getattr(error, "message", None) or error)  # AVAILABLE (no try lost)
+            log.error(
+                "supervisor PIN file cannot be used: %s",  # says PIN CHECK NOT
+                getattr(error, "message", None) or error,
+            )  # AVAILABLE (no try lost)
             return None

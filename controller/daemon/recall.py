@@ -88,8 +88,9 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     table, after, config_id = start_table(journal, book, snapshot)
     builder = _Builder(dating)
     before = _before(table)
-    for record, effects in fold_records(table, journal.iter_events(after_seq=after), book,
-                                        config_id):
+    for record, effects in fold_records(
+        table, journal.iter_events(after_seq=after), book, config_id
+    ):
         if record.seq >= start:
             first_round = ROUNDS[table.settings.game.form][0]
             builder.record(record, effects, *before, first_round)
@@ -123,22 +124,35 @@ class _Builder:
         self.current: RecalledHand | None = None
         self.before: RecalledHand | None = None  # transfers before the first hand
 
-    def record(self, record: EventRecord, effects: list[fx.Effect],
-               seats_before: dict[int, tuple[str, int, int]], street: str | None,
-               first_round: str = "preflop") -> None:
+    def record(
+        self,
+        record: EventRecord,
+        effects: list[fx.Effect],
+        seats_before: dict[int, tuple[str, int, int]],
+        street: str | None,
+        first_round: str = "preflop",
+    ) -> None:
         """``seats_before``: each seat's (player, stack, bet) before the record;
         ``street``: the round before this record; ``first_round``: the game form's
         first betting round (preflop, or predraw in the draw games)."""
-        stamp = self.dating.for_event(record.seq, record.wall_ns, record.clock_synced,
-                                      record.mono_ns).as_json()
+        stamp = self.dating.for_event(
+            record.seq, record.wall_ns, record.clock_synced, record.mono_ns
+        ).as_json()
         for effect in effects:
             if isinstance(effect, fx.HandStarted):
                 self.current = RecalledHand(
-                    hand=effect.hand, first_seq=record.seq, last_seq=record.seq, started=stamp,
-                    button=effect.button, small_blind=effect.small_blind,
-                    big_blind=effect.big_blind, dealt=list(effect.dealt),
-                    seats={str(n): {"player": p, "stack": stack + bet}
-                           for n, (p, stack, bet) in sorted(seats_before.items())},
+                    hand=effect.hand,
+                    first_seq=record.seq,
+                    last_seq=record.seq,
+                    started=stamp,
+                    button=effect.button,
+                    small_blind=effect.small_blind,
+                    big_blind=effect.big_blind,
+                    dealt=list(effect.dealt),
+                    seats={
+                        str(n): {"player": p, "stack": stack + bet}
+                        for n, (p, stack, bet) in sorted(seats_before.items())
+                    },
                 )
                 self.hands.append(self.current)
                 street = first_round
@@ -148,47 +162,79 @@ class _Builder:
                 listed = hand
                 if listed is None:  # before the journal's first hand
                     listed = self.before = self.before or RecalledHand(
-                        hand=0, first_seq=record.seq, last_seq=record.seq, started=stamp,
-                        result="before the first hand")
+                        hand=0,
+                        first_seq=record.seq,
+                        last_seq=record.seq,
+                        started=stamp,
+                        result="before the first hand",
+                    )
                     listed.last_seq = record.seq
-                listed.transfers.append({
-                    "from": effect.from_seat, "to": effect.to_seat, "amount": effect.amount,
-                    "reason": effect.reason, "seq": record.seq,
-                    "by": effect.by if effect.by is not None else record.by, "time": stamp})
+                listed.transfers.append(
+                    {
+                        "from": effect.from_seat,
+                        "to": effect.to_seat,
+                        "amount": effect.amount,
+                        "reason": effect.reason,
+                        "seq": record.seq,
+                        "by": effect.by if effect.by is not None else record.by,
+                        "time": stamp,
+                    }
+                )
         if hand is None or hand.result != "in progress":
             return
         hand.last_seq = record.seq
         entry = {"seq": record.seq, "by": record.by, "time": stamp}
         for effect in effects:
             if isinstance(effect, fx.Posted):
-                hand.posts.append({"seat": effect.seat, "kind": effect.kind,
-                                   "live": effect.live, "dead": effect.dead, **entry})
+                hand.posts.append(
+                    {
+                        "seat": effect.seat,
+                        "kind": effect.kind,
+                        "live": effect.live,
+                        "dead": effect.dead,
+                        **entry,
+                    }
+                )
             elif isinstance(effect, fx.Acted):
                 _, stack, bet = seats_before.get(effect.seat, ("", 0, 0))
                 put = effect.total - bet
                 all_in = effect.action == "all_in" or (
-                    effect.action in ("call", "bet", "raise") and 0 < stack <= put)
-                hand.actions.append({"street": street, "seat": effect.seat,
-                                     "action": effect.action, "to": effect.total,
-                                     "all_in": all_in,
-                                     "entered": _entered(record.event), **entry})
+                    effect.action in ("call", "bet", "raise") and 0 < stack <= put
+                )
+                hand.actions.append(
+                    {
+                        "street": street,
+                        "seat": effect.seat,
+                        "action": effect.action,
+                        "to": effect.total,
+                        "all_in": all_in,
+                        "entered": _entered(record.event),
+                        **entry,
+                    }
+                )
             elif isinstance(effect, fx.StreetDealt):
                 street = effect.street
                 hand.streets.append({"street": effect.street, "seq": record.seq})
             elif isinstance(effect, fx.UncalledReturned):
                 hand.uncalled.append({"seat": effect.seat, "amount": effect.amount})
             elif isinstance(effect, fx.PotAwarded):
-                hand.pots.append({
-                    "pot": "main" if effect.index == 0 else f"side {effect.index}",
-                    "amount": effect.amount,
-                    "shares": [{"seat": s, "amount": a} for s, a in effect.shares], **entry,
-                })
+                hand.pots.append(
+                    {
+                        "pot": "main" if effect.index == 0 else f"side {effect.index}",
+                        "amount": effect.amount,
+                        "shares": [{"seat": s, "amount": a} for s, a in effect.shares],
+                        **entry,
+                    }
+                )
             elif isinstance(effect, fx.FeesTaken):
-                hand.fees = {"rake": hand.fees["rake"] + effect.rake,
-                             "jackpot": hand.fees["jackpot"] + effect.jackpot}
+                hand.fees = {
+                    "rake": hand.fees["rake"] + effect.rake,
+                    "jackpot": hand.fees["jackpot"] + effect.jackpot,
+                }
             elif isinstance(effect, fx.ClockExpired):
-                hand.corrections.append({"kind": "clock_expired", "seat": effect.seat,
-                                         "action": effect.action, **entry})
+                hand.corrections.append(
+                    {"kind": "clock_expired", "seat": effect.seat, "action": effect.action, **entry}
+                )
             elif isinstance(effect, fx.Corrected):
                 hand.corrections.append({"kind": effect.kind, "seat": effect.seat, **entry})
             elif isinstance(effect, fx.HandEnded) and effect.hand == hand.hand:
@@ -199,10 +245,16 @@ class _Builder:
         if hand is None or hand.result != "in progress":
             return
         view = state_view(table)
-        hand.now = {"phase": view["phase"], "to_act": view["to_act"],
-                    "pot_total": view["pot_total"], "pots": view["pots"],
-                    "seats": {k: {"stack": v["stack"], "bet": v["bet"], "status": v["status"]}
-                              for k, v in view["seats"].items()}}
+        hand.now = {
+            "phase": view["phase"],
+            "to_act": view["to_act"],
+            "pot_total": view["pot_total"],
+            "pots": view["pots"],
+            "seats": {
+                k: {"stack": v["stack"], "bet": v["bet"], "status": v["status"]}
+                for k, v in view["seats"].items()
+            },
+        }
 
 
 def _entered(event: dict[str, Any]) -> str:
@@ -214,27 +266,43 @@ def _entered(event: dict[str, Any]) -> str:
 def _earliest_snapshot(journal: Journal) -> tuple[int, str] | None:
     with journal.mutex:
         row = journal.connection.execute(
-            "SELECT seq, state FROM snapshots ORDER BY seq LIMIT 1").fetchone()
+            "SELECT seq, state FROM snapshots ORDER BY seq LIMIT 1"
+        ).fetchone()
     return None if row is None else (int(row[0]), str(row[1]))
 
 
-def _raw_hands(journal: Journal, start: int, dating: WallDating, until: int | None = None
-               ) -> list[RecalledHand]:
+def _raw_hands(
+    journal: Journal, start: int, dating: WallDating, until: int | None = None
+) -> list[RecalledHand]:
     hands: dict[int, RecalledHand] = {}
     for record in journal.iter_events(after_seq=start - 1):
         if until is not None and record.seq > until:
             break
         number = record.hand or 0
-        stamp = dating.for_event(record.seq, record.wall_ns, record.clock_synced,
-                                 record.mono_ns).as_json()
+        stamp = dating.for_event(
+            record.seq, record.wall_ns, record.clock_synced, record.mono_ns
+        ).as_json()
         hand = hands.get(number)
         if hand is None:
-            hand = hands[number] = RecalledHand(hand=number, first_seq=record.seq,
-                                                last_seq=record.seq, started=stamp,
-                                                rebuilt=False, result="not rebuilt")
+            hand = hands[number] = RecalledHand(
+                hand=number,
+                first_seq=record.seq,
+                last_seq=record.seq,
+                started=stamp,
+                rebuilt=False,
+                result="not rebuilt",
+            )
         hand.last_seq = record.seq
-        hand.raw.append({"seq": record.seq, "event": record.event, "accepted": record.accepted,
-                         "refusal": record.refusal_message, "by": record.by, "time": stamp})
+        hand.raw.append(
+            {
+                "seq": record.seq,
+                "event": record.event,
+                "accepted": record.accepted,
+                "refusal": record.refusal_message,
+                "by": record.by,
+                "time": stamp,
+            }
+        )
     return list(hands.values())
 
 
@@ -249,46 +317,65 @@ def as_text(hands: list[RecalledHand]) -> str:
     out: list[str] = []
     for hand in hands:
         if hand.hand == 0:
-            out.append(f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  "
-                       f"{_when(hand.started)}")
+            out.append(
+                f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  {_when(hand.started)}"
+            )
             out += [_transfer_text(item, "before the first hand") for item in hand.transfers]
             out.append("")
             continue
-        out.append(f"HAND {hand.hand}  seq {hand.first_seq}-{hand.last_seq}  "
-                   f"{_when(hand.started)}  [{hand.result}]")
+        out.append(
+            f"HAND {hand.hand}  seq {hand.first_seq}-{hand.last_seq}  "
+            f"{_when(hand.started)}  [{hand.result}]"
+        )
         if not hand.rebuilt:
-            out.append("  (the journal no longer holds the state before this hand; "
-                       "its events as recorded:)")
+            out.append(
+                "  (the journal no longer holds the state before this hand; "
+                "its events as recorded:)"
+            )
             for item in hand.raw:
                 verdict = "ok" if item["accepted"] else f"refused: {item['refusal']}"
-                out.append(f"  seq {item['seq']} {_clock(item['time'])}: "
-                           f"{_event_text(item['event'])} -> {verdict}{_by(item['by'])}")
+                out.append(
+                    f"  seq {item['seq']} {_clock(item['time'])}: "
+                    f"{_event_text(item['event'])} -> {verdict}{_by(item['by'])}"
+                )
             out.append("")
             continue
         sb = f"SB seat {hand.small_blind}" if hand.small_blind is not None else "SB dead"
-        out.append(f"  button seat {hand.button}, {sb}, BB seat {hand.big_blind}; "
-                   f"dealt {' '.join(str(s) for s in hand.dealt)}")
-        out.append("  seats: " + ", ".join(
-            f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items()))
+        out.append(
+            f"  button seat {hand.button}, {sb}, BB seat {hand.big_blind}; "
+            f"dealt {' '.join(str(s) for s in hand.dealt)}"
+        )
+        out.append(
+            "  seats: "
+            + ", ".join(f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items())
+        )
         if hand.posts:
-            out.append("  posts: " + "; ".join(
-                f"{POST_NAMES.get(p['kind'], p['kind'].replace('_', ' '))} seat {p['seat']}"
-                f" {p['live']}" + (f" + {p['dead']} dead" if p["dead"] else "")
-                for p in hand.posts))
+            out.append(
+                "  posts: "
+                + "; ".join(
+                    f"{POST_NAMES.get(p['kind'], p['kind'].replace('_', ' '))} seat {p['seat']}"
+                    f" {p['live']}" + (f" + {p['dead']} dead" if p["dead"] else "")
+                    for p in hand.posts
+                )
+            )
         street = None
         for action in hand.actions:
             if action["street"] != street:
                 street = action["street"]
                 out.append(f"  {street}:")
-            out.append(f"    {_clock(action['time'])}  seq {action['seq']}  "
-                       f"{_action_text(action)}{_by(action['by'])}")
+            out.append(
+                f"    {_clock(action['time'])}  seq {action['seq']}  "
+                f"{_action_text(action)}{_by(action['by'])}"
+            )
         for item in hand.uncalled:
             out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
         for item in hand.corrections:
             what = item["kind"].replace("_", " ")
-            out.append(f"  {what}: seat {item['seat']}"
-                       + (f" ({item['action']})" if "action" in item else "")
-                       + f" at seq {item['seq']}, {_clock(item['time'])}")
+            out.append(
+                f"  {what}: seat {item['seat']}"
+                + (f" ({item['action']})" if "action" in item else "")
+                + f" at seq {item['seq']}, {_clock(item['time'])}"
+            )
         for pot in hand.pots:
             shares = ", ".join(f"seat {s['seat']} {s['amount']}" for s in pot["shares"])
             out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}  ({_clock(pot['time'])})")
@@ -303,17 +390,24 @@ def as_text(hands: list[RecalledHand]) -> str:
 
 
 def _transfer_text(item: dict[str, Any], when: str) -> str:
-    return (f"  transfer {when}: {item['amount']} from seat {item['from']} "
-            f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
-            f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}")
+    return (
+        f"  transfer {when}: {item['amount']} from seat {item['from']} "
+        f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
+        f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}"
+    )
 
 
 def _action_text(action: dict[str, Any]) -> str:
     kind = action["action"]
     if kind == "all_in":
         return f"seat {action['seat']} ALL-IN to {action['to']}"
-    to = f" to {action['to']}" if kind in ("bet", "raise") else \
-        f" {action['to']}" if kind == "call" else ""
+    to = (
+        f" to {action['to']}"
+        if kind in ("bet", "raise")
+        else f" {action['to']}"
+        if kind == "call"
+        else ""
+    )
     return f"seat {action['seat']} {kind}{to}" + (" ALL-IN" if action.get("all_in") else "")
 
 

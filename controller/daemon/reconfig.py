@@ -41,10 +41,12 @@ def stranded(recorder: Recorder | None, new: Settings) -> str | None:
     if not outside:
         return None
     who = ", ".join(f"seat {seat} ({seats[seat].player})" for seat in outside)
-    return (f"table.seats is {new.rules.seats} in {new.source}, but {who} "
-            f"{'is' if len(outside) == 1 else 'are'} occupied: have "
-            f"{'that player' if len(outside) == 1 else 'those players'} leave or move to "
-            f"seats 1-{new.rules.seats} first, or keep table.seats at {max(outside)} or more")
+    return (
+        f"table.seats is {new.rules.seats} in {new.source}, but {who} "
+        f"{'is' if len(outside) == 1 else 'are'} occupied: have "
+        f"{'that player' if len(outside) == 1 else 'those players'} leave or move to "
+        f"seats 1-{new.rules.seats} first, or keep table.seats at {max(outside)} or more"
+    )
 
 
 class ConfigMixin:
@@ -71,8 +73,11 @@ class ConfigMixin:
         try:
             new = load_config(self.config_path)
         except ConfigError as error:
-            log.error("configuration %s NOT reloaded (%d problem(s)); the running one stays:",
-                      self.config_path, len(error.problems))
+            log.error(
+                "configuration %s NOT reloaded (%d problem(s)); the running one stays:",
+                self.config_path,
+                len(error.problems),
+            )
             for problem in error.problems:
                 log.error("  %s", problem)
             return
@@ -89,15 +94,22 @@ class ConfigMixin:
             return
         owner = self.journal.table_id if self.journal is not None else None
         if owner and new.rules.table_id != owner:
-            log.error("configuration %s NOT taken: it names table %s, but this journal belongs "
-                      "to table %s; the running configuration stays. A renamed table starts "
-                      "with a new state directory.", new.source, new.rules.table_id, owner)
+            log.error(
+                "configuration %s NOT taken: it names table %s, but this journal belongs "
+                "to table %s; the running configuration stays. A renamed table starts "
+                "with a new state directory.",
+                new.source,
+                new.rules.table_id,
+                owner,
+            )
             self.pending_config = None
             return
         for part in ("hardware", "journal", "floor"):
             if getattr(new, part) != getattr(self.settings, part):
-                log.warning("configuration: the %s: section changed; it takes effect at the "
-                            "next restart", part)
+                log.warning(
+                    "configuration: the %s: section changed; it takes effect at the next restart",
+                    part,
+                )
         problem = stranded(self.recorder, new)
         if problem is not None:
             self._refuse_config(new, problem)
@@ -106,8 +118,11 @@ class ConfigMixin:
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
         else:
-            log.info("configuration %s (sha256 %s) is held until the hand ends",
-                     new.source, new.sha256[:12])
+            log.info(
+                "configuration %s (sha256 %s) is held until the hand ends",
+                new.source,
+                new.sha256[:12],
+            )
 
     def _between_hands(self) -> None:
         if self.pending_config is not None:
@@ -140,11 +155,11 @@ class ConfigMixin:
         log.error("configuration %s NOT taken; the running one stays: %s", new.source, problem)
         if self.journal is not None:
             try:
-                self.journal.log_system("config_refused", {"sha256": new.sha256,
-                                                           "problem": problem})
+                self.journal.log_system(
+                    "config_refused", {"sha256": new.sha256, "problem": problem}
+                )
             except (JournalError, OSError) as error:
-                log.warning("system log entry config_refused not recorded: %s",
-                            describe(error))
+                log.warning("system log entry config_refused not recorded: %s", describe(error))
 
     def _apply_config(self, new: Settings) -> None:
         self.pending_config = None
@@ -163,22 +178,35 @@ class ConfigMixin:
         self.recorder.snapshot_every = new.journal.snapshot_every
         self.outputs.language = new.display.language
         self.outputs.patterns = getattr(new, "lights", self.outputs.patterns)
-        self.settings = replace(new, hardware=self.settings.hardware, journal=self.settings.journal,
-                                floor=self.settings.floor)
+        self.settings = replace(
+            new,
+            hardware=self.settings.hardware,
+            journal=self.settings.journal,
+            floor=self.settings.floor,
+        )
         if self.has_puck:
             self.recorder.table.start_guard = puck_check.start_guard(self.settings.puck)
-        log.info("configuration %s in force from seq %d (sha256 %s): %s", new.source,
-                 self.recorder.last_seq + 1, new.sha256, new.summary())
+        log.info(
+            "configuration %s in force from seq %d (sha256 %s): %s",
+            new.source,
+            self.recorder.last_seq + 1,
+            new.sha256,
+            new.summary(),
+        )
 
     def _prune(self) -> None:
         if self.journal is None or self.fault is not None:
             return
         try:
-            report = self.journal.prune(self.settings.journal.keep_hands,
-                                        archive=self.settings.journal.archive)
+            report = self.journal.prune(
+                self.settings.journal.keep_hands, archive=self.settings.journal.archive
+            )
         except Exception as error:  # retention must not stop play
             log.warning("journal retention skipped: %s", describe(error))
             return
         if report.removed_events:
-            log.info("journal retention: %d old event(s) removed, kept from seq %d",
-                     report.removed_events, report.kept_from_seq)
+            log.info(
+                "journal retention: %d old event(s) removed, kept from seq %d",
+                report.removed_events,
+                report.kept_from_seq,
+            )

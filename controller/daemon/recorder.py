@@ -46,13 +46,13 @@ from controller.rules.keypad import supervisor_in, translate
 from controller.rules.text import Message, refusal_message
 
 RECORDING = "recording an event"
-WRITE_ADVICE = ("Check the card or disk (free space, dmesg for I/O errors), then restart the "
-                "service: systemctl restart table-controller.")
+WRITE_ADVICE = (
+    "Check the card or disk (free space, dmesg for I/O errors), then restart the "
+    "service: systemctl restart table-controller."
+)
 
 OutboxRows = Iterable[tuple[str, str] | tuple[str, str, int, bool | int]]
-OutboxBuilder = Callable[
-    [int, Mapping[str, Any], Mapping[str, Any], Table, Table], OutboxRows
-]
+OutboxBuilder = Callable[[int, Mapping[str, Any], Mapping[str, Any], Table, Table], OutboxRows]
 """``(seq, event, result, table_before, table_after) -> rows`` for the floor outbox;
 ``result`` holds ``ok``, ``by`` (who entered it) and, when accepted, the rules'
 ``effects``; for a refusal it holds its ``error`` and both tables are the same one."""
@@ -119,7 +119,11 @@ class Recorder:
         return self.record(obj)
 
     def record(
-        self, obj: dict[str, Any], *, by: str | None = None, refused: Refusal | None = None,
+        self,
+        obj: dict[str, Any],
+        *,
+        by: str | None = None,
+        refused: Refusal | None = None,
     ) -> Outcome:
         """One decoded event; ``by`` is who entered it when the event does not say. A
         supervisor's PIN digits are recorded hidden (``PinGuard``). An object no line
@@ -136,8 +140,11 @@ class Recorder:
             outcome = self._refused(obj, by, swallowed)
         else:
             outcome = self._record(obj, by)
-        self.pins.settle(self.table, digit if outcome.ok else "",
-                         outcome.error if outcome.seq is not None else None)
+        self.pins.settle(
+            self.table,
+            digit if outcome.ok else "",
+            outcome.error if outcome.seq is not None else None,
+        )
         return outcome
 
     def _record(self, obj: dict[str, Any], by: str | None) -> Outcome:
@@ -162,10 +169,14 @@ class Recorder:
                 after, effects, snapshot_due = table, [], False
             if after is not table:
                 snapshot = snapshots.encode(after.state) if snapshot_due else None
-                rows = list(self.outbox(seq_next, obj, _result(effects, who), table, after)) \
-                    if self.outbox is not None else []
-                seq = self._append(obj, accepted=True, by=who, hand=hand, snapshot=snapshot,
-                                   outbox=rows)
+                rows = (
+                    list(self.outbox(seq_next, obj, _result(effects, who), table, after))
+                    if self.outbox is not None
+                    else []
+                )
+                seq = self._append(
+                    obj, accepted=True, by=who, hand=hand, snapshot=snapshot, outbox=rows
+                )
                 if seq is None:
                     return self._locked(obj)
                 if snapshot is not None:
@@ -189,8 +200,14 @@ class Recorder:
             return self._locked(obj)
         error = refusal.as_dict()
         who = _who(obj, by, self.table)
-        seq = self._append(obj, accepted=False, by=who, result=error,
-                           hand=self._hand(None), outbox=self._refusal_rows(obj, error, who))
+        seq = self._append(
+            obj,
+            accepted=False,
+            by=who,
+            result=error,
+            hand=self._hand(None),
+            outbox=self._refusal_rows(obj, error, who),
+        )
         if seq is None:
             return self._locked(obj)
         refuse(self.table, obj, event, recorded=True)  # as recovery reads the record
@@ -201,8 +218,14 @@ class Recorder:
         error = {"code": "bad_event", "message": message}
         if self.fault is not None:
             return self._locked(row)
-        seq = self._append(row, accepted=False, by=None, result=error, hand=self._hand(None),
-                           outbox=self._refusal_rows(row, error))
+        seq = self._append(
+            row,
+            accepted=False,
+            by=None,
+            result=error,
+            hand=self._hand(None),
+            outbox=self._refusal_rows(row, error),
+        )
         if seq is None:
             return self._locked(row)
         return Outcome(seq, False, row, error)
@@ -213,9 +236,15 @@ class Recorder:
         """The floor messages of a refusal (the builder leaves out routine ones)."""
         if self.outbox is None:
             return ()
-        return list(self.outbox(self.last_seq + 1, obj, {"ok": False, "error": error,
-                                                         "by": who},
-                                self.table, self.table))
+        return list(
+            self.outbox(
+                self.last_seq + 1,
+                obj,
+                {"ok": False, "error": error, "by": who},
+                self.table,
+                self.table,
+            )
+        )
 
     def _locked(self, obj: dict[str, Any]) -> Outcome:
         assert self.fault is not None  # set before any input is locked out
@@ -242,15 +271,21 @@ class Recorder:
         """The journal's seq for the event, or None after making the recorder faulty."""
         try:
             seq = self.journal.append(
-                obj, accepted=accepted, by=by, result=result, snapshot=snapshot,
-                outbox=outbox, hand=hand,
+                obj,
+                accepted=accepted,
+                by=by,
+                result=result,
+                snapshot=snapshot,
+                outbox=outbox,
+                hand=hand,
             )
         except Fault as error:  # the journal's own (a memory fault, or one already set)
             self.fault = error
             return None
         except (JournalError, sqlite3.Error, OSError) as error:
             self.fault = storage_fault(self.journal.directory, error, RECORDING) or StorageFault(
-                self.journal.directory, RECORDING, describe(error), WRITE_ADVICE)
+                self.journal.directory, RECORDING, describe(error), WRITE_ADVICE
+            )
             self.journal.fault = self.fault
             return None
         self.last_seq = seq
@@ -270,9 +305,11 @@ def _result(effects: list[Effect], who: str | None) -> dict[str, Any]:
     """An accepted event's result for its floor messages: the rules' effects (what the
     rules did), who entered it, and a supervisor's transfers."""
     result: dict[str, Any] = {"ok": True, "effects": effects, "by": who}
-    transfers = [{"from": e.from_seat, "to": e.to_seat, "amount": e.amount,
-                  "reason": e.reason, "by": e.by}
-                 for e in effects if isinstance(e, Transferred)]
+    transfers = [
+        {"from": e.from_seat, "to": e.to_seat, "amount": e.amount, "reason": e.reason, "by": e.by}
+        for e in effects
+        if isinstance(e, Transferred)
+    ]
     if transfers:
         result["transfers"] = transfers
     return result

@@ -158,8 +158,11 @@ def start_table(
     """The table a fold starts from: ``(table, after_seq, config_id)``."""
     if snapshot is None:
         if first_seq(journal) > 1 and journal.last_seq > 0:
-            raise SnapshotUnreadable(0, "events before the first kept one were pruned "
-                                        "and no snapshot is left to start from")
+            raise SnapshotUnreadable(
+                0,
+                "events before the first kept one were pruned "
+                "and no snapshot is left to start from",
+            )
         config_id, rules = book.rules_for_seq(1)
         return Table(rules), 0, config_id
     seq, text = snapshot
@@ -171,17 +174,18 @@ def start_table(
     return Table(rules, state), seq, config_id
 
 
-def _in_bounds(
-    journal: Journal, start: tuple[int, str] | None
-) -> tuple[int, str] | None:
+def _in_bounds(journal: Journal, start: tuple[int, str] | None) -> tuple[int, str] | None:
     """The newest snapshot from ``start`` back whose amounts are within today's bounds.
     One past them (an older firmware took a stack of thousands of digits) is passed
     over, so the fold meets the event that brought the amount, which today's rules
     refuse: ``ReplayDiverged`` names its seq, and ``journal salvage --before SEQ`` is
     the way out, instead of a table that locks again at every start."""
     while start is not None and not snapshots.within_bounds(start[1]):
-        log.warning("the snapshot at seq %d holds an amount past today's bounds; folding "
-                    "from an earlier one", start[0])
+        log.warning(
+            "the snapshot at seq %d holds an amount past today's bounds; folding "
+            "from an earlier one",
+            start[0],
+        )
         start = snapshot_before(journal, start[0] - 1)
     return start
 
@@ -206,8 +210,9 @@ def fold(
         table, after, config_id = start_table(journal, book, start)
         replayed = 0
         last = after
-        for record, effects in fold_records(table, journal.iter_events(after_seq=after), book,
-                                            config_id):
+        for record, effects in fold_records(
+            table, journal.iter_events(after_seq=after), book, config_id
+        ):
             if on_record is not None:
                 on_record(record, table, effects)
             replayed += 1

@@ -114,8 +114,12 @@ class Daemon:
         """Steps 1-6 of the module docstring, up to READY. Raises ``StartError``."""
         settings = self.settings
         assert settings.hardware is not None
-        log.info("starting: %s (config %s, sha256 %s)", settings.summary(), settings.source,
-                 settings.sha256)
+        log.info(
+            "starting: %s (config %s, sha256 %s)",
+            settings.summary(),
+            settings.source,
+            settings.sha256,
+        )
         unusable = statedir.problem(self.state_dir)
         if unusable is not None:
             raise StartError(unusable)
@@ -139,15 +143,21 @@ class Daemon:
         modified = check_software()
         progress.step("opening the journal")
         try:
-            self.journal = Journal.open(self.state_dir, settings.config_text,
-                                        allow_config_change=True,
-                                        table_id=settings.rules.table_id)
+            self.journal = Journal.open(
+                self.state_dir,
+                settings.config_text,
+                allow_config_change=True,
+                table_id=settings.rules.table_id,
+            )
         except JournalBusy as error:
-            raise StartError(f"{self.state_dir}: {error.message}; is another daemon running?"
-                             ) from None
+            raise StartError(
+                f"{self.state_dir}: {error.message}; is another daemon running?"
+            ) from None
         except (OSError, ValueError) as error:  # the folder went bad since the check
-            raise StartError(f"the state directory {self.state_dir} cannot be used: "
-                             f"{getattr(error, 'strerror', None) or error}") from None
+            raise StartError(
+                f"the state directory {self.state_dir} cannot be used: "
+                f"{getattr(error, 'strerror', None) or error}"
+            ) from None
         except JournalError as error:  # damaged, or its storage failing: each as itself
             fault = error if isinstance(error, Fault) else _as_integrity(error)
         recorder: Recorder | None = None
@@ -156,9 +166,12 @@ class Daemon:
             self._log_start_entries(journal)
             progress.step("checking the journal")
             verdict = journal.verify()
-            log.info("integrity check: %s (%d event(s) checked, quick_check %s)",
-                     "ok" if verdict.ok else "FAILED", verdict.events_checked,
-                     verdict.quick_check)
+            log.info(
+                "integrity check: %s (%d event(s) checked, quick_check %s)",
+                "ok" if verdict.ok else "FAILED",
+                verdict.events_checked,
+                verdict.quick_check,
+            )
             for warning in verdict.warnings:
                 log.warning("integrity check: %s", warning)
             table: Table | None = None
@@ -173,9 +186,14 @@ class Daemon:
                     folded = fold(journal, RulesBook(journal), on_record=progress.record)
                     table = folded.table
                     last_snapshot = folded.snapshot_seq
-                    log.info("recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
-                             folded.last_seq, table.state.hand_number, table.state.phase,
-                             folded.snapshot_seq, folded.replayed)
+                    log.info(
+                        "recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
+                        folded.last_seq,
+                        table.state.hand_number,
+                        table.state.phase,
+                        folded.snapshot_seq,
+                        folded.replayed,
+                    )
                 except JournalIntegrityError as error:
                     fault = error
                 except Exception as error:  # a bug in the fold: locked, never a crash loop
@@ -193,26 +211,48 @@ class Daemon:
                 from controller import puck as puck_check
 
                 table.start_guard = puck_check.start_guard(settings.puck)
-            recorder = Recorder(journal, table, snapshot_every=settings.journal.snapshot_every,
-                                last_snapshot_seq=last_snapshot, fault=fault,
-                                outbox=self._floor_outbox())
+            recorder = Recorder(
+                journal,
+                table,
+                snapshot_every=settings.journal.snapshot_every,
+                last_snapshot_seq=last_snapshot,
+                fault=fault,
+                outbox=self._floor_outbox(),
+            )
             self._check_pin_file(journal)
         if fault is not None:
             log.error("%s %s: %s", fault.kind, fault.code, fault.message)
-        outputs = Outputs(devices.lights, devices.display, settings.rules.seats,
-                          settings.display.language, settings.lights)
+        outputs = Outputs(
+            devices.lights,
+            devices.display,
+            settings.rules.seats,
+            settings.display.language,
+            settings.lights,
+        )
         controller = Controller(
-            settings=settings, journal=self.journal, recorder=recorder, fault=fault,
-            outputs=outputs, inputs=self.inputs, config_path=self.config_path,
+            settings=settings,
+            journal=self.journal,
+            recorder=recorder,
+            fault=fault,
+            outputs=outputs,
+            inputs=self.inputs,
+            config_path=self.config_path,
             notifier=self.notifier,
-            publisher=self.publisher, has_puck=_has_puck(settings), clock=self.clock,
+            publisher=self.publisher,
+            has_puck=_has_puck(settings),
+            clock=self.clock,
         )
         self.controller = controller
         controller.start_outputs()
-        if self.journal is not None and fault is None and \
-                settings.sha256 != self.journal.config_sha256:
-            log.info("the configuration differs from the journal's (sha256 %s)",
-                     self.journal.config_sha256[:12])
+        if (
+            self.journal is not None
+            and fault is None
+            and settings.sha256 != self.journal.config_sha256
+        ):
+            log.info(
+                "the configuration differs from the journal's (sha256 %s)",
+                self.journal.config_sha256[:12],
+            )
             problem = stranded(recorder, settings)
             if problem is not None:
                 raise StartError(f"the configuration cannot be taken: {problem}")
@@ -226,14 +266,24 @@ class Daemon:
 
     def _log_start_entries(self, journal: Journal) -> None:
         """Repeat on the log what the journal recorded when it opened."""
-        entries = list(journal.iter_system_log(after_id=0, kinds=(
-            LogKind.POWER_UP, LogKind.UNCLEAN_SHUTDOWN, LogKind.CONFIG_LOADED,
-            LogKind.INTEGRITY)))
+        entries = list(
+            journal.iter_system_log(
+                after_id=0,
+                kinds=(
+                    LogKind.POWER_UP,
+                    LogKind.UNCLEAN_SHUTDOWN,
+                    LogKind.CONFIG_LOADED,
+                    LogKind.INTEGRITY,
+                ),
+            )
+        )
         start = max((i for i, e in enumerate(entries) if e.kind == LogKind.POWER_UP), default=0)
         for entry in entries[start:]:
             if entry.kind == LogKind.UNCLEAN_SHUTDOWN:
-                log.warning("unclean shutdown detected: the last run ended without closing "
-                            "(last seq %s)", entry.detail.get("last_seq"))
+                log.warning(
+                    "unclean shutdown detected: the last run ended without closing (last seq %s)",
+                    entry.detail.get("last_seq"),
+                )
             elif entry.kind == LogKind.INTEGRITY:
                 log.error("journal tail check failed: %s", json.dumps(entry.detail))
             else:
@@ -247,9 +297,13 @@ class Daemon:
             return None
         from controller.floor.feed import feed_for  # only with a floor link: imported late
 
-        return feed_for(self.settings, lambda: (
-            self.controller.settings if self.controller is not None else self.settings).tray,
-            chain_head=lambda: self.journal.chain_head() if self.journal is not None else None)
+        return feed_for(
+            self.settings,
+            lambda: (
+                (self.controller.settings if self.controller is not None else self.settings).tray
+            ),
+            chain_head=lambda: self.journal.chain_head() if self.journal is not None else None,
+        )
 
     def _start_publisher(self) -> None:
         """The publisher, after the retained state (the recovered one) has been queued.
@@ -264,8 +318,13 @@ class Daemon:
         def on_status(status: Any) -> None:  # on the publisher's thread
             # What the display and the system log show; the backlog only while down
             # (the display counts it then; while up it changes with every event).
-            key = (status.link, status.alarm, status.overflowed, status.last_error is not None,
-                   status.unsent if status.link == "down" else None)
+            key = (
+                status.link,
+                status.alarm,
+                status.overflowed,
+                status.last_error is not None,
+                status.unsent if status.link == "down" else None,
+            )
             if not watched or watched[-1] != key:
                 watched[:] = [key]
                 inputs.put(LinkNotice(status))
@@ -274,9 +333,12 @@ class Daemon:
             from controller.floor.publisher import Publisher
             from controller.floor.settings import FloorSettings
 
-            publisher = Publisher(FloorSettings.adapt(self.settings.floor),
-                                  table_id=self.settings.rules.table_id,
-                                  db_path=self.journal.path, on_status=on_status)
+            publisher = Publisher(
+                FloorSettings.adapt(self.settings.floor),
+                table_id=self.settings.rules.table_id,
+                db_path=self.journal.path,
+                on_status=on_status,
+            )
         except Exception as error:  # the table plays on without its floor link
             log.error("floor link not started: %s", error)
             controller.link_problem = "LINK ERROR"
@@ -291,9 +353,17 @@ class Daemon:
         except Exception as error:  # the table plays on without its floor link
             log.error("floor link not started: %s", error)
             controller.link_problem = "LINK ERROR"
-            _quiet_log(self.journal, LogKind.FLOOR_LINK, {
-                "link": "down", "reason": f"not started: {error}", "unsent": None,
-                "alarm": False, "overflowed": False})
+            _quiet_log(
+                self.journal,
+                LogKind.FLOOR_LINK,
+                {
+                    "link": "down",
+                    "reason": f"not started: {error}",
+                    "unsent": None,
+                    "alarm": False,
+                    "overflowed": False,
+                },
+            )
             inputs.put(LinkNotice(publisher.status()))  # the loop shows LINK ERROR
             return
         log.info("floor link started (%s)", self.settings.floor.host)
@@ -304,8 +374,12 @@ class Daemon:
         sees what the table resumes with. Nothing is written into a journal that failed
         its check (it is evidence)."""
         controller, journal = self.controller, self.journal
-        if controller is None or journal is None or controller.fault is not None or \
-                controller.recorder is None:
+        if (
+            controller is None
+            or journal is None
+            or controller.fault is not None
+            or controller.recorder is None
+        ):
             return
         from controller.floor.messages import state_message, table_info
         from controller.rules import state_view
@@ -313,9 +387,17 @@ class Daemon:
         seq = journal.last_seq
         table = controller.recorder.table
         try:
-            publisher.enqueue([state_message(publisher.topics, state_view(table), seq=seq,
-                                             table=table_info(table.settings))],
-                              seq=seq)
+            publisher.enqueue(
+                [
+                    state_message(
+                        publisher.topics,
+                        state_view(table),
+                        seq=seq,
+                        table=table_info(table.settings),
+                    )
+                ],
+                seq=seq,
+            )
         except Exception as error:  # the floor link must never stop the table
             log.error("floor: the start-up state was not queued: %s", error)
 
@@ -337,8 +419,9 @@ class Daemon:
     def reload(self) -> None:
         self.inputs.put(Reload())
 
-    def submit(self, event: dict[str, Any], *, by: str | None = None,
-               timeout: float = 10.0) -> Outcome:
+    def submit(
+        self, event: dict[str, Any], *, by: str | None = None, timeout: float = 10.0
+    ) -> Outcome:
         """Hand a rules event to the loop and wait for its outcome (tests, bench)."""
         done = threading.Event()
         box: list[Outcome] = []
@@ -377,7 +460,6 @@ class Daemon:
             self.devices = None
         log.info("stopped")
 
-
     def _check_pin_file(self, journal: Journal) -> None:
         """An unusable PIN file (unsafe owner or mode, a bad line) is said at start, in
         the log and the system log (``pin_file``); play goes on, and a PIN typed is
@@ -390,8 +472,11 @@ class Daemon:
         except PinFileMissing as error:  # a bench, or a table before `tablectl pin set`
             log.warning("%s; until then a PIN is answered PIN CHECK NOT AVAILABLE", error)
         except (ValueError, OSError) as error:
-            log.error("supervisor PIN file cannot be used: %s; supervisor PINs are refused "
-                      "until it is fixed", error)
+            log.error(
+                "supervisor PIN file cannot be used: %s; supervisor PINs are refused "
+                "until it is fixed",
+                error,
+            )
             _quiet_log(journal, "pin_file", {"ok": False, "problem": str(error)})
 
 
@@ -432,15 +517,15 @@ def setup_logging(level: str = "INFO", stream: IO[str] | None = None) -> None:
     root.propagate = False
 
 
-def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool = False
-                ) -> int:
+def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool = False) -> int:
     """``tablectl run``: the daemon as a process, until SIGTERM."""
     setup_logging()
     try:
         settings = load_config(config_path)
     except ConfigError as error:
-        log.error("configuration %s cannot be used (%d problem(s)):", config_path,
-                  len(error.problems))
+        log.error(
+            "configuration %s cannot be used (%d problem(s)):", config_path, len(error.problems)
+        )
         for problem in error.problems:
             print(problem, file=sys.stderr)
         return EXIT_CONFIG
@@ -469,8 +554,12 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
     daemon.thread = thread
     thread.start()
     if stdin_events:
-        threading.Thread(target=_stdin_events, args=(daemon, read_lines(_unbuffered_stdin()), sys.stdout),
-                         name="stdin-events", daemon=True).start()
+        threading.Thread(
+            target=_stdin_events,
+            args=(daemon, read_lines(_unbuffered_stdin()), sys.stdout),
+            name="stdin-events",
+            daemon=True,
+        ).start()
     while thread.is_alive():
         received = signal.sigwait(HANDLED_SIGNALS)
         if received == signal.SIGHUP:

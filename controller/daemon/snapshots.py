@@ -27,7 +27,7 @@ def decode(stored: str) -> TableState:
     """The state a snapshot holds; ``ValueError`` when it cannot be read."""
     try:
         if stored.startswith(PREFIX):
-            raw = zlib.decompress(base64.b64decode(stored[len(PREFIX):], validate=True))
+            raw = zlib.decompress(base64.b64decode(stored[len(PREFIX) :], validate=True))
             data: Any = json.loads(raw.decode("utf-8"))
         else:
             data = json.loads(stored)
@@ -48,7 +48,7 @@ def within_bounds(stored: str) -> bool:
 
     try:
         if stored.startswith(PREFIX):
-            data: Any = json.loads(zlib.decompress(base64.b64decode(stored[len(PREFIX):])))
+            data: Any = json.loads(zlib.decompress(base64.b64decode(stored[len(PREFIX) :])))
         else:
             data = json.loads(stored)
     except (zlib.error, ValueError, TypeError):

@@ -81,6 +81,8 @@ def check_software(root: Any = None) -> SoftwareModified | None:
         log.info("software verified: sha256 %s (%d files)", verdict.digest, verdict.files)
         return None
     log.error("SOFTWARE MODIFIED: program sha256 %s: %s", verdict.digest, verdict.summary())
-    return SoftwareModified(f"{verdict.summary()}; program sha256 {verdict.digest}. "
-                            "Play stays locked: install the approved release again "
-                            "(systemd/install.sh) and check it with tablectl verify-software.")
+    return SoftwareModified(
+        f"{verdict.summary()}; program sha256 {verdict.digest}. "
+        "Play stays locked: install the approved release again "
+        "(systemd/install.sh) and check it with tablectl verify-software."
+    )

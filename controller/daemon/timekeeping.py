@@ -221,8 +221,10 @@ class WallDating:
                 boots.append(_Boot(entry.id, entry.last_seq))
             elif entry.kind == "clock_sync" and boots and boots[-1].sync is None:
                 detail = entry.detail
-                boots[-1].sync = (int(detail.get("wall_ns", entry.wall_ns)),
-                                  int(detail.get("mono_ns", entry.mono_ns)))
+                boots[-1].sync = (
+                    int(detail.get("wall_ns", entry.wall_ns)),
+                    int(detail.get("mono_ns", entry.mono_ns)),
+                )
         return cls(boots)
 
     def for_event(self, seq: int, wall_ns: int, synced: bool, mono_ns: int) -> WallStamp:

@@ -68,25 +68,44 @@ class Card:
     stream: int = 0  # the table's message numbering restarted this many times
 
     def alarms(self) -> list[dict[str, str]]:
-        found = [{"code": code, "text": render(device_faults.words(code), "en"), "level": "alarm"}
-                 for _, code in sorted(self.faults.items())]
+        found = [
+            {"code": code, "text": render(device_faults.words(code), "en"), "level": "alarm"}
+            for _, code in sorted(self.faults.items())
+        ]
         if self.sticky_fault is not None:
             words = self.sticky_fault.replace("_", " ").upper()
-            found.insert(0, {"code": self.sticky_fault, "level": "alarm",
-                             "text": f"{words}: CALL TECH"})
+            found.insert(
+                0, {"code": self.sticky_fault, "level": "alarm", "text": f"{words}: CALL TECH"}
+            )
         if self.outbox in ("filling", "full"):
-            found.append({"code": f"outbox_{self.outbox}", "level": "alarm",
-                          "text": f"FLOOR OUTBOX {self.outbox.upper()}"})
+            found.append(
+                {
+                    "code": f"outbox_{self.outbox}",
+                    "level": "alarm",
+                    "text": f"FLOOR OUTBOX {self.outbox.upper()}",
+                }
+            )
         if self.tray is not None:
-            found.append({"code": "tray_discrepancy", "level": "alarm",
-                          "text": f"TRAY OFF BY {self.tray.get('discrepancy')}"})
+            found.append(
+                {
+                    "code": "tray_discrepancy",
+                    "level": "alarm",
+                    "text": f"TRAY OFF BY {self.tray.get('discrepancy')}",
+                }
+            )
         if self.link == "down":
             stopped = self.link_reason == "stopped"
-            found.append({"code": "table_stopped" if stopped else "link_down", "level": "alarm",
-                          "text": "TABLE STOPPED" if stopped else "LINK DOWN"})
+            found.append(
+                {
+                    "code": "table_stopped" if stopped else "link_down",
+                    "level": "alarm",
+                    "text": "TABLE STOPPED" if stopped else "LINK DOWN",
+                }
+            )
         elif self.backlog:
-            found.append({"code": "backlog", "level": "warn",
-                          "text": f"SENDING BACKLOG {self.backlog}"})
+            found.append(
+                {"code": "backlog", "level": "warn", "text": f"SENDING BACKLOG {self.backlog}"}
+            )
         return found
 
     def as_json(self, now_ns: int) -> dict[str, Any]:
@@ -96,8 +115,9 @@ class Card:
         total = self.info.get("seats")
         if not isinstance(total, int) or not MIN_SEATS <= total <= MAX_SEATS:
             total = None  # no table has that many seats: nothing to count
-        open_seats = [n for n in range(1, total + 1) if str(n) not in seats] \
-            if total is not None else []
+        open_seats = (
+            [n for n in range(1, total + 1) if str(n) not in seats] if total is not None else []
+        )
         to_act = state.get("to_act")
         seat_to_act = seats.get(str(to_act)) if to_act is not None else None
         player = seat_to_act.get("player") if isinstance(seat_to_act, Mapping) else None
@@ -107,9 +127,11 @@ class Card:
             elapsed_ms = max(0, (now_ns - self.clock_received_ns) // 1_000_000)
             remaining = clock.get("remaining_ms")
             remaining = remaining if isinstance(remaining, int) else 0
-            clock_json = {"seat": clock.get("seat"),
-                          "remaining_ms": max(0, remaining - elapsed_ms),
-                          "warning": bool(clock.get("warning"))}
+            clock_json = {
+                "seat": clock.get("seat"),
+                "remaining_ms": max(0, remaining - elapsed_ms),
+                "warning": bool(clock.get("warning")),
+            }
         alarms = self.alarms()
         return {
             "table_id": self.table_id,
@@ -128,7 +150,8 @@ class Card:
             "alarm": any(a["level"] == "alarm" for a in alarms),
             "link": self.link,
             "last_heard_ms_ago": max(0, (now_ns - self.last_heard_ns) // 1_000_000)
-            if self.last_heard_ns else None,
+            if self.last_heard_ns
+            else None,
             "seq": self.state_seq,
             "version": self.version,
         }
@@ -140,7 +163,8 @@ def _game(info: Mapping[str, Any]) -> str | None:
     structure = STRUCTURES.get(str(info.get("structure")), str(info.get("structure") or ""))
     form = info.get("form")
     name = {"flop": "HOLD'EM", "draw": "DRAW", "triple_draw": "TRIPLE DRAW"}.get(
-        str(form), str(form or "").upper())
+        str(form), str(form or "").upper()
+    )
     return f"{structure} {name} {info.get('small_blind')}/{info.get('big_blind')}".strip()
 
 
@@ -148,8 +172,7 @@ class Board:
     """Every table's card; thread-safe (the subscriber's thread applies, the web
     server's threads read)."""
 
-    def __init__(self, site: str | None = None,
-                 max_tables: int = Deduplicator.MAX_TABLES) -> None:
+    def __init__(self, site: str | None = None, max_tables: int = Deduplicator.MAX_TABLES) -> None:
         self.site = site
         self._cards: dict[str, Card] = {}
         # at most max_tables cards: a table more drops the one silent the longest
@@ -159,8 +182,9 @@ class Board:
         self.broker_up = False
         self.version = 0
 
-    def apply(self, payload: Mapping[str, Any] | None, received_ns: int,
-              topic: str | None = None) -> str | None:
+    def apply(
+        self, payload: Mapping[str, Any] | None, received_ns: int, topic: str | None = None
+    ) -> str | None:
         """Fold one message in (received on `topic`, when given); the table id whose
         card changed, or None."""
         if not isinstance(payload, Mapping) or problem(payload, topic) is not None:
@@ -196,11 +220,19 @@ class Board:
         for table_id in forgotten:
             if self._cards.pop(table_id, None) is not None:
                 self.dropped += 1
-                level = logging.WARNING if self.dropped in (1, 10) or not self.dropped % 1000 \
-                    else logging.DEBUG  # a publisher of ever new ids cannot fill the log
-                log.log(level, "floor board: card %s dropped (%d so far): more than %d "
-                        "tables, it was silent the longest (board.max_tables)",
-                        table_id[:50], self.dropped, self._dedupe.max_tables)
+                level = (
+                    logging.WARNING
+                    if self.dropped in (1, 10) or not self.dropped % 1000
+                    else logging.DEBUG
+                )  # a publisher of ever new ids cannot fill the log
+                log.log(
+                    level,
+                    "floor board: card %s dropped (%d so far): more than %d "
+                    "tables, it was silent the longest (board.max_tables)",
+                    table_id[:50],
+                    self.dropped,
+                    self._dedupe.max_tables,
+                )
         forgotten.clear()
         self.version += 1
 
@@ -271,8 +303,7 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
             card.tray = {"discrepancy": tray} if isinstance(tray, int) else None
             outbox_alarm = payload.get("outbox")
             card.outbox = outbox_alarm if isinstance(outbox_alarm, str) else None
-        card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) \
-            else None
+        card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) else None
         unsent = payload.get("unsent")
         if card.link != "up":
             card.backlog = 0

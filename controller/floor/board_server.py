@@ -113,9 +113,14 @@ def _read_hosts(board: Any) -> tuple[str, ...]:
     for index, item in enumerate(items):
         text = item.value if isinstance(item, ScalarNode) else None
         if not isinstance(text, str) or not re.fullmatch(HOST_NAME, text):
-            board.fail("hosts", f"expected a host name (letters, digits, '-', '.'), got "
-                       f"{text!r}" if text is not None else "expected a list of host names",
-                       where=item, name=f"{board.path_of('hosts')}[{index}]")
+            board.fail(
+                "hosts",
+                f"expected a host name (letters, digits, '-', '.'), got {text!r}"
+                if text is not None
+                else "expected a list of host names",
+                where=item,
+                name=f"{board.path_of('hosts')}[{index}]",
+            )
             continue
         names.append(text.lower().rstrip("."))
     return tuple(names)
@@ -148,12 +153,18 @@ def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
     floor_section = root.get_section("floor")
     floor_config = read_floor(floor_section)
     if not floor_section.present:
-        report.error(START, "floor: required section is missing (the broker to watch: "
-                            "floor.site, floor.host)")
+        report.error(
+            START,
+            "floor: required section is missing (the broker to watch: floor.site, floor.host)",
+        )
     board = root.get_section("board")
     settings_board = BoardSettings(
-        listen=board.get_text("listen", DEFAULT_LISTEN, pattern=r"[A-Za-z0-9_.:\[\]-]{1,253}",
-                              pattern_help="a host name or IP address to listen on"),
+        listen=board.get_text(
+            "listen",
+            DEFAULT_LISTEN,
+            pattern=r"[A-Za-z0-9_.:\[\]-]{1,253}",
+            pattern_help="a host name or IP address to listen on",
+        ),
         port=board.get_int("port", DEFAULT_HTTP_PORT, 1, 65535),
         hosts=_read_hosts(board),
         max_tables=board.get_int("max_tables", Deduplicator.MAX_TABLES, 1, 100_000),
@@ -255,11 +266,13 @@ class BoardServer:
         return f"http://{name}:{port}/"
 
     def start(self) -> None:
-        self._http_thread = threading.Thread(target=self._httpd.serve_forever,
-                                             name="floor-board-http", daemon=True)
+        self._http_thread = threading.Thread(
+            target=self._httpd.serve_forever, name="floor-board-http", daemon=True
+        )
         self._http_thread.start()
-        self._connector = threading.Thread(target=self._connect, name="floor-board-broker",
-                                           daemon=True)
+        self._connector = threading.Thread(
+            target=self._connect, name="floor-board-broker", daemon=True
+        )
         self._connector.start()
 
     def stop(self) -> None:
@@ -288,8 +301,13 @@ class BoardServer:
         """Subscribe, retrying until the broker answers (it may be down at start);
         afterwards paho reconnects by itself and the subscription is renewed."""
         while not self._stopping.is_set():
-            subscriber = Subscriber(*self._broker, self._filter, self._on_message,
-                                    on_link=self._on_link, **self._subscriber_options)
+            subscriber = Subscriber(
+                *self._broker,
+                self._filter,
+                self._on_message,
+                on_link=self._on_link,
+                **self._subscriber_options,
+            )
             try:
                 subscriber.start()
             except FloorLinkError as error:
@@ -341,8 +359,12 @@ class BoardServer:
         if name in self._refused_hosts or len(self._refused_hosts) >= SET_ASIDE_MAX:
             return
         self._refused_hosts.add(name)
-        log.warning("floor board: refused requests for host %r (first from %s): not an IP "
-                    "address, localhost or one of board.hosts", name, client)
+        log.warning(
+            "floor board: refused requests for host %r (first from %s): not an IP "
+            "address, localhost or one of board.hosts",
+            name,
+            client,
+        )
 
     # -- the browsers ----------------------------------------------------------------
 
@@ -395,14 +417,16 @@ class BoardServer:
                 if not host_allowed(host, server._hosts):
                     server._refused_host(host, self.client_address[0])
                     self.close_connection = True
-                    self._send(421, "text/plain; charset=utf-8",
-                               b"this board does not serve that host name: add it to "
-                               b"board.hosts in the board's configuration\n")
+                    self._send(
+                        421,
+                        "text/plain; charset=utf-8",
+                        b"this board does not serve that host name: add it to "
+                        b"board.hosts in the board's configuration\n",
+                    )
                 elif path == "/":
                     self._send(200, "text/html; charset=utf-8", PAGE.encode())
                 elif path == "/cards.json":
-                    self._send(200, "application/json",
-                               json.dumps(server.snapshot()).encode())
+                    self._send(200, "application/json", json.dumps(server.snapshot()).encode())
                 elif path == "/events":
                     self._events()
                 else:
@@ -461,8 +485,9 @@ def _frame(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
-def board_filter(floor: FloorSettings | None, *, prefix: str | None, site: str | None,
-                 all_sites: bool) -> tuple[str, str | None]:
+def board_filter(
+    floor: FloorSettings | None, *, prefix: str | None, site: str | None, all_sites: bool
+) -> tuple[str, str | None]:
     """The subscription and the site the board shows (None: every site)."""
     prefix = prefix or (floor.topic_prefix if floor else "casino")
     chosen = None if all_sites else (site or (floor.site if floor else None))

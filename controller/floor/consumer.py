@@ -112,7 +112,7 @@ class Deduplicator:
             oldest = next(iter(self._heard))
             self.forget(oldest)
             self.forgotten.append(oldest)
-            del self.forgotten[:-self._max_tables]  # the list is bounded too
+            del self.forgotten[: -self._max_tables]  # the list is bounded too
 
     def first_time(self, payload: Mapping[str, Any] | None, raw: bytes | None = None) -> bool:
         if payload is None:
@@ -205,7 +205,10 @@ class Subscriber:
             properties.SessionExpiryInterval = 24 * 3600
         try:
             self._client.connect(
-                self._host, self._port, 30, clean_start=not self._persistent,
+                self._host,
+                self._port,
+                30,
+                clean_start=not self._persistent,
                 properties=properties,
             )
         except (OSError, ValueError) as exc:
@@ -220,7 +223,11 @@ class Subscriber:
         self._client.loop_stop()
 
     def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: Any,
+        reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
         if reason.is_failure:
@@ -228,11 +235,17 @@ class Subscriber:
             self._ready.set()
             client.disconnect()
             return
-        client.subscribe(self._filter, options=SubscribeOptions(
-            qos=1, retainHandling=SubscribeOptions.RETAIN_SEND_IF_NEW_SUB))
+        client.subscribe(
+            self._filter,
+            options=SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_SEND_IF_NEW_SUB),
+        )
 
     def _on_subscribe(
-        self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[ReasonCode],
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        mid: int,
+        reasons: list[ReasonCode],
         properties: Properties | None,
     ) -> None:
         failed = [str(r) for r in reasons if r.is_failure]
@@ -243,7 +256,11 @@ class Subscriber:
         self._ready.set()
 
     def _on_disconnect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: Any,
+        reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
         if self._on_link is not None:

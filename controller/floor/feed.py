@@ -29,9 +29,19 @@ TrayReport = Callable[[Table], Mapping[str, Any] | None]
 
 #: The kind of event each keypad entry mode is keying (controller.rules.keypad.grammar).
 ENTRY_EVENTS = {
-    "seat": "act", "bet": "act", "sit": "sit", "sit_out": "sit_out", "sit_in": "sit_in",
-    "leave": "leave", "chips": "chips", "move": "move_seat", "award": "award",
-    "push": "push", "sign_in": "key", "supervisor": "key", "func": "key",
+    "seat": "act",
+    "bet": "act",
+    "sit": "sit",
+    "sit_out": "sit_out",
+    "sit_in": "sit_in",
+    "leave": "leave",
+    "chips": "chips",
+    "move": "move_seat",
+    "award": "award",
+    "push": "push",
+    "sign_in": "key",
+    "supervisor": "key",
+    "func": "key",
 }
 
 
@@ -49,8 +59,12 @@ class Feed:
         self._chain_head = chain_head
 
     def __call__(
-        self, seq: int, event: Mapping[str, Any], result: Mapping[str, Any],
-        before: Table, after: Table,
+        self,
+        seq: int,
+        event: Mapping[str, Any],
+        result: Mapping[str, Any],
+        before: Table,
+        after: Table,
     ) -> list[OutboxMessage]:
         result = dict(result)
         if event.get("type") == "key":
@@ -59,11 +73,17 @@ class Feed:
         if self._tray is not None:
             tray_before = self._tray(before)
             tray_after = self._tray(after) if after is not before else tray_before
-        return messages_for({"seq": seq, "event": event}, result, state_view(before),
-                            state_view(after), topics=self.topics,
-                            tray_before=tray_before, tray_after=tray_after,
-                            table=table_info(after.settings),
-                            chain_head=self._chain_head() if self._chain_head else None)
+        return messages_for(
+            {"seq": seq, "event": event},
+            result,
+            state_view(before),
+            state_view(after),
+            topics=self.topics,
+            tray_before=tray_before,
+            tray_after=tray_after,
+            table=table_info(after.settings),
+            chain_head=self._chain_head() if self._chain_head else None,
+        )
 
 
 def feed_for(
@@ -106,8 +126,9 @@ def keyed(table: Table, event: Mapping[str, Any]) -> dict[str, Any]:
         try:
             step = translate(table, key)
         except Refusal:
-            entry = table.state.keypad.get("entry") if isinstance(table.state.keypad,
-                                                                   Mapping) else None
+            entry = (
+                table.state.keypad.get("entry") if isinstance(table.state.keypad, Mapping) else None
+            )
             mode = entry.get("mode") if isinstance(entry, Mapping) else None
             return {"keying": ENTRY_EVENTS.get(str(mode), "key")}
         if step.event is None or isinstance(step.event, StateQuery):

@@ -96,8 +96,7 @@ class StatusKeeper:
         def change(s: LinkStatus) -> LinkStatus:
             if s.link == link:
                 return replace(s, last_error=error)
-            return replace(s, link=link, since_ns=stamp_ns, since_monotonic=now,
-                           last_error=error)
+            return replace(s, link=link, since_ns=stamp_ns, since_monotonic=now, last_error=error)
 
         self._update_status(change)
 
@@ -105,7 +104,6 @@ class StatusKeeper:
         if self._status.last_error != error:
             log.log(level, "floor link %s: %s", self.topics.table_id, error)
         self._update_status(lambda s: replace(s, last_error=error))
-
 
     def _refresh_counts(self, now: float) -> None:
         if not self._count_due:
@@ -120,14 +118,24 @@ class StatusKeeper:
         full = unsent >= settings.outbox_max_messages
         before = self._status
         if alarm and not before.alarm:
-            log.error("floor outbox alarm: %d unsent messages (alarm at %d, capacity %d)",
-                      unsent, settings.alarm_threshold, settings.outbox_max_messages)
+            log.error(
+                "floor outbox alarm: %d unsent messages (alarm at %d, capacity %d)",
+                unsent,
+                settings.alarm_threshold,
+                settings.outbox_max_messages,
+            )
         elif before.alarm and not alarm:
             log.info("floor outbox alarm cleared: %d unsent messages", unsent)
         if full and not before.overflowed:
-            log.error("floor outbox full: %d unsent messages; the table plays on, nothing "
-                      "unsent is deleted, the outbox grows past its bound", unsent)
+            log.error(
+                "floor outbox full: %d unsent messages; the table plays on, nothing "
+                "unsent is deleted, the outbox grows past its bound",
+                unsent,
+            )
         elif before.overflowed and unsent == 0:
             log.warning("floor outbox full cleared: the whole backlog has been sent")
-        self._update_status(lambda s: replace(
-            s, unsent=unsent, alarm=alarm, overflowed=full or (s.overflowed and unsent > 0)))
+        self._update_status(
+            lambda s: replace(
+                s, unsent=unsent, alarm=alarm, overflowed=full or (s.overflowed and unsent > 0)
+            )
+        )

@@ -70,14 +70,23 @@ ROUTINE_REFUSALS: Final = frozenset(
 QUERIES: Final = frozenset({"state"})
 
 _TOP_FIELDS: Final = (
-    "hand", "phase", "button", "small_blind", "big_blind", "to_act", "pot_total",
+    "hand",
+    "phase",
+    "button",
+    "small_blind",
+    "big_blind",
+    "to_act",
+    "pot_total",
 )
 _SEAT_FIELDS: Final = ("player", "stack", "bet", "status", "missed")
 _WHOLE_FIELDS: Final = ("pots", "fees", "showdown_order", "clock", "tray")
 # What moves with time alone (a whole field, or one key of it): a tick that changes
 # nothing else is not news, and does not refresh the retained state.
 _COUNTDOWN: Final = {
-    "display": None, "display_text": None, "clock": "remaining_ms", "tray": "unchanged_ms",
+    "display": None,
+    "display_text": None,
+    "clock": "remaining_ms",
+    "tray": "unchanged_ms",
 }
 _IN_HAND: Final = frozenset({"playing", "all_in", "folded"})
 
@@ -137,9 +146,15 @@ def messages_for(
         applied = event if isinstance(event, Mapping) else None
     applied_type = applied.get("type") if applied is not None else None
     keying = _get(result, "keying")
-    rules_type = applied_type if isinstance(applied_type, str) else (
-        (keying if isinstance(keying, str) else "key") if kind_of_event == "key"
-        else kind_of_event)
+    rules_type = (
+        applied_type
+        if isinstance(applied_type, str)
+        else (
+            (keying if isinstance(keying, str) else "key")
+            if kind_of_event == "key"
+            else kind_of_event
+        )
+    )
     by = _get(result, "by")
     by = by if isinstance(by, str) else None
     build = _Builder(topics, _int(_get(event_record, "seq")), stamp or _stamp_of(event_record))
@@ -189,19 +204,33 @@ def messages_for(
     for transfer in _transfers(result):
         build.add(topics.hands, "transfer", **_transfer(transfer, event, after))
     if changes:
-        build.add(topics.state, "state", retain=True, state=after,
-                  **({"table": dict(table)} if table is not None else {}))
+        build.add(
+            topics.state,
+            "state",
+            retain=True,
+            state=after,
+            **({"table": dict(table)} if table is not None else {}),
+        )
     return build.messages
 
 
 def state_message(
-    topics: TableTopics, state: Mapping[str, Any], *, seq: int | None, stamp: Stamp | None = None,
+    topics: TableTopics,
+    state: Mapping[str, Any],
+    *,
+    seq: int | None,
+    stamp: Stamp | None = None,
     table: Mapping[str, Any] | None = None,
 ) -> OutboxMessage:
     """The retained state, for the daemon to queue at start-up (after recovery)."""
     build = _Builder(topics, seq, stamp or Stamp.now())
-    build.add(topics.state, "state", retain=True, state=state,
-              **({"table": dict(table)} if table is not None else {}))
+    build.add(
+        topics.state,
+        "state",
+        retain=True,
+        state=state,
+        **({"table": dict(table)} if table is not None else {}),
+    )
     return build.messages[0]
 
 
@@ -233,15 +262,21 @@ def fault_message(
     `detail` the driver's words for a technician (None for a clear). `seq` is the
     journal's last seq when it happened."""
     build = _Builder(topics, seq, stamp or Stamp.now())
-    build.add(topics.faults, "fault", fault=fault, device=device, active=active,
-              detail=detail)
+    build.add(topics.faults, "fault", fault=fault, device=device, active=active, detail=detail)
     return build.messages[0]
 
 
 def status_payload(
-    topics: TableTopics, *, link: str, reason: str | None, unsent: int | None, stamp: Stamp,
-    will: bool = False, fault: str | None = None,
-    device_faults: Mapping[str, str] | None = None, tray_discrepancy: int | None = None,
+    topics: TableTopics,
+    *,
+    link: str,
+    reason: str | None,
+    unsent: int | None,
+    stamp: Stamp,
+    will: bool = False,
+    fault: str | None = None,
+    device_faults: Mapping[str, str] | None = None,
+    tray_discrepancy: int | None = None,
     outbox: str | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
@@ -258,10 +293,19 @@ def status_payload(
     (it reached its bound: sticky until a supervisor acknowledges it), else None.
     """
     return dumps(
-        _document("status", topics, stamp, link=link, reason=reason, unsent=unsent, will=will,
-                  fault=fault,
-                  device_faults=dict(device_faults) if device_faults is not None else None,
-                  tray_discrepancy=tray_discrepancy, outbox=outbox)
+        _document(
+            "status",
+            topics,
+            stamp,
+            link=link,
+            reason=reason,
+            unsent=unsent,
+            will=will,
+            fault=fault,
+            device_faults=dict(device_faults) if device_faults is not None else None,
+            tray_discrepancy=tray_discrepancy,
+            outbox=outbox,
+        )
     )
 
 
@@ -285,8 +329,7 @@ def with_msg_seq(payload: str, msg_seq: int) -> str:
 
 def dumps(document: Any) -> str:
     try:  # the C encoder; `_jsonable` for values it does not know
-        return json.dumps(document, separators=(",", ":"), ensure_ascii=False,
-                          default=_jsonable)
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
     except (TypeError, ValueError):  # keys it cannot take (tuples...), circular data
         return json.dumps(_plain(document), separators=(",", ":"), ensure_ascii=False)
 
@@ -418,7 +461,8 @@ def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, A
     if not changes:
         # Something the project added to the state changed: say so without guessing.
         changes["other"] = sorted(
-            k for k in material_before.keys() | material_after.keys()
+            k
+            for k in material_before.keys() | material_after.keys()
             if material_before.get(k) != material_after.get(k)
         )
     return changes
@@ -448,8 +492,11 @@ def _amount(value: Any) -> int:
 
 def _hand_start(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     seats_before, seats_after = _seats(before), _seats(after)
-    dealt_in = [s for s in sorted(seats_after, key=_seat_key)
-                if seats_after[s].get("status") in ("playing", "all_in")]
+    dealt_in = [
+        s
+        for s in sorted(seats_after, key=_seat_key)
+        if seats_after[s].get("status") in ("playing", "all_in")
+    ]
     blinds = {str(after.get("small_blind")): "small", str(after.get("big_blind")): "big"}
     posts = {
         seat: {"amount": _amount(seats_after[seat].get("bet")), "blind": blinds.get(seat, "other")}
@@ -473,8 +520,9 @@ def _hand_end(
     cause: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> dict[str, Any]:
     seats_before, seats_after = _seats(before), _seats(after)
-    in_hand = [s for s in sorted(seats_before, key=_seat_key)
-               if seats_before[s].get("status") in _IN_HAND]
+    in_hand = [
+        s for s in sorted(seats_before, key=_seat_key) if seats_before[s].get("status") in _IN_HAND
+    ]
     reported = _get(result, "awards")
     if isinstance(reported, Mapping):
         awards = {str(k): _amount(v) for k, v in reported.items()}
@@ -516,9 +564,7 @@ def _transfers(result: Any) -> list[Mapping[str, Any]]:
     return [t for t in transfers if isinstance(t, Mapping)]
 
 
-def _transfer(
-    transfer: Mapping[str, Any], event: Any, after: Mapping[str, Any]
-) -> dict[str, Any]:
+def _transfer(transfer: Mapping[str, Any], event: Any, after: Mapping[str, Any]) -> dict[str, Any]:
     """A supervisor's transfer between hands: who gave, who got, how much, why, by whom
     (the event's own ``by`` when the effect does not say), and the two stacks after."""
     seats = _seats(after)
@@ -528,8 +574,11 @@ def _transfer(
         by = event.get("by")
     return {
         "hand": after.get("hand"),
-        "from": transfer.get("from"), "to": transfer.get("to"),
-        "amount": transfer.get("amount"), "reason": transfer.get("reason"), "by": by,
+        "from": transfer.get("from"),
+        "to": transfer.get("to"),
+        "amount": transfer.get("amount"),
+        "reason": transfer.get("reason"),
+        "by": by,
         "players": {s: seats[s].get("player") for s in pair if s in seats},
         "stacks": {s: seats[s].get("stack") for s in pair if s in seats},
     }

@@ -126,8 +126,7 @@ def delete_oldest_sent(conn: sqlite3.Connection, how_many: int) -> int:
     if how_many <= 0:
         return 0
     cursor = conn.execute(
-        "DELETE FROM outbox WHERE id IN "
-        "(SELECT id FROM outbox WHERE sent = 1 ORDER BY id LIMIT ?)",
+        "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE sent = 1 ORDER BY id LIMIT ?)",
         (how_many,),
     )
     return cursor.rowcount

@@ -35,8 +35,18 @@ ENDINGS: Final = ("award", "fold", "clock", "misdeal", "leave")
 
 #: What a seat change says (`seat.change`); `open`: the seat is empty now.
 SEAT_CHANGES: Final = (
-    "sat", "leaving", "left", "sat_out", "sat_in", "moving", "moved", "chips_pending",
-    "chips", "busted", "freed", "open",
+    "sat",
+    "leaving",
+    "left",
+    "sat_out",
+    "sat_in",
+    "moving",
+    "moved",
+    "chips_pending",
+    "chips",
+    "busted",
+    "freed",
+    "open",
 )
 
 
@@ -65,8 +75,14 @@ def ended_by(rules_type: str | None, effects: Iterable[Any] | None) -> str | Non
     (the hand is void), `leave` (the last opponent left the table). Without effects
     (an old caller), the input's type read the same way."""
     if effects is None:
-        return {"act": "fold", "tick": "clock", "award": "award", "misdeal": "misdeal",
-                "leave": "leave", "push": "fold"}.get(rules_type or "", rules_type)
+        return {
+            "act": "fold",
+            "tick": "clock",
+            "award": "award",
+            "misdeal": "misdeal",
+            "leave": "leave",
+            "push": "fold",
+        }.get(rules_type or "", rules_type)
     effects = list(effects)
     names = [_name(e) for e in effects]
     for effect in effects:
@@ -122,12 +138,21 @@ def play_messages(
             put_in = 0 if action == "fold" else max(0, total - bets.get(seat, 0))
             bets[seat] = total
             stacks[seat] = stacks.get(seat, 0) - put_in
-            cause = "clock" if expired else {"tick": "clock", "leave": "leave",
-                                             "push": "push"}.get(rules_type or "", "act")
+            cause = (
+                "clock"
+                if expired
+                else {"tick": "clock", "leave": "leave", "push": "push"}.get(
+                    rules_type or "", "act"
+                )
+            )
             acted: dict[str, Any] = {
-                "hand": hand, "phase": street, "seat": _seat_value(seat),
+                "hand": hand,
+                "phase": street,
+                "seat": _seat_value(seat),
                 "player": seats_before.get(seat, {}).get("player"),
-                "action": action, "amount": put_in, "to": total,
+                "action": action,
+                "amount": put_in,
+                "to": total,
                 "all_in": action != "fold" and stacks[seat] == 0,
             }
             full_raise = getattr(effect, "full_raise", None)
@@ -143,32 +168,46 @@ def play_messages(
             returned[seat] = returned.get(seat, 0) + amount
             stacks[seat] = stacks.get(seat, 0) + amount
         elif name == "FeesTaken":
-            fees = {"rake": _int(getattr(effect, "rake", 0)),
-                    "jackpot": _int(getattr(effect, "jackpot", 0))}
+            fees = {
+                "rake": _int(getattr(effect, "rake", 0)),
+                "jackpot": _int(getattr(effect, "jackpot", 0)),
+            }
         elif name == "PotAwarded":
             if award is None:
                 award = {"hand": hand, "pots": []}
                 award_at = len(out)  # told where the pots were paid: before the busts
-            shares = {str(seat): _int(amount)
-                      for seat, amount in getattr(effect, "shares", ()) or ()}
-            award["pots"].append({
-                "index": _int(getattr(effect, "index", 0)),
-                "amount": _int(getattr(effect, "amount", 0)),
-                "winners": [_seat_value(s) for s in shares],
-                "shares": shares,
-            })
+            shares = {
+                str(seat): _int(amount) for seat, amount in getattr(effect, "shares", ()) or ()
+            }
+            award["pots"].append(
+                {
+                    "index": _int(getattr(effect, "index", 0)),
+                    "amount": _int(getattr(effect, "amount", 0)),
+                    "winners": [_seat_value(s) for s in shares],
+                    "shares": shares,
+                }
+            )
         elif name in ("ClockStarted", "ClockWarning", "ClockExpired"):
             # a tick restarting the running clock of the same seat before anyone acts:
             # its time bank; any other start is the shot clock timing the next decision
             clock_before = before.get("clock")
-            extends = (rules_type == "tick" and not moved and isinstance(clock_before, Mapping)
-                       and clock_before.get("seat") == getattr(effect, "seat", None))
-            started = "called" if rules_type == "call_clock" else \
-                "extended" if extends else "started"
-            what = {"ClockStarted": started, "ClockWarning": "warning",
-                    "ClockExpired": "expired"}[name]
-            body: dict[str, Any] = {"hand": hand, "seat": getattr(effect, "seat", None),
-                                    "clock": what}
+            extends = (
+                rules_type == "tick"
+                and not moved
+                and isinstance(clock_before, Mapping)
+                and clock_before.get("seat") == getattr(effect, "seat", None)
+            )
+            started = (
+                "called" if rules_type == "call_clock" else "extended" if extends else "started"
+            )
+            what = {"ClockStarted": started, "ClockWarning": "warning", "ClockExpired": "expired"}[
+                name
+            ]
+            body: dict[str, Any] = {
+                "hand": hand,
+                "seat": getattr(effect, "seat", None),
+                "clock": what,
+            }
             if name == "ClockExpired":
                 body["action"] = getattr(effect, "action", None)
                 body["remaining_ms"] = 0
@@ -180,23 +219,43 @@ def play_messages(
         elif name == "SeatChanged":
             out.append(("seats", "seat", _seat_change(effect, seats_before, seats_after, by)))
         elif name == "Corrected":
-            out.append(("actions", "correction", {
-                "hand": hand, "correction": getattr(effect, "kind", None),
-                "seat": getattr(effect, "seat", None), "by": by,
-            }))
+            out.append(
+                (
+                    "actions",
+                    "correction",
+                    {
+                        "hand": hand,
+                        "correction": getattr(effect, "kind", None),
+                        "seat": getattr(effect, "seat", None),
+                        "by": by,
+                    },
+                )
+            )
     if award is not None:
         award["ended_by"] = ended_by(rules_type, effects)
-        award["ranking"] = rules_event.get("ranking") if rules_type == "award" and \
-            isinstance(rules_event, Mapping) else None
+        award["ranking"] = (
+            rules_event.get("ranking")
+            if rules_type == "award" and isinstance(rules_event, Mapping)
+            else None
+        )
         award["returned"] = returned
         award["fees"] = fees or {"rake": 0, "jackpot": 0}
         award["by"] = by
         out.insert(award_at, ("actions", "award", award))
     for seat in sorted(seats_before.keys() - seats_after.keys(), key=_seat_order):
-        out.append(("seats", "seat", {
-            "seat": _seat_value(seat), "change": "open", "player": None, "stack": None,
-            "by": by,
-        }))
+        out.append(
+            (
+                "seats",
+                "seat",
+                {
+                    "seat": _seat_value(seat),
+                    "change": "open",
+                    "player": None,
+                    "stack": None,
+                    "by": by,
+                },
+            )
+        )
     return out
 
 
@@ -205,21 +264,33 @@ def _seat_value(seat: str) -> int | str:
 
 
 def _seat_change(
-    effect: Any, before: Mapping[str, Mapping[str, Any]],
-    after: Mapping[str, Mapping[str, Any]], by: str | None,
+    effect: Any,
+    before: Mapping[str, Mapping[str, Any]],
+    after: Mapping[str, Mapping[str, Any]],
+    by: str | None,
 ) -> dict[str, Any]:
     seat = str(getattr(effect, "seat", ""))
     change = getattr(effect, "change", None)
     now = after.get(seat) or before.get(seat) or {}
     gone = seat not in after
     body: dict[str, Any] = {
-        "seat": _seat_value(seat), "change": change, "player": now.get("player"),
-        "stack": None if gone else now.get("stack"), "by": by,
+        "seat": _seat_value(seat),
+        "change": change,
+        "player": now.get("player"),
+        "stack": None if gone else now.get("stack"),
+        "by": by,
     }
     if change == "moved":
         player = now.get("player")
-        origin = next((s for s, v in before.items()
-                       if s != seat and v.get("player") == player and
-                       (s not in after or after[s].get("player") != player)), None)
+        origin = next(
+            (
+                s
+                for s, v in before.items()
+                if s != seat
+                and v.get("player") == player
+                and (s not in after or after[s].get("player") != player)
+            ),
+            None,
+        )
         body["from"] = _seat_value(origin) if origin is not None else None
     return body

@@ -69,6 +69,7 @@ SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the table's session a day
 UNSENDABLE = -1  # `sent` of a row paho cannot publish at all (a bad topic): kept, logged
 STABLE_AFTER_S = 10.0  # a link up this long resets the back-off
 
+
 class Publisher(StatusKeeper):
     """Sends one table's outbox to the floor broker. `start()`, `notify()` after each
     journal commit, `status()` from anywhere, `stop()` at shutdown."""
@@ -101,9 +102,15 @@ class Publisher(StatusKeeper):
 
         now = time.monotonic()
         self._status = LinkStatus(
-            link="down", since_ns=time.time_ns(), since_monotonic=now, unsent=0,
-            capacity=settings.outbox_max_messages, alarm=False, overflowed=False,
-            last_error=None, sent=0,
+            link="down",
+            since_ns=time.time_ns(),
+            since_monotonic=now,
+            unsent=0,
+            capacity=settings.outbox_max_messages,
+            alarm=False,
+            overflowed=False,
+            last_error=None,
+            sent=0,
         )
         self._changed = threading.Condition()
         self._stopping = threading.Event()
@@ -233,12 +240,17 @@ class Publisher(StatusKeeper):
     def _status_now(self, link: str, reason: str | None, *, backlog: bool = True) -> str:
         """The status as it stands; `backlog`: with the unsent count (the link coming
         up or going down), else null (the same link, the faults changed)."""
-        return status_payload(self.topics, link=link, reason=reason,
-                              unsent=self._status.unsent if backlog else None,
-                              stamp=Stamp.now(), fault=self._fault,
-                              device_faults=self._device_faults,
-                              tray_discrepancy=self._tray_discrepancy,
-                              outbox=self._status.outbox_alarm())
+        return status_payload(
+            self.topics,
+            link=link,
+            reason=reason,
+            unsent=self._status.unsent if backlog else None,
+            stamp=Stamp.now(),
+            fault=self._fault,
+            device_faults=self._device_faults,
+            tray_discrepancy=self._tray_discrepancy,
+            outbox=self._status.outbox_alarm(),
+        )
 
     def notify(self) -> None:
         """New rows were committed: look now rather than at the next poll."""
@@ -318,8 +330,9 @@ class Publisher(StatusKeeper):
         self._collect_acks()
         if self._connected and self._status_due:
             self._status_due = False
-            client.publish(self.topics.status, self._status_now("up", None, backlog=False),
-                           qos=1, retain=True)
+            client.publish(
+                self.topics.status, self._status_now("up", None, backlog=False), qos=1, retain=True
+            )
         if self._connected:
             self._fill_window()
         self._refresh_counts(now)
@@ -339,8 +352,15 @@ class Publisher(StatusKeeper):
         settings = self._settings
         client.will_set(
             self.topics.status,
-            status_payload(self.topics, link="down", reason="connection lost", unsent=None,
-                           stamp=Stamp.now(), will=True, fault=self._fault),
+            status_payload(
+                self.topics,
+                link="down",
+                reason="connection lost",
+                unsent=None,
+                stamp=Stamp.now(),
+                will=True,
+                fault=self._fault,
+            ),
             qos=1,
             retain=True,
         )
@@ -349,13 +369,14 @@ class Publisher(StatusKeeper):
         self._attempt_started = time.monotonic()
         try:
             client.connect(
-                settings.host, settings.broker_port, settings.keepalive,
-                clean_start=False, properties=properties,
+                settings.host,
+                settings.broker_port,
+                settings.keepalive,
+                clean_start=False,
+                properties=properties,
             )
         except (OSError, ValueError) as exc:  # refused, unreachable, TLS, DNS
-            self._attempt_failed(
-                f"cannot connect to {settings.host}:{settings.broker_port}: {exc}"
-            )
+            self._attempt_failed(f"cannot connect to {settings.host}:{settings.broker_port}: {exc}")
 
     def _attempt_failed(self, reason: str) -> None:
         self._failures += 1
@@ -364,7 +385,11 @@ class Publisher(StatusKeeper):
         self._note_error(reason)
 
     def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: Any,
+        reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
         if reason.is_failure:
@@ -382,13 +407,19 @@ class Publisher(StatusKeeper):
             retain=True,
         )
         log.info(
-            "floor link %s up: %s:%d", self.topics.table_id,
-            self._settings.host, self._settings.broker_port,
+            "floor link %s up: %s:%d",
+            self.topics.table_id,
+            self._settings.host,
+            self._settings.broker_port,
         )
         self._set_link("up", None)
 
     def _on_disconnect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: Any,
+        reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
         was_up, self._connected = self._connected, False
@@ -401,7 +432,11 @@ class Publisher(StatusKeeper):
             self._set_link("down", why)
 
     def _on_publish(
-        self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode,
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        mid: int,
+        reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
         if mid not in self._inflight:
@@ -451,8 +486,9 @@ class Publisher(StatusKeeper):
             mid, (row_id, topic) = next(iter(self._inflight.items()))
             if mid in self._rejected:
                 reason = self._rejected.pop(mid)
-                self._note_error(f"broker refused message {row_id} on {topic}: {reason}",
-                                 logging.ERROR)
+                self._note_error(
+                    f"broker refused message {row_id} on {topic}: {reason}", logging.ERROR
+                )
                 # Mosquitto also drops the link after a refusal; a broker that does not
                 # gets the same treatment from us: back off, then retry from this row.
                 self._rewind()
@@ -486,8 +522,10 @@ class Publisher(StatusKeeper):
             self._cursor = row.id
 
     def _skip_unsendable(self, row: outbox.OutboxRow, exc: ValueError) -> None:
-        self._note_error(f"outbox row {row.id} cannot be published ({exc}); "
-                         f"kept with sent = {UNSENDABLE}", logging.ERROR)
+        self._note_error(
+            f"outbox row {row.id} cannot be published ({exc}); kept with sent = {UNSENDABLE}",
+            logging.ERROR,
+        )
         self._require_conn().execute(
             "UPDATE outbox SET sent = ? WHERE id = ?", (UNSENDABLE, row.id)
         )

@@ -27,7 +27,9 @@ def warn_if_exposed(path: Path, option: str, logger: logging.Logger) -> None:
         logger.warning(
             "%s %s is readable by group or others (mode %03o); "
             "make it mode 600, owned by the service user",
-            option, path, stat.S_IMODE(mode),
+            option,
+            path,
+            stat.S_IMODE(mode),
         )
 
 

@@ -58,7 +58,9 @@ class FloorSettings:
         if problem:
             raise FloorConfigError(f"floor.site: {problem} (got {self.site!r})")
         if not self.host or self.host != self.host.strip():
-            raise FloorConfigError(f"floor.host: must be a host name or address (got {self.host!r})")
+            raise FloorConfigError(
+                f"floor.host: must be a host name or address (got {self.host!r})"
+            )
         if self.port is not None and not 1 <= self.port <= 65535:
             raise FloorConfigError(f"floor.port: must be 1..65535 (got {self.port})")
         problem = prefix_problem(self.topic_prefix)
@@ -77,7 +79,9 @@ class FloorSettings:
                 f"floor.outbox_alarm_percent: must be 1..100 (got {self.outbox_alarm_percent})"
             )
         if not 5 <= self.keepalive <= 3600:
-            raise FloorConfigError(f"floor.keepalive: must be 5..3600 seconds (got {self.keepalive})")
+            raise FloorConfigError(
+                f"floor.keepalive: must be 5..3600 seconds (got {self.keepalive})"
+            )
 
     @property
     def broker_port(self) -> int:

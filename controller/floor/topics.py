@@ -27,8 +27,17 @@ from dataclasses import dataclass
 from typing import Final
 
 LEAVES: Final = (
-    "events", "keys", "actions", "seats", "clock", "refusals", "faults", "hands", "tray",
-    "state", "status",
+    "events",
+    "keys",
+    "actions",
+    "seats",
+    "clock",
+    "refusals",
+    "faults",
+    "hands",
+    "tray",
+    "state",
+    "status",
 )
 
 

@@ -135,7 +135,8 @@ class AckReading:
 
     def describe(self) -> str:
         return "; ".join(
-            f"{copy.name} at seq {copy.mark.seq}" if copy.mark is not None
+            f"{copy.name} at seq {copy.mark.seq}"
+            if copy.mark is not None
             else f"{copy.name} {copy.problem}"
             for copy in self.copies
         )
@@ -179,8 +180,9 @@ class AckWriter:
         self._fds: list[int] = []
         try:
             for name in ACK_NAMES:
-                self._fds.append(os.open(directory / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
-                                         0o640))
+                self._fds.append(
+                    os.open(directory / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+                )
         except BaseException:
             self.close()
             raise

@@ -79,8 +79,9 @@ def check_heads(
     log_start = log_base(meta)
     for head, table in heads:
         if table is not None and table_id is not None and table != table_id:
-            report.mismatched.append((head, f"it was sent by table {table}, this journal "
-                                            f"belongs to table {table_id}"))
+            report.mismatched.append(
+                (head, f"it was sent by table {table}, this journal belongs to table {table_id}")
+            )
             continue
         try:
             seq, log_id, _digest = parse_head_token(head)
@@ -99,21 +100,28 @@ def check_heads(
         if head_token(seq, event_hash, log_id, log_hash) == head.strip():
             report.matched += 1
         else:
-            report.mismatched.append((head, f"the journal's events up to seq {seq} or its "
-                                            f"system log up to entry {log_id} differ from "
-                                            f"what was sent"))
+            report.mismatched.append(
+                (
+                    head,
+                    f"the journal's events up to seq {seq} or its "
+                    f"system log up to entry {log_id} differ from "
+                    f"what was sent",
+                )
+            )
     return report
 
 
 def _beyond_the_end(conn: sqlite3.Connection, seq: int, log_id: int) -> str | None:
     """Why the journal lacks what the head was taken over, or None."""
-    last_seq, = conn.execute("SELECT MAX(seq) FROM events").fetchone()
-    last_log, = conn.execute("SELECT MAX(id) FROM system_log").fetchone()
+    (last_seq,) = conn.execute("SELECT MAX(seq) FROM events").fetchone()
+    (last_log,) = conn.execute("SELECT MAX(id) FROM system_log").fetchone()
     ends = f"this journal ends at seq {last_seq or 0}, system log entry {last_log or 0}"
     if seq > (last_seq or 0) or log_id > (last_log or 0):
-        return (f"the floor was sent the head of seq {seq}, system log entry {log_id}, but "
-                f"{ends}: events or entries were removed, or this copy of the journal "
-                f"was taken before that hand ended (check a copy taken after it)")
+        return (
+            f"the floor was sent the head of seq {seq}, system log entry {log_id}, but "
+            f"{ends}: events or entries were removed, or this copy of the journal "
+            f"was taken before that hand ended (check a copy taken after it)"
+        )
     return None
 
 

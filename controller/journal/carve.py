@@ -254,11 +254,21 @@ def _sort_cells(pages: _Pages) -> _Found:
             continue
         if v and v[0] is not None:
             continue  # not one of the journal's tables (sqlite_master, sqlite_sequence)
-        if len(v) in (13, 14) and _is_int(v[2]) and _is_text(v[3]) and _is_text(v[12]) \
-                and len(v[12]) == 32:
+        if (
+            len(v) in (13, 14)
+            and _is_int(v[2])
+            and _is_text(v[3])
+            and _is_text(v[12])
+            and len(v[12]) == 32
+        ):
             found.events.setdefault(rowid, []).append((rowid, *v[1:]))
-        elif len(v) == 7 and _is_text(v[1]) and len(v[1]) == 64 and set(v[1]) <= _HEX \
-                and _is_text(v[2]):
+        elif (
+            len(v) == 7
+            and _is_text(v[1])
+            and len(v[1]) == 64
+            and set(v[1]) <= _HEX
+            and _is_text(v[2])
+        ):
             found.configs.setdefault(rowid, []).append((rowid, *v[1:]))
         elif len(v) in (7, 8) and _is_text(v[1]) and _is_text(v[2]) and _is_int(v[6]):
             found.log[rowid] = (rowid, *v[1:])
@@ -301,17 +311,24 @@ class _Walk:
     problem: JournalIntegrityError | None
 
 
-def _walk(found: _Found, base: ChainBase, candidates: dict[int, set[str]],
-          resolved: dict[int, str]) -> _Walk:
+def _walk(
+    found: _Found, base: ChainBase, candidates: dict[int, set[str]], resolved: dict[int, str]
+) -> _Walk:
     rows: list[ScannedRow] = []
     previous, expected = base.hash, base.seq + 1
     while True:
         versions = found.events.get(expected)
         if not versions:
             later = [seq for seq in found.events if seq > expected]
-            problem: JournalIntegrityError | None = None if not later else ChainBroken(
-                expected, f"event {expected} is missing from every readable page "
-                          f"(events up to {max(later)} were found)")
+            problem: JournalIntegrityError | None = (
+                None
+                if not later
+                else ChainBroken(
+                    expected,
+                    f"event {expected} is missing from every readable page "
+                    f"(events up to {max(later)} were found)",
+                )
+            )
             return _Walk(base, rows, problem)
         row, problem = _link(versions, expected, previous, candidates, resolved)
         if row is None:
@@ -320,17 +337,25 @@ def _walk(found: _Found, base: ChainBase, candidates: dict[int, set[str]],
         previous, expected = row.hash, expected + 1
 
 
-def _link(versions: list[tuple[Any, ...]], expected: int, previous: bytes,
-          candidates: dict[int, set[str]], resolved: dict[int, str]
-          ) -> tuple[ScannedRow | None, JournalIntegrityError | None]:
+def _link(
+    versions: list[tuple[Any, ...]],
+    expected: int,
+    previous: bytes,
+    candidates: dict[int, set[str]],
+    resolved: dict[int, str],
+) -> tuple[ScannedRow | None, JournalIntegrityError | None]:
     problem: JournalIntegrityError | None = None
     for raw in reversed(versions):  # the newest version first
         config_id = raw[2]
-        shas = [resolved[config_id]] if config_id in resolved else \
-            sorted(candidates.get(config_id, ()))
+        shas = (
+            [resolved[config_id]]
+            if config_id in resolved
+            else sorted(candidates.get(config_id, ()))
+        )
         if not shas:
-            problem = ChainBroken(expected, f"its configuration record {config_id!r} is "
-                                            f"missing or damaged")
+            problem = ChainBroken(
+                expected, f"its configuration record {config_id!r} is missing or damaged"
+            )
         for sha in shas:
             try:
                 row = check_row(raw, expected, previous, {config_id: sha})
@@ -342,9 +367,7 @@ def _link(versions: list[tuple[Any, ...]], expected: int, previous: bytes,
     return None, problem
 
 
-def carve_journal(
-    directory: Path, config_text: str | None, before: int | None = None
-) -> Recovered:
+def carve_journal(directory: Path, config_text: str | None, before: int | None = None) -> Recovered:
     """Read what the chain vouches for from the raw files (see the module docstring),
     cut before seq ``before`` when given (``salvage --before``)."""
     recovered = Recovered()
@@ -370,8 +393,9 @@ def carve_journal(
         if best is None or len(walk.rows) + walk.base.seq > len(best.rows) + best.base.seq:
             best, best_resolved = walk, resolved
     if best is None:
-        recovered.reason = "no configuration record and no prune checkpoint could be read " \
-                           "from the raw pages"
+        recovered.reason = (
+            "no configuration record and no prune checkpoint could be read from the raw pages"
+        )
         return recovered
     if best.base.seq == 0 and 1 not in best_resolved:
         for sha in candidates.get(1, ()):
@@ -382,9 +406,12 @@ def carve_journal(
     for index, row in enumerate(rows):
         if row.config_id not in texts:
             rows = rows[:index]
-            best.problem = ChainBroken(row.content.seq, f"the text of its configuration record "
-                                                        f"{row.config_id} is damaged and no "
-                                                        f"matching configuration file was given")
+            best.problem = ChainBroken(
+                row.content.seq,
+                f"the text of its configuration record "
+                f"{row.config_id} is damaged and no "
+                f"matching configuration file was given",
+            )
             break
     cut = before is not None and any(row.content.seq >= before for row in rows)
     if before is not None:
@@ -394,15 +421,21 @@ def carve_journal(
     if cut:
         recovered.reason = f"cut before seq {before}, as the salvage was asked to"
     else:
-        recovered.reason = (best.problem.message if best.problem is not None else
-                            "the hash chain held to the last event found in the raw pages")
-    recovered.notes.append(f"read from the raw pages of the files ({len(rows)} event(s) "
-                           f"linked, {len(found.events)} event row(s) found)")
+        recovered.reason = (
+            best.problem.message
+            if best.problem is not None
+            else "the hash chain held to the last event found in the raw pages"
+        )
+    recovered.notes.append(
+        f"read from the raw pages of the files ({len(rows)} event(s) "
+        f"linked, {len(found.events)} event row(s) found)"
+    )
     return recovered
 
 
-def _config_texts(found: _Found, resolved: dict[int, str], config_text: str | None
-                  ) -> dict[int, tuple[Any, ...]]:
+def _config_texts(
+    found: _Found, resolved: dict[int, str], config_text: str | None
+) -> dict[int, tuple[Any, ...]]:
     """``{config id: (text, from_seq, wall_ns, clock_synced, by)}`` matching the chain."""
     texts: dict[int, tuple[Any, ...]] = {}
     for config_id, sha in resolved.items():
@@ -412,26 +445,50 @@ def _config_texts(found: _Found, resolved: dict[int, str], config_text: str | No
                 with suppress(UnicodeDecodeError):
                     texts[config_id] = (row[2].decode(), *_texts(row[3:]))
                     break
-        if config_id not in texts and config_text is not None and \
-                sha256_hex(config_text) == sha:
-            uses = [seq for seq, versions in found.events.items()
-                    if any(raw[2] == config_id for raw in versions)]
+        if config_id not in texts and config_text is not None and sha256_hex(config_text) == sha:
+            uses = [
+                seq
+                for seq, versions in found.events.items()
+                if any(raw[2] == config_id for raw in versions)
+            ]
             meta = _texts(rows[-1][3:]) if rows else (min(uses, default=1), 0, 0, None)
             texts[config_id] = (config_text, *meta)
     return texts
 
 
-def _fill(recovered: Recovered, found: _Found, rows: list[ScannedRow],
-          texts: dict[int, tuple[Any, ...]], shas: dict[int, str]) -> None:
-    recovered.configs = [(config_id, shas[config_id], *texts[config_id])
-                         for config_id in sorted(shas) if config_id in texts]
+def _fill(
+    recovered: Recovered,
+    found: _Found,
+    rows: list[ScannedRow],
+    texts: dict[int, tuple[Any, ...]],
+    shas: dict[int, str],
+) -> None:
+    recovered.configs = [
+        (config_id, shas[config_id], *texts[config_id])
+        for config_id in sorted(shas)
+        if config_id in texts
+    ]
     recorded: dict[int, bytes] = {}
     for row in rows:
         c = row.content
-        recovered.events.append((c.seq, c.hand, row.config_id, c.event, c.accepted,
-                                 c.refusal_code, c.refusal_message, c.by, c.wall_ns,
-                                 c.clock_synced, c.mono_ns, c.snapshot_sha256, row.hash,
-                                 c.outbox_sha256))
+        recovered.events.append(
+            (
+                c.seq,
+                c.hand,
+                row.config_id,
+                c.event,
+                c.accepted,
+                c.refusal_code,
+                c.refusal_message,
+                c.by,
+                c.wall_ns,
+                c.clock_synced,
+                c.mono_ns,
+                c.snapshot_sha256,
+                row.hash,
+                c.outbox_sha256,
+            )
+        )
         if c.snapshot_sha256 is not None:
             recorded[c.seq] = c.snapshot_sha256
     for seq in sorted(recorded):
@@ -450,8 +507,11 @@ def _fill(recovered: Recovered, found: _Found, rows: list[ScannedRow],
     last = recovered.last_seq
     meta = {key: values[-1] for key, values in found.meta.items() if values}
     _fill_log(recovered, [_log_row(row) for _, row in sorted(found.log.items())], meta)
-    outbox = [_texts(row) for _, row in sorted(found.outbox.items())
-              if row[1] is None or (isinstance(row[1], int) and row[1] <= last)]
+    outbox = [
+        _texts(row)
+        for _, row in sorted(found.outbox.items())
+        if row[1] is None or (isinstance(row[1], int) and row[1] <= last)
+    ]
     through = meta.get(META_OUTBOX_PRUNED_THROUGH, "0")
     keep_matching_outbox(recovered, outbox, int(through) if through.isdigit() else 0)
 
@@ -467,8 +527,7 @@ def _fill_log(recovered: Recovered, rows: list[tuple[Any, ...]], meta: dict[str,
     if base is None:  # a journal from before the log's chain
         first = str(recovered.configs[0][1]) if recovered.configs else ""
         recovered.log = rows
-        recovered.log_base = LogBase(max((row[0] for row in rows), default=0),
-                                     log_genesis(first))
+        recovered.log_base = LogBase(max((row[0] for row in rows), default=0), log_genesis(first))
         return
     recovered.log_base = base
     previous = base.hash
@@ -478,9 +537,11 @@ def _fill_log(recovered: Recovered, rows: list[tuple[Any, ...]], meta: dict[str,
             continue
         if not isinstance(row[7], bytes) or log_digest(previous, row[:7]) != row[7]:
             later = sum(1 for other in rows if other[0] >= row[0])
-            recovered.notes.append(f"system log: entry {row[0]} does not link to the one "
-                                   f"before; {later} entr(ies) from there on are kept only "
-                                   f"in the damaged copy")
+            recovered.notes.append(
+                f"system log: entry {row[0]} does not link to the one "
+                f"before; {later} entr(ies) from there on are kept only "
+                f"in the damaged copy"
+            )
             break
         kept.append(row)
         previous = row[7]

@@ -125,8 +125,8 @@ class ForeignJournal(JournalIntegrityError):
         self, journal_table: str, this_table: str, where: str, *, message: str | None = None
     ) -> None:
         super().__init__(
-            message or
-            f"this journal belongs to table {journal_table} ({where}), not to table "
+            message
+            or f"this journal belongs to table {journal_table} ({where}), not to table "
             f"{this_table}. Play stays locked and nothing was written to it. Put table "
             f"{this_table}'s own state directory back (or point journal.state_dir at it); "
             f"a new table starts with an empty state directory. Never salvage another "
@@ -175,7 +175,9 @@ class StorageFull(StorageFault):
     def __init__(self, directory: object, doing: str, free_bytes: int | None) -> None:
         free = f"{free_bytes:,} bytes free" if free_bytes is not None else "no space"
         super().__init__(
-            directory, doing, f"the filesystem is full ({free})",
+            directory,
+            doing,
+            f"the filesystem is full ({free})",
             "Free space on it (old archive/ and damaged/ folders, logs), then restart the "
             "service: systemctl restart table-controller.",
         )
@@ -188,7 +190,9 @@ class StorageReadOnly(StorageFault):
 
     def __init__(self, directory: object, doing: str) -> None:
         super().__init__(
-            directory, doing, "the filesystem is read-only",
+            directory,
+            doing,
+            "the filesystem is read-only",
             "It was mounted read-only, or the kernel remounted it after I/O errors: check "
             "the card or disk (dmesg), mount it read-write, then restart the service.",
         )
@@ -200,7 +204,9 @@ class StorageNotWritable(StorageFault):
 
     def __init__(self, directory: object, doing: str) -> None:
         super().__init__(
-            directory, doing, "the service user may not write there",
+            directory,
+            doing,
+            "the service user may not write there",
             "Give the directory back to the service user (chown tablectl: it, or "
             "StateDirectory= in the unit), then restart the service.",
         )

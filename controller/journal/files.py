@@ -163,8 +163,10 @@ def upgrade_schema(conn: sqlite3.Connection) -> bool:
     if any(table == "system_log" for table, _, _ in missing):
         first = conn.execute("SELECT sha256 FROM configs WHERE id = 1").fetchone()
         last = conn.execute("SELECT MAX(id) FROM system_log").fetchone()[0]
-        for key, value in ((META_LOG_BASE_ID, str(last or 0)),
-                           (META_LOG_BASE_HASH, log_genesis(str(first[0] if first else "")).hex())):
+        for key, value in (
+            (META_LOG_BASE_ID, str(last or 0)),
+            (META_LOG_BASE_HASH, log_genesis(str(first[0] if first else "")).hex()),
+        ):
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
     return bool(missing)
 
@@ -173,8 +175,10 @@ def legacy_views(conn: sqlite3.Connection) -> None:
     """For a reader of a journal from an earlier version: temporary views (they shadow
     the tables for unqualified names) that show the later columns as NULL."""
     for table, column, _ in missing_columns(conn):
-        conn.execute(f"CREATE TEMP VIEW IF NOT EXISTS {table} AS "
-                     f"SELECT *, NULL AS {column} FROM main.{table}")
+        conn.execute(
+            f"CREATE TEMP VIEW IF NOT EXISTS {table} AS "
+            f"SELECT *, NULL AS {column} FROM main.{table}"
+        )
 
 
 def schema_statements() -> list[str]:

@@ -146,7 +146,6 @@ class ChainScanner:
                 yield row
 
 
-
 def check_row(
     raw: tuple[object, ...], expected: int, previous: bytes, configs: Mapping[int, str]
 ) -> ScannedRow:
@@ -158,9 +157,7 @@ def check_row(
     if seq != expected:
         raise ChainBroken(expected, f"event {expected} is missing (next stored event is {seq})")
     if not isinstance(config_id, int) or config_id not in configs:
-        raise ChainBroken(
-            expected, f"its configuration record {config_id!r} is missing or damaged"
-        )
+        raise ChainBroken(expected, f"its configuration record {config_id!r} is missing or damaged")
     if not isinstance(stored_hash, bytes):
         raise ChainBroken(expected, "its stored hash is missing or damaged")
     if snapshot_sha is not None and not isinstance(snapshot_sha, bytes):
@@ -248,8 +245,12 @@ def _check_snapshots(
 
 
 def tail_problems(
-    conn: sqlite3.Connection, acks: AckReading | None, base_seq: int, last_seq: int,
-    *, check_hashes: bool = True,
+    conn: sqlite3.Connection,
+    acks: AckReading | None,
+    base_seq: int,
+    last_seq: int,
+    *,
+    check_hashes: bool = True,
 ) -> list[JournalIntegrityError]:
     """Is everything acknowledged still here? Each readable copy of the ack mark against
     the database; no readable copy at all is :class:`AckMarkLost`."""
@@ -289,32 +290,49 @@ def identity_problem(
         if marked and marked != given and recorded == given and acks is not None:
             return _foreign_ack_mark(acks, marked, given)
         if marked and marked != given:
-            return ForeignJournal(marked, given, "named by its ack mark; the database "
-                                                 f"{'names ' + recorded if recorded else 'names none'}")
+            return ForeignJournal(
+                marked,
+                given,
+                "named by its ack mark; the database "
+                f"{'names ' + recorded if recorded else 'names none'}",
+            )
     if recorded and marked and recorded != marked:
-        return ForeignJournal(recorded, marked, "", message=(
-            f"the database names table {recorded}, the ack mark beside it table {marked}: "
-            f"one of them was copied from another table's state directory. Play stays locked "
-            f"and nothing was written. Start the table (or run the salvage with --config) to "
-            f"be told which is foreign; copy or move whole state directories, never single "
-            f"files."))
+        return ForeignJournal(
+            recorded,
+            marked,
+            "",
+            message=(
+                f"the database names table {recorded}, the ack mark beside it table {marked}: "
+                f"one of them was copied from another table's state directory. Play stays locked "
+                f"and nothing was written. Start the table (or run the salvage with --config) to "
+                f"be told which is foreign; copy or move whole state directories, never single "
+                f"files."
+            ),
+        )
     return None
 
 
 def _foreign_ack_mark(acks: AckReading, marked: str, given: str) -> ForeignJournal:
     """The database is this table's, the ack mark file(s) another's (copied over)."""
-    names = [copy.name for copy in acks.copies
-             if copy.mark is not None and copy.mark.table_id == marked]
+    names = [
+        copy.name for copy in acks.copies if copy.mark is not None and copy.mark.table_id == marked
+    ]
     files = " and ".join(names)
-    return ForeignJournal(marked, given, "", message=(
-        f"{files} belong{'s' if len(names) == 1 else ''} to table {marked}, while the "
-        f"database and the configuration name table {given}: copied from table {marked}'s "
-        f"state directory. Play stays locked and nothing was written. Put table {given}'s "
-        f"own {files} back. If they are lost, move {'it' if len(names) == 1 else 'them'} "
-        f"out of the state directory and start again: a remaining copy of this table's "
-        f"ack mark still guards the journal; with none left the start reports "
-        f"ack_mark_lost, and the journal salvage (docs/journal.md, 'Recovering a failed "
-        f"journal') rebuilds it."))
+    return ForeignJournal(
+        marked,
+        given,
+        "",
+        message=(
+            f"{files} belong{'s' if len(names) == 1 else ''} to table {marked}, while the "
+            f"database and the configuration name table {given}: copied from table {marked}'s "
+            f"state directory. Play stays locked and nothing was written. Put table {given}'s "
+            f"own {files} back. If they are lost, move {'it' if len(names) == 1 else 'them'} "
+            f"out of the state directory and start again: a remaining copy of this table's "
+            f"ack mark still guards the journal; with none left the start reports "
+            f"ack_mark_lost, and the journal salvage (docs/journal.md, 'Recovering a failed "
+            f"journal') rebuilds it."
+        ),
+    )
 
 
 def recorded_table_id(meta: dict[str, str]) -> str | None:
@@ -369,8 +387,9 @@ def verify_connection(
         stored_last = None
     last_seq = int(stored_last) if stored_last is not None else base.seq
     try:
-        problems.extend(tail_problems(conn, acks, base.seq, last_seq,
-                                      check_hashes=scanner.problem is None))
+        problems.extend(
+            tail_problems(conn, acks, base.seq, last_seq, check_hashes=scanner.problem is None)
+        )
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading the acknowledged event: {error}"))
     pruned_through = int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0"))
@@ -432,11 +451,15 @@ def check_outbox(
         rows = found.get(seq, [])
         if digest is None:
             if rows:
-                problems.append(ChainBroken(seq, "floor messages are stored that its event "
-                                                 "does not record"))
+                problems.append(
+                    ChainBroken(seq, "floor messages are stored that its event does not record")
+                )
         elif outbox_digest(rows) != digest:
-            problems.append(ChainBroken(seq, "its floor messages (outbox) do not match the "
-                                             "hash recorded with the event"))
+            problems.append(
+                ChainBroken(
+                    seq, "its floor messages (outbox) do not match the hash recorded with the event"
+                )
+            )
         if len(problems) >= 5:
             break
     return problems
@@ -475,7 +498,8 @@ class LogScanner:
         previous = self.base.hash
         for row in self._conn.execute(
             "SELECT id, kind, detail, wall_ns, clock_synced, mono_ns, last_seq, hash "
-            "FROM system_log WHERE id > ? ORDER BY id", (self.base.id,)
+            "FROM system_log WHERE id > ? ORDER BY id",
+            (self.base.id,),
         ):
             *values, stored = row
             if not isinstance(stored, bytes) or log_digest(previous, tuple(values)) != stored:

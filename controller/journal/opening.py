@@ -18,7 +18,8 @@ def refuse_missing_database(directory: Path, acks: AckReading) -> None:
     high = acks.high
     if high is not None and high.seq > 0:
         raise TornTail(
-            0, high.seq,
+            0,
+            high.seq,
             f"{DB_NAME} is missing although events up to seq {high.seq} were acknowledged",
         )
     if (directory / f"{DB_NAME}-wal").exists():

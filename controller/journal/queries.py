@@ -200,9 +200,12 @@ def log_head(conn: sqlite3.Connection, before: int | None = None) -> tuple[int, 
     row = conn.execute(query + " ORDER BY id DESC LIMIT 1", args).fetchone()
     if row is not None and isinstance(row[1], bytes):
         return int(row[0]), row[1]
-    meta = dict(conn.execute(
-        "SELECT key, value FROM meta WHERE key IN (?, ?)", (META_LOG_BASE_ID, META_LOG_BASE_HASH)
-    ).fetchall())
+    meta = dict(
+        conn.execute(
+            "SELECT key, value FROM meta WHERE key IN (?, ?)",
+            (META_LOG_BASE_ID, META_LOG_BASE_HASH),
+        ).fetchall()
+    )
     base_hash = meta.get(META_LOG_BASE_HASH)
     if base_hash:
         return int(meta.get(META_LOG_BASE_ID, "0")), bytes.fromhex(base_hash)

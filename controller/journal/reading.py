@@ -32,7 +32,6 @@ class JournalReader:
 
     # ------------------------------------------------------------------ reading
 
-
     @property
     def last_seq(self) -> int:
         """The seq of the last recorded event (0 when none was recorded)."""

@@ -42,8 +42,9 @@ class Recovered:
         return self.base.hash if self.base else None
 
 
-def keep_matching_outbox(recovered: Recovered, outbox: list[tuple[Any, ...]],
-                         pruned_through: int) -> None:
+def keep_matching_outbox(
+    recovered: Recovered, outbox: list[tuple[Any, ...]], pruned_through: int
+) -> None:
     """Floor messages of kept events that match the hash their event recorded; those of
     events whose messages do not are dropped and counted as pruned (noted)."""
     by_seq: dict[int, list[tuple[Any, ...]]] = {}
@@ -60,5 +61,6 @@ def keep_matching_outbox(recovered: Recovered, outbox: list[tuple[Any, ...]],
     recovered.outbox = [row for row in outbox if row[1] is None or int(row[1]) not in dropped]
     recovered.outbox_pruned_through = max([pruned_through, *lost])
     if lost:
-        recovered.notes.append(f"floor messages of seq {lost[:10]}"
-                               f"{' ...' if len(lost) > 10 else ''} could not be kept")
+        recovered.notes.append(
+            f"floor messages of seq {lost[:10]}{' ...' if len(lost) > 10 else ''} could not be kept"
+        )

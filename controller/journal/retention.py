@@ -81,8 +81,8 @@ def prune(
         elif window_start is not None and base.seq == 0:
             cutoff = 1  # recall folds from the very first event until a snapshot precedes it
     cutoff = max(cutoff, base.seq + 1)
-    oldest_snapshot_kept = recall_base if recall_base is not None else (
-        None if snapshot is None else snapshot[0]
+    oldest_snapshot_kept = (
+        recall_base if recall_base is not None else (None if snapshot is None else snapshot[0])
     )
     archive_path: Path | None = None
     if cutoff > base.seq + 1 and archive:
@@ -107,7 +107,8 @@ def prune(
             set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(oldest_snapshot_kept - 1))
         last_removed = conn.execute(
             "SELECT id, hash FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ? "
-            "ORDER BY id DESC LIMIT 1", (keep_log_entries,),
+            "ORDER BY id DESC LIMIT 1",
+            (keep_log_entries,),
         ).fetchone()
         if last_removed is not None:
             removed["log"] = conn.execute(
@@ -183,9 +184,7 @@ def _write_archive(journal: Journal, base_seq: int, base_hash: bytes, last: int)
         )
         end_hash = b""
         while rows := cursor.fetchmany(1024):
-            target.executemany(
-                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_VALUES}", rows
-            )
+            target.executemany(f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_VALUES}", rows)
             end_hash = bytes(rows[-1][HASH_INDEX])
         meta["chain_end_hash"] = end_hash.hex()
         target.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())

@@ -90,8 +90,14 @@ from controller.journal.schema import (
 )
 from controller.journal.storage import as_storage_fault
 
-_MOVED_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal", ACK_NAME,
-                ACK_MIRROR_NAME)
+_MOVED_FILES = (
+    DB_NAME,
+    f"{DB_NAME}-wal",
+    f"{DB_NAME}-shm",
+    f"{DB_NAME}-journal",
+    ACK_NAME,
+    ACK_MIRROR_NAME,
+)
 _COPIED_FILES = (ACK_NAME, ACK_MIRROR_NAME)
 
 
@@ -161,9 +167,12 @@ def _salvage(
                 recovered = carved
         recovered.notes[:0] = [f"ack mark: {warning}" for warning in acks.warnings()]
         if acks.lost:
-            recovered.notes.insert(0, f"the ack mark was lost ({acks.describe()}): whether "
-                                      f"events after the kept ones had been acknowledged "
-                                      f"cannot be told")
+            recovered.notes.insert(
+                0,
+                f"the ack mark was lost ({acks.describe()}): whether "
+                f"events after the kept ones had been acknowledged "
+                f"cannot be told",
+            )
         foreign = identity_problem(recovered.table_id, acks, table_id)
         if foreign is not None:
             raise foreign
@@ -200,8 +209,9 @@ def _salvage(
                 f"rebuilt journal"
             )
         kept = len(recovered.events)
-        found_last = max(recovered.found_last_seq or 0, recovered.damaged_last_seq or 0,
-                         ack.seq if ack else 0)
+        found_last = max(
+            recovered.found_last_seq or 0, recovered.damaged_last_seq or 0, ack.seq if ack else 0
+        )
         dropped = max(0, found_last - recovered.last_seq)
         detail = {
             "moved_to": str(moved_to),
@@ -394,8 +404,9 @@ def _read_log(conn: sqlite3.Connection, meta: dict[str, str], recovered: Recover
     if base is None:
         first = recovered.configs[0][1] if recovered.configs else ""
         recovered.log = rows
-        recovered.log_base = LogBase(max((row[0] for row in rows), default=0),
-                                     log_genesis(str(first)))
+        recovered.log_base = LogBase(
+            max((row[0] for row in rows), default=0), log_genesis(str(first))
+        )
         return
     scanner = LogScanner(conn, base)
     kept = list(scanner.rows())
@@ -403,8 +414,10 @@ def _read_log(conn: sqlite3.Connection, meta: dict[str, str], recovered: Recover
     recovered.log_base = base
     if scanner.problem is not None:
         later = sum(1 for row in rows if row[0] > scanner.last[0])
-        recovered.notes.append(f"system log: {scanner.problem.message}; {later} entr(ies) from "
-                               f"there on are kept only in the damaged copy")
+        recovered.notes.append(
+            f"system log: {scanner.problem.message}; {later} entr(ies) from "
+            f"there on are kept only in the damaged copy"
+        )
 
 
 _INT = (int,)
@@ -412,11 +425,15 @@ _LOG_TYPES = (_INT, (str,), (str,), _INT, _INT, _INT, _INT, (bytes, type(None)))
 _OUTBOX_TYPES = (_INT, (int, type(None)), (str,), (str,), _INT, _INT, _INT, _INT)
 
 
-def well_formed(rows: list[tuple[Any, ...]], types: tuple[tuple[type, ...], ...]
-                ) -> list[tuple[Any, ...]]:
+def well_formed(
+    rows: list[tuple[Any, ...]], types: tuple[tuple[type, ...], ...]
+) -> list[tuple[Any, ...]]:
     padded = [(*row, None)[: len(types)] if len(row) < len(types) else row for row in rows]
-    return [row for row in padded
-            if all(isinstance(value, kinds) for value, kinds in zip(row, types, strict=True))]
+    return [
+        row
+        for row in padded
+        if all(isinstance(value, kinds) for value, kinds in zip(row, types, strict=True))
+    ]
 
 
 def _build(
@@ -430,23 +447,33 @@ def _build(
     pruned_through = recovered.snapshots_pruned_through
     wall_ns, synced, mono_ns = clock.now()
     first_sha = str(recovered.configs[0][1]) if recovered.configs else ""
-    log_start = recovered.log_base or LogBase(max((r[0] for r in recovered.log), default=0),
-                                              log_genesis(first_sha))
+    log_start = recovered.log_base or LogBase(
+        max((r[0] for r in recovered.log), default=0), log_genesis(first_sha)
+    )
     # Rows read from damaged pages may hold NULLs or wrong types: only well-formed ones
     # go into the new journal (the rest stay in the damaged copy, counted in a note).
     log_rows = well_formed(recovered.log, _LOG_TYPES)
     outbox_rows = well_formed(recovered.outbox, _OUTBOX_TYPES)
     skipped = len(recovered.log) - len(log_rows) + len(recovered.outbox) - len(outbox_rows)
     if skipped:
-        detail["notes"] = [*detail.get("notes", []),
-                           f"{skipped} malformed system log or outbox row(s) left behind"]
+        detail["notes"] = [
+            *detail.get("notes", []),
+            f"{skipped} malformed system log or outbox row(s) left behind",
+        ]
     last_log = log_start.hash
     for row in log_rows:
         if row[0] > log_start.id and isinstance(row[7], bytes):
             last_log = row[7]
     salvage_id = max([log_start.id, *(r[0] for r in log_rows)]) + 1
-    salvage_row = (salvage_id, LogKind.SALVAGE.value, canonical_json(detail), wall_ns,
-                   int(synced), mono_ns, recovered.last_seq)
+    salvage_row = (
+        salvage_id,
+        LogKind.SALVAGE.value,
+        canonical_json(detail),
+        wall_ns,
+        int(synced),
+        mono_ns,
+        recovered.last_seq,
+    )
 
     def populate(conn: sqlite3.Connection) -> None:
         meta = [

@@ -58,9 +58,19 @@ def _io_kind(error: BaseException) -> bool:
         if isinstance(cause, sqlite3.Error):
             name = str(getattr(cause, "sqlite_errorname", "") or "")
             text = str(cause).lower()
-            return name.startswith(_SQLITE_IO) or name in _SQLITE_FULL or any(
-                words in text
-                for words in ("disk i/o", "disk is full", "unable to open", "readonly", "read-only")
+            return (
+                name.startswith(_SQLITE_IO)
+                or name in _SQLITE_FULL
+                or any(
+                    words in text
+                    for words in (
+                        "disk i/o",
+                        "disk is full",
+                        "unable to open",
+                        "readonly",
+                        "read-only",
+                    )
+                )
             )
         cause = cause.__cause__ or cause.__context__
     return False
@@ -79,8 +89,10 @@ def storage_fault(directory: Path, error: BaseException, doing: str) -> StorageF
     space = _free_bytes(where)
     if number == errno.EROFS or (space is not None and space[1]):
         return StorageReadOnly(directory, doing)
-    if number in (errno.ENOSPC, errno.EDQUOT) or _sqlite_name(error) in _SQLITE_FULL or (
-        space is not None and space[0] < LOW_SPACE_BYTES
+    if (
+        number in (errno.ENOSPC, errno.EDQUOT)
+        or _sqlite_name(error) in _SQLITE_FULL
+        or (space is not None and space[0] < LOW_SPACE_BYTES)
     ):
         return StorageFull(directory, doing, space[0] if space is not None else None)
     if number in (errno.EACCES, errno.EPERM) or not os.access(where, os.W_OK | os.X_OK):
@@ -113,6 +125,8 @@ def as_storage_fault(directory: Path, error: BaseException, doing: str) -> BaseE
     if found is not None:
         return found
     if isinstance(error, OSError) and not isinstance(error, JournalError):
-        return JournalError(f"{doing} in {directory} failed: {error.strerror or error}"
-                            f"{': ' + str(error.filename) if error.filename else ''}")
+        return JournalError(
+            f"{doing} in {directory} failed: {error.strerror or error}"
+            f"{': ' + str(error.filename) if error.filename else ''}"
+        )
     return error

@@ -157,8 +157,13 @@ class Journal(JournalReader):
         """
         directory = Path(path_dir)
         try:
-            return cls._open(directory, config_text, allow_config_change=allow_config_change,
-                             clock=clock or WallClock(), table_id=table_id)
+            return cls._open(
+                directory,
+                config_text,
+                allow_config_change=allow_config_change,
+                clock=clock or WallClock(),
+                table_id=table_id,
+            )
         except (OSError, sqlite3.Error, JournalCorrupt) as error:
             converted = as_storage_fault(directory, error, "opening the journal")
             if converted is error:
@@ -285,8 +290,9 @@ class Journal(JournalReader):
         """The technician's recovery: see :func:`controller.journal.salvage.salvage`."""
         from controller.journal.salvage import salvage
 
-        return salvage(path_dir, config_text, clock=clock, force=force, table_id=table_id,
-                       before=before)
+        return salvage(
+            path_dir, config_text, clock=clock, force=force, table_id=table_id, before=before
+        )
 
     def _start(self, *, created: bool, given_sha: str) -> None:
         """Record the start: power-up, unclean shutdown, configuration, tail check."""
@@ -300,8 +306,9 @@ class Journal(JournalReader):
                 LogKind.POWER_UP,
                 {"boot_id": this_boot, "new_boot": last_boot != this_boot, "pid": os.getpid()},
             )
-            previous_stop = last_stop(created, meta.get(META_CLEAN_SHUTDOWN) == "1",
-                                      self._acks_at_open, self._last_seq())
+            previous_stop = last_stop(
+                created, meta.get(META_CLEAN_SHUTDOWN) == "1", self._acks_at_open, self._last_seq()
+            )
             if previous_stop is not None:
                 self._insert_log(*previous_stop)
             self._insert_log(
@@ -586,16 +593,24 @@ class Journal(JournalReader):
     def _insert_log(self, kind: str, detail: Mapping[str, Any]) -> int:
         """One system log entry, chained to the one before (``log_digest``)."""
         wall_ns, synced, mono_ns = self._clock.now()
-        values = (str(kind), canonical_json(dict(detail)), wall_ns, int(synced), mono_ns,
-                  self._last_seq())
+        values = (
+            str(kind),
+            canonical_json(dict(detail)),
+            wall_ns,
+            int(synced),
+            mono_ns,
+            self._last_seq(),
+        )
         cursor = self._conn.execute(
             "INSERT INTO system_log (kind, detail, wall_ns, clock_synced, mono_ns, last_seq) "
             "VALUES (?, ?, ?, ?, ?, ?)", values,
         )  # fmt: skip
         row_id = int(cursor.lastrowid or 0)
         _, previous = self._log_head(before=row_id)
-        self._conn.execute("UPDATE system_log SET hash = ? WHERE id = ?",
-                           (log_digest(previous, (row_id, *values)), row_id))
+        self._conn.execute(
+            "UPDATE system_log SET hash = ? WHERE id = ?",
+            (log_digest(previous, (row_id, *values)), row_id),
+        )
         self._note_clock_sync(synced, wall_ns, mono_ns)
         return row_id
 
@@ -608,4 +623,3 @@ class Journal(JournalReader):
             )
         elif not synced:
             self._clock_synced_seen = False
-

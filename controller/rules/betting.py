@@ -82,8 +82,11 @@ def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: 
     current = hand.current_bet
     for seat in order:
         s = seats[seat]
-        if s.in_hand and not s.folded and not s.all_in and (
-            s.bet < current or (not s.acted and others_can_act(hand, seats, seat))
+        if (
+            s.in_hand
+            and not s.folded
+            and not s.all_in
+            and (s.bet < current or (not s.acted and others_can_act(hand, seats, seat)))
         ):
             return seat
     return None
@@ -134,9 +137,7 @@ def _no_raise_reason(
     if game.structure == "fixed_limit":
         # R4: the cap holds while three or more can act; heads-up raising is unlimited,
         # unless the cap was reached before the action became heads-up (``capped``)
-        if hand.capped or (
-            hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3
-        ):
+        if hand.capped or (hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3):
             return phrase("reason.capped")
     elif (
         game.max_raises_big_bet is not None
@@ -172,7 +173,11 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
 
 
 def check_action(
-    hand: Hand, seats: Mapping[int, Seat], seat: int, action: Action, to: int | None,
+    hand: Hand,
+    seats: Mapping[int, Seat],
+    seat: int,
+    action: Action,
+    to: int | None,
     game: GameSettings,
 ) -> tuple[ActionKind, int]:
     """Refuse an illegal action, or say what it amounts to: (kind, the seat's new bet)."""
@@ -200,8 +205,13 @@ def check_action(
         raise refuse("bad_amount", "refuse.needs_amount", action=phrase(f"word.{action}"))
     if legal.min_raise_to is None or legal.max_raise_to is None:
         only = phrase("word.check_or_fold" if legal.check else "word.call_or_fold")
-        raise refuse("raise_not_allowed", "refuse.may_only", seat=seat, only=only,
-                     reason=legal.no_raise_reason)
+        raise refuse(
+            "raise_not_allowed",
+            "refuse.may_only",
+            seat=seat,
+            only=only,
+            reason=legal.no_raise_reason,
+        )
     if to % game.smallest_chip:
         raise refuse("bad_amount", "refuse.amount_units", amount=game.smallest_chip)
     if to <= hand.current_bet:
@@ -217,7 +227,11 @@ def check_action(
 
 
 def apply_action(
-    hand: Hand, seats: Mapping[int, Seat], seat: int, kind: ActionKind, to: int,
+    hand: Hand,
+    seats: Mapping[int, Seat],
+    seat: int,
+    kind: ActionKind,
+    to: int,
     game: GameSettings,
 ) -> None:
     """Carry out an action ``check_action`` approved (it must have been checked)."""

@@ -25,7 +25,9 @@ def is_warning(settings: ClockSettings, remaining_ms: int) -> bool:
     return remaining_ms <= settings.warning * 1000
 
 
-def run_down(state: TableState, settings: ClockSettings, ms: int) -> tuple[list[effects.Effect], bool]:
+def run_down(
+    state: TableState, settings: ClockSettings, ms: int
+) -> tuple[list[effects.Effect], bool]:
     """Count the running clock down by ``ms``; True when it has expired."""
     clock = state.clock
     if clock is None:
@@ -53,7 +55,9 @@ def expire(state: TableState, settings: RuleSettings) -> effects.ClockExpired:
     seat = state.clock.seat
     h = state.hand
     may_check = (
-        settings.clock.on_expiry == "check_or_fold" and h is not None and h.to_act is not None
+        settings.clock.on_expiry == "check_or_fold"
+        and h is not None
+        and h.to_act is not None
         and betting.legal_for(h, state.seats, h.to_act, settings.game).check
     )
     action: Literal["fold", "check"] = "check" if may_check else "fold"

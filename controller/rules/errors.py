@@ -21,7 +21,11 @@ class Refusal(Exception):
     """
 
     def __init__(
-        self, code: str, message: str, *, key: str | None = None,
+        self,
+        code: str,
+        message: str,
+        *,
+        key: str | None = None,
         key_args: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")

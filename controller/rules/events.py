@@ -218,8 +218,9 @@ def _amount(obj: Mapping[str, object], name: str, *, minimum: int | None) -> int
     """A whole number of chip units, at most ``MAX_AMOUNT``."""
     value = _int(obj, name, minimum=minimum)
     if value > MAX_AMOUNT:
-        raise BadEvent(f"FIELD {name!r} MUST BE AT MOST {MAX_AMOUNT} (THE LARGEST AMOUNT), "
-                       f"GOT {value}")
+        raise BadEvent(
+            f"FIELD {name!r} MUST BE AT MOST {MAX_AMOUNT} (THE LARGEST AMOUNT), GOT {value}"
+        )
     return value
 
 
@@ -273,8 +274,9 @@ def _counts(obj: Mapping[str, object]) -> tuple[tuple[int, int], ...]:
         if chip <= 0 or isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise BadEvent(f"BAD TRAY COUNT {value!r}: {count!r}")
         if chip > MAX_AMOUNT or count > MAX_AMOUNT:
-            raise BadEvent(f"TRAY COUNT {value!r}: {count!r} IS OVER THE LARGEST AMOUNT "
-                           f"({MAX_AMOUNT})")
+            raise BadEvent(
+                f"TRAY COUNT {value!r}: {count!r} IS OVER THE LARGEST AMOUNT ({MAX_AMOUNT})"
+            )
         pairs.append((chip, count))
     return tuple(sorted(pairs))
 
@@ -340,20 +342,25 @@ def is_id(value: str) -> bool:
     a control character (no NUL, newline or direction mark in a log line or on the
     display)."""
     return 0 < len(value) <= MAX_ID_CHARS and all(
-        c.isprintable() and not c.isspace() for c in value)
+        c.isprintable() and not c.isspace() for c in value
+    )
 
 
 def _check_text(event: Event) -> None:
     """The free text of an event as it comes in: bounded, printable (the value itself is
     not echoed: it may be 60 KB or hold a NUL)."""
     if event.by is not None and not is_id(event.by):
-        raise BadEvent(f"FIELD 'by' MUST BE A DEALER OR SUPERVISOR ID: 1 TO {MAX_ID_CHARS} "
-                       "CHARACTERS, NO SPACE OR CONTROL CHARACTER")
+        raise BadEvent(
+            f"FIELD 'by' MUST BE A DEALER OR SUPERVISOR ID: 1 TO {MAX_ID_CHARS} "
+            "CHARACTERS, NO SPACE OR CONTROL CHARACTER"
+        )
     if isinstance(event, Sit) and (
         len(event.player) > MAX_NAME_CHARS or not event.player.isprintable()
     ):
-        raise BadEvent(f"FIELD 'player' MUST BE A NAME OF AT MOST {MAX_NAME_CHARS} "
-                       "CHARACTERS, NO CONTROL CHARACTER")
+        raise BadEvent(
+            f"FIELD 'player' MUST BE A NAME OF AT MOST {MAX_NAME_CHARS} "
+            "CHARACTERS, NO CONTROL CHARACTER"
+        )
 
 
 def _puck_seat(obj: Mapping[str, object]) -> int | None:
@@ -364,26 +371,36 @@ def _puck_seat(obj: Mapping[str, object]) -> int | None:
 
 _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
     "sit": lambda o, by: Sit(
-        by=by, seat=_int(o, "seat"), player=_str(o, "player"),
-        chips=_amount(o, "chips", minimum=0), entry=_choice(o, "entry", ENTRIES, "wait"),
+        by=by,
+        seat=_int(o, "seat"),
+        player=_str(o, "player"),
+        chips=_amount(o, "chips", minimum=0),
+        entry=_choice(o, "entry", ENTRIES, "wait"),
     ),
     "leave": lambda o, by: Leave(by=by, seat=_int(o, "seat")),
     "sit_out": lambda o, by: SitOut(by=by, seat=_int(o, "seat")),
     "sit_in": lambda o, by: SitIn(
-        by=by, seat=_int(o, "seat"),
+        by=by,
+        seat=_int(o, "seat"),
         entry=_choice(o, "entry", ENTRIES, "wait") if "entry" in o else None,
     ),
     "move_seat": lambda o, by: MoveSeat(
-        by=by, from_seat=_int(o, "from"), to_seat=_int(o, "to"),
+        by=by,
+        from_seat=_int(o, "from"),
+        to_seat=_int(o, "to"),
         entry=_choice(o, "entry", ENTRIES, "wait"),
     ),
     "chips": lambda o, by: Chips(
-        by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1),
+        by=by,
+        seat=_int(o, "seat"),
+        amount=_amount(o, "amount", minimum=1),
         entry=_choice(o, "entry", ENTRIES, "wait") if "entry" in o else None,
     ),
     "start_hand": lambda o, by: StartHand(by=by),
     "act": lambda o, by: Act(
-        by=by, seat=_int(o, "seat"), action=cast(Action, _choice(o, "action", ACTIONS, "")),
+        by=by,
+        seat=_int(o, "seat"),
+        action=cast(Action, _choice(o, "action", ACTIONS, "")),
         to=_amount(o, "to", minimum=None) if o.get("to") is not None else None,
     ),
     "award": lambda o, by: Award(by=by, ranking=_ranking(o)),
@@ -402,14 +419,14 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         by=by, seat=_int(o, "seat"), ruling=_choice(o, "ruling", ("kill", "keep"), "")
     ),
     "undo": lambda o, by: Undo(by=by),
-    "push": lambda o, by: Push(
-        by=by, seat=_int(o, "seat"), chips=_chips(o), declared=_declared(o)
-    ),
+    "push": lambda o, by: Push(by=by, seat=_int(o, "seat"), chips=_chips(o), declared=_declared(o)),
     "tray_fill": lambda o, by: _tray_move(TrayFill, o, by),
     "tray_credit": lambda o, by: _tray_move(TrayCredit, o, by),
     "tray_ack": lambda o, by: TrayAck(by=by),
     "transfer": lambda o, by: Transfer(
-        by=by, from_seat=_int(o, "from"), to_seat=_int(o, "to"),
+        by=by,
+        from_seat=_int(o, "from"),
+        to_seat=_int(o, "to"),
         amount=_amount(o, "amount", minimum=1),
         reason=_choice(o, "reason", TRANSFER_REASONS, ""),
     ),
@@ -418,8 +435,15 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
 EVENT_TYPES = tuple(_PARSERS)
 #: The events the keypad makes only behind a supervisor's PIN (``FUNC 0``,
 #: ``controller.rules.keypad.supervisor``).
-SUPERVISOR_EVENTS = ("misdeal", "undo", "dealt_in_error", "tray_fill", "tray_credit",
-                     "tray_ack", "transfer")
+SUPERVISOR_EVENTS = (
+    "misdeal",
+    "undo",
+    "dealt_in_error",
+    "tray_fill",
+    "tray_credit",
+    "tray_ack",
+    "transfer",
+)
 #: The events only a device (or the controller's own clock) sends.
 DEVICE_EVENTS = ("tick", "puck", "tray")
 

@@ -120,7 +120,11 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
 
 
 def act(
-    state: TableState, settings: RuleSettings, seat: int, action: Action, to: int | None,
+    state: TableState,
+    settings: RuleSettings,
+    seat: int,
+    action: Action,
+    to: int | None,
     decided: tuple[ActionKind, int] | None = None,
 ) -> list[effects.Effect]:
     """Carry out the action of the seat to act (``decided``: what its check found it
@@ -215,7 +219,9 @@ def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
 
 
 def pay(
-    state: TableState, settings: RuleSettings, ranking: list[list[int]],
+    state: TableState,
+    settings: RuleSettings,
+    ranking: list[list[int]],
     pots: list[Pot] | None = None,
 ) -> list[effects.Effect]:
     """Take the house fees and pay every pot to its best eligible ranked group

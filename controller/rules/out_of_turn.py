@@ -47,7 +47,11 @@ class OutOfTurnSettled(effects.Effect):
 
 def pending(hand: Hand, seat: int) -> OutOfTurnEntry | None:
     for record in hand.out_of_turn:
-        if record["seat"] == seat and record["status"] == "pending" and record["street"] == hand.street:
+        if (
+            record["seat"] == seat
+            and record["status"] == "pending"
+            and record["street"] == hand.street
+        ):
             return record
     return None
 
@@ -86,7 +90,7 @@ def check_undo(hand: Hand, records_then: list[OutOfTurnEntry]) -> None:
     action, so the last action can no longer be taken back (the undo would drop the
     record). ``records_then``: the hand's records when that action was taken; records
     are only ever added at the end (``record``), settled ones keep their place."""
-    later = hand.out_of_turn[len(records_then):]
+    later = hand.out_of_turn[len(records_then) :]
     if later:
         raise refuse("nothing_to_undo", "refuse.out_of_turn_since", seat=later[0]["seat"])
 
@@ -98,8 +102,13 @@ def record(state: TableState, settings: RuleSettings, event: Act) -> list[effect
     action = "check" if kind == "check" else event.action
     to = total if kind in ("bet", "raise") else None
     entry: OutOfTurnEntry = {
-        "seat": event.seat, "action": action, "to": to,
-        "street": h.street, "log_at": len(h.log), "facing": h.current_bet, "status": "pending",
+        "seat": event.seat,
+        "action": action,
+        "to": to,
+        "street": h.street,
+        "log_at": len(h.log),
+        "facing": h.current_bet,
+        "status": "pending",
     }
     h.out_of_turn = [*h.out_of_turn, entry]
     return [OutOfTurnRecorded(event.seat, action, to)]
@@ -114,7 +123,7 @@ def due(state: TableState) -> OutOfTurnEntry | None:
 
 
 def is_binding(hand: Hand, entry: OutOfTurnEntry) -> bool:
-    between = [a for a in hand.log[entry["log_at"]:] if a["street"] == entry["street"]]
+    between = [a for a in hand.log[entry["log_at"] :] if a["street"] == entry["street"]]
     return hand.current_bet == entry["facing"] and all(a["action"] in PASSIVE for a in between)
 
 
@@ -139,5 +148,6 @@ def public(hand: Hand | None) -> list[dict[str, Any]]:
         return []
     return [
         {"seat": r["seat"], "action": r["action"], "to": r["to"]}
-        for r in hand.out_of_turn if r["status"] == "pending" and r["street"] == hand.street
+        for r in hand.out_of_turn
+        if r["status"] == "pending" and r["street"] == hand.street
     ]

@@ -139,9 +139,7 @@ class Planner:
     def marks(self, seat: int) -> bool:
         """An absent player collects markers unless never dealt in (B5)."""
         s = self.seats.get(seat)
-        return (
-            s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
-        )
+        return s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
 
     def posted_last_big_blind(self, seat: int) -> bool:
         """The player in ``seat`` is the one who posted last hand's big blind."""
@@ -214,9 +212,17 @@ class Planner:
         missed = tuple((s, "big") for s in between(button, bb, self.n) if self.marks(s))
         passed = ring(button, self.n)[: distance(button, bb, self.n)]
         return HandPlan(
-            button=button, small_blind=sb, sb_position=sb, big_blind=bb, dealt=order,
-            posts=self.blind_posts(sb, bb), missed=missed, settled=tuple(present),
-            heads_up=len(present) == 2, first_of_game=True, passed=tuple(sorted(passed)),
+            button=button,
+            small_blind=sb,
+            sb_position=sb,
+            big_blind=bb,
+            dealt=order,
+            posts=self.blind_posts(sb, bb),
+            missed=missed,
+            settled=tuple(present),
+            heads_up=len(present) == 2,
+            first_of_game=True,
+            passed=tuple(sorted(passed)),
             bb_travel=0,
         )
 
@@ -261,7 +267,7 @@ class Planner:
         sb = next((s for s in around if self.entitled(s)), None)
         missed: list[tuple[int, str]] = []
         if sb is not None:
-            for seat in around[around.index(sb) + 1:]:
+            for seat in around[around.index(sb) + 1 :]:
                 if self.present(seat):
                     return Placement(button, sb, sb, seat, missed)
                 if self.marks(seat):
@@ -325,10 +331,18 @@ class Planner:
         posts = list(self.blind_posts(sb, bb)) + self.penalty(bb) + posts
         passed, travel = self.travel(bb)
         return HandPlan(
-            button=button, small_blind=sb, sb_position=place.sb_position, big_blind=bb,
-            dealt=self.dealing_order(button, dealt), posts=tuple(posts),
-            missed=tuple(place.missed), settled=tuple(settled), heads_up=False,
-            first_of_game=False, passed=passed, bb_travel=travel,
+            button=button,
+            small_blind=sb,
+            sb_position=place.sb_position,
+            big_blind=bb,
+            dealt=self.dealing_order(button, dealt),
+            posts=tuple(posts),
+            missed=tuple(place.missed),
+            settled=tuple(settled),
+            heads_up=False,
+            first_of_game=False,
+            passed=passed,
+            bb_travel=travel,
         )
 
     def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan:
@@ -362,9 +376,17 @@ class Planner:
         missed = [(s, kind) for s, kind in place.missed if kind == "small"]
         missed += [(s, "big") for s in between(bb_prev, bb, self.n) if self.marks(s)]
         return HandPlan(
-            button=button, small_blind=button, sb_position=button, big_blind=bb,
-            dealt=(bb, button), posts=posts, missed=tuple(missed),
-            settled=(first, second), heads_up=True, first_of_game=False, passed=passed,
+            button=button,
+            small_blind=button,
+            sb_position=button,
+            big_blind=bb,
+            dealt=(bb, button),
+            posts=posts,
+            missed=tuple(missed),
+            settled=(first, second),
+            heads_up=True,
+            first_of_game=False,
+            passed=passed,
             bb_travel=travel,
         )
 

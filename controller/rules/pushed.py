@@ -44,7 +44,9 @@ class ChipsRead(effects.Effect):
     rule: str | None  # R14 | R15 | R16, or None when the chips were exact
 
 
-def read(hand: Hand, seats: Mapping[int, Seat], event: Push, game: GameSettings) -> tuple[Act, str | None]:
+def read(
+    hand: Hand, seats: Mapping[int, Seat], event: Push, game: GameSettings
+) -> tuple[Act, str | None]:
     """The action ``event``'s chips amount to, and the rule that made it so."""
     seat = event.seat
     s = seats[seat]
@@ -66,16 +68,17 @@ def read(hand: Hand, seats: Mapping[int, Seat], event: Push, game: GameSettings)
             return call, ("R15" if put > owed else short)
         if put <= owed:
             return (Act(by=event.by, seat=seat, action="all_in") if put == stack else call), short
-        unit = betting.bet_size(game, hand.street) if game.structure == "fixed_limit" \
+        unit = (
+            betting.bet_size(game, hand.street)
+            if game.structure == "fixed_limit"
             else hand.min_increment
+        )
         if 2 * (put - owed) < unit and put < stack:  # every chip is all in (R7)
             return call, "R14"
     legal = betting.legal_for(hand, seats, seat, game)
     if legal.min_raise_to is None or legal.max_raise_to is None:
         if event.declared == "raise" or not owed:
-            raise refuse(
-                "raise_not_allowed", "refuse.no_raise", reason=legal.no_raise_reason or ""
-            )
+            raise refuse("raise_not_allowed", "refuse.no_raise", reason=legal.no_raise_reason or "")
         return call, "R14"
     total = s.bet + put
     to = min(max(total, legal.min_raise_to), legal.max_raise_to)

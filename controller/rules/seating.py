@@ -44,8 +44,9 @@ def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
         raise refuse("seat_taken", "refuse.seat_taken", seat=event.seat)
     for number, s in state.seats.items():
         if s.player == event.player and not s.pending_leave:
-            raise refuse("already_seated", "refuse.already_seated", player=event.player,
-                         seat=number)
+            raise refuse(
+                "already_seated", "refuse.already_seated", player=event.player, seat=number
+            )
     check_amount(settings, event.chips)
     game = settings.game
     if game.min_buy_in is not None and event.chips < game.min_buy_in:
@@ -56,7 +57,9 @@ def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
 
 def do_sit(state: TableState, settings: RuleSettings, event: Sit) -> list[effects.Effect]:
     state.seats[event.seat] = Seat(
-        player=event.player, stack=event.chips, entry=event.entry,
+        player=event.player,
+        stack=event.chips,
+        entry=event.entry,
         time_banks=settings.clock.time_banks,
     )
     state.bought_in += event.chips
@@ -205,16 +208,27 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None
     game = settings.game
     have = s.stack + s.pending_chips
     if have + event.amount > MAX_AMOUNT:
-        raise refuse("bad_amount", "refuse.stack_limit", amount=MAX_AMOUNT, seat=event.seat,
-                     value=max(MAX_AMOUNT - have, 0))
+        raise refuse(
+            "bad_amount",
+            "refuse.stack_limit",
+            amount=MAX_AMOUNT,
+            seat=event.seat,
+            value=max(MAX_AMOUNT - have, 0),
+        )
     cap = game.max_buy_in
     if cap is not None and have + event.amount > cap:
-        raise refuse("bad_amount", "refuse.max_buy_in_add", amount=cap, seat=event.seat,
-                     value=max(cap - have, 0))
+        raise refuse(
+            "bad_amount",
+            "refuse.max_buy_in_add",
+            amount=cap,
+            seat=event.seat,
+            value=max(cap - have, 0),
+        )
     floor = game.min_buy_in
     if floor is not None and have + event.amount < floor:
-        raise refuse("bad_amount", "refuse.min_buy_in_add", amount=floor, seat=event.seat,
-                     value=floor - have)
+        raise refuse(
+            "bad_amount", "refuse.min_buy_in_add", amount=floor, seat=event.seat, value=floor - have
+        )
     if s.in_hand or not busted(settings, s):
         return
     entry = sit_in_entry(settings, event.entry)

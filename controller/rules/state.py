@@ -131,8 +131,17 @@ class Hand:
 # hand, besides the hand's log. ``out_of_turn`` is replaced, never changed in place, when
 # an action settles an out-of-turn entry (R10).
 ACTION_FIELDS = ("stack", "bet", "folded", "all_in", "acted", "acted_at", "checked")
-HAND_ACTION_FIELDS = ("current_bet", "min_increment", "raise_level", "bets", "raises",
-                      "capped", "to_act", "street_aggressor", "out_of_turn")
+HAND_ACTION_FIELDS = (
+    "current_bet",
+    "min_increment",
+    "raise_level",
+    "bets",
+    "raises",
+    "capped",
+    "to_act",
+    "street_aggressor",
+    "out_of_turn",
+)
 #: The values of ``ACTION_FIELDS`` of a seat, in that order.
 SeatBefore = tuple[int, int, bool, bool, bool, int, bool]
 #: The values of ``HAND_ACTION_FIELDS`` of a hand, in that order.
@@ -156,12 +165,17 @@ class UndoRecord:
             seat, seat_before, hand_before, clock, log_length = data
             if len(hand_before) == len(HAND_ACTION_FIELDS) + 1:
                 hand_before = hand_before[:7] + hand_before[8:]  # the retired last_aggressor
-            return cls(seat, cast(SeatBefore, tuple(seat_before)),
-                       cast(HandBefore, tuple(hand_before)),
-                       Clock(*clock) if clock is not None else None, log_length)
+            return cls(
+                seat,
+                cast(SeatBefore, tuple(seat_before)),
+                cast(HandBefore, tuple(hand_before)),
+                Clock(*clock) if clock is not None else None,
+                log_length,
+            )
         clock_data = data["clock"]
         return cls(
-            seat=data["seat"], seat_before=cast(SeatBefore, tuple(data["seat_before"])),
+            seat=data["seat"],
+            seat_before=cast(SeatBefore, tuple(data["seat_before"])),
             hand_before=cast(HandBefore, tuple(data["hand_before"])),
             clock=Clock(**clock_data) if clock_data is not None else None,
             log_length=data["log_length"],
@@ -230,11 +244,16 @@ class TableState:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
         data = _current(data, "last_refusal")
-        seats = {int(k): Seat(**_current(v, "stack_at_start")) for k, v in data.pop("seats").items()}
+        seats = {
+            int(k): Seat(**_current(v, "stack_at_start")) for k, v in data.pop("seats").items()
+        }
         positions = Positions(**data.pop("positions"))
         hand_data = data.pop("hand")
-        hand = (Hand(**_current(hand_data, "last_aggressor", "preflop_opener"))
-                if hand_data is not None else None)
+        hand = (
+            Hand(**_current(hand_data, "last_aggressor", "preflop_opener"))
+            if hand_data is not None
+            else None
+        )
         clock_data = data.pop("clock")
         clock = Clock(**clock_data) if clock_data is not None else None
         tray = {int(k): v for k, v in data.pop("tray").items()}
@@ -264,7 +283,8 @@ def _shape(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     (by their annotations, which mypy holds the code to: ``int | None`` is plain)."""
     names = tuple(f.name for f in fields(kind))
     nested = tuple(
-        f.name for f in fields(kind)
+        f.name
+        for f in fields(kind)
         if not _ATOM_NAMES.issuperset(part.strip() for part in str(f.type).split("|"))
     )
     shape = _SHAPES[kind] = (names, nested)

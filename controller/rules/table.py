@@ -90,8 +90,12 @@ StartGuard = Callable[[TableState, HandPlan], None]
 
 class Table:
     def __init__(
-        self, settings: RuleSettings, state: TableState | None = None, *,
-        pin_verifier: PinVerifier | None = None, start_guard: StartGuard | None = None,
+        self,
+        settings: RuleSettings,
+        state: TableState | None = None,
+        *,
+        pin_verifier: PinVerifier | None = None,
+        start_guard: StartGuard | None = None,
     ) -> None:
         self.settings = settings
         self.state = state if state is not None else TableState()
@@ -142,8 +146,12 @@ class Table:
             return None
         legal = betting.legal_for(h, self.state.seats, h.to_act, self.settings.game)
         if legal.min_raise_to is not None and out_of_turn.held_to_check(h, h.to_act):
-            legal = replace(legal, min_raise_to=None, max_raise_to=None,
-                            no_raise_reason=phrase("reason.held_to_check"))
+            legal = replace(
+                legal,
+                min_raise_to=None,
+                max_raise_to=None,
+                no_raise_reason=phrase("reason.held_to_check"),
+            )
         return legal
 
     # -- hand flow ----------------------------------------------------------------
@@ -180,8 +188,9 @@ class Table:
                 out_of_turn.check_record(self.state, self.settings, event)
                 return
             raise refuse("not_your_turn", "refuse.not_your_turn", seat=event.seat, to_act=h.to_act)
-        kind, total = betting.check_action(h, self.state.seats, event.seat, event.action,
-                                           event.to, self.settings.game)
+        kind, total = betting.check_action(
+            h, self.state.seats, event.seat, event.action, event.to, self.settings.game
+        )
         out_of_turn.check_held(h, event.seat, kind)
         self._found_action = (event, (kind, total))
 
@@ -246,8 +255,9 @@ class Table:
         for index, pot in enumerate(pots):
             if not hand.winners_of(pot, [list(g) for g in event.ranking]):
                 seats = " ".join(str(s) for s in pot.eligible)
-                raise refuse("bad_ranking", "refuse.pot_unranked", name=pot_name(index),
-                             seats=seats)
+                raise refuse(
+                    "bad_ranking", "refuse.pot_unranked", name=pot_name(index), seats=seats
+                )
         self._found_pots = (event, pots)
 
     def _award(self, event: Award) -> Effects:
@@ -352,10 +362,25 @@ _STAGES: dict[Phase, Stage] = {
 }
 
 #: Accepted at every stage (their own checks may still refuse them).
-_ANYTIME: frozenset[type[Event]] = frozenset({
-    Sit, Leave, SitOut, SitIn, MoveSeat, Chips, TimeFee,
-    Tick, Puck, Tray, TrayFill, TrayCredit, TrayAck, Key, StateQuery,
-})
+_ANYTIME: frozenset[type[Event]] = frozenset(
+    {
+        Sit,
+        Leave,
+        SitOut,
+        SitIn,
+        MoveSeat,
+        Chips,
+        TimeFee,
+        Tick,
+        Puck,
+        Tray,
+        TrayFill,
+        TrayCredit,
+        TrayAck,
+        Key,
+        StateQuery,
+    }
+)
 #: Accepted in every betting round (a seat is to act).
 _BETTING: frozenset[type[Event]] = frozenset({Act, Push, CallClock, DealtInError})
 
@@ -383,7 +408,9 @@ def _no_hand(table: Table) -> Refusal:
 
 #: An event's refusal at a stage that does not accept it.
 OUT_OF_PHASE: dict[type[Event], Callable[[Table], Refusal]] = {
-    StartHand: lambda t: refuse("hand_in_progress", "refuse.hand_in_play", hand=t.state.hand_number),
+    StartHand: lambda t: refuse(
+        "hand_in_progress", "refuse.hand_in_play", hand=t.state.hand_number
+    ),
     Transfer: lambda t: transfer.out_of_phase(),
     Act: _no_action,
     Push: _no_action,

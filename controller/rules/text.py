@@ -34,8 +34,12 @@ LANGUAGES = ("en", "es")
 
 #: Draw games: the betting rounds' names on the dealer display (flop games show none:
 #: the board tells the dealer where the hand is).
-ROUND_WORDS = {"predraw": "word.round_predraw", "draw1": "word.round_draw1",
-               "draw2": "word.round_draw2", "draw3": "word.round_draw3"}
+ROUND_WORDS = {
+    "predraw": "word.round_predraw",
+    "draw1": "word.round_draw1",
+    "draw2": "word.round_draw2",
+    "draw3": "word.round_draw3",
+}
 
 EN: dict[str, str] = {
     # -- words used inside other messages ------------------------------------------
@@ -605,8 +609,13 @@ def to_record(message: Message) -> list[Any]:
     """A message to keep in the table's state (journal snapshots): a ``Phrase``
     argument kept as its message, so that it is shown in any language after a restart."""
     key, args = message
-    return [key, {name: ({"phrase": to_record(value.message)} if isinstance(value, Phrase)
-                         else value) for name, value in args.items()}]
+    return [
+        key,
+        {
+            name: ({"phrase": to_record(value.message)} if isinstance(value, Phrase) else value)
+            for name, value in args.items()
+        },
+    ]
 
 
 def from_json(data: Any) -> Message:

@@ -37,12 +37,16 @@ def check(state: TableState, settings: RuleSettings, event: Transfer) -> None:
     if event.amount <= 0 or event.amount % chip:
         raise refuse("bad_amount", "refuse.chip_units", amount=chip)
     if event.amount > giver.stack:
-        raise refuse("bad_amount", "refuse.seat_has_only", seat=event.from_seat,
-                     amount=giver.stack)
+        raise refuse("bad_amount", "refuse.seat_has_only", seat=event.from_seat, amount=giver.stack)
     have = taker.stack + taker.pending_chips
     if have + event.amount > MAX_AMOUNT:
-        raise refuse("bad_amount", "refuse.stack_limit", amount=MAX_AMOUNT, seat=event.to_seat,
-                     value=max(MAX_AMOUNT - have, 0))
+        raise refuse(
+            "bad_amount",
+            "refuse.stack_limit",
+            amount=MAX_AMOUNT,
+            seat=event.to_seat,
+            value=max(MAX_AMOUNT - have, 0),
+        )
 
 
 def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[effects.Effect]:
@@ -50,14 +54,14 @@ def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[ef
     giver.stack -= event.amount
     taker.stack += event.amount
     state.payouts = []  # the display's payouts no longer say how the chips lie
-    out: list[effects.Effect] = [effects.Transferred(
-        event.from_seat, event.to_seat, event.amount, event.reason, event.by)]
+    out: list[effects.Effect] = [
+        effects.Transferred(event.from_seat, event.to_seat, event.amount, event.reason, event.by)
+    ]
     chip = settings.game.smallest_chip
     if playable(giver.stack, chip) == 0 and not giver.away:
         giver.away = True
         out.append(effects.SeatChanged(event.from_seat, "busted"))
-        playing = sum(1 for s in state.seats.values()
-                      if not s.away and playable(s.stack, chip) > 0)
+        playing = sum(1 for s in state.seats.values() if not s.away and playable(s.stack, chip) > 0)
         if playing < 2:
             state.game_on = False
     return out

@@ -36,8 +36,11 @@ class TrayAcknowledged(effects.Effect):
 def signature(state: TableState) -> tuple[bool, dict[int, int], int, int, int]:
     """Everything whose change restarts the wait for a stable tray."""
     return (
-        state.tray_read, dict(state.tray), state.bought_in,  # dicts compare by content
-        len(state.tray_moves), len(state.tray_acks),
+        state.tray_read,
+        dict(state.tray),
+        state.bought_in,  # dicts compare by content
+        len(state.tray_moves),
+        len(state.tray_acks),
     )
 
 

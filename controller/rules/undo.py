@@ -33,9 +33,11 @@ def remember(state: TableState, seat: int) -> UndoRecord:
     assert h is not None
     c = state.clock
     return UndoRecord(
-        seat, cast(SeatBefore, _seat_before(state.seats[seat])),
+        seat,
+        cast(SeatBefore, _seat_before(state.seats[seat])),
         cast(HandBefore, _hand_before(h)),
-        Clock(c.seat, c.remaining_ms, c.warning) if c is not None else None, len(h.log),
+        Clock(c.seat, c.remaining_ms, c.warning) if c is not None else None,
+        len(h.log),
     )
 
 
@@ -59,7 +61,7 @@ def apply(state: TableState) -> list[effects.Effect]:
     assert h is not None
     for name, before in zip(HAND_ACTION_FIELDS, record.hand_before, strict=True):
         setattr(h, name, before)
-    del h.log[record.log_length:]
+    del h.log[record.log_length :]
     old = record.clock
     state.clock = Clock(old.seat, old.remaining_ms, old.warning) if old is not None else None
     state.undo = None

@@ -49,8 +49,10 @@ def state_view(table: Table) -> dict[str, Any]:
     # re-deal's plan) are the ones to show; ``positions`` went back to the hand before
     voided = state.redeal if h is None and state.redeal is not None else None
     button, small_blind, big_blind = (
-        (voided["button"], voided["small_blind"], voided["big_blind"]) if voided is not None
-        else (pos.button, pos.small_blind, pos.big_blind))
+        (voided["button"], voided["small_blind"], voided["big_blind"])
+        if voided is not None
+        else (pos.button, pos.small_blind, pos.big_blind)
+    )
     next_dealt = next_hand_seats(table) if h is None else None
     seats = {}
     for number in sorted(state.seats):
@@ -83,7 +85,8 @@ def state_view(table: Table) -> dict[str, Any]:
         "showdown_order": list(h.showdown_order) if h is not None and h.showdown_order else None,
         "clock": (
             {"seat": clock.seat, "remaining_ms": clock.remaining_ms, "warning": clock.warning}
-            if clock is not None else None
+            if clock is not None
+            else None
         ),
         "display": display_lines(table),
         "display_text": [to_json(m) for m in display_messages(table)],
@@ -123,8 +126,10 @@ def _next_lines(table: Table) -> list[Message]:
     more = pages.side_pots(table)
     if state.phase == "showdown":
         order = " ".join(str(s) for s in h.showdown_order or [])
-        return [msg("display.showdown"),
-                msg("display.show_order_pots" if more else "display.show_order", seats=order)]
+        return [
+            msg("display.showdown"),
+            msg("display.show_order_pots" if more else "display.show_order", seats=order),
+        ]
     if h.to_act is None:
         return [msg("display.hand", hand=h.number)]
     legal = table.legal()

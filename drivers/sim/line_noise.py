@@ -185,7 +185,8 @@ def _accidental_frames(data: bytearray, start: int, meant: set[int]) -> Iterator
                 and data[position + 3] == size ^ 0xFF
                 and size <= MAX_PAYLOAD
                 and end <= len(data)
-                and crc16(data[position + 2 : end - CRC_SIZE]) == int.from_bytes(data[end - 2 : end])
+                and crc16(data[position + 2 : end - CRC_SIZE])
+                == int.from_bytes(data[end - 2 : end])
             ):
                 yield position
         position = data.find(SYNC, position + 1)

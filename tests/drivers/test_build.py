@@ -31,7 +31,9 @@ TABLE = HardwareSettings(
     lights=LightsSettings(pins={1: 17, 2: 27, 3: 22}, pwm=True),
     keypad=SerialDeviceSettings(port="/dev/serial/by-id/usb-Keypad", ack_timeout_ms=100, retries=3),
     tray=SerialDeviceSettings(port="/dev/serial/by-id/usb-Tray", ack_timeout_ms=100, retries=3),
-    display=SerialDeviceSettings(port="/dev/serial/by-id/usb-Display", ack_timeout_ms=100, retries=3),
+    display=SerialDeviceSettings(
+        port="/dev/serial/by-id/usb-Display", ack_timeout_ms=100, retries=3
+    ),
 )
 
 

@@ -38,10 +38,17 @@ class FakeClock:
 
 def test_blink_levels_and_edges() -> None:
     assert [level_at(Pattern.FAST_BLINK, ms, SETTINGS) for ms in (0, 124, 125, 249, 250)] == [
-        1.0, 1.0, 0.0, 0.0, 1.0,
+        1.0,
+        1.0,
+        0.0,
+        0.0,
+        1.0,
     ]
     assert [level_at(Pattern.SLOW_BLINK, ms, SETTINGS) for ms in (0, 499, 500, 999)] == [
-        1.0, 1.0, 0.0, 0.0,
+        1.0,
+        1.0,
+        0.0,
+        0.0,
     ]
     assert next_change_ms(Pattern.FAST_BLINK, 0, SETTINGS) == 125
     assert next_change_ms(Pattern.FAST_BLINK, 125, SETTINGS) == 250
@@ -62,7 +69,12 @@ def test_pulse_fades_in_and_out() -> None:
 def test_pulse_needs_pwm_a_plain_led_winks() -> None:
     assert effective_pattern(Pattern.PULSE, pwm=False) is Pattern.WINK
     assert [level_at(Pattern.WINK, ms, SETTINGS) for ms in (0, 249, 250, 1999, 2000)] == [
-        1.0, 1.0, 0.0, 0.0, 1.0]
+        1.0,
+        1.0,
+        0.0,
+        0.0,
+        1.0,
+    ]
     assert next_change_ms(Pattern.WINK, 10, SETTINGS) == 250
     assert next_change_ms(Pattern.WINK, 250, SETTINGS) == 2000
     assert effective_pattern(Pattern.PULSE, pwm=True) is Pattern.PULSE

@@ -12,7 +12,14 @@ from drivers.tray import TRAY
 
 @pytest.mark.parametrize(
     "message",
-    [Hello(), Hello(3, 7), Ident(ord("K"), 1, 0, 0xBEEF, "fw 2.1"), Ident(ord("T"), 1, 2, 0), Ping(), Ack()],
+    [
+        Hello(),
+        Hello(3, 7),
+        Ident(ord("K"), 1, 0, 0xBEEF, "fw 2.1"),
+        Ident(ord("T"), 1, 2, 0),
+        Ping(),
+        Ack(),
+    ],
 )
 def test_shared_messages_round_trip(message: Message) -> None:
     frame = Frame(9, message.TYPE, message.payload())

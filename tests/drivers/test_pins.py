@@ -41,7 +41,9 @@ def test_factory_named_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_unknown_factory_is_a_config_error() -> None:
-    with pytest.raises(HardwareConfigError, match="pin_factory 'gpio9000' is not a gpiozero pin factory"):
+    with pytest.raises(
+        HardwareConfigError, match="pin_factory 'gpio9000' is not a gpiozero pin factory"
+    ):
         factory_class("gpio9000")
 
 

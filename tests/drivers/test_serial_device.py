@@ -18,14 +18,25 @@ from drivers.settings import SerialDeviceSettings
 from drivers.tray import SerialChipTray
 
 DRIVERS = Path(__file__).resolve().parent.parent.parent / "drivers"
-SETTINGS = SerialDeviceSettings(port="/dev/serial/by-id/usb-Table-if00", baud=57600,
-                                ack_timeout_ms=300, retries=7, keepalive_ms=1500)
+SETTINGS = SerialDeviceSettings(
+    port="/dev/serial/by-id/usb-Table-if00",
+    baud=57600,
+    ack_timeout_ms=300,
+    retries=7,
+    keepalive_ms=1500,
+)
 
 
 def link_settings(device: SerialDevice) -> tuple[object, ...]:
     link = device._link
-    return (link.device, link.port, link.baud, link._ack_timeout, link._retries,
-            link._ping_interval)
+    return (
+        link.device,
+        link.port,
+        link.baud,
+        link._ack_timeout,
+        link._retries,
+        link._ping_interval,
+    )
 
 
 class Probe(SerialDevice):
@@ -36,7 +47,13 @@ def test_the_link_is_made_from_the_devices_settings() -> None:
     events: queue.Queue[DeviceEvent] = queue.Queue()
     probe = Probe(SETTINGS, events, codec=KEYPAD, on_message=lambda message: None)
     assert link_settings(probe) == (
-        "keypad", "/dev/serial/by-id/usb-Table-if00", 57600, 0.3, 7, 1.5)
+        "keypad",
+        "/dev/serial/by-id/usb-Table-if00",
+        57600,
+        0.3,
+        7,
+        1.5,
+    )
     assert Probe(SETTINGS, events, codec=KEYPAD, on_message=print, port="/tmp/x").port == "/tmp/x"
     unset = Probe(SerialDeviceSettings(), events, codec=KEYPAD, on_message=print)
     assert unset.port == ""  # no port: the link reports the device missing
@@ -44,7 +61,8 @@ def test_the_link_is_made_from_the_devices_settings() -> None:
 
 @pytest.mark.parametrize("driver", [SerialKeypad, SerialChipTray, SerialClockDisplay])
 def test_every_serial_driver_takes_its_link_from_the_base(
-    driver: type[SerialKeypad | SerialChipTray | SerialClockDisplay], tmp_path: Path,
+    driver: type[SerialKeypad | SerialChipTray | SerialClockDisplay],
+    tmp_path: Path,
 ) -> None:
     port = str(tmp_path / "nothing-here")
     device = driver(SETTINGS, queue.Queue(), port=port)
@@ -58,7 +76,10 @@ def test_only_the_base_makes_a_link() -> None:
     makers = []
     for path in sorted(DRIVERS.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                    node.func.id == "SerialLink":
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "SerialLink"
+            ):
                 makers.append(str(path.relative_to(DRIVERS)))
     assert makers == ["serial_device.py"]

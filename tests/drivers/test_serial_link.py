@@ -29,9 +29,7 @@ def test_backoff_doubles_up_to_two_seconds() -> None:
     assert delays[-3:] == [2.0, 2.0, 2.0]
 
 
-def test_missing_at_start_then_plugged_in(
-    sim_dir: Path, events: queue.Queue[DeviceEvent]
-) -> None:
+def test_missing_at_start_then_plugged_in(sim_dir: Path, events: queue.Queue[DeviceEvent]) -> None:
     path = sim_dir / "usb-Table_Keypad-if00"
     with SerialKeypad(fast_link(str(path)), events) as driver:
         fault = next_event(events)
@@ -47,9 +45,7 @@ def test_missing_at_start_then_plugged_in(
         assert isinstance(next_event(events), DeviceFault)  # the simulator closed
 
 
-def test_a_path_that_is_not_a_serial_port(
-    tmp_path: Path, events: queue.Queue[DeviceEvent]
-) -> None:
+def test_a_path_that_is_not_a_serial_port(tmp_path: Path, events: queue.Queue[DeviceEvent]) -> None:
     not_a_port = tmp_path / "notes.txt"
     not_a_port.write_text("hello")
     with SerialKeypad(fast_link(str(not_a_port)), events):
@@ -70,8 +66,14 @@ def test_a_failing_handler_does_not_stop_the_link(
 
     with SimKeypad(sim_dir / "port") as sim:
         link = SerialLink(
-            device="keypad", codec=KEYPAD, port=sim.path, baud=115200, events=events,
-            on_message=handler, ack_timeout=0.1, retries=3,
+            device="keypad",
+            codec=KEYPAD,
+            port=sim.path,
+            baud=115200,
+            events=events,
+            on_message=handler,
+            ack_timeout=0.1,
+            retries=3,
         )
         with caplog.at_level(logging.ERROR), link:
             link.start()
@@ -116,8 +118,13 @@ def test_a_port_that_vanishes_while_being_set_up_is_tried_again(
 
     with SimKeypad(sim_dir / "port") as sim:
         link = SerialLink(
-            device="keypad", codec=KEYPAD, port=sim.path, baud=115200, events=events,
-            on_message=lambda message: None, opener=vanishing_then_real,
+            device="keypad",
+            codec=KEYPAD,
+            port=sim.path,
+            baud=115200,
+            events=events,
+            on_message=lambda message: None,
+            opener=vanishing_then_real,
         )
         with link:
             link.start()
@@ -147,9 +154,10 @@ def test_an_idle_link_sleeps_until_its_keepalive(
     """Idle, the link thread blocks in its read until the keep-alive is due: no 50 ms
     polling, no PING before ``keepalive_ms``."""
     settings = SerialDeviceSettings(port="", ack_timeout_ms=100, retries=3, keepalive_ms=60_000)
-    with SimKeypad(sim_dir / "port") as sim, SerialKeypad(
-        dataclasses.replace(settings, port=sim.path), events
-    ) as driver:
+    with (
+        SimKeypad(sim_dir / "port") as sim,
+        SerialKeypad(dataclasses.replace(settings, port=sim.path), events) as driver,
+    ):
         assert driver.wait_connected(WAIT)
         assert eventually(lambda: driver.idle)
         wakeups, heard = driver.counters.wakeups, sim.counters.frames
@@ -165,9 +173,10 @@ def test_the_keepalive_pings_a_quiet_device_at_its_interval(
     sim_dir: Path, events: queue.Queue[DeviceEvent]
 ) -> None:
     settings = SerialDeviceSettings(port="", ack_timeout_ms=100, retries=3, keepalive_ms=200)
-    with SimKeypad(sim_dir / "port") as sim, SerialKeypad(
-        dataclasses.replace(settings, port=sim.path), events
-    ) as driver:
+    with (
+        SimKeypad(sim_dir / "port") as sim,
+        SerialKeypad(dataclasses.replace(settings, port=sim.path), events) as driver,
+    ):
         assert driver.wait_connected(WAIT)
         heard = sim.counters.frames
         assert sim.wait_until(lambda: sim.counters.frames >= heard + 3, timeout=WAIT)  # PINGs
@@ -179,9 +188,10 @@ def test_an_unplugged_device_is_found_by_the_read_not_by_the_keepalive(
     sim_dir: Path, events: queue.Queue[DeviceEvent]
 ) -> None:
     settings = SerialDeviceSettings(port="", ack_timeout_ms=100, retries=3, keepalive_ms=600_000)
-    with SimKeypad(sim_dir / "port") as sim, SerialKeypad(
-        dataclasses.replace(settings, port=sim.path), events
-    ) as driver:
+    with (
+        SimKeypad(sim_dir / "port") as sim,
+        SerialKeypad(dataclasses.replace(settings, port=sim.path), events) as driver,
+    ):
         assert driver.wait_connected(WAIT)
         assert eventually(lambda: driver.idle)
         sim.unplug()

@@ -198,6 +198,8 @@ def test_every_number_check_names_its_option() -> None:
         Problem(("hardware.lights.slow_blink_ms",), "lights slow_blink_ms 0 must be more than 0"),
         Problem(("hardware.lights.pulse_ms",), "lights pulse_ms 0 must be more than 0"),
         Problem(("hardware.lights.lamp_test_ms",), "lights lamp_test_ms 0 must be more than 0"),
-        Problem(("hardware.display.ack_timeout_ms",), "display ack_timeout_ms 0 must be more than 0"),
+        Problem(
+            ("hardware.display.ack_timeout_ms",), "display ack_timeout_ms 0 must be more than 0"
+        ),
         Problem(("hardware.display.retries",), "display retries -1 must be 0 or more"),
     ]

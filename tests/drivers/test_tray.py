@@ -97,9 +97,10 @@ def test_request_counts_reports_even_unchanged(
 
 def test_lost_counts_are_sent_again(sim_dir: Path, events: queue.Queue[DeviceEvent]) -> None:
     # No periodic readings here, so the frames in flight are the ones the test sends.
-    with SimTray(sim_dir / "tray", counts=START, period=3600) as sim, SerialChipTray(
-        fast_link(sim.path), events
-    ) as driver:
+    with (
+        SimTray(sim_dir / "tray", counts=START, period=3600) as sim,
+        SerialChipTray(fast_link(sim.path), events) as driver,
+    ):
         assert next_event(events) == TrayCounts(counts=START)
         # Quiet first: the first reading and the one the driver asked for are answered.
         assert eventually(lambda: driver.idle and not sim.slot_busy("counts"))

@@ -41,6 +41,20 @@ from controller.rules.keypad.prompt import (
 from controller.rules.keypad.supervisor import LOCKOUT_MS, MAX_PIN_TRIES, locked_ms
 
 __all__ = [
-    "HIDDEN_DIGIT", "KEYS", "LOCKOUT_MS", "MAX_PIN_TRIES", "after_refusal", "check", "collecting_pin", "locked_ms", "notice",
-    "pin_entry", "press", "prompt", "signed_in", "supervisor_in", "translate", "view",
+    "HIDDEN_DIGIT",
+    "KEYS",
+    "LOCKOUT_MS",
+    "MAX_PIN_TRIES",
+    "after_refusal",
+    "check",
+    "collecting_pin",
+    "locked_ms",
+    "notice",
+    "pin_entry",
+    "press",
+    "prompt",
+    "signed_in",
+    "supervisor_in",
+    "translate",
+    "view",
 ]

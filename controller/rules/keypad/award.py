@@ -49,8 +49,13 @@ def start(p: Press, first_digit: str | None = None) -> Step:
     if table.state.phase != "showdown":
         raise refuse("not_showdown", "refuse.not_showdown")
     entry: Entry = {
-        "mode": "award", "pot": 0, "winners": [], "current": [], "field": "seat",
-        "digits": "", "ctx": context(table),
+        "mode": "award",
+        "pot": 0,
+        "winners": [],
+        "current": [],
+        "field": "seat",
+        "digits": "",
+        "ctx": context(table),
     }
     pots = current_pots(table.state)
     index = _next_pot(pots, entry, 0)
@@ -87,8 +92,12 @@ def award(p: Press, entry: Entry) -> Step:
             raise refuse("bad_ranking", "keypad.already_winner", seat=seat)
         return p.stay({**entry, "current": current + [seat], "digits": ""})
     if not current:
-        raise refuse("bad_ranking", "keypad.pot_needs_winner", name=pot_name(index),
-                     seats=seat_list(pot.eligible))
+        raise refuse(
+            "bad_ranking",
+            "keypad.pot_needs_winner",
+            name=pot_name(index),
+            seats=seat_list(pot.eligible),
+        )
     entry = {**entry, "winners": entry["winners"] + [current], "current": [], "digits": ""}
     following = _next_pot(pots, entry, index + 1)
     if following is not None:

@@ -36,8 +36,27 @@ T = TypeVar("T")
 
 #: The keypad keys of the replay contract (DESIGN.md), the one list of the rules core;
 #: the drivers' ``drivers.events.KEYS`` names the same keys (tests/drivers/test_events.py).
-KEYS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
-        "FOLD", "CHECK", "BET", "ALLIN", "ENTER", "CLEAR", "CLOCK", "NEXT", "FUNC")
+KEYS = (
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    "FOLD",
+    "CHECK",
+    "BET",
+    "ALLIN",
+    "ENTER",
+    "CLEAR",
+    "CLOCK",
+    "NEXT",
+    "FUNC",
+)
 #: A PIN digit the shell keeps to itself: what the journal records while a PIN is typed
 #: (the ENTER that ends the PIN then carries the shell's verdict, ``pin_ok``).
 HIDDEN_DIGIT = "*"
@@ -103,8 +122,12 @@ class Press:
         return Step({**self.pad, "entry": entry})
 
     def done(
-        self, event: Event | None = None, *, notice: Message | None = None,
-        extra: list[effects.Effect] | None = None, **pad: Unpack[PadChanges],
+        self,
+        event: Event | None = None,
+        *,
+        notice: Message | None = None,
+        extra: list[effects.Effect] | None = None,
+        **pad: Unpack[PadChanges],
     ) -> Step:
         """The entry is over; ``event`` (if any) is applied; ``pad`` updates the keypad."""
         new: dict[str, object] = {**self.pad, **pad}
@@ -131,7 +154,11 @@ class Press:
         return digits
 
     def choice(
-        self, options: Mapping[str, T], choice_key: str, default: T | EllipsisType = ..., *,
+        self,
+        options: Mapping[str, T],
+        choice_key: str,
+        default: T | EllipsisType = ...,
+        *,
         paged: bool = False,
     ) -> T:
         """A one-key choice among ``options`` (``ENTER`` takes ``default`` if given;
@@ -140,8 +167,11 @@ class Press:
             return options[self.key]
         if self.key == "ENTER" and not isinstance(default, EllipsisType):
             return default
-        raise refuse("bad_key", "keypad.choose_or_page" if paged else "keypad.choose",
-                     choice=phrase(choice_key))
+        raise refuse(
+            "bad_key",
+            "keypad.choose_or_page" if paged else "keypad.choose",
+            choice=phrase(choice_key),
+        )
 
     def confirm(self) -> None:
         if self.key != "ENTER":

@@ -79,11 +79,11 @@ def sit(p: Press, e: Entry) -> Step:
     if step == "player":
         player = player_name(p, seat, p.text(e, empty_ok=True))
         p.table.check(Sit(seat=seat, player=player, chips=buy_in(e)))
-        return p.stay({"mode": "sit", "step": "entry", "seat": seat, "chips": buy_in(e),
-                       "player": player})
+        return p.stay(
+            {"mode": "sit", "step": "entry", "seat": seat, "chips": buy_in(e), "player": player}
+        )
     entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
-    return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=buy_in(e),
-                      entry=entry))
+    return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=buy_in(e), entry=entry))
 
 
 def sit_out(p: Press, e: Entry) -> Step:
@@ -144,20 +144,22 @@ def move(p: Press, e: Entry) -> Step:
         seat_to = p.number(e)
         assert seat_to is not None
         p.table.check(MoveSeat(from_seat=seat_from, to_seat=seat_to))
-        return p.stay({"mode": "move", "step": "entry", "seat_from": seat_from,
-                       "seat_to": seat_to})
+        return p.stay({"mode": "move", "step": "entry", "seat_from": seat_from, "seat_to": seat_to})
     entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
-    return p.done(MoveSeat(by=p.by, from_seat=seat_from, to_seat=int(e["seat_to"]),
-                           entry=entry))
+    return p.done(MoveSeat(by=p.by, from_seat=seat_from, to_seat=int(e["seat_to"]), entry=entry))
 
 
 def sign_in(p: Press, e: Entry) -> Step:
     dealer = p.text(e, empty_ok=True)
     if dealer:
-        return p.done(notice=msg("notice.dealer_in", dealer=dealer),
-                      extra=[DealerSignedIn(dealer)], dealer=dealer)
-    return p.done(notice=msg("notice.dealer_out"),
-                  extra=[DealerSignedOut(p.pad.get("dealer"))], dealer=None)
+        return p.done(
+            notice=msg("notice.dealer_in", dealer=dealer),
+            extra=[DealerSignedIn(dealer)],
+            dealer=dealer,
+        )
+    return p.done(
+        notice=msg("notice.dealer_out"), extra=[DealerSignedOut(p.pad.get("dealer"))], dealer=None
+    )
 
 
 #: FUNC digit -> (the entry it starts, the function reading the keys that follow)

@@ -92,9 +92,16 @@ def payout_lines(state: TableState, index: int) -> list[Message]:
 def pot_lines(table: Table, index: int) -> list[Message]:
     pots = _pots(table)
     pot = pots[index]
-    return [msg("display.pot_page", name=pot_name(index), amount=pot.amount,
-                page=index + 1, pages=len(pots)),
-            msg("display.pot_seats", seats=seat_list(pot.eligible))]
+    return [
+        msg(
+            "display.pot_page",
+            name=pot_name(index),
+            amount=pot.amount,
+            page=index + 1,
+            pages=len(pots),
+        ),
+        msg("display.pot_seats", seats=seat_list(pot.eligible)),
+    ]
 
 
 def lines(table: Table) -> list[Message] | None:

@@ -22,12 +22,20 @@ if TYPE_CHECKING:
 #: The supervisor menu, two lines a page: ``NEXT`` turns the page (the last back to the
 #: first); a function's digit works on every page. Every function is on a page
 #: (tests/test_display_pages.py), and every line fits the display in every language.
-SUPERVISOR_PAGES = (("prompt.supervisor_1", "prompt.supervisor_2"),
-                    ("prompt.supervisor_3", "prompt.supervisor_4"))
+SUPERVISOR_PAGES = (
+    ("prompt.supervisor_1", "prompt.supervisor_2"),
+    ("prompt.supervisor_3", "prompt.supervisor_4"),
+)
 ENTER_WAIT = msg("prompt.enter_wait")
 CONFIRM = msg("prompt.confirm_keys")
-ACTION_WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
-                "bet": "word.bet", "raise": "word.raise", "all_in": "word.all_in"}
+ACTION_WORDS = {
+    "fold": "word.fold",
+    "check": "word.check",
+    "call": "word.call",
+    "bet": "word.bet",
+    "raise": "word.raise",
+    "all_in": "word.all_in",
+}
 
 
 def _typed(entry: Entry) -> Message:
@@ -61,8 +69,10 @@ def prompt(table: Table) -> list[Message] | None:
             return [msg("prompt.sit_chips", seat=seat), _typed(e)]
         if step == "player":
             return [msg("prompt.sit_player", seat=seat), _typed(e)]
-        return [msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
-                msg("prompt.player", player=e["player"])]
+        return [
+            msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
+            msg("prompt.player", player=e["player"]),
+        ]
     if mode == "sit_out":
         return [msg("prompt.sit_out_seat"), _typed(e)]
     if mode == "sit_in":
@@ -84,16 +94,20 @@ def prompt(table: Table) -> list[Message] | None:
             return [msg("prompt.move_from"), _typed(e)]
         if step == "to":
             return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
-        return [msg("prompt.move_entry", seat_from=e["seat_from"], seat_to=e["seat_to"]),
-                ENTER_WAIT]
+        return [
+            msg("prompt.move_entry", seat_from=e["seat_from"], seat_to=e["seat_to"]),
+            ENTER_WAIT,
+        ]
     if mode == "sign_in":
         return [msg("prompt.sign_in"), _typed(e)]
     if mode == "award":
         name, pot = prompt_pot(table, e)
         first = msg("prompt.award", name=name, amount=pot.amount)
         if not e["current"]:  # the seats that can win it, until one is keyed
-            return [first, msg("prompt.award_of", seats=_seats(list(pot.eligible)),
-                               digits=e["digits"])]
+            return [
+                first,
+                msg("prompt.award_of", seats=_seats(list(pot.eligible)), digits=e["digits"]),
+            ]
         return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
     if mode == "push":
         pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
@@ -107,8 +121,10 @@ def _supervisor(table: Table, e: Entry) -> list[Message]:
     if step == "id":
         return [msg("prompt.supervisor_id"), _typed(e)]
     if step == "pin":
-        return [msg("prompt.pin", supervisor=e["supervisor"]),
-                msg("prompt.pin_typed", stars="*" * len(e["digits"]))]
+        return [
+            msg("prompt.pin", supervisor=e["supervisor"]),
+            msg("prompt.pin_typed", stars="*" * len(e["digits"])),
+        ]
     if step == "menu":
         top, bottom = SUPERVISOR_PAGES[e.get("page", 0) % len(SUPERVISOR_PAGES)]
         return [msg(top), msg(bottom)]
@@ -146,8 +162,10 @@ def _transfer(e: Entry) -> list[Message]:
     if step == "xfer_amount":
         return [msg("prompt.transfer_amount", **seats), _typed(e)]
     if step == "xfer_reason":
-        return [msg("prompt.transfer_reason", amount=e["amount"], **seats),
-                msg("prompt.transfer_reasons")]
+        return [
+            msg("prompt.transfer_reason", amount=e["amount"], **seats),
+            msg("prompt.transfer_reasons"),
+        ]
     return [msg("prompt.transfer_confirm", amount=e["amount"], **seats), CONFIRM]
 
 
@@ -195,7 +213,8 @@ def view(table: Table) -> dict[str, Any]:
     note = notice(table.state)
     return {
         "entry": (
-            None if entry is None
+            None
+            if entry is None
             else {k: v for k, v in entry.items() if k in ("mode", "step", "seat")}
         ),
         "prompt": [render(line) for line in lines] if lines is not None else None,

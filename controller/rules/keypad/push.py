@@ -17,16 +17,30 @@ from controller.rules.keypad.base import Press, Step, context, pushed_chips, sea
 from controller.rules.records import Entry
 from controller.rules.text import msg, phrase, refuse
 
-WORDS = {"fold": "word.fold", "check": "word.check", "call": "word.call",
-         "bet": "word.bet", "raise": "word.raise", "all_in": "word.all_in"}
+WORDS = {
+    "fold": "word.fold",
+    "check": "word.check",
+    "call": "word.call",
+    "bet": "word.bet",
+    "raise": "word.raise",
+    "all_in": "word.all_in",
+}
 
 DECLARATIONS = {"CHECK": "call", "BET": "raise", "ENTER": None}
 
 
 def start(p: Press) -> Step:
     seat = seat_to_act(p.table)
-    return p.stay({"mode": "push", "seat": seat, "chips": [], "field": "amount",
-                   "digits": "", "ctx": context(p.table)})
+    return p.stay(
+        {
+            "mode": "push",
+            "seat": seat,
+            "chips": [],
+            "field": "amount",
+            "digits": "",
+            "ctx": context(p.table),
+        }
+    )
 
 
 def push(p: Press, entry: Entry) -> Step:
@@ -42,14 +56,16 @@ def push(p: Press, entry: Entry) -> Step:
             return p.stay({**entry, "chips": chips, "digits": ""})
     if not chips:
         raise refuse("bad_key", "keypad.push_needs_chips")
-    event = Push(by=p.by, seat=int(entry["seat"]), chips=tuple(chips),
-                 declared=DECLARATIONS[p.key])
+    event = Push(by=p.by, seat=int(entry["seat"]), chips=tuple(chips), declared=DECLARATIONS[p.key])
     h = p.table.state.hand
     assert h is not None
     act, rule = pushed.read(h, p.table.state.seats, event, p.table.settings.game)
     notice = None
     if rule is not None:
         word = phrase(WORDS[act.action])
-        notice = (msg("notice.pushed", action=word, rule=rule) if act.to is None
-                  else msg("notice.pushed_to", action=word, amount=act.to, rule=rule))
+        notice = (
+            msg("notice.pushed", action=word, rule=rule)
+            if act.to is None
+            else msg("notice.pushed_to", action=word, amount=act.to, rule=rule)
+        )
     return p.done(event, notice=notice)

@@ -52,8 +52,15 @@ from controller.rules.text import msg, refuse
 MAX_PIN_TRIES = 3
 LOCKOUT_MS = 5 * 60 * 1000
 
-FUNCTIONS = {"1": "void", "2": "undo", "3": "b11", "4": "fill", "5": "credit", "6": "ack",
-             "7": "transfer"}
+FUNCTIONS = {
+    "1": "void",
+    "2": "undo",
+    "3": "b11",
+    "4": "fill",
+    "5": "credit",
+    "6": "ack",
+    "7": "transfer",
+}
 TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
 CONFIRMED = {"void": Misdeal, "undo": Undo, "ack": TrayAck}
 
@@ -104,17 +111,20 @@ def supervisor(p: Press, e: Entry) -> Step:
         function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
         if function in CONFIRMED:
             table.check(CONFIRMED[function]())
-            return p.stay({"mode": "supervisor", "step": "confirm", "func": function,
-                           "supervisor": sid})
+            return p.stay(
+                {"mode": "supervisor", "step": "confirm", "func": function, "supervisor": sid}
+            )
         if function == "b11":
             return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
         if function == "transfer":
             if table.state.hand is not None:
                 raise refuse("hand_in_progress", "refuse.transfer_between_hands")
-            return p.stay(field_entry("supervisor", "xfer_from", "seat", supervisor=sid,
-                                      func=function))
-        return p.stay(field_entry("supervisor", "value", "amount", supervisor=sid,
-                                  func=function, counts=[]))
+            return p.stay(
+                field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function)
+            )
+        return p.stay(
+            field_entry("supervisor", "value", "amount", supervisor=sid, func=function, counts=[])
+        )
     if step == "confirm":
         p.confirm()
         func = str(e["func"])
@@ -124,8 +134,7 @@ def supervisor(p: Press, e: Entry) -> Step:
         seat = p.number(e)
         assert seat is not None
         table.check(DealtInError(seat=seat, ruling="kill"))
-        return p.stay({"mode": "supervisor", "step": "b11_ruling", "seat": seat,
-                       "supervisor": sid})
+        return p.stay({"mode": "supervisor", "step": "b11_ruling", "seat": seat, "supervisor": sid})
     if step == "b11_ruling":
         ruling = p.choice({"1": "kill", "2": "keep"}, "choice.kill_keep")
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
@@ -142,8 +151,11 @@ def _transfer(p: Press, e: Entry, sid: str) -> Step:
         seat = p.number(e)
         assert seat is not None
         occupied(table.state, table.settings, seat)
-        return p.stay(field_entry("supervisor", "xfer_to", "seat", supervisor=sid,
-                                  func="transfer", seat_from=seat))
+        return p.stay(
+            field_entry(
+                "supervisor", "xfer_to", "seat", supervisor=sid, func="transfer", seat_from=seat
+            )
+        )
     seat_from = int(e["seat_from"])
     if step == "xfer_to":
         seat_to = p.number(e)
@@ -151,26 +163,44 @@ def _transfer(p: Press, e: Entry, sid: str) -> Step:
         occupied(table.state, table.settings, seat_to)
         if seat_to == seat_from:
             raise refuse("bad_transfer", "refuse.transfer_same_seat", seat=seat_from)
-        return p.stay(field_entry("supervisor", "xfer_amount", "amount", supervisor=sid,
-                                  func="transfer", seat_from=seat_from, seat_to=seat_to))
+        return p.stay(
+            field_entry(
+                "supervisor",
+                "xfer_amount",
+                "amount",
+                supervisor=sid,
+                func="transfer",
+                seat_from=seat_from,
+                seat_to=seat_to,
+            )
+        )
     seat_to = int(e["seat_to"])
     if step == "xfer_amount":
         amount = p.number(e)
         assert amount is not None
-        table.check(Transfer(from_seat=seat_from, to_seat=seat_to, amount=amount,
-                             reason="other"))
-        return p.stay({"mode": "supervisor", "step": "xfer_reason", "supervisor": sid,
-                       "func": "transfer", "seat_from": seat_from, "seat_to": seat_to,
-                       "amount": amount})
+        table.check(Transfer(from_seat=seat_from, to_seat=seat_to, amount=amount, reason="other"))
+        return p.stay(
+            {
+                "mode": "supervisor",
+                "step": "xfer_reason",
+                "supervisor": sid,
+                "func": "transfer",
+                "seat_from": seat_from,
+                "seat_to": seat_to,
+                "amount": amount,
+            }
+        )
     if step == "xfer_reason":
         reason = p.choice(TRANSFER_REASONS, "choice.transfer_reason")
         return p.stay({**e, "step": "xfer_confirm", "reason": reason})
     p.confirm()
     amount = int(e["amount"])
-    return p.done(Transfer(by=sid, from_seat=seat_from, to_seat=seat_to, amount=amount,
-                           reason=str(e["reason"])),
-                  notice=msg("notice.transferred", amount=amount, seat_from=seat_from,
-                             seat_to=seat_to))
+    return p.done(
+        Transfer(
+            by=sid, from_seat=seat_from, to_seat=seat_to, amount=amount, reason=str(e["reason"])
+        ),
+        notice=msg("notice.transferred", amount=amount, seat_from=seat_from, seat_to=seat_to),
+    )
 
 
 def _tray_move(p: Press, e: Entry, sid: str) -> Step:
@@ -192,8 +222,12 @@ def _tray_move(p: Press, e: Entry, sid: str) -> Step:
     assert count is not None
     value = int(e["value"])
     counts[value] = counts.get(value, 0) + count
-    entry: Entry = {**e, "step": "value", "digits": "",
-                    "counts": sorted([v, c] for v, c in counts.items())}
+    entry: Entry = {
+        **e,
+        "step": "value",
+        "digits": "",
+        "counts": sorted([v, c] for v, c in counts.items()),
+    }
     entry.pop("value")
     return p.stay(entry)
 
@@ -216,10 +250,12 @@ def _pin(p: Press, e: Entry) -> Step:
     failures = int(p.pad.get("pin_failures", 0)) + 1
     if failures >= MAX_PIN_TRIES:
         until = p.table.state.elapsed_ms + LOCKOUT_MS
-        return p.done(notice=msg("notice.locked", seconds=LOCKOUT_MS // 1000),
-                      extra=[SupervisorLocked(sid, until)],
-                      pin_failures=None, locked_until_ms=until)
+        return p.done(
+            notice=msg("notice.locked", seconds=LOCKOUT_MS // 1000),
+            extra=[SupervisorLocked(sid, until)],
+            pin_failures=None,
+            locked_until_ms=until,
+        )
     tries = MAX_PIN_TRIES - failures
     notice = msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
-    return p.done(notice=notice,
-                  extra=[PinRejected(sid, failures)], pin_failures=failures)
+    return p.done(notice=notice, extra=[PinRejected(sid, failures)], pin_failures=failures)
