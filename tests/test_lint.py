@@ -20,7 +20,20 @@ def _tool(name: str) -> str:
 def test_ruff_is_clean() -> None:
     result = subprocess.run(
         [_tool("ruff"), "check", "controller", "drivers", "tests", "bench"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    """Every Python file as `ruff format` writes it (the version pinned in pyproject)."""
+    result = subprocess.run(
+        [_tool("ruff"), "format", "--check", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
