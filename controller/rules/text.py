@@ -286,6 +286,7 @@ EN: dict[str, str] = {
     "fault.name.storage_read_only": "STORAGE READ-ONLY",
     "fault.name.storage_not_writable": "STORAGE NO ACCESS",
     "fault.name.software_fault": "SOFTWARE FAULT",
+    "fault.name.software_modified": "SOFTWARE MODIFIED",
     "refused.line": "NO: {reason}",
 }
 
@@ -524,6 +525,7 @@ ES: dict[str, str] = {
     "fault.name.storage_read_only": "ALMACENAMIENTO SOLO LECTURA",
     "fault.name.storage_not_writable": "ALMACENAMIENTO SIN ACCESO",
     "fault.name.software_fault": "FALLO DE SOFTWARE",
+    "fault.name.software_modified": "SOFTWARE MODIFICADO",
     "refused.line": "NO: {reason}",
 }
 
