@@ -21,6 +21,8 @@ UNDER_CI = os.environ.get("CI", "").lower() == "true"
 PACKAGES = {
     "mosquitto": "mosquitto",
     "mosquitto_passwd": "mosquitto",
+    "mosquitto_sub": "mosquitto-clients",
+    "strace": "strace",
     "tmux": "tmux",
     "systemd-analyze": "systemd",
     "chromium": "chromium",

@@ -17,7 +17,8 @@ import pytest
 
 from controller.journal.ackmark import AckMark, write_acks
 from tests.daemon_helpers import press, running, seat_players, view, wait_for, write_config
-from tests.localbroker import LocalBroker, find_mosquitto
+from tests.localbroker import LocalBroker
+from tests.system_tools import needs
 from tests.test_journal_anchors import play
 
 
@@ -111,10 +112,8 @@ def test_an_older_copy_of_the_journal_is_told_apart_from_tampering(tmp_path: Pat
     assert "3 MISSING" in old.stdout and "taken before that hand ended" in old.stdout
 
 
-@pytest.mark.skipif(
-    find_mosquitto() is None or shutil.which("mosquitto_sub") is None,
-    reason="mosquitto and mosquitto_sub (apt-get install mosquitto mosquitto-clients) are needed",
-)
+@needs("mosquitto", "heads gathered from a real broker")
+@needs("mosquitto_sub", "heads gathered as the back office gathers them")
 @pytest.mark.parametrize("verbose", [True, False])
 def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose: bool) -> None:
     """`mosquitto_sub -v` prints each message as "TOPIC PAYLOAD": every line was taken for

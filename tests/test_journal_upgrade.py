@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import ChainBroken, Journal, salvage
+from tests.system_tools import needs
 
 FIRST_RELEASE = "50ef6a9"
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +177,7 @@ def test_a_sigkill_at_any_moment_of_the_upgrade_faults_nothing_and_loses_nothing
         assert floor_messages(directory) == expected
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (apt-get install strace)")
+@needs("strace", "the upgrade's real system calls")
 def test_the_upgrade_never_has_an_ack_mark_copy_half_written(
     first_release: Path, tmp_path: Path
 ) -> None:
