@@ -200,6 +200,19 @@ def busted(settings: RuleSettings, s: Seat) -> bool:
     return s.away and s.stack < settings.game.smallest_chip
 
 
+def check_stack_limit(seat: int, have: int, amount: int) -> None:
+    """A seat holding ``have`` chips (pending ones included) may not take ``amount``
+    more past ``MAX_AMOUNT``."""
+    if have + amount > MAX_AMOUNT:
+        raise refuse(
+            "bad_amount",
+            "refuse.stack_limit",
+            amount=MAX_AMOUNT,
+            seat=seat,
+            value=max(MAX_AMOUNT - have, 0),
+        )
+
+
 def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None:
     """House limits on a later buy (ruling): the stack after it (chips pending from
     this hand included) may not pass ``max_buy_in``, nor stay below ``min_buy_in``."""
@@ -207,14 +220,7 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None
     check_amount(settings, event.amount)
     game = settings.game
     have = s.stack + s.pending_chips
-    if have + event.amount > MAX_AMOUNT:
-        raise refuse(
-            "bad_amount",
-            "refuse.stack_limit",
-            amount=MAX_AMOUNT,
-            seat=event.seat,
-            value=max(MAX_AMOUNT - have, 0),
-        )
+    check_stack_limit(event.seat, have, event.amount)
     cap = game.max_buy_in
     if cap is not None and have + event.amount > cap:
         raise refuse(

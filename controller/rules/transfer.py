@@ -16,8 +16,7 @@ from controller.rules import effects
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.events import Transfer
-from controller.rules.limits import MAX_AMOUNT
-from controller.rules.seating import occupied
+from controller.rules.seating import check_stack_limit, occupied
 from controller.rules.settings import RuleSettings
 from controller.rules.state import TableState
 from controller.rules.text import refuse
@@ -38,15 +37,7 @@ def check(state: TableState, settings: RuleSettings, event: Transfer) -> None:
         raise refuse("bad_amount", "refuse.chip_units", amount=chip)
     if event.amount > giver.stack:
         raise refuse("bad_amount", "refuse.seat_has_only", seat=event.from_seat, amount=giver.stack)
-    have = taker.stack + taker.pending_chips
-    if have + event.amount > MAX_AMOUNT:
-        raise refuse(
-            "bad_amount",
-            "refuse.stack_limit",
-            amount=MAX_AMOUNT,
-            seat=event.to_seat,
-            value=max(MAX_AMOUNT - have, 0),
-        )
+    check_stack_limit(event.to_seat, taker.stack + taker.pending_chips, event.amount)
 
 
 def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[effects.Effect]:
