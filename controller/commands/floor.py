@@ -144,16 +144,11 @@ def _read_config(path: Path, load: Callable[[Path], T]) -> T | None:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    loaded = _read_config(args.config, _load_config) if args.config else (None, None)
-    if loaded is None:
+    broker = _broker(args, "watch", _load_config, (None, None))
+    if broker is None:
         return 2
-    settings, config_table = loaded
+    settings, config_table, (host, port, options) = broker
     try:
-        connection = _connection(args, settings)
-        if isinstance(connection, str):
-            print(f"tablectl floor watch: {connection}", file=sys.stderr)
-            return 2
-        host, port, options = connection
         site = args.site or (settings.site if settings else None)
         prefix = args.prefix or (settings.topic_prefix if settings else "casino")
         table = None if args.all else args.table or config_table
@@ -225,6 +220,30 @@ def _not_a_message(raw: bytes) -> dict[str, Any]:
     }
 
 
+def _broker(
+    args: argparse.Namespace,
+    command: str,
+    load: Callable[[Path], tuple[FloorSettings | None, T]],
+    default: tuple[FloorSettings | None, T],
+) -> tuple[FloorSettings | None, T, tuple[str, int, dict[str, Any]]] | None:
+    """The floor settings and what else ``load`` takes from ``--config`` (``default``
+    without one), and the broker's host, port and subscriber options; None once what is
+    wrong is printed as `tablectl floor COMMAND: ...`."""
+    loaded = _read_config(args.config, load) if args.config else default
+    if loaded is None:
+        return None
+    settings, extra = loaded
+    try:
+        connection = _connection(args, settings)
+    except FloorConfigError as exc:
+        print(f"tablectl floor {command}: {exc}", file=sys.stderr)
+        return None
+    if isinstance(connection, str):
+        print(f"tablectl floor {command}: {connection}", file=sys.stderr)
+        return None
+    return settings, extra, connection
+
+
 def _connection(
     args: argparse.Namespace, settings: FloorSettings | None
 ) -> tuple[str, int, dict[str, Any]] | str:
@@ -268,18 +287,11 @@ def _board(args: argparse.Namespace) -> int:
         load_board_config,
     )
 
-    loaded = (
-        _read_config(args.config, load_board_config) if args.config else (None, BoardSettings())
-    )
-    if loaded is None:
+    broker = _broker(args, "board", load_board_config, (None, BoardSettings()))
+    if broker is None:
         return 2
-    settings, board_settings = loaded
+    settings, board_settings, (host, port, options) = broker
     try:
-        connection = _connection(args, settings)
-        if isinstance(connection, str):
-            print(f"tablectl floor board: {connection}", file=sys.stderr)
-            return 2
-        host, port, options = connection
         topic_filter, site = board_filter(
             settings, prefix=args.prefix, site=args.site, all_sites=args.all_sites
         )
