@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from .absent import AbsentDisplay, AbsentKeypad, AbsentLights, AbsentPuck, AbsentTray
+from .closing import Closing
 from .display import SerialClockDisplay
 from .errors import HardwareConfigError
 from .events import EventSink
@@ -86,7 +87,7 @@ class Simulators:
 
 
 @dataclasses.dataclass
-class Devices:
+class Devices(Closing):
     """The table's five devices, and the simulators when there are any."""
 
     puck: PuckSensor
@@ -107,12 +108,6 @@ class Devices:
             with contextlib.suppress(Exception):
                 self.pin_factory.close()
             self.pin_factory = None
-
-    def __enter__(self) -> Devices:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 def open_devices(

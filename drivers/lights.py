@@ -27,6 +27,7 @@ from typing import Any
 
 from gpiozero import LED, PWMLED
 
+from .closing import Closing
 from .errors import GpioUnavailable
 from .interfaces import Pattern
 from .settings import LightsSettings
@@ -86,7 +87,7 @@ def next_change_ms(pattern: Pattern, ms: int, settings: LightsSettings) -> int |
     return (ms // step + 1) * step
 
 
-class GpioSeatLights:
+class GpioSeatLights(Closing):
     """The seat lights; ``show`` and ``lamp_test`` return at once."""
 
     def __init__(
@@ -226,9 +227,3 @@ class GpioSeatLights:
     def _close_leds(self) -> None:
         for led in self._leds.values():
             led.close()
-
-    def __enter__(self) -> GpioSeatLights:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()

@@ -20,6 +20,7 @@ from typing import Any
 
 from gpiozero import DigitalInputDevice
 
+from .closing import Closing
 from .errors import GpioUnavailable
 from .events import EventSink, PuckFault, PuckMoved
 from .settings import PuckSettings
@@ -75,7 +76,7 @@ def _input_options(settings: PuckSettings) -> dict[str, Any]:
     return {"pull_up": pull == "up"}  # gpiozero: pulled up means active low
 
 
-class GpioPuckSensor:
+class GpioPuckSensor(Closing):
     """The puck sensors on GPIO; reports on ``events`` from its own thread."""
 
     def __init__(
@@ -163,9 +164,3 @@ class GpioPuckSensor:
     def _close_sensors(self) -> None:
         for sensor in self._sensors.values():
             sensor.close()
-
-    def __enter__(self) -> GpioPuckSensor:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()

@@ -4,16 +4,16 @@ made here from the device's settings, and exposes its state."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any
 
+from .closing import Closing
 from .events import DeviceName, EventSink
 from .messages import Codec, Message
 from .serial_link import LinkCounters, SerialLink
 from .settings import SerialDeviceSettings
 
 
-class SerialDevice:
+class SerialDevice(Closing):
     """Base of the serial drivers: owns a ``SerialLink`` and exposes its state."""
 
     device: DeviceName
@@ -80,14 +80,3 @@ class SerialDevice:
 
     def close(self) -> None:
         self._link.close()
-
-    def __enter__(self) -> Any:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

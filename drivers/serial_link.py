@@ -49,12 +49,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Protocol
 
 import serial
 
 from .backoff import backoff_s
+from .closing import Closing
 from .droplog import DropLog
 from .errors import BadPayload, LinkError, UnknownFrameType
 from .events import DeviceCleared, DeviceFault, DeviceName, EventSink
@@ -158,7 +158,7 @@ def _open_failure(device: str, path: str, error: Exception) -> str:
     return f"{device} port {path} cannot be opened: {error}"
 
 
-class SerialLink:
+class SerialLink(Closing):
     """Runs one serial device on its own thread; see the module documentation."""
 
     def __init__(
@@ -236,17 +236,6 @@ class SerialLink:
         self._wake()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
-
-    def __enter__(self) -> SerialLink:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def connected(self) -> bool:

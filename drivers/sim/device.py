@@ -30,7 +30,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from drivers.closing import Closing
 
 from ..errors import ProtocolError
 from ..frames import DecoderCounters, Frame, FrameDecoder
@@ -49,7 +50,7 @@ class _Outgoing:
     sent_at: float
 
 
-class SimSerialDevice:
+class SimSerialDevice(Closing):
     """A simulated serial device speaking ``codec`` on a pty published at ``path``."""
 
     def __init__(
@@ -174,12 +175,6 @@ class SimSerialDevice:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
-
-    def __enter__(self) -> Any:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     # -- for subclasses (device thread) ---------------------------------------------
 
