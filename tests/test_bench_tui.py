@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 from gpiozero.pins.mock import PinState
 
 from drivers.interfaces import Pattern
+from tests.cli import tablectl, tablectl_command
 from tests.system_tools import find, needs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,10 +40,6 @@ def bench_config(folder: Path) -> Path:
     return path
 
 
-def tablectl(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller", *args]
-
-
 class Pane:
     """One tmux pane running ``tablectl bench``, on a private tmux server."""
 
@@ -54,7 +50,7 @@ class Pane:
             'set -g remain-on-exit on\nset -g default-terminal "screen"\nset -g status off\n'
         )
         self.base = [str(TMUX), "-S", str(folder / "tmux.sock"), "-f", str(conf)]
-        self.command = " ".join(tablectl("bench", "--config", "bench.yaml"))
+        self.command = " ".join(tablectl_command("bench", "--config", "bench.yaml"))
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -261,12 +257,8 @@ def test_script_without_a_screen(tmp_path: Path) -> None:
         "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\n"
         "wait-for SEAT 6 TO ACT\nkeys BET 3 0 ENTER\nwait-for SEAT 2 TO ACT\n"
     )
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stderr
     screen = done.stdout
@@ -290,12 +282,8 @@ def test_script_shows_the_rounds_of_a_draw_game(tmp_path: Path) -> None:
         "wait-for PREDRAW: SEAT 6 TO ACT\nkeys CHECK\nkeys CHECK\n"
         "wait-for DRAW 1: SEAT 2 TO ACT\n"
     )
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stderr
     screen = done.stdout
@@ -305,43 +293,27 @@ def test_script_shows_the_rounds_of_a_draw_game(tmp_path: Path) -> None:
 
 def test_demo_without_a_screen_and_a_bad_script(tmp_path: Path) -> None:
     bench_config(tmp_path)
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--demo", "--hands", "1"),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--demo", "--hands", "1", cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stderr
     assert "demo finished: 1 hand(s) played" in done.stdout
     bad = tmp_path / "bad.txt"
     bad.write_text("keys NEXT\nfly 3\n")
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(bad)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(bad), cwd=tmp_path, timeout=60
     )
     assert done.returncode == 1
     assert "line 2: unknown command 'fly'" in done.stderr
 
 
 def test_bench_refuses_what_it_cannot_use(tmp_path: Path) -> None:
-    done = subprocess.run(
-        tablectl("bench", "--demo"), cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
+    done = tablectl("bench", "--demo", cwd=tmp_path, timeout=60)
     assert done.returncode == 2
     assert "no --config given and there is no config/bench.yaml" in done.stderr
     # a table's own configuration: its journal is the table's record, not a bench's
     example = str(ROOT / "config" / "table.example.yaml")
-    done = subprocess.run(
-        tablectl("bench", "--config", example, "--demo"),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = tablectl("bench", "--config", example, "--demo", cwd=tmp_path, timeout=60)
     assert done.returncode == 2
     assert "configuration of real hardware" in done.stderr and "--state-dir" in done.stderr
     assert list(tmp_path.iterdir()) == []
@@ -449,12 +421,8 @@ def test_every_pot_and_its_seats_on_the_80x24_screen(tmp_path: Path) -> None:
         sits + "puck 5\nkeys NEXT ALLIN ALLIN CHECK ALLIN ALLIN\n"
         "wait-for SHOWDOWN\nscreen\nkeys NEXT\nwait-for MAIN POT 500 (1/4)\n"
     )
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stderr
     screen = done.stdout.split(" BENCH  table")[1]
@@ -497,11 +465,13 @@ def test_a_pin_on_a_bench_without_a_pin_file_is_not_judged_wrong(tmp_path: Path)
         + "keys FUNC 0\nwait-for SUPERVISOR: ID\n"
     )
     missing = tmp_path / "etc" / "pins"
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
+    done = tablectl(
+        "bench",
+        "--config",
+        "bench.yaml",
+        "--script",
+        str(script),
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=90,
         env={**os.environ, "TABLECTL_PINS": str(missing)},
     )
@@ -533,12 +503,8 @@ def test_a_triple_draw_hand_through_every_round_keeps_the_title_whole(tmp_path: 
         "wait-for DRAW 3: SEAT 2 TO ACT\nkeys CHECK\nkeys CHECK\n"
         "wait-for SHOW: 2 6\nkeys 6 ENTER ENTER\nwait-for PAY SEAT 6: 80\n"
     )
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(script)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=90,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=90
     )
     assert done.returncode == 0, done.stderr
     screen = done.stdout
@@ -562,20 +528,16 @@ def test_bench_says_what_to_fix_in_an_unusable_state_folder(tmp_path: Path) -> N
         ),
         ("taken/state", f"{tmp_path / 'taken'} is a file, not a folder, so the state directory"),
     ):
-        done = subprocess.run(
-            tablectl(
-                "bench",
-                "--config",
-                "bench.yaml",
-                "--state-dir",
-                str(tmp_path / folder),
-                "--demo",
-                "--hands",
-                "1",
-            ),
+        done = tablectl(
+            "bench",
+            "--config",
+            "bench.yaml",
+            "--state-dir",
+            str(tmp_path / folder),
+            "--demo",
+            "--hands",
+            "1",
             cwd=tmp_path,
-            capture_output=True,
-            text=True,
             timeout=60,
         )
         assert done.returncode == 1
@@ -593,12 +555,8 @@ def test_the_title_names_the_game_in_force_while_a_changed_config_is_held(
     path = bench_config(tmp_path)
     first = tmp_path / "first.txt"
     first.write_text("sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\nwait-for SEAT 6 TO ACT\n")
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(first)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(first), cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stderr
     path.write_text(
@@ -610,12 +568,8 @@ def test_the_title_names_the_game_in_force_while_a_changed_config_is_held(
     second.write_text(
         "wait-for SEAT 6 TO ACT\nscreen\nkeys FOLD\nwait-for hand 1 idle\nwait-for triple draw\n"
     )
-    done = subprocess.run(
-        tablectl("bench", "--config", "bench.yaml", "--script", str(second)),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(second), cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stderr
     held, after = done.stdout.split(" BENCH  table")[1:3]

@@ -6,26 +6,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from controller.journal import ChainBroken, Journal
 from controller.journal.ackmark import AckMark, write_acks
 from controller.journal.schema import RowContent, log_genesis
+from tests.cli import tablectl
 from tests.daemon_helpers import press, running, seat_players, view, wait_for, write_config
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
-
-
-def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def play(directory: Path, hands: int) -> list[str]:

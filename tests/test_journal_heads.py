@@ -9,27 +9,17 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from controller.journal.ackmark import AckMark, write_acks
+from tests.cli import tablectl
 from tests.daemon_helpers import press, running, seat_players, view, wait_for, write_config
 from tests.localbroker import LocalBroker
 from tests.system_tools import needs
 from tests.test_journal_anchors import play
-
-
-def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def heads_file(path: Path, heads: list[str]) -> Path:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from controller.journal import (
     StorageFull,
     StorageReadOnly,
 )
+from tests.cli import tablectl
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
@@ -68,16 +68,6 @@ def fill_up(point: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_starting_on_a_full_disk_is_a_storage_fault_not_corruption(small_fs: Path) -> None:

@@ -6,24 +6,13 @@ followed: it was T1's own directory, only its ack mark was another table's)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.journal import AckMarkLost, ForeignJournal, Journal
+from tests.cli import tablectl
 from tests.test_journal_trust import CONFIG, crashed_after, detect
-
-
-def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.fixture

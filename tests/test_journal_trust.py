@@ -7,8 +7,6 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from controller.journal import (
     TornTail,
     salvage,
 )
+from tests.cli import tablectl
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 CONFIG_TB = "table: {id: TB, seats: 9}\ngame:\n  big_blind: 2\n"
@@ -66,16 +65,6 @@ def detect(directory: Path, table_id: str | None = "T1") -> JournalIntegrityErro
         return j.fault or j.verify().first_problem
     finally:
         j.close()
-
-
-def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def flip(path: Path, offset: int) -> None:
