@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from controller.floor.board_server import BoardServer  # noqa: E402
 from controller.floor.clock import Stamp  # noqa: E402
 from controller.floor.messages import state_message  # noqa: E402
-from controller.floor.topics import TableTopics, subscription  # noqa: E402
+from controller.floor.topics import TableTopics  # noqa: E402
+from tests.floor_board_helpers import lv_board  # noqa: E402
 from tests.localbroker import LocalBroker  # noqa: E402
 
 
@@ -36,13 +36,7 @@ def flood_delay(broker: LocalBroker, idle: int, messages: int) -> float:
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    board = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-    )
+    board = lv_board(broker)
     board.start()
     assert board.wait_broker(10)
     host, port = "127.0.0.1", int(board.url.rsplit(":", 1)[1].strip("/"))

@@ -18,13 +18,12 @@ from typing import Any
 
 import pytest
 
-from controller.floor.board_server import BoardServer
 from controller.floor.messages import state_message, status_payload
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
-from controller.floor.topics import subscription
 from controller.journal import Journal
 from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_for, write_config
+from tests.floor_board_helpers import lv_board
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
 from tests.system_tools import require
@@ -158,13 +157,7 @@ def test_the_floor_board_in_a_browser(
     )
     assert west.wait_drained(WAIT)
     seen: list[Any] = []
-    board = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-    )
+    board = lv_board(broker)
     original = board._on_message
     board._on_message = lambda message: (
         seen.append(message.payload),  # type: ignore[method-assign]
@@ -717,13 +710,7 @@ def test_forty_tables_on_a_wall_display_and_a_laptop(
     finally:
         client.loop_stop()
         client.disconnect()
-    board = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-    )
+    board = lv_board(broker)
     board.start()
     try:
         assert board.wait_broker(WAIT)

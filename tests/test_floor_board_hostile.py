@@ -16,8 +16,9 @@ import pytest
 from controller.floor.board_server import BoardServer
 from controller.floor.clock import Stamp
 from controller.floor.messages import state_message
-from controller.floor.topics import TableTopics, subscription
+from controller.floor.topics import TableTopics
 from tests.daemon_helpers import WAIT
+from tests.floor_board_helpers import floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser  # noqa: F401 - the fixture
 
@@ -32,13 +33,7 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 
 @pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:
-    server = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-    )
+    server = lv_board(broker)
     server.start()
     assert server.wait_broker(WAIT)
     yield server
@@ -289,26 +284,10 @@ def test_the_watch_says_what_is_wrong_with_a_hostile_payload(broker: LocalBroker
     """`tablectl floor watch` shows a payload that is no message as a short line: why
     (the decoder's words), how big, and its first KiB, instead of megabytes of it."""
     import subprocess
-    import sys
 
     root = Path(__file__).resolve().parents[1]
     watch = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "floor",
-            "watch",
-            "--host",
-            broker.host,
-            "--port",
-            str(broker.port),
-            "--all",
-            "--count",
-            "3",
-            "--timeout",
-            "60",
-        ],
+        floor_watch_command(broker, "--all", "--count", "3", "--timeout", "60"),
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -14,8 +14,8 @@ import pytest
 
 from controller.config import ConfigError
 from controller.floor.board_server import BoardServer, host_allowed, load_board_config
-from controller.floor.topics import subscription
 from tests.daemon_helpers import WAIT
+from tests.floor_board_helpers import lv_board
 from tests.localbroker import LocalBroker
 
 
@@ -29,14 +29,7 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 
 @pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:
-    server = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-        hosts=("floor-board.casino.local",),
-    )
+    server = lv_board(broker, hosts=("floor-board.casino.local",))
     server.start()
     assert server.wait_broker(WAIT)
     yield server

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from controller.floor.board_server import BoardServer, load_board_config
+from controller.floor.board_server import load_board_config
 from controller.floor.consumer import Deduplicator
-from controller.floor.topics import subscription
 from tests.daemon_helpers import WAIT
+from tests.floor_board_helpers import floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 from tests.test_floor_board_hostile import cards, publish, state
 
@@ -51,14 +50,7 @@ def test_the_deduplicator_forgets_the_table_silent_the_longest() -> None:
 
 
 def test_the_board_keeps_at_most_max_tables_cards(broker: LocalBroker) -> None:
-    board = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-        max_tables=3,
-    )
+    board = lv_board(broker, max_tables=3)
     board.start()
     try:
         assert board.wait_broker(WAIT)
@@ -97,48 +89,16 @@ def test_floor_watch_takes_max_tables(broker: LocalBroker) -> None:
     """`--max-tables N` bounds the watch's memory (a bad N is a usage error); a
     watch remembering 2 tables still prints every message of 3 tables once."""
     watch = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "floor",
-            "watch",
-            "--host",
-            broker.host,
-            "--port",
-            str(broker.port),
-            "--site",
-            "lv",
-            "--all",
-            "--max-tables",
-            "0",
-        ],
+        floor_watch_command(broker, "--site", "lv", "--all", "--max-tables", "0"),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert watch.returncode == 2 and "--max-tables: expected at least 1" in watch.stderr
     watch_proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "floor",
-            "watch",
-            "--host",
-            broker.host,
-            "--port",
-            str(broker.port),
-            "--site",
-            "lv",
-            "--all",
-            "--max-tables",
-            "2",
-            "--count",
-            "4",
-            "--timeout",
-            "30",
-        ],
+        floor_watch_command(
+            broker, "--site", "lv", "--all", "--max-tables", "2", "--count", "4", "--timeout", "30"
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

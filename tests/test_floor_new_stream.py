@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -24,8 +23,9 @@ from controller.floor.consumer import Deduplicator
 from controller.floor.messages import messages_for
 from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
-from controller.floor.topics import TableTopics, subscription
+from controller.floor.topics import TableTopics
 from tests.daemon_helpers import WAIT
+from tests.floor_board_helpers import floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,33 +82,13 @@ def test_a_replaced_journal_is_a_new_stream_for_the_watch_and_the_board(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
     watch = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "floor",
-            "watch",
-            "--host",
-            broker.host,
-            "--port",
-            str(broker.port),
-            "--table",
-            "T1",
-            "--timeout",
-            "30",
-        ],
+        floor_watch_command(broker, "--table", "T1", "--timeout", "30"),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    board = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-    )
+    board = lv_board(broker)
     board.start()
     try:
         assert watch.stderr is not None and watch.stderr.readline().startswith("watching")
@@ -161,13 +141,7 @@ def test_a_full_outbox_reaches_the_board_until_the_backlog_is_sent(
     table's journal system log records when it was full and when it cleared)."""
     from tests.floor_schema import assert_valid
 
-    board = BoardServer(
-        host=broker.host,
-        port=broker.port,
-        topic_filter=subscription("casino", "lv"),
-        site="lv",
-        http_port=0,
-    )
+    board = lv_board(broker)
     board.start()
     assert board.wait_broker(WAIT)
     broker.stop()

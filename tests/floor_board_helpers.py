@@ -1,0 +1,31 @@
+"""What the floor board tests (and the board benchmark) start the same way: a board
+server for site `lv` on a local broker, and `tablectl floor watch` on that broker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.floor.board_server import BoardServer
+from controller.floor.topics import subscription
+from tests.cli import tablectl_command
+from tests.localbroker import LocalBroker
+
+
+def lv_board(broker: LocalBroker, **options: Any) -> BoardServer:
+    """A board of site `lv` (prefix `casino`) fed by ``broker``, its page on a free
+    port; ``options``: more of ``BoardServer``'s (``max_tables``, ``hosts``...)."""
+    return BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=subscription("casino", "lv"),
+        site="lv",
+        http_port=0,
+        **options,
+    )
+
+
+def floor_watch_command(broker: LocalBroker, *args: str) -> list[str]:
+    """The command line of `tablectl floor watch` on ``broker``, then ``args``."""
+    return tablectl_command(
+        "floor", "watch", "--host", broker.host, "--port", str(broker.port), *args
+    )
