@@ -322,7 +322,7 @@ def test_bench_refuses_what_it_cannot_use(tmp_path: Path) -> None:
 def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:
     bench_config(tmp_path)
     done = subprocess.run(
-        tablectl("selftest", "--config", "bench.yaml", "--simulated", "--yes"),
+        tablectl_command("selftest", "--config", "bench.yaml", "--simulated", "--yes"),
         cwd=tmp_path,
         capture_output=True,
         text=True,
