@@ -13,9 +13,9 @@ import logging
 import re
 import sqlite3
 import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +23,7 @@ from controller import supervisor_pins
 from controller.floor.consumer import Collector
 from controller.journal import Journal
 from controller.rules.keypad import HIDDEN_DIGIT
+from tests.cli import tablectl
 from tests.daemon_helpers import running, seat_players, view, wait_for, write_config
 from tests.localbroker import LocalBroker
 from tests.test_at_the_table import key_in
@@ -76,30 +77,28 @@ def test_a_console_pin_ok_true_never_opens_the_supervisor_menu(tmp_path: Path) -
     assert verdicts == [False, True]
 
 
+def durable_replay(
+    config: Path, events: Path, lines: list[dict[str, Any]]
+) -> subprocess.CompletedProcess[str]:
+    """`tablectl replay --state-dir` of ``lines`` written to ``events`` (the state
+    directory beside it)."""
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return tablectl(
+        "replay",
+        "--config",
+        str(config),
+        "--state-dir",
+        str(events.parent / "state"),
+        str(events),
+        cwd=ROOT,
+    )
+
+
 def test_a_durable_replay_file_cannot_open_the_menu_with_pin_ok(tmp_path: Path) -> None:
     config = config_with_pins(tmp_path)
-    events = tmp_path / "forged.jsonl"
     lines = keys(f"FUNC 0 {' '.join(SUPERVISOR)} ENTER * * * *")
     lines += [{"type": "key", "key": "ENTER", "pin_ok": True}, {"type": "state"}]
-    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "replay",
-            "--config",
-            str(config),
-            "--state-dir",
-            str(tmp_path / "state"),
-            str(events),
-        ],
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-        text=True,
-    )
+    done = durable_replay(config, tmp_path / "forged.jsonl", lines)
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     state = answers[-1]["state"]
@@ -116,30 +115,11 @@ def test_a_durable_replay_judges_a_pin_typed_in_the_file(tmp_path: Path) -> None
     is a wrong PIN (never PIN CHECK NOT AVAILABLE while the PIN file is there), and the
     journal holds each verdict and no digit of the PIN."""
     config = config_with_pins(tmp_path)
-    events = tmp_path / "typed.jsonl"
     lines = keys(f"FUNC 0 {' '.join(SUPERVISOR)} ENTER 1 1 1 1")
     lines += [{"type": "key", "key": "ENTER", "pin_ok": True}, {"type": "state"}]
     lines += keys(f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)}")
     lines += [{"type": "key", "key": "ENTER", "pin_ok": False}, {"type": "state"}]
-    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "controller",
-            "replay",
-            "--config",
-            str(config),
-            "--state-dir",
-            str(tmp_path / "state"),
-            str(events),
-        ],
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-        text=True,
-    )
+    done = durable_replay(config, tmp_path / "typed.jsonl", lines)
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert all(a["ok"] for a in answers), [a for a in answers if not a["ok"]]
