@@ -27,19 +27,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.cli import start_console  # noqa: E402
+
 SAMPLE = ROOT / "docs" / "samples" / "side-pot.yaml"
 EVENTS = ROOT / "docs" / "samples" / "side-pot.jsonl"
 DAEMON_EXTRA = """
@@ -281,26 +284,7 @@ def daemon(
     config = work / "table.yaml"
     config.write_text(SAMPLE.read_text() + DAEMON_EXTRA.format(state_dir=work / "daemon"))
     log = (work / "daemon.log").open("wb")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("NOTIFY_SOCKET", None)
-    env.pop("WATCHDOG_USEC", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        cwd=ROOT,
-        env=env,
-    )
-    answers: list[dict[str, Any]] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            answers.append(json.loads(raw))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    proc, answers, reader = start_console(config, log)
     assert proc.stdin is not None
     for count, line in enumerate(lines, start=1):  # one at a time, as a console would
         proc.stdin.write(line + b"\n")

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import IO, Any
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def tablectl_command(*args: str) -> list[str]:
@@ -30,3 +36,38 @@ def tablectl(
         env=env,
         check=False,
     )
+
+
+def daemon_env() -> dict[str, str]:
+    """The environment for a daemon a test or benchmark starts: the package importable,
+    and no systemd notify socket or watchdog inherited from whatever runs the tests."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("WATCHDOG_USEC", None)
+    return env
+
+
+def start_console(
+    config: Path, log: IO[bytes]
+) -> tuple[subprocess.Popen[bytes], list[dict[str, Any]], threading.Thread]:
+    """`tablectl run --stdin-events` with ``config``, its log to ``log``: the process
+    (lines go to its stdin), the list its answers are appended to as they come, and
+    the thread reading them (it ends with the process's stdout)."""
+    proc = subprocess.Popen(
+        tablectl_command("run", "--config", str(config), "--stdin-events"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        cwd=ROOT,
+        env=daemon_env(),
+    )
+    answers: list[dict[str, Any]] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            answers.append(json.loads(line))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return proc, answers, reader

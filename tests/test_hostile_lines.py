@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from controller.journal import Journal
 from controller.lines import MAX_LINE_BYTES, decode_line, read_lines
 from controller.rules import BadEvent
 from controller.rules.limits import MAX_AMOUNT
+from tests.cli import start_console
 from tests.daemon_helpers import WAIT, running, seat_players, view, wait_for, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,26 +138,7 @@ def test_durable_replay_records_short_audit_rows_and_continues(tmp_path: Path) -
 def test_the_daemon_console_refuses_hostile_lines_and_play_goes_on(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = (tmp_path / "daemon.log").open("wb")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("NOTIFY_SOCKET", None)
-    env.pop("WATCHDOG_USEC", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        env=env,
-        cwd=ROOT,
-    )
-    answers: list[dict[str, Any]] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            answers.append(json.loads(line))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    proc, answers, reader = start_console(config, log)
     try:
         assert proc.stdin is not None
         events = hostile_file(tmp_path / "hostile.jsonl").read_bytes().splitlines()
