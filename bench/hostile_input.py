@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.cli import start_console  # noqa: E402
+from tests.cli import start_console, tablectl_bytes  # noqa: E402
 
 SAMPLE = ROOT / "docs" / "samples" / "side-pot.yaml"
 EVENTS = ROOT / "docs" / "samples" / "side-pot.jsonl"
@@ -139,14 +139,7 @@ def build(count: int, big: int, seed: int) -> tuple[list[bytes], list[str | None
 
 
 def tablectl(*args: str, data: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        input=data,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=1800,
-        check=False,
-    )
+    return tablectl_bytes(*args, stdin=data, timeout=1800)
 
 
 PEAK = """\

@@ -38,6 +38,21 @@ def tablectl(
     )
 
 
+def tablectl_bytes(
+    *args: str, stdin: bytes | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
+    """`tablectl ARGS` run from the project's folder, fed ``stdin`` (none: this
+    process's), its output captured as bytes (for output that need not be UTF-8)."""
+    return subprocess.run(
+        tablectl_command(*args),
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def daemon_env() -> dict[str, str]:
     """The environment for a daemon a test or benchmark starts: the package importable,
     and no systemd notify socket or watchdog inherited from whatever runs the tests."""

@@ -22,7 +22,7 @@ from controller.journal import Journal
 from controller.lines import MAX_LINE_BYTES, decode_line, read_lines
 from controller.rules import BadEvent
 from controller.rules.limits import MAX_AMOUNT
-from tests.cli import start_console
+from tests.cli import start_console, tablectl_bytes
 from tests.daemon_helpers import WAIT, running, seat_players, view, wait_for, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,32 +83,21 @@ def check_answers(answers: list[dict[str, Any]]) -> None:
     assert {seat: s["player"] for seat, s in seats.items()} == {"2": "ana", "5": "luis"}
 
 
-def tablectl(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_replay_refuses_each_hostile_line_and_goes_on(tmp_path: Path) -> None:
     events = hostile_file(tmp_path / "hostile.jsonl")
-    done = tablectl("replay", "--config", str(SAMPLE), str(events))
+    done = tablectl_bytes("replay", "--config", str(SAMPLE), str(events))
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr
     check_answers([json.loads(line) for line in done.stdout.splitlines()])
     # the same from standard input
-    piped = tablectl("replay", "--config", str(SAMPLE), "-", stdin=events.read_bytes())
+    piped = tablectl_bytes("replay", "--config", str(SAMPLE), "-", stdin=events.read_bytes())
     assert piped.returncode == 0 and piped.stdout == done.stdout
 
 
 def test_durable_replay_records_short_audit_rows_and_continues(tmp_path: Path) -> None:
     events = hostile_file(tmp_path / "hostile.jsonl")
     state = tmp_path / "state"
-    done = tablectl("replay", "--config", str(SAMPLE), "--state-dir", str(state), str(events))
+    done = tablectl_bytes("replay", "--config", str(SAMPLE), "--state-dir", str(state), str(events))
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()]
@@ -120,8 +109,8 @@ def test_durable_replay_records_short_audit_rows_and_continues(tmp_path: Path) -
     assert all(len(r.event["raw"]) < 400 for r in invalid)  # never 10 MB in the journal
     assert (state / "journal.sqlite3").stat().st_size < 1024 * 1024
     # the journal verifies and folds again: a second run continues it
-    assert tablectl("journal", "verify", "--state-dir", str(state)).returncode == 0
-    again = tablectl(
+    assert tablectl_bytes("journal", "verify", "--state-dir", str(state)).returncode == 0
+    again = tablectl_bytes(
         "replay",
         "--config",
         str(SAMPLE),
@@ -201,7 +190,7 @@ def test_amounts_have_an_upper_bound(tmp_path: Path) -> None:
     ]
     events = tmp_path / "bounds.jsonl"
     events.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    done = tablectl("replay", "--config", str(SAMPLE), str(events))
+    done = tablectl_bytes("replay", "--config", str(SAMPLE), str(events))
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["ok"] for a in answers] == [False, True, False, False, False, False, True]
     assert "AT MOST 1000000000000" in answers[0]["error"]["message"]
