@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 from controller.floor.clock import Stamp  # noqa: E402
 from controller.floor.messages import state_message  # noqa: E402
 from controller.floor.topics import TableTopics  # noqa: E402
-from tests.floor_board_helpers import lv_board  # noqa: E402
+from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board  # noqa: E402
 from tests.localbroker import LocalBroker  # noqa: E402
 
 
@@ -84,13 +84,7 @@ def flood_delay(broker: LocalBroker, idle: int, messages: int) -> float:
             },
             seq=n,
             stamp=Stamp.now(),
-            table={
-                "seats": 9,
-                "structure": "no_limit",
-                "form": "flop",
-                "small_blind": 5,
-                "big_blind": 10,
-            },
+            table=NINE_SEAT_NLHE,
         )
         client.publish(message.topic, message.payload[:-1] + f',"msg_seq":{n}}}', qos=1)
     deadline = time.monotonic() + 300

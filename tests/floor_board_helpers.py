@@ -10,6 +10,15 @@ from controller.floor.topics import subscription
 from tests.cli import tablectl_command
 from tests.localbroker import LocalBroker
 
+NINE_SEAT_NLHE = {
+    "seats": 9,
+    "structure": "no_limit",
+    "form": "flop",
+    "small_blind": 5,
+    "big_blind": 10,
+}
+"""The `table` of a state message from a 9-seat no-limit hold'em table, 5/10."""
+
 
 def lv_board(broker: LocalBroker, **options: Any) -> BoardServer:
     """A board of site `lv` (prefix `casino`) fed by ``broker``, its page on a free

@@ -23,7 +23,7 @@ from controller.floor.publisher import Publisher
 from controller.floor.settings import FloorSettings
 from controller.journal import Journal
 from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_for, write_config
-from tests.floor_board_helpers import lv_board
+from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
 from tests.system_tools import require
@@ -673,13 +673,7 @@ def test_forty_tables_on_a_wall_display_and_a_laptop(
                 state,
                 seq=n,
                 stamp=Stamp.now(),
-                table={
-                    "seats": 9,
-                    "structure": "no_limit",
-                    "form": "flop",
-                    "small_blind": 5,
-                    "big_blind": 10,
-                },
+                table=NINE_SEAT_NLHE,
             )
             payload = message.payload[:-1] + ',"msg_seq":1}'
             client.publish(message.topic, payload, qos=1, retain=True).wait_for_publish(WAIT)

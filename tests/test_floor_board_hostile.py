@@ -18,7 +18,7 @@ from controller.floor.clock import Stamp
 from controller.floor.messages import state_message
 from controller.floor.topics import TableTopics
 from tests.daemon_helpers import WAIT
-from tests.floor_board_helpers import floor_watch_command, lv_board
+from tests.floor_board_helpers import NINE_SEAT_NLHE, floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser  # noqa: F401 - the fixture
 
@@ -213,13 +213,7 @@ def test_a_players_name_is_shown_as_text_inside_its_card(
             },
             seq=1,
             stamp=Stamp.now(),
-            table={
-                "seats": 9,
-                "structure": "no_limit",
-                "form": "flop",
-                "small_blind": 5,
-                "big_blind": 10,
-            },
+            table=NINE_SEAT_NLHE,
         )
         publish(broker, [(message.topic, message.payload[:-1] + ',"msg_seq":1}')])
     browser.get(board.url)
