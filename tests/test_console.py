@@ -22,6 +22,7 @@ from controller import supervisor_pins as pins
 from controller.daemon.recovery import fold
 from controller.journal import Journal
 from controller.rules.limits import MAX_ID_CHARS, MAX_NAME_CHARS
+from tests.cli import daemon_env, tablectl_command
 from tests.daemon_helpers import WAIT, wait_for, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,17 +77,14 @@ class Console:
     """`tablectl run --stdin-events`, answered line by line."""
 
     def __init__(self, config: Path, log: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        env.pop("NOTIFY_SOCKET", None)
-        env.pop("WATCHDOG_USEC", None)
         self.log = log.open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "run", "--config", str(config), "--stdin-events"],
+            tablectl_command("run", "--config", str(config), "--stdin-events"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
             text=True,
-            env=env,
+            env=daemon_env(),
             cwd=ROOT,
         )
         self.answers: list[dict[str, Any]] = []
