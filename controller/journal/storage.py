@@ -15,6 +15,8 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from controller.journal.errors import (
@@ -130,3 +132,17 @@ def as_storage_fault(directory: Path, error: BaseException, doing: str) -> BaseE
             f"{': ' + str(error.filename) if error.filename else ''}"
         )
     return error
+
+
+@contextmanager
+def storage_faults(directory: Path, doing: str) -> Iterator[None]:
+    """What the block raises (an OSError, an SQLite error, a corrupt journal) raised
+    again as :func:`as_storage_fault` says: a storage fault, a :class:`JournalError`,
+    or the error itself."""
+    try:
+        yield
+    except (OSError, sqlite3.Error, JournalCorrupt) as error:
+        converted = as_storage_fault(directory, error, doing)
+        if converted is error:
+            raise
+        raise converted from error

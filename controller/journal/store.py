@@ -94,7 +94,7 @@ from controller.journal.schema import (
     sha256_hex,
     snapshot_digest,
 )
-from controller.journal.storage import as_storage_fault
+from controller.journal.storage import storage_faults
 
 OutboxItem = tuple[str, str] | tuple[str, str, int, bool | int]
 
@@ -156,7 +156,7 @@ class Journal(JournalReader):
         database does not raise: it becomes :attr:`fault` (sticky) and is logged.
         """
         directory = Path(path_dir)
-        try:
+        with storage_faults(directory, "opening the journal"):
             return cls._open(
                 directory,
                 config_text,
@@ -164,11 +164,6 @@ class Journal(JournalReader):
                 clock=clock or WallClock(),
                 table_id=table_id,
             )
-        except (OSError, sqlite3.Error, JournalCorrupt) as error:
-            converted = as_storage_fault(directory, error, "opening the journal")
-            if converted is error:
-                raise
-            raise converted from error
 
     @classmethod
     def _open(
@@ -241,13 +236,8 @@ class Journal(JournalReader):
         Raises :class:`JournalNotFound` for a directory that never held a journal, and
         :class:`TornTail` when the database is gone but events were acknowledged."""
         directory = Path(path_dir)
-        try:
+        with storage_faults(directory, "reading the journal"):
             return cls._open_readonly(directory)
-        except (OSError, sqlite3.Error, JournalCorrupt) as error:
-            converted = as_storage_fault(directory, error, "reading the journal")
-            if converted is error:
-                raise
-            raise converted from error
 
     @classmethod
     def _open_readonly(cls, directory: Path) -> Journal:
