@@ -18,7 +18,8 @@ English, from the fault itself: never an exception on the way to the display.
 from __future__ import annotations
 
 from controller.faults import Fault
-from controller.rules.text import EN, Message, msg
+from controller.rules.catalogue import EN
+from controller.rules.text import Message, msg
 
 NO_JOURNAL_CODE = "journal_not_found"
 """The short name shown when the daemon has no journal at all (``NO JOURNAL``)."""

@@ -8,7 +8,8 @@ import pytest
 from controller import device_faults
 from controller.daemon.inputs import DeviceNotice, translate
 from controller.lights import dealer_lines
-from controller.rules.text import LANGUAGES, render
+from controller.rules.catalogue import LANGUAGES
+from controller.rules.text import render
 from drivers.events import DEVICE_NAMES, DeviceCleared, DeviceFault, PuckFault
 
 IDLE = {"phase": "idle", "display_text": [["display.ready", {}]]}

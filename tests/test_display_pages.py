@@ -10,7 +10,7 @@ import pytest
 
 from controller.lights import dealer_lines
 from controller.rules import Refusal, Table, parse_event, state_view
-from controller.rules.text import CATALOGUES
+from controller.rules.catalogue import CATALOGUES
 from tests.keypad_tables import THREE, feed, keys, table
 
 # four stacks that make a main pot and two side pots when everyone is all in

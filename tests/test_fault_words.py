@@ -14,7 +14,8 @@ from controller import fault_words
 from controller.daemon import recovery
 from controller.faults import Fault, SoftwareFault
 from controller.journal import errors
-from controller.rules.text import EN, ES, render
+from controller.rules.catalogue import EN, ES
+from controller.rules.text import render
 from tests.daemon_helpers import running, seat_players, shown, wait_for, write_config
 from tests.test_journal_storage import fill_up, small_fs, with_events  # noqa: F401 (a fixture)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.rules import BadEvent, Refusal, parse_event, text
+from controller.rules import BadEvent, Refusal, catalogue, parse_event, text
 from controller.rules.text import phrase
 from tests.keypad_tables import THREE, keys, table
 
@@ -61,34 +61,34 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
 
 
 def test_both_catalogues_have_the_same_keys() -> None:
-    assert set(text.EN) == set(text.ES)
+    assert set(catalogue.EN) == set(catalogue.ES)
 
 
-@pytest.mark.parametrize("key", sorted(text.EN))
+@pytest.mark.parametrize("key", sorted(catalogue.EN))
 def test_both_catalogues_have_the_same_placeholders(key: str) -> None:
-    assert text.placeholders(text.EN[key]) == text.placeholders(text.ES[key])
+    assert text.placeholders(catalogue.EN[key]) == text.placeholders(catalogue.ES[key])
 
 
-@pytest.mark.parametrize("language", text.LANGUAGES)
+@pytest.mark.parametrize("language", catalogue.LANGUAGES)
 def test_texts_are_upper_case_printable_ascii(language: str) -> None:
-    for key, template in text.CATALOGUES[language].items():
+    for key, template in catalogue.CATALOGUES[language].items():
         literal = "".join(lit for lit, _, _, _ in string.Formatter().parse(template))
         assert all(" " <= ch <= "~" for ch in literal), (language, key)
         assert literal == literal.upper(), (language, key)
 
 
-@pytest.mark.parametrize("language", text.LANGUAGES)
+@pytest.mark.parametrize("language", catalogue.LANGUAGES)
 def test_prompts_and_display_lines_fit_the_display(language: str) -> None:
-    for key in text.EN:
+    for key in catalogue.EN:
         rendered = text.render(
-            (key, {n: SAMPLES[n] for n in text.placeholders(text.EN[key])}), language
+            (key, {n: SAMPLES[n] for n in text.placeholders(catalogue.EN[key])}), language
         )
         limit = 40 if key.split(".")[0] in ("prompt", "display", "choice", "word") else 80
         assert len(rendered) <= limit, (language, key, rendered)
 
 
 def test_every_placeholder_has_a_sample() -> None:
-    for template in text.EN.values():
+    for template in catalogue.EN.values():
         assert text.placeholders(template) <= set(SAMPLES), template
 
 
