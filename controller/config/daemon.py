@@ -13,8 +13,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, cast, get_args
 
-from controller.config.reader import MONEY_MAX, Section
+from controller.config.reader import Section
 from controller.lights import PATTERN_NAMES, LightPatterns
+from controller.rules.limits import MAX_AMOUNT
 from controller.statedir import text_problem
 
 Language = Literal["en", "es"]
@@ -125,7 +126,7 @@ def read_puck(section: Section) -> PuckCheckSettings:
 
 def read_tray(section: Section, smallest_chip: int | None) -> TrayFloatSettings:
     entries = section.get_int_map(
-        "float", "chip value", (1, MONEY_MAX), "number of chips", (0, 100_000)
+        "float", "chip value", (1, MAX_AMOUNT), "number of chips", (0, 100_000)
     )
     if smallest_chip is not None:
         for value in sorted(entries):

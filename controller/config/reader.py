@@ -26,10 +26,6 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from controller.config.errors import ConfigError
-from controller.rules.limits import MAX_AMOUNT
-
-#: The largest amount of money any option accepts: the rules' one bound on amounts.
-MONEY_MAX = MAX_AMOUNT
 
 Kind = Literal["null", "bool", "int", "float", "str", "list", "mapping", "other"]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Literal, cast, get_args
 
-from controller.config.reader import MONEY_MAX, Section, describe, read_value
+from controller.config.reader import Section, describe, read_value
+from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
     ButtonMethod,
     ClockSettings,
@@ -71,17 +72,17 @@ def read_rules(root: Section) -> RuleSettings:
 
 
 def _money(section: Section, key: str, default: int, lo: int = 1) -> int:
-    return section.get_int(key, default, lo, MONEY_MAX, money=True)
+    return section.get_int(key, default, lo, MAX_AMOUNT, money=True)
 
 
 def _optional_money(section: Section, key: str, none_means: str) -> int | None:
-    return section.get_optional_int(key, 1, MONEY_MAX, money=True, none_means=none_means)
+    return section.get_optional_int(key, 1, MAX_AMOUNT, money=True, none_means=none_means)
 
 
 def _read_game(game: Section, seats: int) -> GameSettings:
     structure = cast(Structure, game.get_choice("structure", STRUCTURES, "no_limit"))
     smallest_chip = _money(game, "smallest_chip", 1)
-    big_blind = game.get_int("big_blind", 2, 1, MONEY_MAX, money=True, required=True)
+    big_blind = game.get_int("big_blind", 2, 1, MAX_AMOUNT, money=True, required=True)
     settings = GameSettings(
         structure=structure,
         form=cast(Form, game.get_choice("form", FORMS, "flop")),
