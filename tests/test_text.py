@@ -170,3 +170,11 @@ def test_refuse_keeps_english_and_the_key() -> None:
 def test_an_unknown_key_is_a_programming_error() -> None:
     with pytest.raises(KeyError, match="no text"):
         text.msg("no.such.key")
+
+
+def test_the_configuration_offers_exactly_the_catalogues_languages() -> None:
+    """`display.language` is a `Literal` for mypy; its choices are the catalogues'."""
+    from controller.config.daemon import LANGUAGES
+
+    assert LANGUAGES == catalogue.LANGUAGES
+    assert set(catalogue.CATALOGUES) == set(LANGUAGES)
