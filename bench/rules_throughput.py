@@ -23,9 +23,9 @@ imports, the configuration, JSON in and out included) over a session of
 ``--session-hands`` six-handed no-limit hands at one table, random legal actions
 (``tests/rules_fuzz.py``), its CPU time (best of ``--repeat``) against PokerKit's
 in-process rate per betting action measured above. Target: at least 5x. The process
-runs as installed (``installed_python``): the program found on a plain path, as a wheel
-installed on the board is, not through the editable install's import hook, which alone
-costs a checkout's every Python start about 10 ms.
+runs as installed (``installed_tablectl``): pip's ``tablectl`` script, the program found
+on a plain path as a wheel installed on the board is, not through the editable install's
+import hook.
 """
 
 from __future__ import annotations
@@ -188,12 +188,25 @@ def session_events(hands: int, seed: int) -> tuple[list[dict[str, Any]], int]:
     return events, actions
 
 
-def installed_python(folder: Path) -> str:
-    """A Python that finds the program the way an installed one does: a virtual
-    environment whose one ``.pth`` file names this checkout and this environment's
-    site-packages as plain paths, as a wheel installed on the board (``systemd/install.sh``)
-    is found. (A ``.pth`` file in a folder named this way is not read, so the editable
-    install's import hook in this environment's site-packages stays out.)"""
+#: The ``tablectl`` script pip writes for ``[project.scripts]`` (pip 23-24).
+CONSOLE_SCRIPT = """\
+#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from controller.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def installed_tablectl(folder: Path) -> str:
+    """``tablectl`` as installed: the console script pip writes, in a virtual environment
+    whose one ``.pth`` file names this checkout and this environment's site-packages as
+    plain paths, as a wheel installed on the board (``systemd/install.sh``) is found.
+    (A ``.pth`` file in a folder named this way is not read, so the editable install's
+    import hook in this environment's site-packages stays out of the start.)"""
     import site
     import venv
 
@@ -201,7 +214,10 @@ def installed_python(folder: Path) -> str:
     site_packages = next(folder.glob("lib/python*/site-packages"))
     paths = [str(ROOT), *site.getsitepackages()]
     (site_packages / "table_controller.pth").write_text("".join(f"{p}\n" for p in paths))
-    return str(folder / "bin" / "python")
+    script = folder / "bin" / "tablectl"
+    script.write_text(CONSOLE_SCRIPT.format(python=folder / "bin" / "python"))
+    script.chmod(0o755)
+    return str(script)
 
 
 def whole_process(events: list[dict[str, Any]], repeat: int) -> float:
@@ -222,11 +238,11 @@ def whole_process(events: list[dict[str, Any]], repeat: int) -> float:
         config.write_text(SESSION_CONFIG)
         lines = Path(folder) / "session.jsonl"
         lines.write_text("".join(json.dumps(event) + "\n" for event in events))
-        python = installed_python(Path(folder) / "venv")
+        tablectl = installed_tablectl(Path(folder) / "venv")
         for _ in range(repeat):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(
-                [python, "-m", "controller", "replay", "--config", str(config), str(lines)],
+                [tablectl, "replay", "--config", str(config), str(lines)],
                 stdout=subprocess.DEVNULL,
                 check=True,
             )
