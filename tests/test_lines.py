@@ -1,0 +1,170 @@
+"""``controller.lines``: an ordinary line takes the plain decoder's fast path, any other
+the careful path; on every line, hostile or not, the two give the same object or the
+same refusal message, word for word."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller import lines
+from controller.lines import decode_line
+from controller.rules import BadEvent
+from tests.test_hostile_lines import HOSTILE
+
+
+def outcome(line: bytes | str) -> tuple[str, str]:
+    """What ``decode_line`` makes of a line: the object (``repr`` tells 1 from 1.0 and
+    -0.0 from 0.0) or the refusal's message."""
+    try:
+        return "decoded", repr(decode_line(line))
+    except BadEvent as refusal:
+        return "refused", refusal.message
+
+
+@contextmanager
+def every_line_careful() -> Iterator[None]:
+    """``decode_line`` with its screen finding something in every line."""
+    screen = lines._NEEDS_CARE
+    lines._NEEDS_CARE = re.compile("")
+    try:
+        yield
+    finally:
+        lines._NEEDS_CARE = screen
+
+
+def assert_paths_agree(line: bytes | str) -> None:
+    fast = outcome(line)
+    with every_line_careful():
+        careful = outcome(line)
+    assert fast == careful, line
+
+
+EDGES: list[bytes | str] = [
+    b'{"type": "sit", "seat": 1, "player": "ana", "chips": 1000}',
+    b'{"type": "act", "seat": 3, "action": "raise", "to": 120, "by": "d17"}',
+    b'{"type": "tray", "counts": {"5": 100, "25": 40}}',
+    b'{"a": 1.5, "b": -0.0, "c": -0, "d": 0.1, "e": 123456789012345.6}',
+    b'{"a": 999999999999999, "b": -999999999999999}',  # 15 digits: the fast path
+    b'{"a": 9007199254740992, "b": -9007199254740992}',  # 2^53: in range, careful
+    b'{"a": 9007199254740993}',
+    b'{"a": 1e3, "b": 1E-3, "c": 2.5e+2}',
+    b'{"a": 1e400}',
+    b'{"a": -1e400}',
+    b'{"a": NaN}',
+    b'{"a": -Infinity, "b": "\\ud800"}',
+    b'{"a": "\\ud83d\\ude00"}',  # a pair: fine
+    b'{"a": "\\udc00\\ud83d"}',
+    b'{"\\ud800": 1}',
+    b'{"a": "\\\\u"}',  # an escaped backslash, then u: careful, and fine
+    b'{"a": "\\u00e9", "b": "\xc3\xa9"}',
+    b'\xef\xbb\xbf{"a": 1}',  # a byte-order mark
+    "\ufeff{}",
+    b"{}",
+    b"[1, 2]",
+    b'"text"',
+    b"12",
+    b"null",
+    b"",
+    b"{",
+    b'{"a": 1} x',
+    b'{"a": 01}',
+    b'{"a": 1.}',
+    b'{"a": -}',
+    b'{"a": [' + b"[" * 31 + b"]" * 31 + b"]}",
+    b'{"a": [' + b"[" * 32 + b"]" * 32 + b"]}",
+    b'{"a": "' + b"[" * 40 + b'"}',
+    b'{"a": "\\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\""}',
+    '{"a": "\ud800"}',  # a str line holding a surrogate itself
+    '{"a": "é", "b": 1}',
+    b"\xff",
+]
+
+
+@pytest.mark.parametrize("line", [*(line for line, _ in HOSTILE), *EDGES])
+def test_the_fast_and_careful_paths_agree_on_hostile_and_edge_lines(line: bytes | str) -> None:
+    assert_paths_agree(line)
+
+
+def test_the_careful_path_is_taken_only_where_it_is_needed() -> None:
+    needs_care = lines._NEEDS_CARE
+    assert needs_care.search('{"type": "act", "seat": 3, "action": "raise", "to": 120}') is None
+    assert needs_care.search('{"a": 1234567890123456}')
+    assert needs_care.search('{"a": 1e5}')
+    assert needs_care.search('{"a": "\\ud800"}')
+    assert needs_care.search('\ufeff{"a": 1}')
+
+
+#: Pieces of JSON text, hostile ones among them, for lines put together at random.
+PIECES = [
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    ":",
+    ",",
+    " ",
+    '"type"',
+    '"a"',
+    "-",
+    ".",
+    "e",
+    "E",
+    "+",
+    "0",
+    "7",
+    "9" * 15,
+    "9" * 16,
+    "9007199254740993",
+    "\\u",
+    "\\ud800",
+    "\\udc00",
+    "\\ud83d\\ude00",
+    "\\\\",
+    "\\",
+    "NaN",
+    "Infinity",
+    "true",
+    "null",
+    "\ufeff",
+    "é",
+    "\ud800",
+]
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**60), max_value=2**60)
+    | st.integers(min_value=-(10**16), max_value=10**16)
+    | st.floats()
+    | st.text(st.sampled_from('ab "\\é\u2028\ud800\udc00\U0001f600[{'), max_size=6),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(st.sampled_from("ab\ud800"), max_size=3), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=24).map("".join), st.booleans())
+def test_the_paths_agree_on_lines_put_together_at_random(text: str, as_bytes: bool) -> None:
+    assert_paths_agree(text.encode("utf-8", errors="surrogatepass") if as_bytes else text)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["type", "seat", "a", "\ud800"]), json_values, max_size=4),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_paths_agree_on_json_objects(
+    obj: dict[str, object], ensure_ascii: bool, as_bytes: bool
+) -> None:
+    text = json.dumps(obj, ensure_ascii=ensure_ascii)
+    assert_paths_agree(text.encode("utf-8", errors="surrogatepass") if as_bytes else text)
