@@ -39,15 +39,24 @@ class _Refused(Exception):
     """Raised from inside the JSON decoder's hooks; turned into ``BadEvent``."""
 
 
-def read_lines(stream: IO[bytes]) -> Iterator[bytes]:
+def read_lines(
+    stream: IO[bytes], before_read: Callable[[], object] | None = None
+) -> Iterator[bytes]:
     """The lines of a byte stream, each at most ``MAX_LINE_BYTES + 1`` bytes: a longer
     line is cut there (so ``decode_line`` refuses it) and its rest is dropped as it is
     read. Reads what is there (``read1``, or ``read`` of an unbuffered stream) without
-    waiting for a full chunk, so a console is answered line by line."""
+    waiting for a full chunk, so a console is answered line by line. ``before_read``
+    is called before each read, which may wait for the writer (the caller flushes its
+    answers there)."""
     read = getattr(stream, "read1", None) or stream.read
     line = bytearray()
     too_long = False
-    while chunk := read(_CHUNK):
+    while True:
+        if before_read is not None:
+            before_read()
+        chunk = read(_CHUNK)
+        if not chunk:
+            break
         start = 0
         while start < len(chunk):
             end = chunk.find(b"\n", start)

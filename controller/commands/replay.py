@@ -1,4 +1,8 @@
-"""`tablectl replay`: run the rules core over a file of events (the replay contract)."""
+"""`tablectl replay`: run the rules core over a file of events (the replay contract).
+
+Answers are flushed line by line for standard input (``-``: a driver on the other end,
+DESIGN.md); for a named file, whenever replay is about to read more of it, which may
+wait for its writer (a named pipe), and at the end (docs/replay.md)."""
 
 from __future__ import annotations
 
@@ -33,9 +37,14 @@ def run(args: argparse.Namespace) -> int:
             from controller.durable import durable_replay
 
             return durable_replay(settings, args.state_dir, read_lines(source), sys.stdout)
-        for line in replay(settings.rules, read_lines(source)):
-            sys.stdout.write(dumps(line) + "\n")
-            sys.stdout.flush()
+        out = sys.stdout
+        if args.events == "-":  # a driver on the other end: each answer at once
+            for line in replay(settings.rules, read_lines(source)):
+                out.write(dumps(line) + "\n")
+                out.flush()
+        else:  # a file, or a pipe named like one: answers flushed whenever reading may wait
+            for line in replay(settings.rules, read_lines(source, before_read=out.flush)):
+                out.write(dumps(line) + "\n")
     return 0
 
 
