@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib
 import os
 import pkgutil
@@ -19,6 +20,7 @@ from typing import Any, TextIO
 from controller import commands
 
 
+@functools.cache
 def _command_modules() -> dict[str, str]:
     found = {}
     for info in pkgutil.iter_modules(commands.__path__):
@@ -51,8 +53,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in _command_modules().items():
         if only is not None and name != only:
-            sub.add_parser(name)  # a valid choice, left unloaded
-            continue
+            continue  # the command line names ``only``: no other choice is looked at
         module = importlib.import_module(module_name)
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command)

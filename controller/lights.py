@@ -24,6 +24,7 @@ order (the ``LightPatterns`` field named in brackets):
 Patterns are the drivers' names (``off``, ``on``, ``slow_blink``, ``fast_blink``,
 ``pulse``; a light without PWM shows ``pulse`` as a wink, a short flash every
 ``pulse_ms``: every pattern looks different on a plain on/off LED). ``LightPatterns``
+(``controller.light_patterns``, which the configuration reads without this module)
 holds the defaults; ``LightPatterns.from_mapping`` reads a YAML mapping of the same
 names (for a `lights.patterns:` configuration section).
 
@@ -35,56 +36,15 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
+from controller.light_patterns import DEFAULT_PATTERNS, LightPatterns
 from controller.rules.text import Message, Phrase, from_json, msg, phrase, render
-from drivers.interfaces import Pattern
 
-#: The patterns a seat condition may ask for: the drivers' (``drivers.interfaces.Pattern``)
-#: but ``wink``, which is what a light without PWM shows of ``pulse``.
-PATTERN_NAMES = tuple(pattern.value for pattern in Pattern if pattern is not Pattern.WINK)
 #: Devices whose loss stops play: nothing can be keyed, or the dealer sees no prompt.
 HALTING_DEVICES = frozenset({"keypad", "display"})
 LINE = 40
-
-
-@dataclass(frozen=True, kw_only=True)
-class LightPatterns:
-    """The pattern of each seat condition (see the module's order of precedence)."""
-
-    fault: str = "fast_blink"
-    puck: str = "fast_blink"
-    clock_warning: str = "fast_blink"
-    clock: str = "slow_blink"
-    to_act: str = "on"
-    all_in: str = "pulse"
-    missed_blind: str = "slow_blink"
-    waiting: str = "pulse"
-    sitting_out: str = "off"
-    seated: str = "off"
-    empty: str = "off"
-
-    def __post_init__(self) -> None:
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if value not in PATTERN_NAMES:
-                raise ValueError(
-                    f"lights pattern {item.name}: {value!r} is not one of {', '.join(PATTERN_NAMES)}"
-                )
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> LightPatterns:
-        known = {item.name for item in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(
-                f"unknown lights pattern {unknown[0]!r}; known: {', '.join(sorted(known))}"
-            )
-        return cls(**{name: str(value) for name, value in data.items()})
-
-
-DEFAULT_PATTERNS = LightPatterns()
 
 
 def seat_patterns(

@@ -10,7 +10,6 @@ the folder may legitimately not exist yet, or belong to the service user).
 
 from __future__ import annotations
 
-import getpass
 import os
 from pathlib import Path
 
@@ -99,6 +98,8 @@ def _mount_point(path: Path) -> Path:
 
 
 def _user() -> str:
+    import getpass  # only to word a finding (it loads termios)
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):

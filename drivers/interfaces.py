@@ -21,11 +21,12 @@ is the code that runs on the table. A device switched off in the settings
 
 from __future__ import annotations
 
-import threading
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the serial library only where a link is built, not for the names here
+    import threading
+
     from .serial_link import LinkCounters
 
 

@@ -1,4 +1,5 @@
-"""controller.lights: seat patterns, the clock display, the dealer's two lines."""
+"""controller.lights (and controller.light_patterns): seat patterns, the clock display,
+the dealer's two lines."""
 
 from __future__ import annotations
 
@@ -7,13 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.lights import (
-    PATTERN_NAMES,
-    LightPatterns,
-    clock_face,
-    dealer_lines,
-    seat_patterns,
-)
+from controller.light_patterns import PATTERN_NAMES, LightPatterns
+from controller.lights import clock_face, dealer_lines, seat_patterns
 from controller.rules import Refusal, parse_event, state_view
 from controller.rules.text import msg, phrase, refusal_message, render
 from drivers.interfaces import Pattern

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Literal, cast, get_args
 
 from controller.config.reader import Section
-from controller.lights import PATTERN_NAMES, LightPatterns
+from controller.light_patterns import PATTERN_NAMES, LightPatterns
 from controller.rules.limits import MAX_AMOUNT
 from controller.statedir import text_problem
 

@@ -3,7 +3,6 @@ listing every problem of the file as `FILE:LINE:COL: message`."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import yaml
@@ -108,7 +107,6 @@ def _read(report: Report, node: MappingNode | None, text: str) -> Settings:
         logging=read_logging(root.get_section("logging")),
         source=report.filename,
         config_text=text,
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         warnings=tuple(report.warnings()),
     )
 

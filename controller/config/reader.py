@@ -15,7 +15,6 @@ message saying so, never rounded.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -123,6 +122,8 @@ def suggestion(word: str, candidates: Iterable[str]) -> str | None:
     lowered = {c.lower(): c for c in candidates}
     if word.lower() in lowered:
         return lowered[word.lower()]
+    import difflib  # only for a misspelt key: a good file's start does without it
+
     close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
     return close[0] if close else None
 

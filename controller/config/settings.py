@@ -14,7 +14,7 @@ from controller.config.daemon import (
     TrayFloatSettings,
 )
 from controller.config.floor import FloorSettings
-from controller.lights import LightPatterns
+from controller.light_patterns import LightPatterns
 from controller.rules.settings import RuleSettings
 from drivers.settings import HardwareSettings
 
@@ -40,14 +40,20 @@ class Settings:
     """The file name the settings were read from (as given), used in messages."""
     config_text: str
     """The file's text, exactly as read, for the journal's record of what was loaded."""
-    sha256: str
-    """Hex SHA-256 of the file's UTF-8 bytes."""
     lights: LightPatterns = LightPatterns()
     """`lights:` the pattern of each seat condition."""
     supervisor: SupervisorSettings = SupervisorSettings()
     """`supervisor:` where the PIN hashes are kept."""
     warnings: tuple[str, ...] = ()
     """`FILE:LINE:COL: warning: ...` for settings that are valid but probably not meant."""
+
+    @property
+    def sha256(self) -> str:
+        """Hex SHA-256 of the file's UTF-8 bytes (worked out when asked: replay never
+        asks, and its start does without loading OpenSSL for ``hashlib``)."""
+        import hashlib
+
+        return hashlib.sha256(self.config_text.encode("utf-8")).hexdigest()
 
     def summary(self) -> str:
         rules = self.rules
