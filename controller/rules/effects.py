@@ -14,11 +14,13 @@ from controller.rules.records import ActionKind, PostKind
 
 @dataclass(frozen=True)
 class Effect:
-    pass
+    """What an accepted event did; each kind below says what."""
 
 
 @dataclass(frozen=True)
 class HandStarted(Effect):
+    """A hand began: its number, the button, the blinds' seats and the seats dealt in."""
+
     hand: int
     button: int
     small_blind: int | None
@@ -28,6 +30,9 @@ class HandStarted(Effect):
 
 @dataclass(frozen=True)
 class Posted(Effect):
+    """A seat posted a blind or a straddle (``kind``): ``live`` counts toward its
+    bet, ``dead`` goes to the pot only."""
+
     seat: int
     kind: PostKind
     live: int
@@ -36,6 +41,8 @@ class Posted(Effect):
 
 @dataclass(frozen=True)
 class Acted(Effect):
+    """A seat acted (a player leaving mid-hand folds): the action and its bet after it."""
+
     seat: int
     action: ActionKind
     total: int  # the seat's bet on this street after the action
@@ -46,17 +53,23 @@ class Acted(Effect):
 
 @dataclass(frozen=True)
 class StreetDealt(Effect):
+    """A betting round ended and the next street (``flop``, ``turn`` ...) is dealt."""
+
     street: str
 
 
 @dataclass(frozen=True)
 class UncalledReturned(Effect):
+    """The part of a bet nobody called went back to its seat."""
+
     seat: int
     amount: int
 
 
 @dataclass(frozen=True)
 class PotAwarded(Effect):
+    """A pot paid (``index``: its place, the main pot first): (seat, chips) shares."""
+
     index: int
     amount: int
     shares: tuple[tuple[int, int], ...]
@@ -64,42 +77,57 @@ class PotAwarded(Effect):
 
 @dataclass(frozen=True)
 class FeesTaken(Effect):
+    """The house's fees taken: rake and jackpot from the pots (both 0 for a time fee)."""
+
     rake: int
     jackpot: int
 
 
 @dataclass(frozen=True)
 class HandEnded(Effect):
+    """A hand ended; ``voided``: by a misdeal, every chip back where it was."""
+
     hand: int
     voided: bool = False
 
 
 @dataclass(frozen=True)
 class ClockStarted(Effect):
+    """The action clock started on a seat."""
+
     seat: int
     remaining_ms: int
 
 
 @dataclass(frozen=True)
 class ClockWarning(Effect):
+    """The action clock passed its warning point."""
+
     seat: int
     remaining_ms: int
 
 
 @dataclass(frozen=True)
 class ClockExpired(Effect):
+    """The action clock ran out on a seat, which folded or checked (P6)."""
+
     seat: int
     action: Literal["fold", "check"]  # P6: what the expiry did
 
 
 @dataclass(frozen=True)
 class SeatChanged(Effect):
+    """A seat's occupant or standing changed (``change`` says how)."""
+
     seat: int
     change: str  # sat | left | sat_out | sat_in | moved | chips | busted | freed
 
 
 @dataclass(frozen=True)
 class Corrected(Effect):
+    """A supervisor's correction of the hand (``undo``, ``dealt_in_kill`` or
+    ``dealt_in_keep``), naming the seat it concerns."""
+
     kind: str
     seat: int | None
 

@@ -24,11 +24,17 @@ ENTRIES = ("wait", "post")
 
 @dataclass(frozen=True, kw_only=True)
 class Event:
+    """An input event: who entered it (``by``, a dealer or supervisor id) when known;
+    each type below adds its own fields."""
+
     by: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Sit(Event):
+    """A new player takes an empty seat with ``chips``; ``entry``: ``wait`` for the big
+    blind or ``post`` to play the next hand."""
+
     seat: int
     player: str
     chips: int
@@ -37,22 +43,30 @@ class Sit(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Leave(Event):
+    """The player leaves the table."""
+
     seat: int
 
 
 @dataclass(frozen=True, kw_only=True)
 class SitOut(Event):
+    """The player steps away and keeps the seat."""
+
     seat: int
 
 
 @dataclass(frozen=True, kw_only=True)
 class SitIn(Event):
+    """The player comes back (``entry`` as for ``Sit``)."""
+
     seat: int
     entry: str | None = None  # None: the house default (wait, or post under post_only)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MoveSeat(Event):
+    """A seat change to an empty seat (``entry`` as for ``Sit``)."""
+
     from_seat: int
     to_seat: int
     entry: str = "wait"
@@ -60,6 +74,8 @@ class MoveSeat(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Chips(Event):
+    """Chips bought: between hands they play at once, during a hand from the next."""
+
     seat: int
     amount: int
     entry: str | None = None  # a busted seat's return (B12); None: the house default
@@ -67,11 +83,13 @@ class Chips(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class StartHand(Event):
-    pass
+    """The next hand: button, blinds and dealt-in seats are decided, blinds posted."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Act(Event):
+    """The seat to act acts; ``to``: its total bet on this street after a bet or raise."""
+
     seat: int
     action: Action
     to: int | None = None
@@ -79,12 +97,15 @@ class Act(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Award(Event):
+    """The showdown result: seats best first, ties grouped; each pot goes to its best
+    eligible group, and a seat left out has forfeited (P5)."""
+
     ranking: tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Misdeal(Event):
-    pass
+    """The hand in progress is void: every chip goes back where it was before it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,27 +120,33 @@ class Key(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class CallClock(Event):
-    pass
+    """The clock is called on the seat to act."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Tick(Event):
+    """``ms`` milliseconds of time have passed (the core never reads a clock)."""
+
     ms: int
 
 
 @dataclass(frozen=True, kw_only=True)
 class Puck(Event):
+    """The button-puck sensor reading: the seat the puck is on, None when lifted."""
+
     seat: int | None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Tray(Event):
+    """A chip-tray reading: (chip value, count) pairs, by value."""
+
     counts: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, kw_only=True)
 class StateQuery(Event):
-    pass
+    """Print the state (replay adds it to the output line)."""
 
 
 @dataclass(frozen=True, kw_only=True)

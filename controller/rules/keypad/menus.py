@@ -37,11 +37,15 @@ WAIT_POST = {"1": "wait", "2": "post"}
 
 @dataclass(frozen=True)
 class DealerSignedIn(effects.Effect):
+    """A dealer signed in at the keypad: the dealer's id."""
+
     dealer: str
 
 
 @dataclass(frozen=True)
 class DealerSignedOut(effects.Effect):
+    """The dealer signed out (None: nobody was signed in)."""
+
     dealer: str | None
 
 

@@ -67,17 +67,23 @@ CONFIRMED = {"void": Misdeal, "undo": Undo, "ack": TrayAck}
 
 @dataclass(frozen=True)
 class SupervisorSignedIn(effects.Effect):
+    """A supervisor's PIN was taken: the menu is open for one function."""
+
     supervisor: str
 
 
 @dataclass(frozen=True)
 class PinRejected(effects.Effect):
+    """A wrong supervisor PIN, and how many in a row so far."""
+
     supervisor: str
     failures: int
 
 
 @dataclass(frozen=True)
 class SupervisorLocked(effects.Effect):
+    """Too many wrong PINs: the supervisor menu is locked until ``until_ms``."""
+
     supervisor: str
     until_ms: int  # table time (TableState.elapsed_ms) when the lock ends
 
