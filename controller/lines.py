@@ -89,19 +89,26 @@ def event_lines(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
 def decode_line(line: bytes | str) -> dict[str, Any]:
     """One input line as a JSON object, or ``BadEvent`` saying why not.
 
-    An ordinary line (nothing ``_NEEDS_CARE`` finds: no run of 16 digits, no exponent,
-    no ``\\u`` escape, no byte-order mark) is decoded by the plain decoder and not
-    walked again: on it the number hooks could only return what the plain decoder
-    makes, and none of its text can hold a surrogate. Any other line takes the careful
-    path, which finds every refusal and words it (the two paths agree on every line:
+    An ordinary line (no run of 16 digits, no exponent, no ``\\u`` escape, no
+    byte-order mark: ``needs_care``) is decoded by the plain decoder and not walked
+    again: on it the number hooks could only return what the plain decoder makes, and
+    none of its text can hold a surrogate. Any other line takes the careful path, which
+    finds every refusal and words it (the two paths agree on every line:
     tests/test_lines.py)."""
     text = _text(line.strip())
     _check_depth(text)
-    if _NEEDS_CARE.search(text) is None:
+    if not needs_care(text):
         return _object(text, _PLAIN.decode)
     obj = _object(text, _careful_loads)
     check_value(obj)
     return obj
+
+
+def needs_care(text: str) -> bool:
+    """Whether only ``decode_line``'s careful path decodes ``text`` right: it may hold
+    a number out of range (16 digits or more, an exponent), an unpaired surrogate (a
+    ``\\u`` escape) or a byte-order mark (which ``json.loads`` words its own way)."""
+    return "\\u" in text or text.startswith("\ufeff") or _LONG_OR_EXPONENT.search(text) is not None
 
 
 def decode_document(payload: bytes | bytearray | str) -> Any:
@@ -261,6 +268,5 @@ def _constant(name: str) -> float:
 
 #: The plain decoder, made once (``json.loads`` with hooks makes a new one per call).
 _PLAIN = json.JSONDecoder(parse_constant=_constant)
-#: What only the careful path decodes right: a number that may be out of range (16
-#: digits or more, an exponent), a ``\\u`` escape (an unpaired surrogate), a BOM.
-_NEEDS_CARE = re.compile(r"[0-9]{16}|[0-9][eE]|\\u|\A\ufeff")
+#: A run of 16 digits (an integer of 15 is always inside ±2^53), or an exponent.
+_LONG_OR_EXPONENT = re.compile(r"[0-9](?:[0-9]{15}|[eE])")

@@ -5,7 +5,6 @@ same refusal message, word for word."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -14,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller import lines
-from controller.lines import decode_line
+from controller.lines import decode_line, needs_care
 from controller.rules import BadEvent
 from tests.test_hostile_lines import HOSTILE
 
@@ -30,13 +29,13 @@ def outcome(line: bytes | str) -> tuple[str, str]:
 
 @contextmanager
 def every_line_careful() -> Iterator[None]:
-    """``decode_line`` with its screen finding something in every line."""
-    screen = lines._NEEDS_CARE
-    lines._NEEDS_CARE = re.compile("")
+    """``decode_line`` with every line taking its careful path."""
+    screen = lines.needs_care
+    lines.needs_care = lambda text: True
     try:
         yield
     finally:
-        lines._NEEDS_CARE = screen
+        lines.needs_care = screen
 
 
 def assert_paths_agree(line: bytes | str) -> None:
@@ -93,12 +92,13 @@ def test_the_fast_and_careful_paths_agree_on_hostile_and_edge_lines(line: bytes 
 
 
 def test_the_careful_path_is_taken_only_where_it_is_needed() -> None:
-    needs_care = lines._NEEDS_CARE
-    assert needs_care.search('{"type": "act", "seat": 3, "action": "raise", "to": 120}') is None
-    assert needs_care.search('{"a": 1234567890123456}')
-    assert needs_care.search('{"a": 1e5}')
-    assert needs_care.search('{"a": "\\ud800"}')
-    assert needs_care.search('\ufeff{"a": 1}')
+    assert not needs_care('{"type": "act", "seat": 3, "action": "raise", "to": 120}')
+    assert not needs_care('{"a": 999999999999999, "b": "e", "c": "1 e"}')
+    assert needs_care('{"a": 1234567890123456}')
+    assert needs_care('{"a": 1e5}')
+    assert needs_care('{"a": 1.5E-5}')
+    assert needs_care('{"a": "\\ud800"}')
+    assert needs_care('\ufeff{"a": 1}')
 
 
 #: Pieces of JSON text, hostile ones among them, for lines put together at random.
