@@ -4,6 +4,7 @@ so `replay`, `check-config` and the like must not load them."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -11,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from controller.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = (
@@ -89,3 +92,28 @@ def test_replay_loads_only_what_replay_needs() -> None:
         modules=NOT_FOR_REPLAY,
     )
     assert found == {"code": 0, "heavy": []}, found
+
+
+def test_the_program_keeps_its_start_out_of_the_collectors_way() -> None:
+    """Run as the program, `tablectl` freezes what its start made (``gc.freeze``) and
+    leaves the collector on; a caller in the same process keeps its collector as is."""
+    probe = (
+        "import gc, sys\n"
+        "from controller.cli import main\n"
+        "sys.argv = ['tablectl', '--version']\n"
+        "main()\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert result.stdout.splitlines()[-1] == "True True"
+    frozen = gc.get_freeze_count()
+    assert main(["--version"]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
