@@ -7,11 +7,13 @@ is answered line by line too. The output is the same text either way; how
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -112,9 +114,25 @@ def test_a_driver_on_standard_input_is_answered_line_by_line() -> None:
 def test_a_driver_on_a_named_pipe_is_answered_line_by_line(tmp_path: Path) -> None:
     fifo = tmp_path / "events"
     os.mkfifo(fifo)
-    # opening the pipe for writing waits for replay to open it for reading
-    with replay_process(str(fifo)) as proc, fifo.open("wb", buffering=0) as writer:
+    with replay_process(str(fifo)) as proc, write_end(fifo, proc) as writer:
         check(drive(proc, writer))
+
+
+def write_end(fifo: Path, proc: subprocess.Popen[bytes]) -> IO[bytes]:
+    """The write end of ``fifo`` once replay has opened it for reading (a plain open
+    would wait for ever if replay never did)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:  # ENXIO: no reader yet
+            if error.errno != errno.ENXIO or proc.poll() is not None:
+                raise
+            assert time.monotonic() < deadline, f"replay did not open {fifo} within {WAIT} s"
+            time.sleep(0.01)
+        else:
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "wb", buffering=0)
 
 
 def test_a_file_and_standard_input_give_the_same_output(tmp_path: Path) -> None:
