@@ -72,6 +72,7 @@ def test_a_command_loads_none_of_the_heavy_libraries(arguments: tuple[str, ...])
 #: the user's name, threads, the display's wording, the journal.
 NOT_FOR_REPLAY = (
     "hashlib",
+    "string",
     "difflib",
     "getpass",
     "threading",
