@@ -68,8 +68,9 @@ def test_a_command_loads_none_of_the_heavy_libraries(arguments: tuple[str, ...])
 
 
 #: What plain replay's start does without (issue 14, "Fast on a Pi"): OpenSSL for
-#: ``hashlib`` (the configuration's digest is the daemon's), "did you mean" suggestions,
-#: the user's name, threads, the display's wording, the journal.
+#: ``hashlib`` (the configuration's digest is the daemon's), ``string`` (the catalogue
+#: tests' placeholders), "did you mean" suggestions, the user's name, threads, the
+#: display's wording, the journal.
 NOT_FOR_REPLAY = (
     "hashlib",
     "string",
