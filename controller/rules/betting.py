@@ -218,12 +218,17 @@ def check_action(
         raise refuse("bad_amount", "refuse.more_than", amount=hand.current_bet)
     if to > all_in_to:
         raise refuse("bad_amount", "refuse.only_in_all", seat=seat, amount=all_in_to)
-    verb = phrase("word.raise_to" if hand.current_bet else "word.bet")
     if to > legal.max_raise_to:
-        raise refuse("bad_amount", "refuse.max", verb=verb, amount=legal.max_raise_to)
+        raise refuse("bad_amount", "refuse.max", verb=_verb(hand), amount=legal.max_raise_to)
     if to < legal.min_raise_to and to != all_in_to:
-        raise refuse("bad_amount", "refuse.min", verb=verb, amount=legal.min_raise_to)
+        raise refuse("bad_amount", "refuse.min", verb=_verb(hand), amount=legal.min_raise_to)
     return ("raise" if hand.current_bet else "bet"), to
+
+
+def _verb(hand: Hand) -> Phrase:
+    """``RAISE TO`` or ``BET``, for a refusal's words (rendered only when refusing: a
+    phrase renders its text when made)."""
+    return phrase("word.raise_to" if hand.current_bet else "word.bet")
 
 
 def apply_action(

@@ -22,12 +22,17 @@ def current_pots(state: TableState) -> list[Pot]:
     if hand is None:
         return []
     seats = state.seats
-    return build_pots(
-        {s: seats[s].gathered for s in hand.dealt},
-        (s for s in hand.dealt if seats[s].live),
-        (s for s in hand.dealt if seats[s].live and seats[s].all_in),
-        hand.dead_money,
-    )
+    contributions: dict[int, int] = {}
+    live: list[int] = []
+    all_in: list[int] = []
+    for number in hand.dealt:  # one pass over the seats dealt in
+        s = seats[number]
+        contributions[number] = s.gathered
+        if s.in_hand and not s.folded:  # Seat.live, written out
+            live.append(number)
+            if s.all_in:
+                all_in.append(number)
+    return build_pots(contributions, live, all_in, hand.dead_money)
 
 
 def clear_hand(seat: Seat) -> None:
@@ -246,11 +251,12 @@ def pay(
         winners = winners_of(pot, ranking)
         assert winners, "award() refuses rankings that leave a pot unwon"
         shares = split(pot.amount, winners, button, settings.seats, game.smallest_chip)
-        for seat, amount in sorted(shares.items()):
+        paid = tuple(sorted(shares.items()))
+        for seat, amount in paid:
             state.seats[seat].stack += amount
             if amount:
                 state.payouts.append([index, seat, amount])
-        out.append(effects.PotAwarded(index, pot.amount, tuple(sorted(shares.items()))))
+        out.append(effects.PotAwarded(index, pot.amount, paid))
     return out + finish(state, settings)
 
 

@@ -24,17 +24,25 @@ def build_pots(
     all_in: Iterable[int],
     dead_money: int = 0,
 ) -> list[Pot]:
-    """Layer the contributions into a main pot and side pots, in order."""
+    """Layer the contributions into a main pot and side pots, in order.
+
+    Written with plain loops (no ``min``/``sorted`` per level): every hand builds its
+    pots at least once, at the award or when the last opponent folds."""
     live_set = set(live)
     caps = sorted({contributions[s] for s in all_in if s in live_set and contributions[s] > 0})
-    top = max(contributions.values(), default=0)
+    amounts = list(contributions.values())
+    top = max(amounts, default=0)
     if not caps or caps[-1] < top:
         caps.append(top)
     pots: list[Pot] = []
     previous = 0
     for level in caps:
-        amount = sum(min(c, level) - min(c, previous) for c in contributions.values())
-        eligible = tuple(sorted(s for s in live_set if contributions.get(s, 0) >= level))
+        # each contribution's part between the previous level and this one
+        amount = 0
+        for c in amounts:
+            if c > previous:
+                amount += (c if c < level else level) - previous
+        eligible = tuple(sorted([s for s in live_set if contributions.get(s, 0) >= level]))
         previous = level
         if amount <= 0:
             continue
@@ -70,15 +78,19 @@ def split(
     units, rest = divmod(amount, chip)
     share, odd = divmod(units, len(winners))
     paid = {seat: share * chip for seat in winners}
-    for seat in clockwise_from(button, winners, table_seats)[:odd]:
-        paid[seat] += chip
-    if rest:  # below the smallest chip: cannot happen with whole-chip stacks
-        paid[clockwise_from(button, winners, table_seats)[0]] += rest
+    if odd or rest:  # most pots split evenly: no need to order the winners
+        order = clockwise_from(button, winners, table_seats)
+        for seat in order[:odd]:
+            paid[seat] += chip
+        if rest:  # below the smallest chip: cannot happen with whole-chip stacks
+            paid[order[0]] += rest
     return paid
 
 
 def take_fees(pots: list[Pot], fee: int) -> list[Pot]:
     """Take ``fee`` from the main pot first, then the side pots in order."""
+    if not fee:
+        return pots  # most hands pay no fee: the pots stay as they are
     taken = []
     for pot in pots:
         cut = min(fee, pot.amount)
