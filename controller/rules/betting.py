@@ -60,7 +60,12 @@ def limit_target(hand: Hand, size: int) -> int:
 
 
 def others_can_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
-    return any(s != seat and seats[s].can_act for s in hand.dealt)
+    for other in hand.dealt:  # a loop, not any(): next_to_act asks this often
+        if other != seat:
+            s = seats[other]
+            if s.in_hand and not s.folded and not s.all_in:  # Seat.can_act, written out
+                return True
+    return False
 
 
 def needs_to_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
@@ -156,6 +161,15 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
     reason = _no_raise_reason(hand, seats, seat, game, chips)
     if reason is not None:
         return Legal(owed == 0, call, None, None, reason)
+    low, high = _raise_range(hand, seats, s, game, chips)
+    return Legal(owed == 0, call, low, high)
+
+
+def _raise_range(
+    hand: Hand, seats: Mapping[int, Seat], s: Seat, game: GameSettings, chips: int
+) -> tuple[int, int]:
+    """The least and the most seat ``s`` may bet or raise to, when it may (``chips``:
+    its playable stack)."""
     all_in_to = s.bet + chips
     size = bet_size(game, hand.street)
     if game.structure == "fixed_limit":
@@ -164,12 +178,13 @@ def legal_for(hand: Hand, seats: Mapping[int, Seat], seat: int, game: GameSettin
         # R6: at least the largest full bet or raise of the round, unless all-in
         low = hand.current_bet + hand.min_increment
         if game.structure == "pot_limit":
+            owed = max(hand.current_bet - s.bet, 0)
             high = min(all_in_to, hand.current_bet + pot_total(hand, seats) + owed)
         else:
             high = all_in_to
         if all_in_to < low:
             low = high = all_in_to
-    return Legal(owed == 0, call, low, high)
+    return low, high
 
 
 def check_action(
@@ -192,8 +207,9 @@ def check_action(
         return "check", s.bet
     if action == "call":
         return ("check", s.bet) if call == 0 else ("call", s.bet + call)
-    # only a bet or raise needs the whole of legal_for (the slower part)
-    legal = legal_for(hand, seats, seat, game)
+    # only a bet or raise needs what legal_for works out (the slower part), and no
+    # Legal record of it
+    reason = _no_raise_reason(hand, seats, seat, game, chips)
     all_in_to = s.bet + chips
     if action == "all_in":
         if chips == 0:
@@ -203,25 +219,21 @@ def check_action(
         to = all_in_to
     if to is None:
         raise refuse("bad_amount", "refuse.needs_amount", action=phrase(f"word.{action}"))
-    if legal.min_raise_to is None or legal.max_raise_to is None:
-        only = phrase("word.check_or_fold" if legal.check else "word.call_or_fold")
-        raise refuse(
-            "raise_not_allowed",
-            "refuse.may_only",
-            seat=seat,
-            only=only,
-            reason=legal.no_raise_reason,
-        )
+    if reason is not None:
+        may_check = hand.current_bet <= s.bet  # Legal.check
+        only = phrase("word.check_or_fold" if may_check else "word.call_or_fold")
+        raise refuse("raise_not_allowed", "refuse.may_only", seat=seat, only=only, reason=reason)
+    low, high = _raise_range(hand, seats, s, game, chips)
     if to % game.smallest_chip:
         raise refuse("bad_amount", "refuse.amount_units", amount=game.smallest_chip)
     if to <= hand.current_bet:
         raise refuse("bad_amount", "refuse.more_than", amount=hand.current_bet)
     if to > all_in_to:
         raise refuse("bad_amount", "refuse.only_in_all", seat=seat, amount=all_in_to)
-    if to > legal.max_raise_to:
-        raise refuse("bad_amount", "refuse.max", verb=_verb(hand), amount=legal.max_raise_to)
-    if to < legal.min_raise_to and to != all_in_to:
-        raise refuse("bad_amount", "refuse.min", verb=_verb(hand), amount=legal.min_raise_to)
+    if to > high:
+        raise refuse("bad_amount", "refuse.max", verb=_verb(hand), amount=high)
+    if to < low and to != all_in_to:
+        raise refuse("bad_amount", "refuse.min", verb=_verb(hand), amount=low)
     return ("raise" if hand.current_bet else "bet"), to
 
 
@@ -303,11 +315,17 @@ def start_round(hand: Hand, seats: Mapping[int, Seat], game: GameSettings) -> No
 
 def return_uncalled(hand: Hand, seats: Mapping[int, Seat]) -> tuple[int, int] | None:
     """Give back the part of the largest bet nobody matched: (seat, amount) or None."""
-    bets = sorted(((seats[s].bet, s) for s in hand.dealt), reverse=True)
-    if not bets or bets[0][0] == 0:
+    # the largest bet and its seat, and the next largest (equal to it on a tie, when
+    # nothing is returned, whichever seat is taken for the largest)
+    top, seat, second = 0, 0, 0
+    for number in hand.dealt:
+        bet = seats[number].bet
+        if bet > top:
+            top, seat, second = bet, number, top
+        elif bet > second:
+            second = bet
+    if top == 0:
         return None
-    top, seat = bets[0]
-    second = bets[1][0] if len(bets) > 1 else 0
     if top <= second or not seats[seat].live:
         return None  # a bettor who left the hand leaves its chips in the pot (DESIGN)
     excess = top - second

@@ -8,6 +8,8 @@ when at most one seat can still bet, the remaining streets run out with no betti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.rules import betting, effects, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
@@ -180,10 +182,16 @@ def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]
         out.append(effects.UncalledReturned(*returned))
     betting.gather(hand, seats)
     hand.to_act = None
-    live = [s for s in hand.dealt if seats[s].live]
+    live: list[int] = []
+    can_bet = 0  # live seats not all-in
+    for number in hand.dealt:
+        s = seats[number]
+        if s.in_hand and not s.folded:  # Seat.live and Seat.can_act, written out
+            live.append(number)
+            if not s.all_in:
+                can_bet += 1
     if len(live) == 1:
         return out + pay(state, settings, [[live[0]]])
-    can_bet = sum(1 for s in live if seats[s].can_act)
     aggressor = hand.street_aggressor  # of the round just closed: the last with betting
     next_phase = NEXT_PHASE[settings.game.form]
     while True:
@@ -226,7 +234,7 @@ def showdown_order(state: TableState, settings: RuleSettings) -> list[int]:
 def pay(
     state: TableState,
     settings: RuleSettings,
-    ranking: list[list[int]],
+    ranking: Sequence[Sequence[int]],
     pots: list[Pot] | None = None,
 ) -> list[effects.Effect]:
     """Take the house fees and pay every pot to its best eligible ranked group
@@ -260,7 +268,7 @@ def pay(
     return out + finish(state, settings)
 
 
-def winners_of(pot: Pot, ranking: list[list[int]]) -> list[int]:
+def winners_of(pot: Pot, ranking: Sequence[Sequence[int]]) -> list[int]:
     for group in ranking:
         winners = [s for s in group if s in pot.eligible]
         if winners:

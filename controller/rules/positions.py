@@ -116,17 +116,22 @@ class Planner:
         self.game = settings.game
         self.chip = settings.game.smallest_chip
         self.moving = settings.game.button == "moving"
+        # worked out once: every step of the plan asks who is present, often twice
+        self.due = frozenset(
+            number
+            for number, s in state.seats.items()
+            if not s.away and playable(s.stack, self.chip) > 0
+        )
 
     # -- who is who --------------------------------------------------------------
 
     def present(self, seat: int) -> bool:
-        """Due for the big blind: seated, not away, with chips that play."""
-        s = self.seats.get(seat)
-        return s is not None and not s.away and playable(s.stack, self.chip) > 0
+        """Due for the big blind: seated, not away, with chips that play (``due``)."""
+        return seat in self.due
 
     def entitled(self, seat: int) -> bool:
         """May be dealt in anywhere without posting: owes nothing, waits for nothing."""
-        if not self.present(seat):
+        if seat not in self.due:
             return False
         s = self.seats[seat]
         return not s.fresh and not s.owes and s.wait_hands == 0
@@ -156,7 +161,7 @@ class Planner:
     # -- the plan -----------------------------------------------------------------
 
     def plan(self) -> HandPlan:
-        present = [s for s in sorted(self.seats) if self.present(s)]
+        present = sorted(self.due)
         if len(present) < 2:
             raise refuse("not_enough_players", "refuse.two_players")
         redeal = self.redeal()
@@ -295,9 +300,7 @@ class Planner:
         debtors: set[int] = set()  # dealt in while owing a blind or an entry
         posts: list[Post] = []
         settled: list[int] = []
-        for seat in sorted(self.seats):
-            if not self.present(seat):
-                continue
+        for seat in sorted(self.due):
             s = self.seats[seat]
             if seat == bb:
                 dealt.add(seat)

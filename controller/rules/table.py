@@ -121,7 +121,7 @@ class Table:
             raise OUT_OF_PHASE[kind](self)
         checker, deed = _HANDLERS[kind]
         checker(self, event)
-        moves_tray = type(event) in _TRAY_EVENTS
+        moves_tray = kind in _TRAY_EVENTS
         tray_before = tray_ledger.signature(self.state) if moves_tray else None
         out = deed(self, event)
         if self.settings.game.out_of_turn == "record":
@@ -253,7 +253,7 @@ class Table:
                     raise refuse("bad_ranking", "refuse.not_in_hand", seat=seat)
         pots = hand.current_pots(self.state)
         for index, pot in enumerate(pots):
-            if not hand.winners_of(pot, [list(g) for g in event.ranking]):
+            if not hand.winners_of(pot, event.ranking):
                 seats = " ".join(str(s) for s in pot.eligible)
                 raise refuse(
                     "bad_ranking", "refuse.pot_unranked", name=pot_name(index), seats=seats
@@ -264,7 +264,7 @@ class Table:
         self.state.undo = None
         found, self._found_pots = self._found_pots, None
         pots = found[1] if found is not None and found[0] is event else None
-        return hand.pay(self.state, self.settings, [list(g) for g in event.ranking], pots)
+        return hand.pay(self.state, self.settings, event.ranking, pots)
 
     def _misdeal(self, event: Misdeal) -> Effects:
         self.state, out = misdeal.void(self.state, self.settings)

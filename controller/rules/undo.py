@@ -8,7 +8,7 @@ later action, a street or hand ending, a correction or a departure clears it.
 from __future__ import annotations
 
 import operator
-from typing import cast
+from collections.abc import Callable
 
 from controller.rules import effects, out_of_turn
 from controller.rules.errors import Refusal
@@ -16,15 +16,18 @@ from controller.rules.state import (
     ACTION_FIELDS,
     HAND_ACTION_FIELDS,
     Clock,
+    Hand,
     HandBefore,
+    Seat,
     SeatBefore,
     TableState,
     UndoRecord,
 )
 from controller.rules.text import refuse
 
-_seat_before = operator.attrgetter(*ACTION_FIELDS)
-_hand_before = operator.attrgetter(*HAND_ACTION_FIELDS)
+# typed here rather than cast at each call: this runs before every action
+_seat_before: Callable[[Seat], SeatBefore] = operator.attrgetter(*ACTION_FIELDS)
+_hand_before: Callable[[Hand], HandBefore] = operator.attrgetter(*HAND_ACTION_FIELDS)
 
 
 def remember(state: TableState, seat: int) -> UndoRecord:
@@ -34,8 +37,8 @@ def remember(state: TableState, seat: int) -> UndoRecord:
     c = state.clock
     return UndoRecord(
         seat,
-        cast(SeatBefore, _seat_before(state.seats[seat])),
-        cast(HandBefore, _hand_before(h)),
+        _seat_before(state.seats[seat]),
+        _hand_before(h),
         Clock(c.seat, c.remaining_ms, c.warning) if c is not None else None,
         len(h.log),
     )
