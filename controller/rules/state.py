@@ -313,7 +313,9 @@ def _plain(value: Any) -> Any:
         shape = _shape(kind)
     if shape is not None:
         names, nested = shape
-        plain = dict(value.__dict__)  # the fields, in order (no other attributes)
+        # the fields, in order (no other attributes); copy() is several times faster
+        # than dict() on an instance dict
+        plain = value.__dict__.copy()
         if len(plain) != len(names):
             plain = {name: getattr(value, name) for name in names}
         for name in nested:
