@@ -5,7 +5,7 @@ and a misdeal after a snapshot round trip voids the hand as it would have anyway
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from controller.rules import RuleSettings, Table, parse_event, state_view
 from controller.rules.settings import GameSettings
@@ -35,10 +35,13 @@ def played(events: list[dict[str, object]]) -> Table:
 
 
 def expected_form(state: TableState) -> dict[str, object]:
-    """``dataclasses.asdict`` of the state, with the JSON form's text seat keys."""
-    data = asdict(state)
+    """``dataclasses.asdict`` of the state, with the JSON form's text seat keys, and
+    the snapshot before the hand in the same form (without its own ``before_hand``)."""
+    before = state.before_hand
+    data = asdict(replace(state, before_hand=None))
     data["seats"] = {str(k): v for k, v in data["seats"].items()}
     data["tray"] = {str(k): v for k, v in data["tray"].items()}
+    data["before_hand"] = before.to_dict() if before is not None else None
     return data
 
 
@@ -48,11 +51,19 @@ def test_the_json_form_is_what_asdict_gives_mid_hand() -> None:
     assert state.hand is not None and state.before_hand is not None and state.undo is not None
     assert state.hand.out_of_turn and state.undo.clock is not None  # nested records
     assert state.to_dict() == expected_form(state)
+    # the snapshot is the table as it was just before the hand started
+    before = expected_form(played(EVENTS[:3]).state)
+    del before["before_hand"]
+    assert state.to_dict()["before_hand"] == before
+    # taken again after the events of the hand, its JSON form has not moved
+    assert state.before_hand.to_dict() == before
     # and the copy shares nothing with the live state
     data = state.to_dict()
     data["seats"]["1"]["stack"] = -1
     data["positions"]["dealt"].append(99)
+    data["before_hand"]["seats"]["1"]["stack"] = -1
     assert state.seats[1].stack != -1 and 99 not in state.positions.dealt
+    assert state.before_hand.to_dict()["seats"]["1"]["stack"] == 1000
 
 
 @dataclass

@@ -32,7 +32,7 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     current = state
     assert current.before_hand is not None and current.hand is not None
     dealt = set(current.hand.dealt)
-    restored = TableState.from_dict(current.before_hand)
+    restored = TableState.from_dict(current.before_hand.to_dict())
     restored.hand_number = current.hand_number
     restored.puck, restored.tray, restored.keypad = current.puck, current.tray, current.keypad
     restored.elapsed_ms, restored.tray_read = current.elapsed_ms, current.tray_read
@@ -59,7 +59,7 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     restored.seats = seats
     # B7: the re-deal keeps the voided hand's plan; a plan depends only on the table
     # before the hand, so it is made again from there
-    voided = TableState.from_dict(current.before_hand)
+    voided = TableState.from_dict(current.before_hand.to_dict())
     try:
         restored.redeal = plan_to_dict(plan_hand(voided, settings), voided)
     except Refusal:  # not expected: the same table was planned when the hand began

@@ -11,7 +11,7 @@ import copy
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from controller.rules.records import (
     HandStreet,
@@ -220,7 +220,7 @@ class TableState:
     puck: int | None = None
     tray: dict[int, int] = field(default_factory=dict)
     # misdeal restores these
-    before_hand: dict[str, Any] | None = None
+    before_hand: Snapshot | None = None
     # after a misdeal: the voided hand's plan, which the next hand deals again (B7)
     redeal: dict[str, Any] | None = None
     keypad: KeypadState = field(default_factory=lambda: KeypadState())
@@ -238,10 +238,7 @@ class TableState:
     payouts: list[list[int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = _plain(self)
-        data["seats"] = {str(k): v for k, v in data["seats"].items()}
-        data["tray"] = {str(k): v for k, v in data["tray"].items()}
-        return data
+        return _json_form(_plain(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
@@ -261,7 +258,57 @@ class TableState:
         tray = {int(k): v for k, v in data.pop("tray").items()}
         undo_data = data.pop("undo", None)
         data["undo"] = UndoRecord.from_dict(undo_data) if undo_data is not None else None
+        before_data = data.pop("before_hand", None)
+        data["before_hand"] = Snapshot(before_data) if before_data is not None else None
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
+
+
+class Snapshot:
+    """The table as it was before the hand in progress (``TableState.before_hand``),
+    which a misdeal restores; its JSON form is ``TableState.to_dict`` of that moment
+    without its own ``before_hand``.
+
+    Every hand takes one and few hands are voided, so it is taken the quick way: each
+    record's field values (``_Fields``), no dict per record; the JSON form is made only
+    when asked for (a misdeal, a journal snapshot in the middle of a hand). One loaded
+    from a journal snapshot keeps the JSON form it was loaded from."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._kept: _Fields | dict[str, Any] = _plain(data)  # a copy, not the caller's
+
+    @classmethod
+    def of(cls, state: TableState) -> Snapshot:
+        snapshot = cls.__new__(cls)
+        snapshot._kept = _freeze(state)
+        return snapshot
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, a new copy each time."""
+        if type(self._kept) is not _Fields:
+            return _plain(self._kept)
+        data = _json_form(_plain(self._kept))
+        data.pop("before_hand", None)
+        return data
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Snapshot):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content, like a dict
+
+    def __repr__(self) -> str:
+        return f"Snapshot({self.to_dict()!r})"
+
+
+def _json_form(data: dict[str, Any]) -> dict[str, Any]:
+    """A state's fields as plain values (``_plain``) in its JSON form: seat numbers as
+    text keys."""
+    data["seats"] = {str(k): v for k, v in data["seats"].items()}
+    data["tray"] = {str(k): v for k, v in data["tray"].items()}
+    return data
 
 
 def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
@@ -278,23 +325,70 @@ _ATOM_TYPES = frozenset(_ATOMS)
 _ATOM_NAMES = frozenset({"int", "str", "bool", "float", "None"})
 #: A record's field values, in field order.
 FieldValues = Callable[[Any], tuple[Any, ...]]
-# per record class: its field names, a getter of their values, and the fields whose
-# declared type is not a plain value
-_SHAPES: dict[type, tuple[tuple[str, ...], FieldValues, tuple[str, ...]]] = {}
 
 
-def _shape(kind: type) -> tuple[tuple[str, ...], FieldValues, tuple[str, ...]]:
+class _Shape(NamedTuple):
+    names: tuple[str, ...]  # the record's fields, in order
+    values: FieldValues  # a getter of their values
+    nested: tuple[int, ...]  # the places of the fields whose type is not a plain value
+
+
+_SHAPES: dict[type, _Shape] = {}
+
+
+def _shape(kind: type) -> _Shape:
     """A record's field names, a getter of their values, and the fields that may hold
     more than a plain value (by their annotations, which mypy holds the code to:
     ``int | None`` is plain)."""
     names = tuple(f.name for f in fields(kind))
     nested = tuple(
-        f.name
-        for f in fields(kind)
+        at
+        for at, f in enumerate(fields(kind))
         if not _ATOM_NAMES.issuperset(part.strip() for part in str(f.type).split("|"))
     )
-    shape = _SHAPES[kind] = (names, _field_values(names), nested)
+    shape = _SHAPES[kind] = _Shape(names, _field_values(names), nested)
     return shape
+
+
+class _Fields:
+    """A record as a ``Snapshot`` keeps it: its class and its field values (those that
+    are records or containers frozen in turn, ``_freeze``)."""
+
+    __slots__ = ("kind", "values")
+
+    def __init__(self, kind: type, values: tuple[Any, ...]) -> None:
+        self.kind = kind
+        self.values = values
+
+
+def _freeze(value: Any) -> Any:
+    """A copy of ``value`` that later changes to it cannot reach, taken as quickly as
+    may be: records become their field values (``_Fields``), which ``_plain`` makes
+    into dicts only when the JSON form is asked for."""
+    kind = type(value)
+    if kind in _ATOM_TYPES:
+        return value
+    if kind is list:
+        if _ATOM_TYPES.issuperset(map(type, value)):
+            return value.copy()
+        return [_freeze(item) for item in value]
+    if kind is dict:
+        if _ATOM_TYPES.issuperset(map(type, value.values())):
+            return value.copy()
+        return {key: _freeze(item) for key, item in value.items()}
+    shape = _SHAPES.get(kind)
+    if shape is None and is_dataclass(value):
+        shape = _shape(kind)
+    if shape is None:
+        return _plain(value)  # a tuple, or what is not a record: copied as it is
+    values = shape.values(value)
+    if not shape.nested:
+        return _Fields(kind, values)
+    frozen = list(values)
+    for at in shape.nested:
+        if type(frozen[at]) not in _ATOM_TYPES:  # a None where a record may be
+            frozen[at] = _freeze(frozen[at])
+    return _Fields(kind, tuple(frozen))
 
 
 def _field_values(names: tuple[str, ...]) -> FieldValues:
@@ -325,19 +419,27 @@ def _plain(value: Any) -> Any:
         return {key: _plain(item) for key, item in value.items()}
     if kind is tuple:
         return tuple(_plain(item) for item in value)
+    if kind is _Fields:  # a record as a snapshot keeps it
+        return _fields_dict(_SHAPES[value.kind], value.values)
+    if kind is Snapshot:
+        return value.to_dict()
     shape = _SHAPES.get(kind)
     if shape is None and is_dataclass(value):
         shape = _shape(kind)
     if shape is not None:
-        names, values, nested = shape
         # The fields, in order, read through the getter and never through the
         # record's __dict__: asking CPython (3.11+) for an instance's __dict__ turns
         # its attributes into a real dict for good, and every later attribute access
         # on it (each seat's, at every action) gets slower.
-        plain = dict(zip(names, values(value), strict=True))
-        for name in nested:
-            item = plain[name]
-            if type(item) not in _ATOM_TYPES:  # a None where a record may be
-                plain[name] = _plain(item)
-        return plain
+        return _fields_dict(shape, shape.values(value))
     return copy.deepcopy(value)
+
+
+def _fields_dict(shape: _Shape, values: tuple[Any, ...]) -> dict[str, Any]:
+    """A record's fields as a dict of plain values, from their values in order."""
+    plain = dict(zip(shape.names, values, strict=True))
+    for at in shape.nested:
+        item = values[at]
+        if type(item) not in _ATOM_TYPES:  # a None where a record may be
+            plain[shape.names[at]] = _plain(item)
+    return plain

@@ -76,7 +76,7 @@ from controller.rules.positions import HandPlan, plan_hand
 from controller.rules.pots import Pot
 from controller.rules.records import ActionKind, Phase
 from controller.rules.settings import RuleSettings
-from controller.rules.state import FIRST_ROUNDS, STREETS, Hand, TableState
+from controller.rules.state import FIRST_ROUNDS, STREETS, Hand, Snapshot, TableState
 from controller.rules.text import phrase, refuse
 
 Effects = list[effects.Effect]
@@ -165,8 +165,7 @@ class Table:
         plan = self._plan or plan_hand(self.state, self.settings)
         self._plan = None
         self.state.undo = None
-        before = self.state.to_dict()
-        before.pop("before_hand", None)
+        before = Snapshot.of(self.state)
         out = hand.begin(self.state, self.settings, plan)
         if self.state.hand is not None:
             self.state.before_hand = before
