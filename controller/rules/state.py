@@ -259,7 +259,7 @@ class TableState:
         undo_data = data.pop("undo", None)
         data["undo"] = UndoRecord.from_dict(undo_data) if undo_data is not None else None
         before_data = data.pop("before_hand", None)
-        data["before_hand"] = Snapshot(before_data) if before_data is not None else None
+        data["before_hand"] = Snapshot.from_dict(before_data) if before_data is not None else None
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
 
 
@@ -275,14 +275,17 @@ class Snapshot:
 
     __slots__ = ("_kept",)
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._kept: _Fields | dict[str, Any] = _plain(data)  # a copy, not the caller's
+    def __init__(self, kept: _Fields | dict[str, Any]) -> None:
+        """Made by ``of`` or ``from_dict``."""
+        self._kept = kept
 
     @classmethod
     def of(cls, state: TableState) -> Snapshot:
-        snapshot = cls.__new__(cls)
-        snapshot._kept = _freeze(state)
-        return snapshot
+        return cls(_freeze(state))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Snapshot:
+        return cls(_plain(data))  # a copy: the caller's dict may change
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, a new copy each time."""
@@ -403,9 +406,9 @@ def _field_values(names: tuple[str, ...]) -> FieldValues:
 
 
 def _plain(value: Any) -> Any:
-    """What ``dataclasses.asdict`` gives for these records, several times faster: every
-    hand takes a snapshot of the table (for a misdeal), and the journal takes more. A
-    record of plain values, like a seat, is copied at C speed."""
+    """What ``dataclasses.asdict`` gives for these records, several times faster: the
+    journal takes snapshots of the table, and a misdeal restores one. A record's
+    fields are read at C speed (``_field_values``)."""
     kind = type(value)
     if kind in _ATOMS:
         return value
