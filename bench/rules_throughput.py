@@ -188,6 +188,91 @@ def session_events(hands: int, seed: int) -> tuple[list[dict[str, Any]], int]:
     return events, actions
 
 
+def session_in_pokerkit(events: list[dict[str, Any]], seed: int) -> tuple[list[Outcome], int]:
+    """The session's hands as PokerKit plays them, for its in-process rate on the same
+    hands: (the hands it plays as ours did, the hands left out).
+
+    Our table replays the session; each hand is set up in PokerKit with the seats dealt
+    in (in dealing order, PokerKit's player order), their stacks before the blinds and
+    random cards, and takes the same actions (``Acted``: a fold, a check or call, or a
+    bet or raise to the same total), PokerKit dealing the boards, showing down and
+    paying. A hand PokerKit's model cannot play as ours did (a dead or missed blind
+    posted, so the bets after the blinds differ; an action it refuses) is left out,
+    as the oracle leaves out hands the engines disagree on."""
+    import random
+    import warnings
+
+    from controller.config import load_config_text
+    from controller.rules.effects import Acted
+    from controller.rules.events import Act, StartHand
+    from tests.pokerkit_oracle import HOLDEM, Recording, shuffled_deck, skip_idle_checks
+
+    rng = random.Random(seed)
+    settings = load_config_text(SESSION_CONFIG).rules
+    table = Table(settings)
+    kept: list[Outcome] = []
+    left_out = 0
+    pk: Any = None  # the hand in PokerKit, None when it is left out or over
+    order: list[int] = []
+    actions = 0
+    deal: Callable[[Any], None] = HOLDEM.dealer(rng, [])  # burns and deals the boards
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for obj in events:
+            event = parse_event(obj)
+            stacks = {seat: s.stack for seat, s in table.state.seats.items()}
+            effects = table.apply(event)
+            try:
+                if isinstance(event, StartHand):
+                    hand = table.state.hand
+                    assert hand is not None
+                    order = list(hand.dealt)
+                    starting = [stacks[seat] for seat in order]
+                    pk = Recording(HOLDEM.state(settings, starting))
+                    actions = 0
+                    if list(pk.bets) != [table.state.seats[seat].bet for seat in order]:
+                        raise ValueError("blinds PokerKit does not post")
+                    deck = shuffled_deck(rng)
+                    for index in range(len(order)):
+                        pk.deal_hole([deck.pop(), deck.pop()], index)
+                    deal = HOLDEM.dealer(rng, deck)
+                    deal(pk)
+                elif isinstance(event, Act) and pk is not None:
+                    skip_idle_checks(pk, deal, order.index(event.seat))
+                    if pk.actor_index != order.index(event.seat):
+                        raise ValueError("another seat to act")
+                    acted = next(e for e in effects if isinstance(e, Acted))
+                    if acted.action == "fold":
+                        pk.fold()
+                    elif acted.action in ("check", "call"):
+                        pk.check_or_call()
+                    else:
+                        pk.complete_bet_or_raise_to(acted.total)
+                    actions += 1
+                    deal(pk)
+                if pk is not None and table.state.phase in ("idle", "showdown"):
+                    skip_idle_checks(pk, deal, None)
+                    deal(pk)
+                    if table.state.phase == "idle":
+                        if pk.status:
+                            raise ValueError("PokerKit's hand is not over")
+                        kept.append(
+                            Outcome(
+                                "agree",
+                                actions,
+                                operations=pk.operations,
+                                stacks=starting,
+                                settings=settings,
+                            )
+                        )
+                        pk = None
+            except (ValueError, AssertionError):
+                left_out += 1
+                pk = None
+    return kept, left_out
+
+
 #: The ``tablectl`` script pip writes for ``[project.scripts]`` (pip 23-24).
 CONSOLE_SCRIPT = """\
 #!{python}
