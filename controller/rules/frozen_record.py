@@ -2,11 +2,10 @@
 
 Why: ``dataclass`` compiles every method it writes with ``exec``, some 45 us each on
 CPython 3.11, and a frozen dataclass gets six (``__init__``, ``__repr__``, ``__eq__``,
-``__hash__``, ``__setattr__``, ``__delattr__``). The rules core has some forty small
-record classes (events, effects), all made when ``tablectl replay`` or the daemon
-starts. ``frozen_record`` makes the very same frozen dataclass but takes the three
-methods that only read the fields from the functions below, so a class costs three
-compiles instead of six.
+``__hash__``, ``__setattr__``, ``__delattr__``), and ``tablectl replay`` or the daemon
+makes some sixty of them as it starts (events, effects, settings). ``frozen_record``
+makes the very same frozen dataclass but takes the three methods that only read the
+fields from the functions below, so a class costs three compiles instead of six.
 
 They behave as the generated ones (``tests/test_frozen_record.py`` holds them against
 ``@dataclass(frozen=True)``): equal only to an instance of the very same class whose
