@@ -17,6 +17,7 @@ from controller.config import daemon, floor, reader, settings
 from controller.rules import effects, events, out_of_turn, pushed, tray_ledger
 from controller.rules import settings as rule_settings
 from controller.rules.frozen_record import frozen_kw_record, frozen_record
+from controller.rules.keypad import menus, supervisor
 
 #: The modules whose record classes are made by ``frozen_record``: events, effects
 #: (some are declared beside the rule that makes them) and settings.
@@ -26,6 +27,8 @@ RECORD_MODULES: tuple[ModuleType, ...] = (
     out_of_turn,
     pushed,
     tray_ledger,
+    menus,
+    supervisor,
     rule_settings,
     daemon,
     floor,
