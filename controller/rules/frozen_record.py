@@ -58,11 +58,11 @@ def _share_methods(cls: Any) -> Any:
     class's own fields kept on it, and a method the class body wrote left alone (as
     ``dataclass`` leaves it)."""
     listed = fields(cls)
-    cls._compared = _values_of(tuple(f.name for f in listed if f.compare))
-    cls._hashed = _values_of(
+    cls._record_compared = _values_of(tuple(f.name for f in listed if f.compare))
+    cls._record_hashed = _values_of(
         tuple(f.name for f in listed if (f.compare if f.hash is None else f.hash))
     )
-    cls._shown = tuple(f.name for f in listed if f.repr)
+    cls._record_shown = tuple(f.name for f in listed if f.repr)
     own = cls.__dict__
     if "__eq__" not in own:
         cls.__eq__ = _eq
@@ -77,15 +77,15 @@ def _share_methods(cls: Any) -> Any:
 def _eq(self: Any, other: Any) -> Any:
     kind = self.__class__
     if other.__class__ is kind:
-        return kind._compared(self) == kind._compared(other)
+        return kind._record_compared(self) == kind._record_compared(other)
     return NotImplemented
 
 
 def _hash(self: Any) -> int:
-    return hash(self.__class__._hashed(self))
+    return hash(self.__class__._record_hashed(self))
 
 
 @recursive_repr()  # as dataclass's: "..." for a record inside itself
 def _repr(self: Any) -> str:
-    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__class__._shown)
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__class__._record_shown)
     return f"{self.__class__.__qualname__}({shown})"
