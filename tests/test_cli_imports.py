@@ -96,6 +96,24 @@ def test_replay_loads_only_what_replay_needs() -> None:
     assert found == {"code": 0, "heavy": []}, found
 
 
+def test_replay_loads_the_keypad_grammar_with_the_first_key(tmp_path: Path) -> None:
+    """The keypad grammar (and its pages) comes with the first ``key`` event or
+    ``state`` query, not with the table: a file of plain events does without it."""
+    sample = (ROOT / "docs/samples/side-pot.jsonl").read_text().splitlines()
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(line + "\n" for line in sample if '"state"' not in line))
+    keyed = tmp_path / "keyed.jsonl"
+    keyed.write_text(plain.read_text() + '{"type": "key", "key": "NEXT"}\n')
+    config = "docs/samples/side-pot.yaml"
+    keypad = ("controller.rules.keypad",)
+    assert loaded("replay", "--config", config, str(plain), modules=keypad) == {
+        "code": 0,
+        "heavy": [],
+    }
+    found = loaded("replay", "--config", config, str(keyed), modules=keypad)
+    assert found["code"] == 0 and "controller.rules.keypad.grammar" in found["heavy"], found
+
+
 def test_the_program_keeps_its_start_out_of_the_collectors_way() -> None:
     """Run as the program, `tablectl` freezes what its start made (``gc.freeze``) and
     leaves the collector on; a caller in the same process keeps its collector as is."""

@@ -8,13 +8,14 @@ in `float_counts`), with the defaults `config/table.example.yaml` documents.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, cast, get_args
 
 from controller.config.reader import Section
 from controller.light_patterns import PATTERN_NAMES, LightPatterns
+from controller.rules.frozen_record import frozen_kw_record
 from controller.rules.limits import MAX_AMOUNT
 from controller.statedir import text_problem
 
@@ -30,7 +31,7 @@ LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 RECALL_HANDS = 10
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class JournalSettings:
     """`journal:` where and how the event journal is kept."""
 
@@ -49,14 +50,14 @@ class JournalSettings:
     """Move hands older than `keep_hands` into archive files instead of deleting them."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class DisplaySettings:
     """`display:` the dealer display's wording."""
 
     language: Language = "en"
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class SupervisorSettings:
     """`supervisor:` where the supervisors' PINs are kept (salted scrypt hashes written
     by `tablectl pin set`, a file readable by the service alone)."""
@@ -66,7 +67,7 @@ class SupervisorSettings:
     same file `tablectl pin set` writes by default (``controller.supervisor_pins.default_path``)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class PuckCheckSettings:
     """`puck:` what happens when the button-puck sensor disagrees with the button the
     rules placed: `warn` shows it to the dealer, `block` also refuses to start the next
@@ -75,7 +76,7 @@ class PuckCheckSettings:
     mismatch: MismatchPolicy = "warn"
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class TrayFloatSettings:
     """`tray:` the chip float the RFID tray should hold."""
 
@@ -93,7 +94,7 @@ class TrayFloatSettings:
         return sum(value * count for value, count in self.float_counts.items())
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class LoggingSettings:
     """`logging:` the least severe level written to the log."""
 

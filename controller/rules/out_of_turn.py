@@ -19,11 +19,11 @@ the hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from controller.rules import betting, effects
 from controller.rules.events import Act
+from controller.rules.frozen_record import frozen_record
 from controller.rules.records import Action, OutOfTurnEntry, OutOfTurnStatus
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Hand, TableState
@@ -32,14 +32,14 @@ from controller.rules.text import refuse
 PASSIVE = ("check", "fold")
 
 
-@dataclass(frozen=True)
+@frozen_record
 class OutOfTurnRecorded(effects.Effect):
     seat: int
     action: Action
     to: int | None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class OutOfTurnSettled(effects.Effect):
     seat: int
     binding: bool

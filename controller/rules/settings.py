@@ -6,8 +6,10 @@ files. Every default here is the rule book's default.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from controller.rules.frozen_record import frozen_kw_record
 
 Structure = Literal["no_limit", "pot_limit", "fixed_limit"]
 Form = Literal["flop", "draw", "triple_draw"]
@@ -19,7 +21,7 @@ MissedSmall = Literal["dead", "live"]
 OutOfTurn = Literal["reject", "record"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class ClockSettings:
     """P6: the action clock."""
 
@@ -31,7 +33,7 @@ class ClockSettings:
     time_bank_seconds: int = 30
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class FeeSettings:
     """House fees: rake with cap and no-flop-no-drop, jackpot drop, or a time fee."""
 
@@ -43,7 +45,7 @@ class FeeSettings:
     jackpot_min_pot: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class GameSettings:
     """The `game:` section: stakes, structure and every table-rule knob."""
 
@@ -94,7 +96,7 @@ class GameSettings:
         return self.big_bet if self.big_bet is not None else 2 * self.small_bet_amount
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class RuleSettings:
     """Everything the rules core needs to know about the table."""
 

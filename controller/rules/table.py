@@ -31,7 +31,6 @@ from controller.rules import (
     effects,
     fees,
     hand,
-    keypad,
     leave,
     misdeal,
     out_of_turn,
@@ -71,7 +70,6 @@ from controller.rules.events import (
     TrayFill,
     Undo,
 )
-from controller.rules.keypad.pages import pot_name
 from controller.rules.positions import HandPlan, plan_hand
 from controller.rules.pots import Pot
 from controller.rules.records import ActionKind, Phase
@@ -138,6 +136,8 @@ class Table:
         for it (the prompt stays). ``event`` is None when the line could not be read as
         an event."""
         if isinstance(event, Key):
+            from controller.rules import keypad  # loaded with the first key (_check_key)
+
             keypad.after_refusal(self, event)
 
     def legal(self) -> betting.Legal | None:
@@ -254,6 +254,8 @@ class Table:
         for index, pot in enumerate(pots):
             if not hand.winners_of(pot, event.ranking):
                 seats = " ".join(str(s) for s in pot.eligible)
+                from controller.rules.keypad.pages import pot_name  # see _check_key
+
                 raise refuse(
                     "bad_ranking", "refuse.pot_unranked", name=pot_name(index), seats=seats
                 )
@@ -327,9 +329,15 @@ class Table:
         return tray_ledger.record_ack(self.state, event)
 
     def _check_key(self, event: Key) -> None:
+        # The keypad grammar is loaded with the first key, not with the table: replay
+        # of a file without keys starts that much sooner (the daemon loads it anyway).
+        from controller.rules import keypad
+
         keypad.check(self, event)
 
     def _key(self, event: Key) -> Effects:
+        from controller.rules import keypad  # see _check_key
+
         return keypad.press(self, event)
 
 

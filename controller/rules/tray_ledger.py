@@ -13,22 +13,22 @@ events). Fills and credits are the project events ``tray_fill`` and ``tray_credi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller.rules import effects
 from controller.rules.events import TrayAck, TrayCredit, TrayFill
+from controller.rules.frozen_record import frozen_record
 from controller.rules.records import TrayAckRecord, TrayMove
 from controller.rules.state import TableState
 
 
-@dataclass(frozen=True)
+@frozen_record
 class TrayMoved(effects.Effect):
     kind: Literal["fill", "credit"]
     amount: int
 
 
-@dataclass(frozen=True)
+@frozen_record
 class TrayAcknowledged(effects.Effect):
     by: str | None
 

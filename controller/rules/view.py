@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from controller.rules import hand as hand_flow
-from controller.rules import keypad, out_of_turn, tray_ledger
+from controller.rules import out_of_turn, tray_ledger
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
-from controller.rules.keypad import pages
 from controller.rules.positions import plan_hand
 from controller.rules.table import Table
 from controller.rules.text import Message, Phrase, msg, render, round_word, to_json
@@ -42,6 +41,8 @@ def next_hand_seats(table: Table) -> set[int] | None:
 
 
 def state_view(table: Table) -> dict[str, Any]:
+    from controller.rules import keypad  # loaded when needed (Table._check_key says why)
+
     state = table.state
     h = state.hand
     pos = state.positions
@@ -107,6 +108,8 @@ def display_lines(table: Table, language: str = "en") -> list[str]:
 def display_messages(table: Table) -> list[Message]:
     """The dealer display's lines as messages: an unfinished keypad entry's prompt; else
     what happens next, under the last key's notice if there is one."""
+    from controller.rules import keypad  # see state_view
+
     prompt = keypad.prompt(table)
     if prompt is not None:
         return prompt
@@ -116,6 +119,8 @@ def display_messages(table: Table) -> list[Message]:
 
 
 def _next_lines(table: Table) -> list[Message]:
+    from controller.rules.keypad import pages  # see state_view
+
     state = table.state
     page = pages.lines(table)  # a page NEXT turned to; the payouts between hands
     if page is not None:
