@@ -19,7 +19,18 @@ from controller.lines import decode_line, event_lines
 from controller.rules import Event, Refusal, RuleSettings, Table, parse_event, state_view
 from controller.rules.effects import Effect
 
-__all__ = ["Step", "decode", "dumps", "event_lines", "process", "refuse", "replay", "step"]
+__all__ = [
+    "Step",
+    "answers",
+    "decode",
+    "dumps",
+    "event_lines",
+    "ok_text",
+    "process",
+    "refuse",
+    "replay",
+    "step",
+]
 
 decode = decode_line  # the replay contract's name for it
 
@@ -69,36 +80,55 @@ def refuse(
 
 def process(table: Table, obj: dict[str, Any], seq: int) -> dict[str, Any]:
     """Apply one decoded event and build its output line."""
-    done = step(table, obj)
+    return _answer(table, obj, seq, step(table, obj)) or {"seq": seq, "ok": True}
+
+
+def _answer(table: Table, obj: Mapping[str, Any], seq: int, done: Step) -> dict[str, Any] | None:
+    """The output line of an event folded into ``table``, or None when it is the plain
+    ``{"seq": seq, "ok": true}`` (most lines are: ``answers`` leaves it to the caller)."""
     if done.refusal is not None:
         return {"seq": seq, "ok": False, "error": done.refusal.as_dict()}
-    out: dict[str, Any] = {"seq": seq, "ok": True}
     if obj.get("type") == "state":
-        out["state"] = state_view(table)
-    return out
+        return {"seq": seq, "ok": True, "state": state_view(table)}
+    return None
 
 
 def replay(settings: RuleSettings, lines: Iterable[bytes | str]) -> Iterator[dict[str, Any]]:
     """One output line per event line; a bad line (``controller.lines``) is refused and
     replay goes on with the next."""
+    for seq, line in answers(settings, lines):
+        yield {"seq": seq, "ok": True} if line is None else line
+
+
+def answers(
+    settings: RuleSettings, lines: Iterable[bytes | str]
+) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """``replay``'s lines as (seq, output line), the plain ``{"seq": seq, "ok": true}``
+    as None: ``tablectl replay`` writes it as text (``ok_text``) without making it."""
     table = Table(settings)
     for seq, text in enumerate(event_lines(lines), start=1):
         try:
             obj = decode_line(text)
         except Refusal as refusal:
-            yield {"seq": seq, "ok": False, "error": refusal.as_dict()}
+            yield seq, {"seq": seq, "ok": False, "error": refusal.as_dict()}
             continue
-        yield process(table, obj, seq)
+        yield seq, _answer(table, obj, seq, step(table, obj))
+
+
+def ok_text(seq: int) -> str:
+    """``dumps({"seq": seq, "ok": True})``, written directly: the same text at a fraction
+    of the cost, and most lines are this one."""
+    return f'{{"seq": {seq}, "ok": true}}'
 
 
 def dumps(line: dict[str, Any]) -> str:
     """An output line as JSON text (``json.dumps``); the common ``{"seq": N, "ok":
-    true}`` is written directly, the same text at a fraction of the cost."""
+    true}`` as ``ok_text``."""
     if (
         len(line) == 2
         and line.get("ok") is True
         and type(seq := line.get("seq")) is int
         and next(iter(line)) == "seq"  # the keys in the order json.dumps writes them
     ):
-        return f'{{"seq": {seq}, "ok": true}}'
+        return ok_text(seq)
     return json.dumps(line, separators=(", ", ": "))

@@ -12,7 +12,7 @@ from typing import IO
 
 from controller.commands._settings import read_settings
 from controller.lines import read_lines
-from controller.replay import dumps, replay
+from controller.replay import answers, dumps, ok_text
 
 HELP = "run the rules over a JSONL file of events, one JSON result line per event"
 
@@ -39,12 +39,22 @@ def run(args: argparse.Namespace) -> int:
             return durable_replay(settings, args.state_dir, read_lines(source), sys.stdout)
         out = sys.stdout
         if args.events == "-":  # a driver on the other end: each answer at once
-            for line in replay(settings.rules, read_lines(source)):
-                out.write(dumps(line) + "\n")
+            for seq, line in answers(settings.rules, read_lines(source)):
+                out.write(f"{ok_text(seq) if line is None else dumps(line)}\n")
                 out.flush()
-        else:  # a file, or a pipe named like one: answers flushed whenever reading may wait
-            for line in replay(settings.rules, read_lines(source, before_read=out.flush)):
-                out.write(dumps(line) + "\n")
+            return 0
+        # a file, or a pipe named like one: the answers to what was read are written
+        # together whenever reading may wait, and at the end
+        pending: list[str] = []
+
+        def write_pending() -> None:
+            out.write("".join(pending))
+            pending.clear()
+            out.flush()
+
+        for seq, line in answers(settings.rules, read_lines(source, before_read=write_pending)):
+            pending.append(f"{ok_text(seq) if line is None else dumps(line)}\n")
+        write_pending()
     return 0
 
 
