@@ -207,9 +207,6 @@ def check_action(
         return "check", s.bet
     if action == "call":
         return ("check", s.bet) if call == 0 else ("call", s.bet + call)
-    # only a bet or raise needs what legal_for works out (the slower part), and no
-    # Legal record of it
-    reason = _no_raise_reason(hand, seats, seat, game, chips)
     all_in_to = s.bet + chips
     if action == "all_in":
         if chips == 0:
@@ -219,6 +216,9 @@ def check_action(
         to = all_in_to
     if to is None:
         raise refuse("bad_amount", "refuse.needs_amount", action=phrase(f"word.{action}"))
+    # only a bet or raise needs what legal_for works out (the slower part: a reason is
+    # a phrase, rendered when made), and no Legal record of it
+    reason = _no_raise_reason(hand, seats, seat, game, chips)
     if reason is not None:
         may_check = hand.current_bet <= s.bet  # Legal.check
         only = phrase("word.check_or_fold" if may_check else "word.call_or_fold")
