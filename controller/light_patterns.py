@@ -7,9 +7,10 @@ reading a configuration does not load the display's machinery (the rules' messag
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
+from controller.rules.frozen_record import frozen_kw_record
 from drivers.interfaces import Pattern
 
 #: The patterns a seat condition may ask for: the drivers' (``drivers.interfaces.Pattern``)
@@ -17,7 +18,7 @@ from drivers.interfaces import Pattern
 PATTERN_NAMES = tuple(pattern.value for pattern in Pattern if pattern is not Pattern.WINK)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen_kw_record
 class LightPatterns:
     """The pattern of each seat condition (``controller.lights`` gives their order of
     precedence)."""

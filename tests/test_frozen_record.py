@@ -1,6 +1,6 @@
 """``frozen_record``: its records compare, hash and print exactly as the methods that
 ``@dataclass(frozen=True)`` generates would, checked class by class against a twin
-made by ``dataclasses`` itself."""
+made by ``dataclasses`` itself; ``record`` likewise against plain ``@dataclass``."""
 
 from __future__ import annotations
 
@@ -13,14 +13,26 @@ from typing import Any, ClassVar
 
 import pytest
 
+from controller import light_patterns
 from controller.config import daemon, floor, reader, settings
-from controller.rules import effects, events, out_of_turn, pushed, tray_ledger
+from controller.rules import (
+    betting,
+    effects,
+    events,
+    out_of_turn,
+    positions,
+    pots,
+    pushed,
+    state,
+    tray_ledger,
+)
 from controller.rules import settings as rule_settings
-from controller.rules.frozen_record import frozen_kw_record, frozen_record
+from controller.rules.frozen_record import frozen_kw_record, frozen_record, record
 from controller.rules.keypad import menus, supervisor
 
 #: The modules whose record classes are made by ``frozen_record``: events, effects
-#: (some are declared beside the rule that makes them) and settings.
+#: (some are declared beside the rule that makes them), settings, and the rules' other
+#: frozen values (pots, the legal actions, the hand's plan).
 RECORD_MODULES: tuple[ModuleType, ...] = (
     events,
     effects,
@@ -34,7 +46,14 @@ RECORD_MODULES: tuple[ModuleType, ...] = (
     floor,
     reader,
     settings,
+    light_patterns,
+    pots,
+    betting,
+    positions,
 )
+#: The modules whose mutable record classes are made by ``record``: the table's state
+#: and the seat placement (``positions``, whose other records are frozen).
+MUTABLE_MODULES: tuple[ModuleType, ...] = (state, positions)
 
 
 def record_classes(module: ModuleType) -> list[type]:
@@ -47,7 +66,18 @@ def record_classes(module: ModuleType) -> list[type]:
     ]
 
 
-RECORDS = [cls for module in RECORD_MODULES for cls in record_classes(module)]
+RECORDS = [
+    cls
+    for module in RECORD_MODULES
+    for cls in record_classes(module)
+    if cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+]
+MUTABLE_RECORDS = [
+    cls
+    for module in MUTABLE_MODULES
+    for cls in record_classes(module)
+    if not cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+]
 
 
 def twin(cls: type) -> type:
@@ -83,6 +113,23 @@ def test_every_record_module_uses_frozen_record() -> None:
     for cls in RECORDS:
         params = cls.__dataclass_params__  # type: ignore[attr-defined]
         assert params.frozen and not params.eq and not params.repr, cls
+    mixed = [cls for cls in record_classes(positions) if cls not in RECORDS]
+    assert mixed == [positions.Placement]  # the one mutable record there, made by record
+
+
+def test_every_mutable_record_module_uses_record() -> None:
+    assert {cls.__name__ for cls in record_classes(state)} == {
+        "Seat",
+        "Clock",
+        "Hand",
+        "UndoRecord",
+        "Positions",
+        "TableState",
+    }
+    for cls in MUTABLE_RECORDS:
+        params = cls.__dataclass_params__  # type: ignore[attr-defined]
+        assert not params.frozen and not params.eq and not params.repr, cls
+        assert cls.__hash__ is None, cls
 
 
 @pytest.mark.parametrize("cls", RECORDS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
@@ -197,3 +244,129 @@ def test_field_flags_and_a_method_of_the_class_own_are_kept() -> None:
         labelled = declare_with_repr(ours)
         assert repr(labelled(label="x")) == "<x>"
         assert labelled(label="x") == labelled(label="x") != labelled(label="y")
+
+
+def mutable_twin(cls: type) -> type:
+    """The same fields (names, flags, order) in a class made by plain ``@dataclass``,
+    under the same name."""
+    listed = dataclasses.fields(cls)
+    specs = [
+        (f.name, Any, dataclasses.field(repr=f.repr, compare=f.compare, hash=f.hash))
+        for f in listed
+    ]
+    return dataclasses.make_dataclass(cls.__name__, specs, kw_only=all(f.kw_only for f in listed))
+
+
+@pytest.mark.parametrize("cls", MUTABLE_RECORDS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
+def test_a_mutable_record_behaves_as_the_generated_dataclass(cls: type) -> None:
+    made = mutable_twin(cls)
+    values = sample(cls)
+    record, same, generated = cls(**values), cls(**values), made(**values)
+
+    assert repr(record) == repr(generated)
+    assert cls.__hash__ is made.__hash__ is None
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(record)
+    assert record == same and not record != same  # noqa: SIM202 - both operators checked
+    assert record.__eq__(generated) is NotImplemented
+    assert generated.__eq__(record) is NotImplemented
+    assert record != generated
+    assert record.__eq__(object()) is NotImplemented
+    assert cls.__match_args__ == made.__match_args__  # type: ignore[attr-defined]
+    assert [(f.name, f.repr, f.compare, f.hash, f.kw_only) for f in dataclasses.fields(cls)] == [
+        (f.name, f.repr, f.compare, f.hash, f.kw_only) for f in dataclasses.fields(made)
+    ]
+
+    for name in values:
+        changed = cls(**{**values, name: -1})
+        generated_changed = made(**{**values, name: -1})
+        assert (record == changed) is (generated == generated_changed) is False
+        assert dataclasses.replace(record, **{name: -1}) == changed
+        mutated = cls(**values)
+        setattr(mutated, name, -1)
+        assert mutated == changed and repr(mutated) == repr(changed)
+
+    assert dataclasses.asdict(record) == dataclasses.asdict(generated)
+    assert dataclasses.astuple(record) == dataclasses.astuple(generated)
+    assert pickle.loads(pickle.dumps(record)) == record
+    assert copy.deepcopy(record) == record and copy.copy(record) == record
+    assert copy.copy(record) is not record
+
+
+def test_the_state_compares_and_prints_as_before() -> None:
+    seat = state.Seat("ann", 500)
+    assert repr(state.Clock(3, 900)) == "Clock(seat=3, remaining_ms=900, warning=False)"
+    assert repr(seat).startswith("Seat(player='ann', stack=500, in_hand=False, ")
+    table = state.TableState(seats={1: seat})
+    other = state.TableState(seats={1: state.Seat("ann", 500)})
+    assert table == other
+    other.seats[1].stack = 499
+    assert table != other
+    assert state.TableState.from_dict(table.to_dict()) == table
+    with pytest.raises(TypeError, match="unhashable"):
+        {table}  # noqa: B018 - the set is made to be refused
+
+
+def test_a_mutable_records_field_flags_and_own_methods_are_kept() -> None:
+    """``repr=False``, ``compare=False``, a record inside itself, and an ``__eq__``,
+    ``__hash__`` or ``__repr__`` written in the class body, as ``dataclass`` treats
+    them."""
+
+    def declare(decorator: Any) -> type:
+        @decorator
+        class Reading:
+            kind: ClassVar[str] = "reading"
+            value: float
+            secret: str = dataclasses.field(default="s", repr=False)
+            note: str = dataclasses.field(default="n", compare=False)
+            inner: list[Any] = dataclasses.field(default_factory=list)
+
+        return Reading
+
+    def declare_own(decorator: Any) -> tuple[type, type]:
+        @decorator
+        class Labelled:
+            label: str
+
+            def __repr__(self) -> str:
+                return f"<{self.label}>"
+
+            def __hash__(self) -> int:
+                return len(self.label)
+
+        @decorator
+        class Loose:
+            label: str
+
+            def __eq__(self, other: object) -> bool:
+                return True
+
+        return Labelled, Loose
+
+    mine, plain = declare(record), declare(dataclasses.dataclass)
+    for args in (
+        {"value": 1.5},
+        {"value": 1.5, "secret": "x", "note": "y"},
+        {"value": math.nan},
+    ):
+        a, b = mine(**args), plain(**args)
+        assert repr(a) == repr(b)
+        assert (a == a) is (b == b)  # a NaN field: identity counts, as in a tuple
+        for change in ({"note": "other"}, {"secret": "z"}, {"inner": [1]}):
+            a2, b2 = mine(**{**args, **change}), plain(**{**args, **change})
+            assert (a == a2) is (b == b2)
+    looped, plain_looped = mine(value=1.0), plain(value=1.0)
+    looped.inner.append(looped)
+    plain_looped.inner.append(plain_looped)
+    assert repr(looped) == repr(plain_looped)
+    assert "inner=[...]" in repr(looped)
+
+    (labelled, loose), (plain_labelled, plain_loose) = (
+        declare_own(record),
+        declare_own(dataclasses.dataclass),
+    )
+    assert repr(labelled(label="x")) == "<x>"
+    assert hash(labelled(label="xy")) == hash(plain_labelled(label="xy")) == 2
+    assert labelled(label="x") == labelled(label="x") != labelled(label="y")
+    assert loose(label="x") == loose(label="y")
+    assert loose.__hash__ is plain_loose.__hash__ is None

@@ -1,4 +1,4 @@
-"""Frozen dataclasses whose ``__eq__``, ``__hash__`` and ``__repr__`` are written once.
+"""Dataclasses whose ``__eq__``, ``__hash__`` and ``__repr__`` are written once.
 
 Why: ``dataclass`` compiles every method it writes with ``exec``, some 45 us each on
 CPython 3.11, and a frozen dataclass gets six (``__init__``, ``__repr__``, ``__eq__``,
@@ -15,6 +15,11 @@ a field's ``compare``, ``hash`` and ``repr`` flags count as they do there, and a
 the class writes itself is kept. ``fields``, ``replace``, ``asdict``, pickling and
 ``match`` work as on any dataclass; ``__dataclass_params__`` says ``eq=False,
 repr=False``, which only tells how the methods were made.
+
+``record`` does the same for a plain mutable ``@dataclass`` (the table's state, the
+seat placement): the shared ``__eq__`` and ``__repr__``, and ``__hash__`` set to
+``None`` as ``dataclass`` sets it for such a class, so one compile (``__init__``)
+instead of three (``tests/test_frozen_record.py`` holds them against ``@dataclass``).
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ def frozen_kw_record(cls: type[_Record]) -> type[_Record]:
     return _share_methods(dataclass(frozen=True, kw_only=True, eq=False, repr=False)(cls))
 
 
+@dataclass_transform()
+def record(cls: type[_Record]) -> type[_Record]:
+    """``@dataclass``, with the shared ``__eq__`` and ``__repr__`` and no hash."""
+    return _share_methods(dataclass(eq=False, repr=False)(cls), frozen=False)
+
+
 def _values_of(names: tuple[str, ...]) -> _Values:
     if not names:
         return lambda record: ()
@@ -53,10 +64,11 @@ def _values_of(names: tuple[str, ...]) -> _Values:
     return attrgetter(*names)
 
 
-def _share_methods(cls: Any) -> Any:
+def _share_methods(cls: Any, *, frozen: bool = True) -> Any:
     """What ``dataclass(eq=True, repr=True)`` would add, from the functions below: the
     class's own fields kept on it, and a method the class body wrote left alone (as
-    ``dataclass`` leaves it)."""
+    ``dataclass`` leaves it). A mutable record's ``__hash__`` is ``None`` (unhashable),
+    a frozen one's hashes its fields."""
     listed = fields(cls)
     cls._record_compared = _values_of(tuple(f.name for f in listed if f.compare))
     cls._record_hashed = _values_of(
@@ -68,7 +80,7 @@ def _share_methods(cls: Any) -> Any:
         cls.__eq__ = _eq
     explicit_hash = own.get("__hash__", MISSING)
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own):
-        cls.__hash__ = _hash
+        cls.__hash__ = _hash if frozen else None
     if "__repr__" not in own:
         cls.__repr__ = _repr
     return cls

@@ -41,17 +41,18 @@ player of that plan is no longer there to play it is the hand planned afresh.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from typing import Any
 
 from controller.rules.betting import playable
+from controller.rules.frozen_record import frozen_record, record
 from controller.rules.records import PostKind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
 from controller.rules.text import refuse
 
 
-@dataclass(frozen=True)
+@frozen_record
 class Post:
     seat: int
     kind: PostKind
@@ -59,7 +60,7 @@ class Post:
     dead: int
 
 
-@dataclass(frozen=True)
+@frozen_record
 class HandPlan:
     button: int
     small_blind: int | None
@@ -75,7 +76,7 @@ class HandPlan:
     bb_travel: int
 
 
-@dataclass
+@record
 class Placement:
     button: int
     small_blind: int | None

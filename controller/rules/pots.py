@@ -9,10 +9,11 @@ behind but win nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+from controller.rules.frozen_record import frozen_record
 
 
-@dataclass(frozen=True)
+@frozen_record
 class Pot:
     amount: int
     eligible: tuple[int, ...]

@@ -10,9 +10,10 @@ from __future__ import annotations
 import copy
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import field, fields, is_dataclass
 from typing import Any, NamedTuple, cast
 
+from controller.rules.frozen_record import record
 from controller.rules.records import (
     HandStreet,
     KeypadState,
@@ -50,7 +51,7 @@ SMALL_BET_ROUNDS: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass
+@record
 class Seat:
     player: str
     stack: int
@@ -98,14 +99,14 @@ class Seat:
         return self.missed_small or self.missed_big or self.owes_post
 
 
-@dataclass
+@record
 class Clock:
     seat: int
     remaining_ms: int
     warning: bool = False
 
 
-@dataclass
+@record
 class Hand:
     number: int
     street: HandStreet = "preflop"  # a round of ROUNDS[game.form], or "showdown"
@@ -150,7 +151,7 @@ SeatBefore = tuple[int, int, bool, bool, bool, int, bool]
 HandBefore = tuple[int, int, int, int, int, bool, int | None, int | None, list[OutOfTurnEntry]]
 
 
-@dataclass
+@record
 class UndoRecord:
     """R12: what the last action changed, to take it back while no later action exists.
     Part of the state so that it survives a snapshot."""
@@ -184,7 +185,7 @@ class UndoRecord:
         )
 
 
-@dataclass
+@record
 class Positions:
     """Where the button and blinds were last hand (the basis of the next hand)."""
 
@@ -197,7 +198,7 @@ class Positions:
     dealt: list[int] = field(default_factory=list)
 
 
-@dataclass
+@record
 class TableState:
     hand_number: int = 0
     phase: Phase = "idle"
