@@ -98,7 +98,15 @@ def decode_line(line: bytes | str) -> dict[str, Any]:
     text = _text(line.strip())
     _check_depth(text)
     if not needs_care(text):
-        return _object(text, _PLAIN.decode)
+        # the plain decoder's scanner itself (``JSONDecoder.decode`` is Python around
+        # it): the text is stripped, so a whole object ends at its end; anything else
+        # (a syntax error, extra data, not an object) is worded by the careful path
+        try:
+            obj, end = _PLAIN_SCAN(text, 0)
+        except (StopIteration, ValueError, _Refused):  # NaN or Infinity: _constant
+            end = -1
+        if end == len(text) and type(obj) is dict:
+            return obj
     obj = _object(text, _careful_loads)
     check_value(obj)
     return obj
@@ -267,6 +275,10 @@ def _constant(name: str) -> float:
 
 
 #: The plain decoder, made once (``json.loads`` with hooks makes a new one per call).
-_PLAIN = json.JSONDecoder(parse_constant=_constant)
+#: The plain decoder's scanner (C), which ``JSONDecoder.decode`` calls (typeshed does not
+#: list the attribute).
+_PLAIN_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
+    parse_constant=_constant
+).scan_once  # type: ignore[attr-defined]
 #: A run of 16 digits (an integer of 15 is always inside ±2^53), or an exponent.
 _LONG_OR_EXPONENT = re.compile(r"[0-9](?:[0-9]{15}|[eE])")
