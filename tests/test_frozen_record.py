@@ -370,3 +370,64 @@ def test_a_mutable_records_field_flags_and_own_methods_are_kept() -> None:
     assert labelled(label="x") == labelled(label="x") != labelled(label="y")
     assert loose(label="x") == loose(label="y")
     assert loose.__hash__ is plain_loose.__hash__ is None
+
+
+def init_twin(cls: type) -> type:
+    """The same fields with their types, defaults and keyword-only flags, in a class made
+    by plain ``@dataclass(frozen=True)``: its ``__init__`` is the one dataclass writes."""
+    specs = [
+        (f.name, f.type, dataclasses.field(default=f.default, kw_only=f.kw_only))
+        for f in dataclasses.fields(cls)
+    ]
+    return dataclasses.make_dataclass(cls.__name__, specs, frozen=True)
+
+
+QUICK = [cls for cls in RECORDS if not cls.__dataclass_params__.init]  # type: ignore[attr-defined]
+
+
+def test_plain_frozen_records_get_the_quick_init_and_the_others_keep_dataclasses() -> None:
+    assert events.Act in QUICK and effects.Acted in QUICK and pots.Pot in QUICK
+    # a default_factory or a __post_init__: dataclass's own __init__
+    kept = [cls for cls in RECORDS if cls not in QUICK]
+    assert kept and all(
+        hasattr(cls, "__post_init__")
+        or any(f.default_factory is not dataclasses.MISSING for f in dataclasses.fields(cls))
+        for cls in kept
+    ), kept
+
+
+@pytest.mark.parametrize("cls", QUICK, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
+def test_the_quick_init_takes_and_stores_as_dataclasses_does(cls: type) -> None:
+    import inspect
+
+    made = init_twin(cls)
+    assert inspect.signature(cls) == inspect.signature(made)
+    values = sample(cls)
+    assert vars(cls(**values)) == vars(made(**values))
+    listed = dataclasses.fields(cls)
+    positional = [values[f.name] for f in listed if not f.kw_only]
+    keywords = {f.name: values[f.name] for f in listed if f.kw_only}
+    assert vars(cls(*positional, **keywords)) == vars(made(*positional, **keywords))
+    required = [f.name for f in listed if f.default is dataclasses.MISSING]
+    if required:  # the same words for a missing argument (the twin's name is the class's)
+        partial = {k: v for k, v in values.items() if k != required[-1]}
+        with pytest.raises(TypeError) as ours:
+            cls(**partial)
+        with pytest.raises(TypeError) as theirs:
+            made(**partial)
+        assert str(ours.value) == str(theirs.value).replace(
+            f"{made.__qualname__}.__init__", f"{cls.__qualname__}.__init__"
+        )
+    with pytest.raises(TypeError):
+        cls(**values, not_a_field=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cls(**values).__setattr__(listed[0].name, 0) if listed else cls().__setattr__("x", 0)
+
+
+def test_the_quick_init_refuses_a_field_without_default_after_one_with() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @frozen_record
+        class Wrong:
+            a: int = 1
+            b: int
