@@ -32,7 +32,9 @@ AUDIT_CHARS = 256
 
 _CHUNK = 64 * 1024
 _BRACKETS = re.compile(r"[\[\]{}]")
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+#: A JSON string, scanned once: the loop gives back nothing (``*+``), since no
+#: character it takes could end the string.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"', re.DOTALL)
 
 
 class _Refused(Exception):
@@ -206,10 +208,30 @@ def _check_depth(text: str) -> None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return  # the common case: too few brackets to nest too deep
     depth = 0
-    for bracket in _BRACKETS.findall(_STRINGS.sub('""', text)):
+    for bracket in _BRACKETS.findall("".join(outside_strings(text))):
         depth += 1 if bracket in "[{" else -1
         if depth > MAX_DEPTH:
             raise BadEvent(f"NESTED DEEPER THAN {MAX_DEPTH} LEVELS")
+
+
+def outside_strings(text: str) -> list[str]:
+    """The pieces of ``text`` outside its JSON strings (the brackets that nest), each
+    character looked at once: a string is scanned from its opening quote to its end
+    (``_STRING``). When one has no end, no string can start after it (every quote
+    after it is escaped inside it, so a scan from there reads the same characters to
+    the same end), and the rest of the text is taken as it is: the pieces a search
+    for every string would leave, without searching again from each of thousands of
+    quotes (which took a 64 KiB line tens of seconds)."""
+    pieces = []
+    start = 0
+    while (quote := text.find('"', start)) >= 0:
+        string = _STRING.match(text, quote)
+        if string is None:
+            break
+        pieces.append(text[start:quote])
+        start = string.end()
+    pieces.append(text[start:])
+    return pieces
 
 
 def _check_text(text: str) -> None:

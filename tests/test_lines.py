@@ -4,7 +4,9 @@ same refusal message, word for word."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -168,3 +170,51 @@ def test_the_paths_agree_on_json_objects(
 ) -> None:
     text = json.dumps(obj, ensure_ascii=ensure_ascii)
     assert_paths_agree(text.encode("utf-8", errors="surrogatepass") if as_bytes else text)
+
+
+#: The depth check's old view of a line's strings: a search for every string, which
+#: tries again from each quote when one has no end.
+SEARCHED_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def test_the_pieces_outside_strings_are_those_a_search_for_every_string_leaves() -> None:
+    """Every text of up to seven characters made of quotes, backslashes, brackets and a
+    letter: the same brackets outside strings as ``re.sub`` over every string."""
+    for size in range(8):
+        for letters in itertools.product('"\\[{]a', repeat=size):
+            text = "".join(letters)
+            searched = SEARCHED_STRINGS.sub('""', text)
+            assert re.findall(r"[\[\]{}]", "".join(lines.outside_strings(text))) == re.findall(
+                r"[\[\]{}]", searched
+            ), text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[" * 33 + '"\\' * 32_000,  # thousands of quotes, each escaped inside the first
+        "{" * 33 + '"' + '\\"' * 32_000,
+        "[" * 33 + '"a' * 32_000,
+    ],
+)
+def test_a_line_of_thousands_of_unended_strings_is_read_once(
+    line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The depth check scans each character of a line once: a string is looked for
+    only after the last one found, and after one without an end no more. (A search
+    from each of these lines' quotes took tens of seconds a line: the daemon's
+    console and the floor watcher, whose messages are up to 1 MiB, stalled on one.)"""
+    scans: list[tuple[int, int | None]] = []
+    string = lines._STRING
+
+    class Scanned:
+        def match(self, text: str, start: int) -> re.Match[str] | None:
+            found = string.match(text, start)
+            scans.append((start, found.end() if found else None))
+            return found
+
+    monkeypatch.setattr(lines, "_STRING", Scanned())
+    with pytest.raises(BadEvent, match="NESTED DEEPER THAN 32"):
+        decode_line(line)
+    for (_, end), (start, _) in itertools.pairwise(scans):
+        assert end is not None and start >= end  # only the last may find no end
