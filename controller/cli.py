@@ -82,10 +82,18 @@ class OutputClosed(BaseException):
     it could not read."""
 
 
+class OutputFailed(BaseException):
+    """Standard output cannot be written (a full disk, an I/O error): a BaseException
+    for the same reason as ``OutputClosed``; ``main`` says so in one line."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+
+
 class _GuardedOutput:
-    """Standard output that turns a broken pipe into ``OutputClosed`` once, after
-    pointing the descriptor at /dev/null so that nothing more (the exit's flush
-    included) can fail."""
+    """Standard output that turns a broken pipe into ``OutputClosed`` and any other
+    failure to write into ``OutputFailed``, once, after pointing the descriptor at
+    /dev/null so that nothing more (the exit's flush included) can fail."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -93,21 +101,23 @@ class _GuardedOutput:
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
-            self._closed()
+        except OSError as error:
+            self._closed(error)
             return 0
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._closed()
+        except OSError as error:
+            self._closed(error)
 
-    def _closed(self) -> None:
+    def _closed(self, error: OSError) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, self._stream.fileno())
         os.close(devnull)
-        raise OutputClosed
+        if isinstance(error, BrokenPipeError):
+            raise OutputClosed
+        raise OutputFailed(error)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -149,13 +159,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "_run", None):
             parser.print_help(sys.stderr)
             return 2
-        return int(args._run(args))
+        status = int(args._run(args))
+        sys.stdout.flush()  # what is still buffered (a named file's last answers), here
+        return status  # where a failure to write it is told
     except KeyboardInterrupt:
         return 130
     except (BrokenPipeError, OutputClosed):
         return 0  # piped into head: it has what it wanted
+    except OutputFailed as failed:
+        print(f"tablectl: cannot write the output: {failed}", file=sys.stderr)
+        return 1
     finally:
         if sys.stdout is not stdout:
-            with contextlib.suppress(OutputClosed):
+            with contextlib.suppress(OutputClosed, OutputFailed):  # told above, if at all
                 sys.stdout.flush()
             sys.stdout = stdout

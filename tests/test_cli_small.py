@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from controller import supervisor_pins
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,3 +258,35 @@ def test_system_log_lines_are_wrapped_and_times_marked(tmp_path: Path) -> None:
     )
     rest = "".join(line.strip() for line in lines[fault + 1 : fault + 4])
     assert path in rest  # every character kept, wrapped under the entry
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to write into")
+def test_output_to_a_full_disk_is_a_message_and_a_failure_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Standard output on a full disk (/dev/full refuses every write): replay, plain or
+    durable, from a file or standard input, and a report, end with a failure status
+    and one line saying the output could not be written."""
+    samples = ROOT / "docs" / "samples"
+    config, events = str(samples / "side-pot.yaml"), str(samples / "side-pot.jsonl")
+    for args, stdin in (
+        (["replay", "--config", config, events], None),
+        (["replay", "--config", config, "-"], events),
+        (["replay", "--config", config, "--state-dir", str(tmp_path / "state"), events], None),
+        (["tray", "--events", events, "--config", config], None),
+    ):
+        with open("/dev/full", "w") as full, open(stdin or os.devnull, "rb") as given:
+            done = subprocess.run(
+                [sys.executable, "-m", "controller", *args],
+                cwd=ROOT,
+                stdin=given,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr == "tablectl: cannot write the output: No space left on device\n", (
+            args,
+            done.stderr,
+        )
