@@ -431,3 +431,22 @@ def test_the_quick_init_refuses_a_field_without_default_after_one_with() -> None
         class Wrong:
             a: int = 1
             b: int
+
+
+@pytest.mark.parametrize("make", [frozen_record, frozen_kw_record])
+def test_the_quick_init_takes_fields_named_as_its_own_locals(make: Any) -> None:
+    """A field may be called ``self`` or ``fields``, as dataclass's ``__init__`` allows
+    (it names its own ``self`` ``__dataclass_self__``): the quick one stores each
+    argument under its name, not the instance's ``__dict__`` or a duplicate ``self``."""
+
+    class Named:
+        __annotations__ = {"self": "int", "fields": "int", "name": "str"}
+        name = "x"
+
+    made = make(Named)
+    assert not made.__dataclass_params__.init  # the quick init
+    one = made(self=1, fields=2)
+    assert (one.self, one.fields, one.name) == (1, 2, "x")
+    assert repr(one).endswith("Named(self=1, fields=2, name='x')")
+    if make is frozen_record:
+        assert made(3, 4, "y") == made(self=3, fields=4, name="y")

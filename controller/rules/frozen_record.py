@@ -102,11 +102,13 @@ def _quick_init(cls: Any) -> Any:
     def parameter(f: Field[Any]) -> str:
         return f.name if f.default is MISSING else f"{f.name}=_default_{f.name}"
 
-    parameters = ["self", *map(parameter, positional)]
+    # its own names as dataclass's are, out of the way of any field's (``self``, ``fields``)
+    parameters = ["__dataclass_self__", *map(parameter, positional)]
     if keyword:
         parameters += ["*", *map(parameter, keyword)]
-    body = [f"    fields[{f.name!r}] = {f.name}" for f in listed]
-    source = f"def __init__({', '.join(parameters)}):\n    fields = self.__dict__\n"
+    body = [f"    __dataclass_fields__[{f.name!r}] = {f.name}" for f in listed]
+    source = f"def __init__({', '.join(parameters)}):\n"
+    source += "    __dataclass_fields__ = __dataclass_self__.__dict__\n"
     source += "\n".join(body) + "\n" if body else ""
     namespace: dict[str, Any] = {"__name__": cls.__module__, **defaults}
     exec(source, namespace)  # noqa: S102 - our own text, as dataclass does it
