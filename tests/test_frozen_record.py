@@ -450,3 +450,18 @@ def test_the_quick_init_takes_fields_named_as_its_own_locals(make: Any) -> None:
     assert repr(one).endswith("Named(self=1, fields=2, name='x')")
     if make is frozen_record:
         assert made(3, 4, "y") == made(self=3, fields=4, name="y")
+
+
+@pytest.mark.parametrize("make", [frozen_record, frozen_kw_record])
+def test_an_init_the_class_writes_itself_is_kept(make: Any) -> None:
+    """As dataclass leaves a class's own ``__init__`` (and the module says a method the
+    class body wrote is kept), the quick init does not replace it."""
+
+    class Parsed:
+        __annotations__ = {"amount": "int"}
+
+        def __init__(self, text: str) -> None:
+            object.__setattr__(self, "amount", int(text))
+
+    made = make(Parsed)
+    assert made("5").amount == 5

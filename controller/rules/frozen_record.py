@@ -62,9 +62,10 @@ def record(cls: type[_Record]) -> type[_Record]:
 def _plain_fields(cls: type) -> bool:
     """Whether every field of ``cls`` (its own and its dataclass bases') is a plain one,
     set from its argument or its default: no ``default_factory``, no ``init=False``, no
-    ``InitVar`` or ``ClassVar`` pseudo-field, no ``__post_init__``. A frozen record of
-    such fields gets ``_quick_init``; any other keeps the ``__init__`` of ``dataclass``."""
-    if hasattr(cls, "__post_init__"):
+    ``InitVar`` or ``ClassVar`` pseudo-field, no ``__post_init__``, and the class writes
+    no ``__init__`` of its own (dataclass keeps that one). A frozen record of such
+    fields gets ``_quick_init``; any other keeps the ``__init__`` of ``dataclass``."""
+    if hasattr(cls, "__post_init__") or "__init__" in cls.__dict__:
         return False
     own = cls.__dict__.get("__annotations__", {})
     if any("InitVar" in str(kind) or "ClassVar" in str(kind) for kind in own.values()):
