@@ -209,7 +209,13 @@ def session_in_pokerkit(events: list[dict[str, Any]], seed: int) -> tuple[list[O
     from controller.config import load_config_text
     from controller.rules.effects import Acted
     from controller.rules.events import Act, StartHand
-    from tests.pokerkit_oracle import HOLDEM, Recording, shuffled_deck, skip_idle_checks
+    from tests.pokerkit_oracle import (
+        HOLDEM,
+        Recording,
+        act_in_pokerkit,
+        shuffled_deck,
+        skip_idle_checks,
+    )
 
     rng = random.Random(seed)
     settings = load_config_text(SESSION_CONFIG).rules
@@ -246,13 +252,7 @@ def session_in_pokerkit(events: list[dict[str, Any]], seed: int) -> tuple[list[O
                     skip_idle_checks(pk, deal, order.index(event.seat))
                     if pk.actor_index != order.index(event.seat):
                         raise ValueError("another seat to act")
-                    acted = next(e for e in effects if isinstance(e, Acted))
-                    if acted.action == "fold":
-                        pk.fold()
-                    elif acted.action in ("check", "call"):
-                        pk.check_or_call()
-                    else:
-                        pk.complete_bet_or_raise_to(acted.total)
+                    act_in_pokerkit(pk, next(e for e in effects if isinstance(e, Acted)))
                     actions += 1
                     deal(pk)
                 if pk is not None and table.state.phase in ("idle", "showdown"):

@@ -412,6 +412,17 @@ class Variant:
 HOLDEM = Variant()
 
 
+def act_in_pokerkit(pk: Any, acted: Acted) -> None:
+    """Our action, as our core carried it out, done in PokerKit: a fold, a check or call,
+    or a bet or raise to the same total."""
+    if acted.action == "fold":
+        pk.fold()
+    elif acted.action in ("check", "call"):
+        pk.check_or_call()
+    else:
+        pk.complete_bet_or_raise_to(acted.total)
+
+
 def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> Outcome:
     big_blind = rng.choice((2, 2, 10))
     small_blind = big_blind // 2
@@ -484,12 +495,7 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
                 actions += 1
                 acted = next(e for e in effects if isinstance(e, Acted))
                 note_action(features, settings.game, acted.action, acted.total, legal.check, before)
-                if acted.action == "fold":
-                    pk.fold()
-                elif acted.action in ("check", "call"):
-                    pk.check_or_call()
-                else:
-                    pk.complete_bet_or_raise_to(acted.total)
+                act_in_pokerkit(pk, acted)
                 deal(pk)
             skip_idle_checks(pk, deal, None)
             if table.state.phase == "showdown":

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.replay import dumps
@@ -152,6 +152,7 @@ def test_a_file_and_standard_input_give_the_same_output(tmp_path: Path) -> None:
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n") == 4
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a busy machine
 @given(
     st.dictionaries(
         st.sampled_from(["seq", "ok", "error", "state"]),
