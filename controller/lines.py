@@ -63,6 +63,10 @@ def read_lines(
         while start < len(chunk):
             end = chunk.find(b"\n", start)
             stop = len(chunk) if end < 0 else end + 1
+            if end >= 0 and not line and stop - start <= MAX_LINE_BYTES + 1:
+                yield chunk[start:stop]  # the common case: a whole line within the chunk
+                start = stop
+                continue
             if not too_long:
                 line += chunk[start:stop]
                 if len(line) > MAX_LINE_BYTES:

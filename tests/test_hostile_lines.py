@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
+from controller import lines as lines_module
 from controller.cli import main
 from controller.journal import Journal
 from controller.lines import MAX_LINE_BYTES, decode_line, read_lines
@@ -346,3 +349,39 @@ def test_a_snapshot_holding_a_huge_stack_is_passed_over(
         assert daemon.controller is not None and daemon.controller.fault is None
         assert set(view(daemon)["seats"]) == {"2", "5"}
         assert daemon.submit({"type": "sit", "seat": 8, "player": "eve", "chips": 500}).ok
+
+
+class _Trickle(io.RawIOBase):
+    """A stream whose reads return what a pipe might: pieces of the sizes given, in
+    turn, whatever size was asked for."""
+
+    def __init__(self, data: bytes, sizes: list[int]) -> None:
+        self.data, self.sizes, self.at = data, sizes or [1], 0
+
+    def read1(self, size: int = -1) -> bytes:
+        piece = self.sizes[self.at % len(self.sizes)]
+        self.at += 1
+        out, self.data = self.data[:piece], self.data[piece:]
+        return out
+
+
+@example(b"abcdefghij\nab\n", [64])  # a long line whole within one read
+@example(b"abcdefghij\nab\n", [3])  # the same across reads
+@given(
+    st.lists(st.sampled_from([b"a", b"{", b"\n", b"\n\n", b"xyz", b"abcdefgh"]), max_size=40).map(
+        b"".join
+    ),
+    st.lists(st.integers(1, 30), max_size=6),
+)
+def test_read_lines_cuts_every_line_where_the_limit_says_however_the_bytes_arrive(
+    data: bytes, sizes: list[int]
+) -> None:
+    """Lines whole within one read (the quick path) and lines across reads come out the
+    same: each with its newline, cut at ``MAX_LINE_BYTES + 1`` bytes."""
+    pieces = data.split(b"\n")
+    expected = [(piece + b"\n")[:7] for piece in pieces[:-1]]
+    if pieces[-1]:
+        expected.append(pieces[-1][:7])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lines_module, "MAX_LINE_BYTES", 6)
+        assert list(read_lines(_Trickle(data, sizes))) == expected
