@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO
+from typing import IO, Any
 
 from controller.commands._settings import read_settings
 from controller.lines import read_lines
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         out = sys.stdout
         if args.events == "-":  # a driver on the other end: each answer at once
             for seq, line in answers(settings.rules, read_lines(source)):
-                out.write(f"{ok_text(seq) if line is None else dumps(line)}\n")
+                out.write(_text(seq, line))
                 out.flush()
             return 0
         # a file, or a pipe named like one: the answers to what was read are written
@@ -53,9 +53,14 @@ def run(args: argparse.Namespace) -> int:
             out.flush()
 
         for seq, line in answers(settings.rules, read_lines(source, before_read=write_pending)):
-            pending.append(f"{ok_text(seq) if line is None else dumps(line)}\n")
+            pending.append(_text(seq, line))
         write_pending()
     return 0
+
+
+def _text(seq: int, line: dict[str, Any] | None) -> str:
+    """An answer from ``answers`` as the line replay prints."""
+    return f"{ok_text(seq) if line is None else dumps(line)}\n"
 
 
 def _open_events(name: str) -> IO[bytes]:
