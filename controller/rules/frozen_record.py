@@ -16,6 +16,13 @@ the class writes itself is kept. ``fields``, ``replace``, ``asdict``, pickling a
 ``match`` work as on any dataclass; ``__dataclass_params__`` says ``eq=False,
 repr=False``, which only tells how the methods were made.
 
+A frozen record of plain fields (``_plain_fields``: no ``default_factory``, no
+``__post_init__``...) also gets its ``__init__`` from here (``_quick_init``, then
+``init=False`` in its params): the same parameters, defaults and errors as dataclass's,
+but it stores the arguments in the instance's ``__dict__`` at once, where dataclass's
+calls ``object.__setattr__`` field by field, since a frozen record may not be assigned
+to. Events and effects are made several times a line, so this halves their making.
+
 ``record`` does the same for a plain mutable ``@dataclass`` (the table's state, the
 seat placement): the shared ``__eq__`` and ``__repr__``, and ``__hash__`` set to
 ``None`` as ``dataclass`` sets it for such a class, so one compile (``__init__``)
