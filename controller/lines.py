@@ -113,7 +113,7 @@ def decode_line(line: bytes | str) -> dict[str, Any]:
             end = -1
         if end == len(text) and type(obj) is dict:
             return obj
-    obj = _object(text, _careful_loads)
+    obj = _careful_object(text)
     check_value(obj)
     return obj
 
@@ -249,9 +249,10 @@ def _out_of_range() -> str:
     return f"NUMBER OUT OF RANGE (AT MOST 2^53 = {MAX_NUMBER} EITHER WAY)"
 
 
-def _object(text: str, loads: Callable[[str], Any]) -> dict[str, Any]:
+def _careful_object(text: str) -> dict[str, Any]:
+    """``text`` decoded with every number hook, or ``BadEvent`` wording what is wrong."""
     try:
-        obj = loads(text)
+        obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except _Refused as refused:
         raise BadEvent(str(refused)) from None
     except json.JSONDecodeError as error:
@@ -261,10 +262,6 @@ def _object(text: str, loads: Callable[[str], Any]) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise BadEvent("AN EVENT MUST BE A JSON OBJECT")
     return obj
-
-
-def _careful_loads(text: str) -> Any:
-    return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
 
 
 def _int(digits: str) -> int:
@@ -300,9 +297,8 @@ def _constant(name: str) -> float:
     raise _Refused(f"{name} IS NOT A NUMBER JSON ALLOWS (NaN AND Infinity ARE REFUSED)")
 
 
-#: The plain decoder, made once (``json.loads`` with hooks makes a new one per call).
-#: The plain decoder's scanner (C), which ``JSONDecoder.decode`` calls (typeshed does not
-#: list the attribute).
+#: The scanner (C) of a plain decoder made once, which ``JSONDecoder.decode`` calls
+#: (typeshed does not list the attribute).
 _PLAIN_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
     parse_constant=_constant
 ).scan_once  # type: ignore[attr-defined]
