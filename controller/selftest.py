@@ -53,6 +53,8 @@ TEST_CLOCK_MS = 88_000
 
 @dataclass(frozen=True)
 class Result:
+    """One device's self-test result: PASS, FAIL or SKIP, with what was seen."""
+
     device: str
     status: str  # PASS | FAIL | SKIP
     detail: str

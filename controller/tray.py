@@ -41,6 +41,9 @@ from controller.rules.tray_ledger import totals
 
 @dataclass(frozen=True)
 class TrayStatus:
+    """The chip tray's reckoning: what it should hold, what it holds, and whether that calls
+    for the alarm."""
+
     checked: bool  # a float is configured
     float_total: int
     sold: int

@@ -43,6 +43,8 @@ BANDS: dict[int, tuple[int, int, int]] = {
 
 @dataclass(frozen=True)
 class Box:
+    """A rectangle of the bench screen, in character cells."""
+
     row: int
     col: int
     height: int
@@ -59,6 +61,8 @@ class Box:
 
 @dataclass(frozen=True)
 class RingLayout:
+    """Where the bench screen draws each seat, the middle of the table and the bottom panel."""
+
     seats: dict[int, Box]
     middle: Box  # pots, dealer display, clock, button
     bottom: int  # first row of the bottom panel

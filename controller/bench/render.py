@@ -56,6 +56,8 @@ class UiState:
 
 @dataclass
 class Canvas:
+    """The text pieces of one bench screen, cut at its edges, before they are drawn."""
+
     rows: int
     cols: int
     pieces: list[tuple[int, int, str, str]] = field(default_factory=list)

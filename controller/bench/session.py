@@ -75,6 +75,9 @@ class _Recent(logging.Handler):
 
 @dataclass
 class _Tray:
+    """The simulated chip tray the bench's keys fill: the chip value being changed and the
+    counts."""
+
     value: int | None = None  # the chip value the + and - keys change
     counts: dict[int, int] = field(default_factory=dict)  # what the bench put in it
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -28,6 +28,8 @@ FRAME_MS = 100
 
 @dataclass
 class DemoOptions:
+    """The bench demo: how many hands it plays and the seconds between its keys."""
+
     hands: int = 3
     pace: float = 0.8
 

@@ -40,6 +40,8 @@ RECALL_HANDS = 10
 
 @dataclass
 class RecalledHand:
+    """One hand rebuilt from the journal for game recall: its seats, posts, actions and result."""
+
     hand: int
     first_seq: int
     last_seq: int

@@ -101,6 +101,8 @@ class RulesBook:
 
 @dataclass
 class Folded:
+    """A table folded from the journal: where it stands, and how much was replayed to get there."""
+
     table: Table
     last_seq: int
     snapshot_seq: int  # 0: folded from the first event

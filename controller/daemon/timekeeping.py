@@ -195,6 +195,9 @@ def _iso(wall_ns: int) -> str:
 
 @dataclass
 class _Boot:
+    """One boot as the journal's system log tells it: where it starts, and when its clock got
+    synced."""
+
     first_log_id: int  # the boot's power_up entry
     after_seq: int  # events recorded in this boot have a greater seq
     sync: tuple[int, int] | None = None  # (wall_ns, mono_ns) when the clock got synced

@@ -39,6 +39,9 @@ class FloorLinkError(RuntimeError):
 
 @dataclass(frozen=True)
 class FloorMessage:
+    """One message from the broker: its topic, whether it is a retained copy, the parsed object
+    and the raw bytes."""
+
     topic: str
     retain: bool  # a stored (retained) copy delivered on subscription, not a live one
     payload: Mapping[str, Any] | None  # the parsed JSON object, None when not one

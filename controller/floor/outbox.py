@@ -35,6 +35,8 @@ BUSY_TIMEOUT_S = 10.0
 
 @dataclass(frozen=True, slots=True)
 class OutboxRow:
+    """A floor message waiting in the journal's outbox to be published."""
+
     id: int
     topic: str
     payload: str

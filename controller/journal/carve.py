@@ -227,6 +227,8 @@ def _committed_frames(wal: bytes, page_size: int) -> list[tuple[int, bytes]]:
 
 @dataclass
 class _Found:
+    """The rows carved out of a damaged journal file, table by table."""
+
     events: dict[int, list[tuple[Any, ...]]]
     configs: dict[int, list[tuple[Any, ...]]]
     snapshots: dict[int, list[bytes]]
@@ -306,6 +308,8 @@ def _bases(found: _Found, candidates: dict[int, set[str]]) -> list[ChainBase]:
 
 @dataclass
 class _Walk:
+    """The chain of events walked from one base, and the problem that ended it if any."""
+
     base: ChainBase
     rows: list[ScannedRow]
     problem: JournalIntegrityError | None

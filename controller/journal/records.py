@@ -62,6 +62,8 @@ class EventRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SystemLogRecord:
+    """One entry of the journal's system log (power up, clock sync, faults...)."""
+
     id: int
     kind: str
     detail: dict[str, Any]
@@ -77,6 +79,8 @@ class SystemLogRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConfigRecord:
+    """A configuration the journal recorded, with the first event recorded under it."""
+
     id: int
     sha256: str
     text: str
@@ -124,6 +128,8 @@ class VerifyResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PruneReport:
+    """What a prune removed or archived, and the journal's size before and after."""
+
     removed_events: int
     removed_snapshots: int
     removed_outbox: int

@@ -31,11 +31,13 @@ instead of three (``tests/test_frozen_record.py`` holds them against ``@dataclas
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, Field, dataclass, fields
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
+from functools import cache
 from operator import attrgetter
 from reprlib import recursive_repr
-from typing import Any, TypeVar, dataclass_transform
+from types import CodeType, FunctionType
+from typing import Any, TypeVar, cast, dataclass_transform
 
 _Record = TypeVar("_Record")
 
@@ -47,17 +49,13 @@ _Values = Callable[[object], tuple[Any, ...]]
 @dataclass_transform(frozen_default=True)
 def frozen_record(cls: type[_Record]) -> type[_Record]:
     """``@dataclass(frozen=True)``, with the shared ``__eq__``, ``__hash__``, ``__repr__``."""
-    plain = _plain_fields(cls)
-    made = dataclass(frozen=True, eq=False, repr=False, init=not plain)(cls)
-    return _share_methods(_quick_init(made) if plain else made)
+    return _frozen(cls, kw_only=False)
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True)
 def frozen_kw_record(cls: type[_Record]) -> type[_Record]:
     """``@dataclass(frozen=True, kw_only=True)``, with the shared methods."""
-    plain = _plain_fields(cls)
-    made = dataclass(frozen=True, kw_only=True, eq=False, repr=False, init=not plain)(cls)
-    return _share_methods(_quick_init(made) if plain else made)
+    return _frozen(cls, kw_only=True)
 
 
 @dataclass_transform()
@@ -90,12 +88,65 @@ def _plain_fields(cls: type) -> bool:
     )
 
 
+def _frozen(cls: Any, *, kw_only: bool) -> Any:
+    """The frozen record of ``cls``. A class of plain fields is made with no ``exec`` at
+    all: ``dataclass`` only lays out its fields (no ``__init__``, not frozen), and the
+    quick ``__init__`` and the frozen ``__setattr__`` and ``__delattr__`` come from
+    here. Any other class is ``dataclass(frozen=True)``'s, with the shared methods."""
+    if not _plain_fields(cls):
+        made = dataclass(frozen=True, kw_only=kw_only, eq=False, repr=False)(cls)
+        return _share_methods(made)
+    for name in ("__setattr__", "__delattr__"):  # as dataclass(frozen=True) refuses them
+        if name in cls.__dict__:
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    bases = [base for base in cls.__mro__[1:] if "__dataclass_params__" in base.__dict__]
+    if not all(base.__dataclass_params__.frozen for base in bases):
+        raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    # dataclass refuses a frozen base under a class it makes unfrozen: the bases read as
+    # unfrozen while it lays the fields out (it reads nothing else of theirs)
+    for base in bases:
+        base.__dataclass_params__.frozen = False
+    try:
+        made = dataclass(init=False, kw_only=kw_only, eq=False, repr=False)(cls)
+    finally:
+        for base in bases:
+            base.__dataclass_params__.frozen = True
+    made.__dataclass_params__.frozen = True
+    made.__setattr__, made.__delattr__ = _frozen_assignment(made)
+    return _share_methods(_quick_init(made))
+
+
+def _frozen_assignment(cls: Any) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The ``__setattr__`` and ``__delattr__`` that ``dataclass(frozen=True)`` writes:
+    a field, or any name on an instance of ``cls`` itself, may not be assigned or
+    deleted (``FrozenInstanceError``, in its words)."""
+    names = frozenset(f.name for f in fields(cls))
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    __setattr__.__qualname__ = f"{cls.__qualname__}.__setattr__"
+    __delattr__.__qualname__ = f"{cls.__qualname__}.__delattr__"
+    return __setattr__, __delattr__
+
+
 def _quick_init(cls: Any) -> Any:
     """The ``__init__`` that ``dataclass(frozen=True)`` would write (the same parameters,
     defaults, annotations and errors), storing the arguments in the instance's
     ``__dict__`` at once instead of through ``object.__setattr__`` one by one: a frozen
     record is made several times a line in replay (the event, its effects), and this
-    takes its making from about 0.8 us to a third of that."""
+    takes its making from about 0.8 us to a third of that.
+
+    Its code is ``init_source``'s for the class, made without compiling: the code
+    compiled once for a record of as many fields, with the fields' names put in
+    (``tests/test_frozen_record.py`` holds the two to be the same code)."""
     listed = fields(cls)
     positional = [f for f in listed if not f.kw_only]
     keyword = [f for f in listed if f.kw_only]
@@ -105,26 +156,49 @@ def _quick_init(cls: Any) -> Any:
             seen_default = True
         elif seen_default:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
-    defaults = {f"_default_{f.name}": f.default for f in listed if f.default is not MISSING}
-
-    def parameter(f: Field[Any]) -> str:
-        return f.name if f.default is MISSING else f"{f.name}=_default_{f.name}"
-
-    # its own names as dataclass's are, out of the way of any field's (``self``, ``fields``)
-    parameters = ["__dataclass_self__", *map(parameter, positional)]
-    if keyword:
-        parameters += ["*", *map(parameter, keyword)]
-    body = [f"    __dataclass_fields__[{f.name!r}] = {f.name}" for f in listed]
-    source = f"def __init__({', '.join(parameters)}):\n"
-    source += "    __dataclass_fields__ = __dataclass_self__.__dict__\n"
-    source += "\n".join(body) + "\n" if body else ""
-    namespace: dict[str, Any] = {"__name__": cls.__module__, **defaults}
-    exec(source, namespace)  # noqa: S102 - our own text, as dataclass does it
-    init = namespace["__init__"]
+    names = tuple(f.name for f in (*positional, *keyword))
+    template = _init_template(len(names))
+    placeholders = dict(zip(_placeholders(len(names)), names, strict=True))
+    code = template.replace(
+        co_argcount=1 + len(positional),
+        co_kwonlyargcount=len(keyword),
+        co_varnames=(template.co_varnames[0], *names, template.co_varnames[-1]),
+        co_consts=tuple(
+            placeholders.get(c, c) if type(c) is str else c for c in template.co_consts
+        ),
+        co_qualname=f"{cls.__qualname__}.__init__",
+    )
+    defaults = tuple(f.default for f in positional if f.default is not MISSING)
+    init = FunctionType(code, {"__name__": cls.__module__}, "__init__", defaults or None)
+    init.__kwdefaults__ = {f.name: f.default for f in keyword if f.default is not MISSING} or None
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__annotations__ = {**{f.name: f.type for f in listed}, "return": None}
     cls.__init__ = init
     return cls
+
+
+def init_source(names: Sequence[str], keyword: int = 0) -> str:
+    """The text of a quick ``__init__`` taking ``names`` (the last ``keyword`` of them
+    by keyword only): it stores each argument in the instance's ``__dict__`` under its
+    name. Its own names are dataclass's, out of the way of any field's (``self``)."""
+    parameters = ["__dataclass_self__", *names]
+    if keyword:
+        parameters.insert(len(parameters) - keyword, "*")
+    source = f"def __init__({', '.join(parameters)}):\n"
+    source += "    __dataclass_fields__ = __dataclass_self__.__dict__\n"
+    return source + "".join(f"    __dataclass_fields__[{name!r}] = {name}\n" for name in names)
+
+
+def _placeholders(count: int) -> tuple[str, ...]:
+    return tuple(f"_{i}" for i in range(count))
+
+
+@cache
+def _init_template(count: int) -> CodeType:
+    """The code of a quick ``__init__`` of ``count`` placeholder fields, compiled once."""
+    namespace: dict[str, Any] = {}
+    exec(init_source(_placeholders(count)), namespace)  # noqa: S102 - our own text
+    return cast(CodeType, namespace["__init__"].__code__)
 
 
 def _values_of(names: tuple[str, ...]) -> _Values:

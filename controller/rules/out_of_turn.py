@@ -34,6 +34,9 @@ PASSIVE = ("check", "fold")
 
 @frozen_record
 class OutOfTurnRecorded(effects.Effect):
+    """An action keyed out of turn was recorded for the seat, to be settled when its turn comes
+    (R10)."""
+
     seat: int
     action: Action
     to: int | None
@@ -41,6 +44,8 @@ class OutOfTurnRecorded(effects.Effect):
 
 @frozen_record
 class OutOfTurnSettled(effects.Effect):
+    """A recorded out-of-turn action was settled: binding (it stands) or not (R10)."""
+
     seat: int
     binding: bool
 

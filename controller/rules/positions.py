@@ -54,6 +54,8 @@ from controller.rules.text import refuse
 
 @frozen_record
 class Post:
+    """A forced bet a hand's plan asks of a seat: its kind, the live part and the dead part."""
+
     seat: int
     kind: PostKind
     live: int
@@ -62,6 +64,9 @@ class Post:
 
 @frozen_record
 class HandPlan:
+    """Where a new hand puts the button and blinds, who is dealt in, what each seat posts, and
+    what it settles."""
+
     button: int
     small_blind: int | None
     sb_position: int
@@ -78,6 +83,9 @@ class HandPlan:
 
 @record
 class Placement:
+    """The button and blinds being worked out for the next hand, with the blinds found missed
+    on the way."""
+
     button: int
     small_blind: int | None
     sb_position: int

@@ -15,6 +15,8 @@ from controller.rules.frozen_record import frozen_record
 
 @frozen_record
 class Pot:
+    """A pot: its chips and the seats that can win it (the main pot first, then the side pots)."""
+
     amount: int
     eligible: tuple[int, ...]
 

@@ -53,6 +53,9 @@ SMALL_BET_ROUNDS: dict[str, frozenset[str]] = {
 
 @record
 class Seat:
+    """A seated player: the stack, the part in the hand in progress, and what the seat owes
+    across hands."""
+
     player: str
     stack: int
     # -- the seat's part in the hand in progress --
@@ -101,6 +104,8 @@ class Seat:
 
 @record
 class Clock:
+    """The action clock: the seat it runs for, the time left, whether the warning was given."""
+
     seat: int
     remaining_ms: int
     warning: bool = False
@@ -108,6 +113,9 @@ class Clock:
 
 @record
 class Hand:
+    """The hand in progress: its street, the betting round's figures, who acts, and what was
+    recorded in it."""
+
     number: int
     street: HandStreet = "preflop"  # a round of ROUNDS[game.form], or "showdown"
     dealt: list[int] = field(default_factory=list)  # dealing order (P1)
@@ -200,6 +208,9 @@ class Positions:
 
 @record
 class TableState:
+    """The whole table: seats, positions, the hand and the clock, the game's travel, fees and
+    the money ledger."""
+
     hand_number: int = 0
     phase: Phase = "idle"
     seats: dict[int, Seat] = field(default_factory=dict)

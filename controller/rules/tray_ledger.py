@@ -24,12 +24,16 @@ from controller.rules.state import TableState
 
 @frozen_record
 class TrayMoved(effects.Effect):
+    """Chips moved into the tray (a fill) or out of it (a credit)."""
+
     kind: Literal["fill", "credit"]
     amount: int
 
 
 @frozen_record
 class TrayAcknowledged(effects.Effect):
+    """A supervisor acknowledged the tray's difference."""
+
     by: str | None
 
 

@@ -45,6 +45,8 @@ DEVICE_ACK_TIMEOUT = 0.1
 
 @dataclass(slots=True)
 class _Outgoing:
+    """A frame the simulated device sent and still waits to see acknowledged."""
+
     seq: int
     frame: bytes
     sent_at: float
