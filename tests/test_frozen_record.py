@@ -27,7 +27,7 @@ from controller.rules import (
     tray_ledger,
 )
 from controller.rules import settings as rule_settings
-from controller.rules.frozen_record import frozen_kw_record, frozen_record, record
+from controller.rules.frozen_record import frozen_kw_record, frozen_record, init_source, record
 from controller.rules.keypad import menus, supervisor
 
 #: The modules whose record classes are made by ``frozen_record``: events, effects
@@ -422,6 +422,33 @@ def test_the_quick_init_takes_and_stores_as_dataclasses_does(cls: type) -> None:
         cls(**values, not_a_field=1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         cls(**values).__setattr__(listed[0].name, 0) if listed else cls().__setattr__("x", 0)
+
+
+@pytest.mark.parametrize("cls", QUICK, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
+def test_the_quick_init_is_the_code_its_text_compiles_to(cls: type) -> None:
+    """The quick ``__init__`` is made from the code compiled once for a record of as many
+    fields, with the names put in: it must be the very code that compiling its own text
+    gives, instruction for instruction."""
+    listed = dataclasses.fields(cls)
+    names = [f.name for f in listed if not f.kw_only] + [f.name for f in listed if f.kw_only]
+    namespace: dict[str, Any] = {}
+    exec(init_source(names, keyword=sum(f.kw_only for f in listed)), namespace)  # noqa: S102
+    compiled, made = namespace["__init__"].__code__, cls.__init__.__code__  # type: ignore[misc]
+    for part in (
+        "co_code",
+        "co_consts",
+        "co_names",
+        "co_varnames",
+        "co_argcount",
+        "co_posonlyargcount",
+        "co_kwonlyargcount",
+        "co_nlocals",
+        "co_stacksize",
+        "co_flags",
+        "co_exceptiontable",
+    ):
+        assert getattr(made, part) == getattr(compiled, part), part
+    assert made.co_qualname == f"{cls.__qualname__}.__init__"
 
 
 def test_the_quick_init_refuses_a_field_without_default_after_one_with() -> None:

@@ -1,11 +1,12 @@
-"""Dataclasses whose ``__eq__``, ``__hash__`` and ``__repr__`` are written once.
+"""Dataclasses made with as little compiling as possible: ``frozen_record``,
+``frozen_kw_record`` and ``record``.
 
 Why: ``dataclass`` compiles every method it writes with ``exec``, some 45 us each on
-CPython 3.11, and a frozen dataclass gets six (``__init__``, ``__repr__``, ``__eq__``,
-``__hash__``, ``__setattr__``, ``__delattr__``), and ``tablectl replay`` or the daemon
-makes some sixty of them as it starts (events, effects, settings). ``frozen_record``
-makes the very same frozen dataclass but takes the three methods that only read the
-fields from the functions below, so a class costs three compiles instead of six.
+CPython 3.11 (parsing the text is most of it), and a frozen dataclass gets six
+(``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``,
+``__delattr__``); ``tablectl replay`` or the daemon makes some seventy of them as it
+starts (events, effects, settings). The three methods that only read the fields are
+the functions below, for every record.
 
 They behave as the generated ones (``tests/test_frozen_record.py`` holds them against
 ``@dataclass(frozen=True)``): equal only to an instance of the very same class whose
@@ -17,11 +18,15 @@ the class writes itself is kept. ``fields``, ``replace``, ``asdict``, pickling a
 repr=False``, which only tells how the methods were made.
 
 A frozen record of plain fields (``_plain_fields``: no ``default_factory``, no
-``__post_init__``...) also gets its ``__init__`` from here (``_quick_init``, then
-``init=False`` in its params): the same parameters, defaults and errors as dataclass's,
-but it stores the arguments in the instance's ``__dict__`` at once, where dataclass's
-calls ``object.__setattr__`` field by field, since a frozen record may not be assigned
-to. Events and effects are made several times a line, so this halves their making.
+``__post_init__``...), as nearly all are, is made with no compiling at all (``_frozen``):
+``dataclass`` only lays out its fields, and the other three methods come from here.
+Its ``__setattr__`` and ``__delattr__`` are closures with the generated ones' test and
+words. Its ``__init__`` (``_quick_init``, then ``init=False`` in its params) has the
+same parameters, defaults and errors as dataclass's, but stores the arguments in the
+instance's ``__dict__`` at once, where dataclass's calls ``object.__setattr__`` field by
+field: events and effects are made several times a line, so this halves their making.
+Its code is the one compiled for a record of as many fields, with the names put in.
+Any other frozen record is ``dataclass(frozen=True)``'s, with the shared three.
 
 ``record`` does the same for a plain mutable ``@dataclass`` (the table's state, the
 seat placement): the shared ``__eq__`` and ``__repr__``, and ``__hash__`` set to
