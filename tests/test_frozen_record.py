@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import math
 import pickle
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_type_hints
 
 import pytest
 
@@ -398,8 +399,6 @@ def test_plain_frozen_records_get_the_quick_init_and_the_others_keep_dataclasses
 
 @pytest.mark.parametrize("cls", QUICK, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
 def test_the_quick_init_takes_and_stores_as_dataclasses_does(cls: type) -> None:
-    import inspect
-
     made = init_twin(cls)
     assert inspect.signature(cls) == inspect.signature(made)
     values = sample(cls)
@@ -492,3 +491,209 @@ def test_an_init_the_class_writes_itself_is_kept(make: Any) -> None:
 
     made = make(Parsed)
     assert made("5").amount == 5
+
+
+def made_twice(
+    namespace: dict[str, Any], bases: tuple[type, ...] = (), *, kw_only: bool = False
+) -> tuple[Any, Any]:
+    """The class of ``namespace`` made by ``frozen_record`` (``frozen_kw_record``) and by
+    ``@dataclass(frozen=True[, kw_only=True])``, each from a fresh copy of it."""
+    make = frozen_kw_record if kw_only else frozen_record
+    ours = make(type("Made", bases, dict(namespace)))
+    theirs = dataclasses.dataclass(frozen=True, kw_only=kw_only)(
+        type("Made", bases, dict(namespace))
+    )
+    return ours, theirs
+
+
+def test_the_quick_init_stores_the_fields_in_their_order() -> None:
+    """A keyword-only field declared before a positional one comes after it in the
+    signature, but dataclass's ``__init__`` stores the fields in their declared order:
+    the instance's ``__dict__``, ``vars`` and its pickle keep that order."""
+
+    @frozen_kw_record
+    class Named:
+        """A keyword-only base."""
+
+        name: str
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class PlainNamed:
+        name: str
+
+    ours, _ = made_twice({"__annotations__": {"seat": "int"}}, (Named,))
+    _, plain = made_twice({"__annotations__": {"seat": "int"}}, (PlainNamed,))
+    assert not ours.__dataclass_params__.init  # the quick init
+    assert list(vars(ours(3, name="x"))) == list(vars(plain(3, name="x"))) == ["name", "seat"]
+    assert list(ours(3, name="x").__reduce_ex__(2)[2]) == ["name", "seat"]  # what pickles
+    annotations = {"first": "int", "second": "int", "third": "int"}
+    kept = {"first": dataclasses.field(kw_only=True, default=1), "second": 2, "third": 3}
+    ours, theirs = made_twice({"__annotations__": annotations, **kept})
+    assert list(vars(ours())) == list(vars(theirs())) == ["first", "second", "third"]
+    assert ours.__init__.__annotations__ == theirs.__init__.__annotations__
+
+
+def test_the_quick_init_is_init_sources_code() -> None:
+    """The code put together from the template is the very code ``init_source`` gives
+    for the class (the module's docstring says the tests hold it)."""
+    from controller.rules.frozen_record import init_source
+
+    for cls in (events.Act, effects.Acted, pots.Pot, *QUICK):
+        listed = dataclasses.fields(cls)
+        names = [f.name for f in listed if not f.kw_only] + [f.name for f in listed if f.kw_only]
+        keyword = sum(f.kw_only for f in listed)
+        stored = [f.name for f in listed]
+        namespace: dict[str, Any] = {}
+        exec(init_source(names, keyword, stored), namespace)  # noqa: S102
+        compiled, quick = namespace["__init__"].__code__, cls.__init__.__code__
+        for attribute in ("co_code", "co_consts", "co_names", "co_varnames"):
+            assert getattr(quick, attribute) == getattr(compiled, attribute), (cls, attribute)
+        assert (quick.co_argcount, quick.co_kwonlyargcount) == (
+            compiled.co_argcount,
+            compiled.co_kwonlyargcount,
+        )
+
+
+def test_the_quick_init_names_its_self_as_dataclass_does() -> None:
+    """``self``, unless a field is called so (then ``__dataclass_self__``, as dataclass
+    names it): a field called ``__dataclass_self__`` is taken by keyword too."""
+    annotations = {"__dataclass_self__": "int", "other": "int"}
+    ours, theirs = made_twice({"__annotations__": annotations})
+    assert vars(ours(__dataclass_self__=1, other=2)) == {"__dataclass_self__": 1, "other": 2}
+    assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
+    assert ours.__init__.__code__.co_varnames[0] == "self"
+    ours, theirs = made_twice({"__annotations__": {"self": "int"}})
+    assert ours.__init__.__code__.co_varnames[0] == "__dataclass_self__"
+    assert vars(ours(self=1)) == vars(theirs(self=1)) == {"self": 1}
+
+
+def test_a_record_without_a_docstring_gets_dataclasss() -> None:
+    annotations = {"seat": "int", "name": "str"}
+    for kw_only in (False, True):
+        ours, theirs = made_twice({"__annotations__": annotations, "name": "x"}, kw_only=kw_only)
+        assert ours.__doc__ == theirs.__doc__
+    ours, theirs = made_twice({"__annotations__": annotations, "__doc__": "Its own."})
+    assert ours.__doc__ == theirs.__doc__ == "Its own."
+
+
+def test_a_frozen_and_a_mutable_dataclass_base_together_as_dataclass_allows() -> None:
+    """dataclass refuses a frozen class over only mutable dataclass bases, but takes one
+    over a frozen base and a mutable one; the bases' flags are left as they were."""
+
+    @frozen_record
+    class Frozen:
+        """A frozen base."""
+
+        seat: int = 1
+
+    @dataclasses.dataclass
+    class Mutable:
+        name: str = "x"
+
+    ours, theirs = made_twice(
+        {"__annotations__": {"amount": "int"}, "amount": 5}, (Frozen, Mutable)
+    )
+    assert ours.__dataclass_params__.frozen and theirs.__dataclass_params__.frozen
+    assert vars(ours()) == vars(theirs()) == {"seat": 1, "name": "x", "amount": 5}
+    assert Frozen.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert not Mutable.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ours().amount = 1
+    for make in (frozen_record, dataclasses.dataclass(frozen=True)):
+        with pytest.raises(TypeError, match="cannot inherit frozen dataclass from a non-frozen"):
+            make(type("Made", (Mutable,), {"__annotations__": {"amount": "int"}, "amount": 5}))
+    assert not Mutable.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+class Doubled:
+    """A data descriptor: what is set is kept doubled (as a field's default, dataclass's
+    ``__init__`` sets the field through it)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = f"_{name}"
+
+    def __get__(self, instance: object, owner: type | None = None) -> int:
+        return 0 if instance is None else int(getattr(instance, self.name, 0))
+
+    def __set__(self, instance: object, value: int) -> None:
+        object.__setattr__(instance, self.name, 2 * value)
+
+
+def test_a_field_behind_a_slot_or_a_descriptor_is_set_as_dataclass_sets_it() -> None:
+    """dataclass's ``__init__`` sets a field through ``object.__setattr__``, so through a
+    slot or a data descriptor of that name; an instance's ``__dict__`` would miss it."""
+    slotted = {"__annotations__": {"seat": "int"}, "__slots__": ("seat",)}
+    ours, theirs = made_twice(slotted)
+    assert ours(3).seat == theirs(3).seat == 3
+
+    class SlottedBase:
+        __slots__ = ("seat",)
+
+    ours, theirs = made_twice({"__annotations__": {"seat": "int"}}, (SlottedBase,))
+    assert ours(3).seat == theirs(3).seat == 3
+    described = {"__annotations__": {"seat": "int"}, "seat": Doubled()}
+    ours, theirs = made_twice(described)
+    assert ours(3).seat == theirs(3).seat == 6
+    assert ours().seat == theirs().seat == 0
+    defaulted = {"__annotations__": {"seat": "int"}, "seat": dataclasses.field(default=Doubled())}
+    ours, theirs = made_twice(defaulted)
+    assert ours(3).seat == theirs(3).seat == 6
+
+
+LaidAside = dataclasses.InitVar
+
+
+def test_an_init_var_by_another_name_is_taken_as_dataclass_takes_it() -> None:
+    """A pseudo-field ``InitVar`` by a name of its own: dataclass's ``__init__`` takes its
+    argument (and, with no ``__post_init__``, drops it)."""
+    annotations = {"seat": "int", "spare": "LaidAside[int]"}
+    ours, theirs = made_twice({"__annotations__": annotations, "__module__": __name__})
+    assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
+    assert vars(ours(1, 2)) == vars(theirs(1, 2)) == {"seat": 1}
+    assert ours.__match_args__ == theirs.__match_args__
+    ours, theirs = made_twice(
+        {"__annotations__": {"spare": "LaidAside[int]"}, "__module__": __name__}
+    )
+    assert vars(ours(2)) == vars(theirs(2)) == {}
+
+
+def test_the_frozen_methods_are_of_the_records_module() -> None:
+    ours, theirs = made_twice({"__annotations__": {"seat": "int"}, "__module__": __name__})
+    for name in ("__init__", "__setattr__", "__delattr__"):
+        method, generated = getattr(ours, name), getattr(theirs, name)
+        assert (method.__module__, method.__qualname__) == (
+            generated.__module__,
+            generated.__qualname__,
+        )
+
+
+def test_the_quick_init_reads_its_annotations_in_the_records_module() -> None:
+    """dataclass writes its methods with the record's module as their globals, so that
+    ``get_type_hints`` finds the names of the annotations there."""
+    annotations = {"seat": "Doubled", "name": "str"}
+    ours, theirs = made_twice({"__annotations__": annotations, "__module__": __name__})
+    assert get_type_hints(ours.__init__) == get_type_hints(theirs.__init__)
+    assert get_type_hints(ours.__init__)["seat"] is Doubled
+    for name in ("__setattr__", "__delattr__"):
+        assert inspect.signature(getattr(ours, name)) == inspect.signature(getattr(theirs, name))
+
+
+@pytest.mark.parametrize("make", [frozen_record, frozen_kw_record])
+def test_a_hash_the_class_sets_to_none_itself_is_kept(make: Any) -> None:
+    """``__hash__ = None`` written in a class that writes no ``__eq__`` is the class's
+    own word (dataclass keeps it: unhashable); the ``None`` Python sets beside an
+    ``__eq__`` of the class's own is not (dataclass writes the hash)."""
+    kw_only = make is frozen_kw_record
+    ours, theirs = made_twice(
+        {"__annotations__": {"seat": "int"}, "__hash__": None}, kw_only=kw_only
+    )
+    assert ours.__hash__ is theirs.__hash__ is None
+    with pytest.raises(TypeError, match="unhashable type"):
+        hash(ours(seat=1))
+
+    def equal(self: object, other: object) -> bool:
+        return True
+
+    with_eq = {"__annotations__": {"seat": "int"}, "__eq__": equal, "__hash__": None}
+    ours, theirs = made_twice(with_eq, kw_only=kw_only)
+    assert hash(ours(seat=1)) == hash(theirs(seat=1)) == hash((1,))

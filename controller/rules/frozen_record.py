@@ -36,9 +36,11 @@ instead of three (``tests/test_frozen_record.py`` holds them against ``@dataclas
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
 from functools import cache
+from inspect import signature
 from operator import attrgetter
 from reprlib import recursive_repr
 from types import CodeType, FunctionType
@@ -72,25 +74,43 @@ def record(cls: type[_Record]) -> type[_Record]:
 def _plain_fields(cls: type) -> bool:
     """Whether every field of ``cls`` (its own and its dataclass bases') is a plain one,
     set from its argument or its default: no ``default_factory``, no ``init=False``, no
-    ``InitVar`` or ``ClassVar`` pseudo-field, no ``__post_init__``, and the class writes
-    no ``__init__`` of its own (dataclass keeps that one). A frozen record of such
+    ``InitVar`` or ``ClassVar`` pseudo-field, no ``__post_init__``, no field behind a
+    slot or a data descriptor (``_set_through``), and the class writes no ``__init__``
+    or ``__slots__`` of its own (dataclass keeps that one). A frozen record of such
     fields gets ``_quick_init``; any other keeps the ``__init__`` of ``dataclass``."""
-    if hasattr(cls, "__post_init__") or "__init__" in cls.__dict__:
+    if hasattr(cls, "__post_init__") or "__init__" in cls.__dict__ or "__slots__" in cls.__dict__:
         return False
     own = cls.__dict__.get("__annotations__", {})
     if any("InitVar" in str(kind) or "ClassVar" in str(kind) for kind in own.values()):
         return False
     declared = [cls.__dict__.get(name) for name in own]
+    names = set(own)
     for base in cls.__mro__[1:]:
         listed = getattr(base, "__dataclass_fields__", None)
         if listed is not None:
             if len(listed) != len(fields(base)):
                 return False  # a pseudo-field
             declared += listed.values()
+            names.update(listed)
+    if any(_set_through(cls, name) for name in names):
+        return False
     return not any(
         isinstance(value, Field) and (value.default_factory is not MISSING or not value.init)
         for value in declared
     )
+
+
+def _set_through(cls: type, name: str) -> bool:
+    """Whether the class attribute ``name`` is a data descriptor (a slot, a property, a
+    descriptor as a field's default): dataclass's ``__init__`` sets the field through
+    it (``object.__setattr__``), where the quick one would put it beside it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            value = klass.__dict__[name]
+            if isinstance(value, Field):
+                value = value.default
+            return hasattr(type(value), "__set__") or hasattr(type(value), "__delete__")
+    return False
 
 
 def _frozen(cls: Any, *, kw_only: bool) -> Any:
@@ -105,20 +125,28 @@ def _frozen(cls: Any, *, kw_only: bool) -> Any:
         if name in cls.__dict__:
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     bases = [base for base in cls.__mro__[1:] if "__dataclass_params__" in base.__dict__]
-    if not all(base.__dataclass_params__.frozen for base in bases):
+    frozen = [base for base in bases if base.__dataclass_params__.frozen]
+    if bases and not frozen:  # as dataclass: one frozen base is enough
         raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
     # dataclass refuses a frozen base under a class it makes unfrozen: the bases read as
     # unfrozen while it lays the fields out (it reads nothing else of theirs)
-    for base in bases:
+    for base in frozen:
         base.__dataclass_params__.frozen = False
+    # nor has it a docstring to write from the signature before the quick __init__ is in
+    undocumented = not cls.__doc__
+    if undocumented:
+        cls.__doc__ = cls.__name__
     try:
         made = dataclass(init=False, kw_only=kw_only, eq=False, repr=False)(cls)
     finally:
-        for base in bases:
+        for base in frozen:
             base.__dataclass_params__.frozen = True
     made.__dataclass_params__.frozen = True
     made.__setattr__, made.__delattr__ = _frozen_assignment(made)
-    return _share_methods(_quick_init(made))
+    _quick_init(made)
+    if undocumented:  # as dataclass writes it
+        made.__doc__ = made.__name__ + str(signature(made)).replace(" -> None", "")
+    return _share_methods(made)
 
 
 def _frozen_assignment(cls: Any) -> tuple[Callable[..., None], Callable[..., None]]:
@@ -137,8 +165,10 @@ def _frozen_assignment(cls: Any) -> tuple[Callable[..., None], Callable[..., Non
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
-    __setattr__.__qualname__ = f"{cls.__qualname__}.__setattr__"
-    __delattr__.__qualname__ = f"{cls.__qualname__}.__delattr__"
+    for method in (__setattr__, __delattr__):
+        method.__module__ = cls.__module__
+        method.__annotations__ = {}  # as dataclass writes them, with none
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
     return __setattr__, __delattr__
 
 
@@ -150,11 +180,14 @@ def _quick_init(cls: Any) -> Any:
     takes its making from about 0.8 us to a third of that.
 
     Its code is ``init_source``'s for the class, made without compiling: the code
-    compiled once for a record of as many fields, with the fields' names put in
-    (``tests/test_frozen_record.py`` holds the two to be the same code)."""
-    listed = fields(cls)
-    positional = [f for f in listed if not f.kw_only]
-    keyword = [f for f in listed if f.kw_only]
+    compiled once for a record of as many fields stored in the same order, with the
+    fields' names put in (``tests/test_frozen_record.py`` holds the two to be the same
+    code)."""
+    # dataclass's takes an InitVar too (with no __post_init__, it drops it); a ClassVar
+    # is the pseudo-field whose kw_only dataclass leaves unset
+    taken = [f for f in cls.__dataclass_fields__.values() if f.init and f.kw_only is not MISSING]
+    positional = [f for f in taken if not f.kw_only]
+    keyword = [f for f in taken if f.kw_only]
     seen_default = False
     for f in positional:  # as dataclass words it
         if f.default is not MISSING:
@@ -162,36 +195,46 @@ def _quick_init(cls: Any) -> Any:
         elif seen_default:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
     names = tuple(f.name for f in (*positional, *keyword))
-    template = _init_template(len(names))
+    stored = tuple(names.index(f.name) for f in fields(cls))  # in their declared order
+    template = _init_template(len(names), stored)
     placeholders = dict(zip(_placeholders(len(names)), names, strict=True))
+    own = "__dataclass_self__" if "self" in cls.__dataclass_fields__ else "self"  # as dataclass's
     code = template.replace(
         co_argcount=1 + len(positional),
         co_kwonlyargcount=len(keyword),
-        co_varnames=(template.co_varnames[0], *names, template.co_varnames[-1]),
+        co_varnames=(own, *names, template.co_varnames[-1]),
         co_consts=tuple(
             placeholders.get(c, c) if type(c) is str else c for c in template.co_consts
         ),
         co_qualname=f"{cls.__qualname__}.__init__",
     )
     defaults = tuple(f.default for f in positional if f.default is not MISSING)
-    init = FunctionType(code, {"__name__": cls.__module__}, "__init__", defaults or None)
+    # dataclass's globals are the record's module (``get_type_hints`` reads them)
+    module = sys.modules.get(cls.__module__)
+    space = vars(module) if module is not None else {"__name__": cls.__module__}
+    init = FunctionType(code, space, "__init__", defaults or None)
     init.__kwdefaults__ = {f.name: f.default for f in keyword if f.default is not MISSING} or None
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__annotations__ = {**{f.name: f.type for f in listed}, "return": None}
+    init.__annotations__ = {**{f.name: f.type for f in (*positional, *keyword)}, "return": None}
     cls.__init__ = init
     return cls
 
 
-def init_source(names: Sequence[str], keyword: int = 0) -> str:
+def init_source(names: Sequence[str], keyword: int = 0, stored: Sequence[str] | None = None) -> str:
     """The text of a quick ``__init__`` taking ``names`` (the last ``keyword`` of them
-    by keyword only): it stores each argument in the instance's ``__dict__`` under its
-    name. Its own names are dataclass's, out of the way of any field's (``self``)."""
-    parameters = ["__dataclass_self__", *names]
+    by keyword only): it stores the arguments named in ``stored`` (by default all of
+    them), in that order, in the instance's ``__dict__`` under their names. Its own
+    names are dataclass's, out of the way of any field's (``self``)."""
+    own = "__dataclass_self__" if "self" in names else "self"
+    parameters = [own, *names]
     if keyword:
         parameters.insert(len(parameters) - keyword, "*")
     source = f"def __init__({', '.join(parameters)}):\n"
-    source += "    __dataclass_fields__ = __dataclass_self__.__dict__\n"
-    return source + "".join(f"    __dataclass_fields__[{name!r}] = {name}\n" for name in names)
+    source += f"    __dataclass_fields__ = {own}.__dict__\n"
+    return source + "".join(
+        f"    __dataclass_fields__[{name!r}] = {name}\n"
+        for name in (names if stored is None else stored)
+    )
 
 
 def _placeholders(count: int) -> tuple[str, ...]:
@@ -199,10 +242,12 @@ def _placeholders(count: int) -> tuple[str, ...]:
 
 
 @cache
-def _init_template(count: int) -> CodeType:
-    """The code of a quick ``__init__`` of ``count`` placeholder fields, compiled once."""
+def _init_template(count: int, stored: tuple[int, ...]) -> CodeType:
+    """The code of a quick ``__init__`` of ``count`` placeholder parameters, storing the
+    ones at ``stored`` in that order, compiled once."""
+    names = _placeholders(count)
     namespace: dict[str, Any] = {}
-    exec(init_source(_placeholders(count)), namespace)  # noqa: S102 - our own text
+    exec(init_source(names, 0, [names[at] for at in stored]), namespace)  # noqa: S102
     return cast(CodeType, namespace["__init__"].__code__)
 
 
@@ -226,12 +271,12 @@ def _share_methods(cls: Any, *, frozen: bool = True) -> Any:
         tuple(f.name for f in listed if (f.compare if f.hash is None else f.hash))
     )
     cls._record_shown = tuple(f.name for f in listed if f.repr)
-    own = cls.__dict__
-    if "__eq__" not in own:
-        cls.__eq__ = _eq
+    own = cls.__dict__  # read before the methods below go in: it is the class's own
     explicit_hash = own.get("__hash__", MISSING)
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own):
         cls.__hash__ = _hash if frozen else None
+    if "__eq__" not in own:
+        cls.__eq__ = _eq
     if "__repr__" not in own:
         cls.__repr__ = _repr
     return cls
