@@ -25,8 +25,9 @@ words. Its ``__init__`` (``_quick_init``, then ``init=False`` in its params) has
 same parameters, defaults and errors as dataclass's, but stores the arguments in the
 instance's ``__dict__`` at once, where dataclass's calls ``object.__setattr__`` field by
 field: events and effects are made several times a line, so this halves their making.
-Its code is the one compiled for a record of as many fields, with the names put in.
-Any other frozen record is ``dataclass(frozen=True)``'s, with the shared three.
+Its code is the one compiled for a record of as many fields, stored in the same order,
+with the names put in. Any other frozen record is ``dataclass(frozen=True)``'s, with
+the shared three.
 
 ``record`` does the same for a plain mutable ``@dataclass`` (the table's state, the
 seat placement): the shared ``__eq__`` and ``__repr__``, and ``__hash__`` set to
