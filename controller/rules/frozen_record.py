@@ -272,8 +272,8 @@ def _share_methods(cls: Any, *, frozen: bool = True) -> Any:
         tuple(f.name for f in listed if (f.compare if f.hash is None else f.hash))
     )
     cls._record_shown = tuple(f.name for f in listed if f.repr)
-    own = cls.__dict__  # read before the methods below go in: it is the class's own
-    explicit_hash = own.get("__hash__", MISSING)
+    own = cls.__dict__  # a live view: the hash is settled before the shared __eq__ goes
+    explicit_hash = own.get("__hash__", MISSING)  # in, on the class body's own methods
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own):
         cls.__hash__ = _hash if frozen else None
     if "__eq__" not in own:
