@@ -27,7 +27,9 @@ recorded while play is locked.
 One process writes (``journal.lock`` is flocked); readers (``tablectl state``,
 recall, the MQTT publisher) use their own connections. Methods may be called from
 several threads of the writing process; a lock serialises them. The read-only
-queries are in ``reading.py`` (:class:`Journal` extends its ``JournalReader``).
+queries are in ``reading.py`` and the recording methods in ``writing.py``
+(:class:`Journal` extends their ``JournalReader`` and ``JournalWriter``); this
+module opens, starts, closes and checks the journal.
 """
 
 from __future__ import annotations
@@ -35,11 +37,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from controller.faults import Fault
 from controller.journal import queries
@@ -48,12 +48,10 @@ from controller.journal.clock import WallClock, boot_id
 from controller.journal.errors import (
     ConfigMismatch,
     JournalCorrupt,
-    JournalError,
     JournalIntegrityError,
     JournalNotFound,
 )
 from controller.journal.files import (
-    Transaction,
     acquire_lock,
     check_format,
     connect,
@@ -71,35 +69,20 @@ from controller.journal.integrity import (
 )
 from controller.journal.opening import last_stop, refuse_foreign, refuse_missing_database
 from controller.journal.reading import JournalReader
-from controller.journal.records import (
-    ConfigRecord,
-    LogKind,
-    PruneReport,
-    SalvageReport,
-    VerifyResult,
-)
+from controller.journal.records import LogKind, PruneReport, SalvageReport, VerifyResult
 from controller.journal.schema import (
     DB_NAME,
-    EVENT_COLUMNS,
-    EVENT_VALUES,
     META_CLEAN_SHUTDOWN,
     META_LAST_BOOT_ID,
     META_TABLE_ID,
-    RowContent,
-    canonical_json,
     genesis_hash,
-    log_digest,
-    outbox_digest,
-    refusal_from_result,
     sha256_hex,
-    snapshot_digest,
 )
 from controller.journal.storage import storage_faults
+from controller.journal.writing import JournalWriter
 
-OutboxItem = tuple[str, str] | tuple[str, str, int, bool | int]
 
-
-class Journal(JournalReader):
+class Journal(JournalWriter, JournalReader):
     """A state directory's journal. Create with :meth:`open` or :meth:`open_readonly`."""
 
     def __init__(
@@ -343,143 +326,7 @@ class Journal(JournalReader):
             return JournalCorrupt(f"reading the end of the journal: {error}")
         return problems[0] if problems else None
 
-    # ------------------------------------------------------------------ writing
-
-    def append(
-        self,
-        event: Mapping[str, Any],
-        *,
-        accepted: bool,
-        by: str | None,
-        result: Mapping[str, Any] | None = None,
-        snapshot: str | None = None,
-        outbox: Iterable[OutboxItem] = (),
-        hand: int | None = None,
-    ) -> int:
-        """Record one input event durably and return its seq.
-
-        ``result`` carries a refusal (``{"ok": false, "error": {"code", "message"}}``
-        or just ``{"code", "message"}``); ``snapshot`` is the folded state after this
-        event as opaque JSON text; ``outbox`` rows are ``(topic, payload)`` or
-        ``(topic, payload, qos, retain)``; ``hand`` is the hand the event belongs to
-        (the hand in progress, or between hands the last one; 0 before the first).
-        When this returns, the event survives a power cut.
-        """
-        self._writable()
-        if self.fault is not None:
-            raise self.fault
-        if not isinstance(event, Mapping):
-            raise TypeError(f"event must be a mapping, got {type(event).__name__}")
-        event_json = canonical_json(dict(event))
-        code, message = refusal_from_result(result)
-        if accepted and (code is not None or message is not None):
-            raise ValueError("an accepted event cannot carry a refusal")
-        if hand is not None and (not isinstance(hand, int) or isinstance(hand, bool)):
-            raise TypeError(f"hand must be an int or None, got {hand!r}")
-        if by is not None and not isinstance(by, str):
-            raise TypeError(f"by must be a string or None, got {by!r}")
-        snapshot_sha = snapshot_digest(snapshot) if snapshot is not None else None
-        outbox_rows = [queries.outbox_row(item) for item in outbox]
-        outbox_sha = outbox_digest(outbox_rows)
-        with self._mutex:
-            wall_ns, synced, mono_ns = self._clock.now()
-            with self._transaction():
-                seq, previous = self._head()
-                seq += 1
-                content = RowContent(
-                    seq=seq,
-                    hand=hand,
-                    config_sha256=self._config.sha256,
-                    event=event_json,
-                    accepted=int(accepted),
-                    refusal_code=code,
-                    refusal_message=message,
-                    by=by,
-                    wall_ns=wall_ns,
-                    clock_synced=int(synced),
-                    mono_ns=mono_ns,
-                    snapshot_sha256=snapshot_sha,
-                    outbox_sha256=outbox_sha,
-                )
-                digest = content.digest(previous)
-                self._conn.execute(
-                    f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_VALUES}",
-                    (seq, hand, self._config.id, event_json, int(accepted), code, message, by,
-                     wall_ns, int(synced), mono_ns, snapshot_sha, digest, outbox_sha),
-                )  # fmt: skip
-                if snapshot is not None:
-                    self._conn.execute(
-                        "INSERT INTO snapshots (seq, state) VALUES (?, ?)", (seq, snapshot)
-                    )
-                if outbox_rows:
-                    self._conn.executemany(
-                        "INSERT INTO outbox (seq, topic, payload, qos, retain, created_ns) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        [(seq, *row, wall_ns) for row in outbox_rows],
-                    )
-                self._note_clock_sync(synced, wall_ns, mono_ns)
-            assert self._ack_writer is not None
-            self._ack_writer.write(seq, digest)
-        return seq
-
-    def record_config(self, config_text: str, *, by: str | None = None) -> ConfigRecord:
-        """Record an accepted configuration change; later events are recorded under it.
-
-        For the daemon, between hands. Replay's durable mode refuses a different
-        configuration instead (``open`` raises :class:`ConfigMismatch`).
-        """
-        self._writable()
-        if self.fault is not None:
-            raise self.fault
-        sha = sha256_hex(config_text)
-        if sha == self._config.sha256:
-            return self._config
-        with self._mutex:
-            wall_ns, synced, mono_ns = self._clock.now()
-            with self._transaction():
-                from_seq = self._head()[0] + 1
-                cursor = self._conn.execute(
-                    "INSERT INTO configs (sha256, text, from_seq, wall_ns, clock_synced, by) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (sha, config_text, from_seq, wall_ns, int(synced), by),
-                )
-                self._insert_log(
-                    LogKind.CONFIG_CHANGE,
-                    {
-                        "sha256": sha,
-                        "config_id": cursor.lastrowid,
-                        "previous_sha256": self._config.sha256,
-                        "from_seq": from_seq,
-                        "by": by,
-                        "diff": queries.config_diff(self._config.text, config_text),
-                    },
-                )
-            self._config = self._current_config()
-        return self._config
-
-    def log_system(self, kind: str, detail: Mapping[str, Any] | None = None) -> int:
-        """Add a durable system log entry (see :class:`LogKind`); returns its id.
-
-        Works while :attr:`fault` is set, so faults and device events are recorded
-        while play is locked.
-        """
-        self._writable()
-        if not isinstance(kind, str) or not kind:
-            raise ValueError("a system log entry needs a kind")
-        with self._mutex, self._transaction():
-            return self._insert_log(kind, dict(detail or {}))
-
-    def checkpoint(self) -> None:
-        """Fold the WAL into the database and truncate it; for idle moments (between hands).
-
-        SQLite also checkpoints by itself every 1000 WAL pages, so this is not needed
-        for correctness; it keeps the WAL (and the next recovery) small.
-        """
-        self._writable()
-        with self._mutex:
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-            if self._ack_writer is not None:
-                self._ack_writer.sync()
+    # ------------------------------------------------------------------ closing
 
     def close(self) -> None:
         """Orderly shutdown: log it, set the clean-shutdown marker, checkpoint, release."""
@@ -565,51 +412,3 @@ class Journal(JournalReader):
             )
             self._chain_base = self._read_chain_base()
         return report
-
-    # ------------------------------------------------------------------ internals
-
-    def _writable(self) -> None:
-        if self._closed:
-            raise JournalError("the journal is closed")
-        if self._lock_fd is None:
-            raise JournalError("the journal was opened read-only")
-
-    def _transaction(self) -> Transaction:
-        return Transaction(self._conn)
-
-    def _set_meta(self, key: str, value: str) -> None:
-        queries.set_meta(self._conn, key, value)
-
-    def _insert_log(self, kind: str, detail: Mapping[str, Any]) -> int:
-        """One system log entry, chained to the one before (``log_digest``)."""
-        wall_ns, synced, mono_ns = self._clock.now()
-        values = (
-            str(kind),
-            canonical_json(dict(detail)),
-            wall_ns,
-            int(synced),
-            mono_ns,
-            self._last_seq(),
-        )
-        cursor = self._conn.execute(
-            "INSERT INTO system_log (kind, detail, wall_ns, clock_synced, mono_ns, last_seq) "
-            "VALUES (?, ?, ?, ?, ?, ?)", values,
-        )  # fmt: skip
-        row_id = int(cursor.lastrowid or 0)
-        _, previous = self._log_head(before=row_id)
-        self._conn.execute(
-            "UPDATE system_log SET hash = ? WHERE id = ?",
-            (log_digest(previous, (row_id, *values)), row_id),
-        )
-        self._note_clock_sync(synced, wall_ns, mono_ns)
-        return row_id
-
-    def _note_clock_sync(self, synced: bool, wall_ns: int, mono_ns: int) -> None:
-        """Log the moment the wall clock became trustworthy, inside the current transaction."""
-        if synced and not self._clock_synced_seen:
-            self._clock_synced_seen = True
-            self._insert_log(
-                LogKind.CLOCK_SYNC, {"wall_ns": wall_ns, "mono_ns": mono_ns, "boot_id": boot_id()}
-            )
-        elif not synced:
-            self._clock_synced_seen = False
