@@ -3,6 +3,7 @@
     settings.py     `FloorSettings`, the `floor:` section
     topics.py       the topic tree `casino/<site>/table/<id>/...`
     messages.py     `messages_for`: the outbox rows of one journaled event (pure)
+    changes.py      what an event changed, read from the states around it (pure)
     outbox.py       the outbox table, shared with the journal
     publisher.py    `Publisher`: the thread that sends the outbox, in order, on PUBACK
     linkstatus.py   `LinkStatus`, the link's snapshot, and the publisher's status bookkeeping

@@ -36,6 +36,9 @@ What is published for one event, in this order:
 5. `state` (retained): the new state, when anything but the clock countdown and the
    display text changed.
 
+What the event changed (the diff, a hand ended or started, transfers, the tray) is
+read in `changes.py`; this module assembles the messages and their envelope.
+
 Faults are not events (the daemon shows them and writes them to the journal's system
 log): `fault_message` builds their rows, which the daemon hands to
 `Publisher.enqueue`.
@@ -49,6 +52,18 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+from controller.floor.changes import (
+    ends_hand,
+    hand_end,
+    hand_start,
+    int_or_none,
+    starts_hand,
+    state_changes,
+    transfer_body,
+    transfers,
+    tray_change,
+    value_of,
+)
 from controller.floor.clock import Stamp
 from controller.floor.play import ended_by, play_messages
 from controller.floor.topics import TableTopics
@@ -68,27 +83,6 @@ ROUTINE_REFUSALS: Final = frozenset(
 
 # Event types that never go to `events`: a query changes nothing.
 QUERIES: Final = frozenset({"state"})
-
-_TOP_FIELDS: Final = (
-    "hand",
-    "phase",
-    "button",
-    "small_blind",
-    "big_blind",
-    "to_act",
-    "pot_total",
-)
-_SEAT_FIELDS: Final = ("player", "stack", "bet", "status", "missed")
-_WHOLE_FIELDS: Final = ("pots", "fees", "showdown_order", "clock", "tray")
-# What moves with time alone (a whole field, or one key of it): a tick that changes
-# nothing else is not news, and does not refresh the retained state.
-_COUNTDOWN: Final = {
-    "display": None,
-    "display_text": None,
-    "clock": "remaining_ms",
-    "tray": "unchanged_ms",
-}
-_IN_HAND: Final = frozenset({"playing", "all_in", "folded"})
 
 
 class OutboxMessage(NamedTuple):
@@ -140,12 +134,12 @@ def messages_for(
     kind_of_event = event_type if isinstance(event_type, str) else None
     # What the input amounted to: for a key, the event the keypad made of it (or, for a
     # refused key, the kind of entry being keyed); otherwise the input itself.
-    applied = _get(result, "applied")
+    applied = value_of(result, "applied")
     applied = applied if isinstance(applied, Mapping) else None
     if applied is None and kind_of_event != "key":
         applied = event if isinstance(event, Mapping) else None
     applied_type = applied.get("type") if applied is not None else None
-    keying = _get(result, "keying")
+    keying = value_of(result, "keying")
     rules_type = (
         applied_type
         if isinstance(applied_type, str)
@@ -155,16 +149,18 @@ def messages_for(
             else kind_of_event
         )
     )
-    by = _get(result, "by")
+    by = value_of(result, "by")
     by = by if isinstance(by, str) else None
-    build = _Builder(topics, _int(_get(event_record, "seq")), stamp or _stamp_of(event_record))
+    build = _Builder(
+        topics, int_or_none(value_of(event_record, "seq")), stamp or _stamp_of(event_record)
+    )
 
-    if not bool(_get(result, "ok", True)):
+    if not bool(value_of(result, "ok", True)):
         if rules_type not in ROUTINE_REFUSALS:
-            error = _get(result, "error")
+            error = value_of(result, "error")
             body: dict[str, Any] = {
                 "event": applied if applied is not None else event,
-                "error": {"code": _get(error, "code"), "message": _get(error, "message")},
+                "error": {"code": value_of(error, "code"), "message": value_of(error, "message")},
                 "hand": before.get("hand"),
                 "phase": before.get("phase"),
                 "by": by,
@@ -176,7 +172,7 @@ def messages_for(
             build.add(topics.refusals, "refusal", **body)
         return build.messages
 
-    changes = _changes(before, after)
+    changes = state_changes(before, after)
     if kind_of_event not in QUERIES and (kind_of_event != "tick" or changes):
         build.add(
             topics.keys if kind_of_event == "key" else topics.events,
@@ -186,23 +182,23 @@ def messages_for(
             phase=after.get("phase"),
             changes=changes,
         )
-    effects = _get(result, "effects")
+    effects = value_of(result, "effects")
     effects = list(effects) if isinstance(effects, (list, tuple)) else None
     if effects:
         for leaf, kind, play_body in play_messages(applied, effects, before, after, by=by):
             build.add(topics.leaf(leaf), kind, **play_body)
-    tray = _tray(tray_before, tray_after)
+    tray = tray_change(tray_before, tray_after)
     if tray is not None:
         build.add(topics.tray, "tray", event=event, **tray)
-    if _ends_hand(before, after):
-        body = _hand_end(ended_by(rules_type, effects), result, before, after)
+    if ends_hand(before, after):
+        body = hand_end(ended_by(rules_type, effects), result, before, after)
         if chain_head is not None:
             body["chain_head"] = chain_head
         build.add(topics.hands, "hand_end", **body)
-    if _starts_hand(before, after):
-        build.add(topics.hands, "hand_start", **_hand_start(before, after))
-    for transfer in _transfers(result):
-        build.add(topics.hands, "transfer", **_transfer(transfer, event, after))
+    if starts_hand(before, after):
+        build.add(topics.hands, "hand_start", **hand_start(before, after))
+    for transfer in transfers(result):
+        build.add(topics.hands, "transfer", **transfer_body(transfer, event, after))
     if changes:
         build.add(
             topics.state,
@@ -357,28 +353,18 @@ class _Builder:
         self.messages.append(OutboxMessage(topic, dumps(document), QOS, retain))
 
 
-def _get(source: Any, name: str, default: Any = None) -> Any:
-    if isinstance(source, Mapping):
-        return source.get(name, default)
-    return getattr(source, name, default)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _event_of(record: Any) -> Any:
-    event = _get(record, "event")
+    event = value_of(record, "event")
     if event is None and isinstance(record, Mapping):
         return {k: v for k, v in record.items() if k not in ("seq", "wall_ns", "clock_synced")}
     return event
 
 
 def _stamp_of(record: Any) -> Stamp:
-    wall_ns = _int(_get(record, "wall_ns"))
+    wall_ns = int_or_none(value_of(record, "wall_ns"))
     if wall_ns is None:
         return Stamp.now()
-    synced = _get(record, "clock_synced")
+    synced = value_of(record, "clock_synced")
     return Stamp(wall_ns, synced if isinstance(synced, bool) else kernel_clock_synced())
 
 
@@ -406,207 +392,3 @@ def _plain(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v, depth + 1) for v in value]
     return _plain(_jsonable(value), depth + 1)
-
-
-def _seats(state: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    seats = state.get("seats")
-    if not isinstance(seats, Mapping):
-        return {}
-    return {str(k): v for k, v in seats.items() if isinstance(v, Mapping)}
-
-
-def _seat_number(seat: str) -> int | None:
-    return int(seat) if seat.isascii() and seat.isdigit() else None
-
-
-def _seat_key(seat: str) -> tuple[int, str]:
-    number = _seat_number(seat)
-    return (number, "") if number is not None else (1 << 30, seat)
-
-
-def _without_countdown(state: Mapping[str, Any]) -> dict[str, Any]:
-    material = {}
-    for field, value in state.items():
-        if field in _COUNTDOWN:
-            key = _COUNTDOWN[field]
-            if key is None:
-                continue
-            if isinstance(value, Mapping):
-                value = {k: v for k, v in value.items() if k != key}
-        material[field] = value
-    return material
-
-
-def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    """What the event changed, each as [before, after]; the countdown and display aside."""
-    material_before, material_after = _without_countdown(before), _without_countdown(after)
-    if material_before == material_after:
-        return {}
-    changes: dict[str, Any] = {}
-    for field in _TOP_FIELDS:
-        if before.get(field) != after.get(field):
-            changes[field] = [before.get(field), after.get(field)]
-    seats_before, seats_after = _seats(before), _seats(after)
-    seat_changes = {}
-    for seat in sorted(seats_before.keys() | seats_after.keys(), key=_seat_key):
-        old, new = seats_before.get(seat, {}), seats_after.get(seat, {})
-        diff = {f: [old.get(f), new.get(f)] for f in _SEAT_FIELDS if old.get(f) != new.get(f)}
-        if diff:
-            seat_changes[seat] = diff
-    if seat_changes:
-        changes["seats"] = seat_changes
-    for field in _WHOLE_FIELDS:
-        if material_before.get(field) != material_after.get(field):
-            changes[field] = [before.get(field), after.get(field)]
-    if not changes:
-        # Something the project added to the state changed: say so without guessing.
-        changes["other"] = sorted(
-            k
-            for k in material_before.keys() | material_after.keys()
-            if material_before.get(k) != material_after.get(k)
-        )
-    return changes
-
-
-def _phase(state: Mapping[str, Any]) -> str | None:
-    phase = state.get("phase")
-    return phase if isinstance(phase, str) else None
-
-
-def _ends_hand(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
-    return _phase(before) not in (None, "idle") and _phase(after) == "idle"
-
-
-def _starts_hand(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
-    hand_before, hand_after = _int(before.get("hand")) or 0, _int(after.get("hand"))
-    return hand_after is not None and hand_after > hand_before and _phase(after) != "idle"
-
-
-def _positions(state: Mapping[str, Any]) -> dict[str, Any]:
-    return {f: state.get(f) for f in ("button", "small_blind", "big_blind")}
-
-
-def _amount(value: Any) -> int:
-    return _int(value) or 0
-
-
-def _hand_start(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    seats_before, seats_after = _seats(before), _seats(after)
-    dealt_in = [
-        s
-        for s in sorted(seats_after, key=_seat_key)
-        if seats_after[s].get("status") in ("playing", "all_in")
-    ]
-    blinds = {str(after.get("small_blind")): "small", str(after.get("big_blind")): "big"}
-    posts = {
-        seat: {"amount": _amount(seats_after[seat].get("bet")), "blind": blinds.get(seat, "other")}
-        for seat in dealt_in
-        if _amount(seats_after[seat].get("bet")) > 0
-    }
-    pots = after.get("pots")
-    dead = sum(_amount(_get(p, "amount")) for p in pots) if isinstance(pots, list) else 0
-    return {
-        "hand": after.get("hand"),
-        **_positions(after),
-        "dealt_in": [n if (n := _seat_number(s)) is not None else s for s in dealt_in],
-        "players": {s: seats_after[s].get("player") for s in dealt_in},
-        "stacks": {s: seats_before.get(s, seats_after[s]).get("stack") for s in dealt_in},
-        "posts": posts,
-        "dead_money": dead,
-    }
-
-
-def _hand_end(
-    cause: str | None, result: Any, before: Mapping[str, Any], after: Mapping[str, Any]
-) -> dict[str, Any]:
-    seats_before, seats_after = _seats(before), _seats(after)
-    in_hand = [
-        s for s in sorted(seats_before, key=_seat_key) if seats_before[s].get("status") in _IN_HAND
-    ]
-    reported = _get(result, "awards")
-    if isinstance(reported, Mapping):
-        awards = {str(k): _amount(v) for k, v in reported.items()}
-    else:
-        # What each seat's stack gained across the ending event: pots won, or chips
-        # returned (an uncalled bet, a misdeal). Checked by `reconciled` below.
-        awards = {}
-        for seat in in_hand:
-            if seat in seats_after:
-                gained = _amount(seats_after[seat].get("stack")) - _amount(
-                    seats_before[seat].get("stack")
-                )
-                if gained > 0:
-                    awards[seat] = gained
-    fees = after.get("fees") if isinstance(after.get("fees"), Mapping) else {}
-    pot_total = _int(before.get("pot_total"))
-    taken = _amount(_get(fees, "rake")) + _amount(_get(fees, "jackpot"))
-    return {
-        "hand": before.get("hand"),
-        "ended_by": cause,
-        "void": cause == "misdeal",
-        **_positions(before),
-        "players": {s: seats_before[s].get("player") for s in in_hand},
-        "pot_total": pot_total,
-        "pots": before.get("pots"),
-        "bets": {s: b for s in in_hand if (b := _amount(seats_before[s].get("bet"))) > 0},
-        "fees": fees,
-        "awards": awards,
-        "stacks": {s: seats_after[s].get("stack") for s in in_hand if s in seats_after},
-        # The pot is fully accounted for: what the seats got plus the fees taken.
-        "reconciled": pot_total is not None and sum(awards.values()) + taken == pot_total,
-    }
-
-
-def _transfers(result: Any) -> list[Mapping[str, Any]]:
-    transfers = _get(result, "transfers")
-    if not isinstance(transfers, list):
-        return []
-    return [t for t in transfers if isinstance(t, Mapping)]
-
-
-def _transfer(transfer: Mapping[str, Any], event: Any, after: Mapping[str, Any]) -> dict[str, Any]:
-    """A supervisor's transfer between hands: who gave, who got, how much, why, by whom
-    (the event's own ``by`` when the effect does not say), and the two stacks after."""
-    seats = _seats(after)
-    pair = [str(transfer.get("from")), str(transfer.get("to"))]
-    by = transfer.get("by")
-    if by is None and isinstance(event, Mapping):
-        by = event.get("by")
-    return {
-        "hand": after.get("hand"),
-        "from": transfer.get("from"),
-        "to": transfer.get("to"),
-        "amount": transfer.get("amount"),
-        "reason": transfer.get("reason"),
-        "by": by,
-        "players": {s: seats[s].get("player") for s in pair if s in seats},
-        "stacks": {s: seats[s].get("stack") for s in pair if s in seats},
-    }
-
-
-def _tray_signal(report: Mapping[str, Any] | None) -> tuple[bool, int | None]:
-    """(is there a discrepancy to report, the difference) of one reconciliation."""
-    if not isinstance(report, Mapping):
-        return False, None
-    difference = _int(report.get("difference"))
-    if difference is None:
-        expected, counted = _int(report.get("expected")), _int(report.get("counted"))
-        if expected is not None and counted is not None:
-            difference = counted - expected
-    alarm = report.get("alarm")
-    if isinstance(alarm, bool):
-        return alarm, difference
-    return bool(difference), difference
-
-
-def _tray(
-    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
-) -> dict[str, Any] | None:
-    """A discrepancy raised, changed or cleared (acknowledged or put right) by the event."""
-    if after is None:
-        return None
-    was, was_difference = _tray_signal(before)
-    now, difference = _tray_signal(after)
-    if now == was and (not now or difference == was_difference):
-        return None
-    return {"discrepancy": difference, "alarm": now, "resolved": not now, "report": after}
