@@ -6,6 +6,7 @@
     changes.py      what an event changed, read from the states around it (pure)
     outbox.py       the outbox table, shared with the journal
     publisher.py    `Publisher`: the thread that sends the outbox, in order, on PUBACK
+    inflight.py     the publisher's window of rows in flight, and which are sent
     linkstatus.py   `LinkStatus`, the link's snapshot, and the publisher's status bookkeeping
     security.py     TLS and credentials for the MQTT clients
     consumer.py     the floor's side: subscribe, parse, drop duplicates

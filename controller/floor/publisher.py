@@ -31,7 +31,8 @@ callbacks run on this thread, and no lock guards the in-flight bookkeeping.
   with every new snapshot as it replaces the old one (on the thread that changed it,
   usually the publisher's; it must only hand the news on, as the daemon does by
   queueing it for its loop). `LinkStatus` and the bookkeeping that replaces it are
-  in `linkstatus.py`.
+  in `linkstatus.py`; the window of rows in flight (order, acknowledgements,
+  refusals) is in `inflight.py`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,19 +58,19 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.floor import outbox, security
 from controller.floor.clock import Stamp
+from controller.floor.inflight import InFlightWindow
 from controller.floor.linkstatus import LinkStatus, StatusKeeper
-from controller.floor.messages import OutboxMessage, status_payload, with_msg_seq
+from controller.floor.messages import OutboxMessage, status_payload
 from controller.floor.settings import FloorSettings
 from drivers.backoff import backoff_s
 
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the table's session a day
-UNSENDABLE = -1  # `sent` of a row paho cannot publish at all (a bad topic): kept, logged
 STABLE_AFTER_S = 10.0  # a link up this long resets the back-off
 
 
-class Publisher(StatusKeeper):
+class Publisher(StatusKeeper, InFlightWindow):
     """Sends one table's outbox to the floor broker. `start()`, `notify()` after each
     journal commit, `status()` from anywhere, `stop()` at shutdown."""
 
@@ -430,106 +430,6 @@ class Publisher(StatusKeeper):
         self._attempt_failed(why)
         if was_up:
             self._set_link("down", why)
-
-    def _on_publish(
-        self,
-        client: mqtt.Client,
-        userdata: Any,
-        mid: int,
-        reason: ReasonCode,
-        properties: Properties | None,
-    ) -> None:
-        if mid not in self._inflight:
-            if reason.is_failure:  # the status message; Mosquitto then drops the link
-                self._refused = f"broker refused {self.topics.status}: {reason}"
-            return
-        if reason.is_failure:
-            self._rejected[mid] = str(reason)
-        else:
-            self._acked.add(mid)
-
-    def _rewind(self) -> None:
-        """Forget everything in flight; publish again from the first unsent row."""
-        self._require_client().drop_out_messages()
-        self._inflight.clear()
-        self._acked.clear()
-        self._rejected.clear()
-        self._cursor = self._watermark
-        self._more = True
-
-    def _watch_database(self) -> None:
-        version = self._require_conn().execute("PRAGMA data_version").fetchone()[0]
-        if version != self._data_version:
-            self._data_version = version
-            self._more = True
-            self._count_due = True
-
-    def _collect_acks(self) -> None:
-        """Mark the acknowledged prefix of the window sent; handle a refused message."""
-        done: list[int] = []
-        for mid in self._inflight:
-            if mid not in self._acked:
-                break
-            done.append(mid)
-        if done:
-            through = self._inflight[done[-1]][0]
-            marked = outbox.mark_sent(self._require_conn(), self._watermark, through)
-            for mid in done:  # forgotten only once the marks are committed
-                del self._inflight[mid]
-                self._acked.discard(mid)
-            self._watermark = through
-            self._count_due = True
-            self._failures = 0
-            # Acknowledged messages: whatever went wrong before has been overcome.
-            self._update_status(lambda s: replace(s, sent=s.sent + marked, last_error=None))
-        if self._inflight:
-            mid, (row_id, topic) = next(iter(self._inflight.items()))
-            if mid in self._rejected:
-                reason = self._rejected.pop(mid)
-                self._note_error(
-                    f"broker refused message {row_id} on {topic}: {reason}", logging.ERROR
-                )
-                # Mosquitto also drops the link after a refusal; a broker that does not
-                # gets the same treatment from us: back off, then retry from this row.
-                self._rewind()
-                self._failures += 1
-                # one doubling longer than a failed connection after as many failures
-                hold = backoff_s(self._failures + 1, *self._backoff)
-                self._hold_until = time.monotonic() + hold
-
-    def _room(self) -> int:
-        window = min(self._window, self._receive_max or self._window)
-        return window - len(self._inflight)
-
-    def _fill_window(self) -> None:
-        room = self._room()
-        if room <= 0 or not self._more or time.monotonic() < self._hold_until:
-            return
-        client = self._require_client()
-        rows = outbox.unsent_after(self._require_conn(), self._cursor, room)
-        self._more = len(rows) == room
-        for row in rows:
-            try:
-                info = client.publish(
-                    row.topic, with_msg_seq(row.payload, row.id), qos=row.qos, retain=row.retain
-                )
-            except ValueError as exc:  # a row no broker could take: keep it, skip it
-                self._skip_unsendable(row, exc)
-                continue
-            self._inflight[info.mid] = (row.id, row.topic)
-            if row.qos == 0:
-                self._acked.add(info.mid)  # no PUBACK will come
-            self._cursor = row.id
-
-    def _skip_unsendable(self, row: outbox.OutboxRow, exc: ValueError) -> None:
-        self._note_error(
-            f"outbox row {row.id} cannot be published ({exc}); kept with sent = {UNSENDABLE}",
-            logging.ERROR,
-        )
-        self._require_conn().execute(
-            "UPDATE outbox SET sent = ? WHERE id = ?", (UNSENDABLE, row.id)
-        )
-        self._cursor = row.id
 
     def _housekeeping(self, now: float) -> None:
         if now - self._housekept_at < self._housekeeping_interval:
