@@ -47,8 +47,9 @@ if str(ROOT) not in sys.path:
 
 from controller.config import load_config  # noqa: E402
 from controller.daemon.loop import Notifier  # noqa: E402
+from controller.daemon.process import setup_logging  # noqa: E402
 from controller.daemon.recovery import RulesBook, fold  # noqa: E402
-from controller.daemon.service import Daemon, setup_logging  # noqa: E402
+from controller.daemon.service import Daemon  # noqa: E402
 from controller.journal import Journal  # noqa: E402
 from controller.rules import state_view  # noqa: E402
 from drivers.interfaces import Pattern  # noqa: E402
@@ -66,9 +67,9 @@ journal: {{state_dir: {state_dir}, snapshot_every: 100, keep_hands: 200}}
 logging: {{level: WARNING}}
 """
 SAME_LIBRARIES = (
-    "import controller.cli as c, controller.daemon.service, controller.daemon.loop, "
-    "controller.daemon.recall, drivers.build, gpiozero, serial, yaml, sqlite3, "
-    "paho.mqtt.client; c.build_parser()"
+    "import controller.cli as c, controller.daemon.process, controller.daemon.service, "
+    "controller.daemon.loop, controller.daemon.recall, drivers.build, gpiozero, serial, "
+    "yaml, sqlite3, paho.mqtt.client; c.build_parser()"
 )
 
 

@@ -27,6 +27,7 @@ HEAVY = (
     "drivers.build",
     "controller.floor",
     "controller.daemon.service",
+    "controller.daemon.process",
 )
 
 PROBE = """\

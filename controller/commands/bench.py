@@ -126,7 +126,8 @@ def _run_bench(
     args: argparse.Namespace, settings: Any, path: str, script: list[str], interactive: bool
 ) -> int:
     from controller.bench.session import Bench
-    from controller.daemon.service import StartError, setup_logging
+    from controller.daemon.process import setup_logging
+    from controller.daemon.service import StartError
 
     state_dir = Path(args.state_dir) if args.state_dir else Path(settings.journal.state_dir)
     unusable = statedir.problem(state_dir)  # said as `tablectl run` says it

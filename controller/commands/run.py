@@ -29,6 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.daemon.service import run_service
+    from controller.daemon.process import run_service
 
     return run_service(args.config, simulated=args.simulated, stdin_events=args.stdin_events)

@@ -2,8 +2,9 @@
 
 Modules, each small:
 
+- ``process``      ``tablectl run`` as a process: logging, signals, the stdin console
 - ``service``      start-up (devices, journal, integrity check, recovery, READY),
-                   signals, shutdown; ``Daemon`` runs in-process for tests too
+                   shutdown; ``Daemon`` runs in-process for tests too
 - ``loop``         the controller loop (one thread): tell the time, check, record,
                    apply, show; faults, the floor link's notices
 - ``reconfig``     configuration reload between hands, journal retention

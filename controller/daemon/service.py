@@ -1,4 +1,4 @@
-"""Starting and stopping the daemon: devices, journal, recovery, systemd, signals.
+"""Starting and stopping the daemon: devices, journal, recovery, systemd.
 
 Start-up, in order (DESIGN.md, "Durability"):
 
@@ -19,27 +19,22 @@ journal is damaged, a software fault when the fold itself fails; shown, logged, 
 locked, READY still sent (the service is up and saying what is wrong; a restart would not fix it).
 ``tablectl journal salvage`` is the technician's way out.
 
-Signals: SIGTERM/SIGINT end cleanly (``STOPPING=1``, the journal's clean-shutdown
-marker); SIGHUP re-reads the configuration file. They are taken synchronously by the
-main thread with ``sigwait`` (blocked in every other thread), so no handler ever runs
-in the middle of the loop's work.
+The process around it (``tablectl run``: logging, signals, the stdin console) is in
+``process``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
-import signal
-import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from controller import statedir
-from controller.config import ConfigError, Settings, load_config
+from controller.config import Settings
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.inqueue import InputQueue
 from controller.daemon.loop import Controller, Notifier, fault_entry, log
@@ -57,15 +52,10 @@ from controller.journal import (
     JournalIntegrityError,
     LogKind,
 )
-from controller.lines import decode_line, event_lines, read_lines
-from controller.rules import BadEvent, Table
+from controller.rules import Table
 from controller.supervisor_pins import PinFile, PinFileMissing
 from drivers.build import Devices, open_devices
 from drivers.errors import DriverError
-
-EXIT_OK = 0
-EXIT_START_FAILED = 1
-EXIT_CONFIG = 2
 
 
 class StartError(Exception):
@@ -500,106 +490,3 @@ def _quiet_log(journal: Journal, kind: str, detail: dict[str, Any]) -> None:
         journal.log_system(kind, detail)
     except Exception as error:
         log.warning("system log entry %s not recorded: %s", kind, error)
-
-
-# -- the process -----------------------------------------------------------------------
-
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1)
-
-
-def setup_logging(level: str = "INFO", stream: IO[str] | None = None) -> None:
-    """One line per event on standard error (systemd puts it in its journal)."""
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-    root = logging.getLogger("table-controller")
-    root.handlers[:] = [handler]
-    root.setLevel(level)
-    root.propagate = False
-
-
-def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool = False) -> int:
-    """``tablectl run``: the daemon as a process, until SIGTERM."""
-    setup_logging()
-    try:
-        settings = load_config(config_path)
-    except ConfigError as error:
-        log.error(
-            "configuration %s cannot be used (%d problem(s)):", config_path, len(error.problems)
-        )
-        for problem in error.problems:
-            print(problem, file=sys.stderr)
-        return EXIT_CONFIG
-    except OSError as error:
-        log.error("configuration %s cannot be read: %s", config_path, error.strerror)
-        return EXIT_CONFIG
-    setup_logging(settings.logging.level)
-    # Block the signals before any thread starts, so every thread inherits the mask and
-    # only the main thread's sigwait receives them.
-    signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
-    try:
-        daemon = Daemon(settings, config_path=config_path, simulated=True if simulated else None)
-        daemon.start()
-    except StartError as error:
-        log.error("cannot start: %s", error)
-        return EXIT_START_FAILED
-    main = threading.get_ident()
-
-    def controller() -> None:
-        try:
-            daemon.run()
-        finally:
-            signal.pthread_kill(main, signal.SIGUSR1)
-
-    thread = threading.Thread(target=controller, name="controller", daemon=True)
-    daemon.thread = thread
-    thread.start()
-    if stdin_events:
-        threading.Thread(
-            target=_stdin_events,
-            args=(daemon, read_lines(_unbuffered_stdin()), sys.stdout),
-            name="stdin-events",
-            daemon=True,
-        ).start()
-    while thread.is_alive():
-        received = signal.sigwait(HANDLED_SIGNALS)
-        if received == signal.SIGHUP:
-            log.info("SIGHUP: reloading the configuration")
-            daemon.reload()
-        elif received in (signal.SIGTERM, signal.SIGINT):
-            log.info("%s: stopping", signal.Signals(received).name)
-            daemon.notifier.stopping("stopping")
-            daemon.stop(signal.Signals(received).name)
-            thread.join()
-    stopped = daemon.controller is not None and daemon.controller.stopped_reason is not None
-    daemon.close()
-    if not stopped:
-        log.error("the controller loop ended unexpectedly")
-        return EXIT_START_FAILED
-    return EXIT_OK
-
-
-def _unbuffered_stdin() -> IO[bytes]:
-    """Standard input without Python's buffer, whose lock a thread blocked in a read
-    would still hold when the interpreter shuts down (a fatal error at exit)."""
-    return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115
-
-
-def _stdin_events(daemon: Daemon, lines: Iterable[bytes | str], out: IO[str]) -> None:
-    """``--stdin-events``: one JSON rules event per line, as a console would hand them
-    in; each is answered on standard output once recorded (``{"seq": N, "ok": ...}``).
-    A bad line (``controller.lines``) is answered at once with why, not recorded, and
-    the console goes on with the next line."""
-    lock = threading.Lock()
-
-    def answer(outcome: Outcome) -> None:
-        with lock:
-            out.write(json.dumps(outcome.line()) + "\n")
-            out.flush()
-
-    for text in event_lines(lines):
-        try:
-            event = decode_line(text)
-        except BadEvent as refusal:
-            answer(Outcome(None, False, {}, refusal.as_dict()))
-            continue
-        daemon.inputs.put(Submit(event, done=answer, console=True))
