@@ -6,7 +6,9 @@ Modules, each small:
 - ``service``      start-up (devices, journal, integrity check, recovery, READY),
                    shutdown; ``Daemon`` runs in-process for tests too
 - ``loop``         the controller loop (one thread): tell the time, check, record,
-                   apply, show; faults, the floor link's notices
+                   apply, show
+- ``fault_handling`` sticky faults, device faults, tray alarms, the floor link's
+                   trouble: to the log, the system log, the display, the floor
 - ``reconfig``     configuration reload between hands, journal retention
 - ``display``      what is shown beside the state; events and state as log lines
 - ``recorder``     the durable step shared with replay's durable mode

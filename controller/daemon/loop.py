@@ -13,13 +13,9 @@ journal and the outputs, so nothing needs a lock. For each rules input::
     show              seat lights, clock digits, dealer display, from the new state
 
 A refusal is shown on the dealer display ("NO: MIN RAISE TO 40") until the next
-accepted event, and logged; it changes nothing. Device faults and their clearing go to
-the journal's system log, the display and, with a floor link, the floor (a fault
-message queued in the outbox: it is no journalled event). The floor link's trouble
-(down, its outbox alarm, a broker refusing messages) is shown on the dealer display
-after any puck or tray alert, and its ups and downs go to the system log; the
-publisher's thread tells the loop through the queue (``LinkNotice``), so nothing here
-polls it. Between inputs the loop sleeps on the queue
+accepted event, and logged; it changes nothing. Device faults and their clearing, and
+the floor link's trouble, arrive on the queue too (``DeviceNotice``, ``LinkNotice``):
+nothing here polls a device or the link. Between inputs the loop sleeps on the queue
 until the next instant something is due: a tick the rules must hear (clock warning,
 expiry, the periodic tick, tray stability, see ``timekeeping``), the next second of
 the countdown, or the systemd watchdog ping. Idle, with no clock running, it wakes only
@@ -36,7 +32,9 @@ effect between hands: it is held while a hand is in progress, then recorded in t
 journal (``record_config``) and the rules use it from the next event on.
 
 What is shown beside the state (``Display``, ``LastShown``) and the log's one-line
-forms are in ``display``; configuration reload and retention in ``reconfig``.
+forms are in ``display``; configuration reload and retention in ``reconfig``; how a
+fault, a device fault, a tray alarm or the floor link's trouble is logged, journalled
+and told to the floor in ``fault_handling``.
 """
 
 from __future__ import annotations
@@ -57,6 +55,7 @@ from controller.daemon.display import (
     _status_line,
     outcome_by,
 )
+from controller.daemon.fault_handling import FaultHandlingMixin
 from controller.daemon.inputs import (
     DeviceNotice,
     LinkNotice,
@@ -68,13 +67,13 @@ from controller.daemon.inputs import (
     translate,
 )
 from controller.daemon.inqueue import InputQueue
-from controller.daemon.outputs import FAULT_LINE, Outputs
+from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
 from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
 from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
-from controller.journal import Journal, JournalIntegrityError, LogKind
+from controller.journal import Journal, LogKind
 from controller.lights import HALTING_DEVICES
 from controller.rules import Refusal, state_view
 from controller.rules.effects import ClockExpired, HandEnded, Transferred
@@ -109,7 +108,7 @@ class Notifier:
         self.interval: Callable[[], float | None] = notify.watchdog_interval
 
 
-class Controller(ConfigMixin):
+class Controller(ConfigMixin, FaultHandlingMixin):
     def __init__(
         self,
         *,
@@ -337,6 +336,10 @@ class Controller(ConfigMixin):
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
 
+    def _notify_publisher(self) -> None:
+        if self.publisher is not None:
+            self.publisher.notify()
+
     # -- time --------------------------------------------------------------------------
 
     def _tick_due(self) -> int | None:
@@ -463,174 +466,3 @@ class Controller(ConfigMixin):
         if text != self._status_text:
             self._status_text = text
             self.notifier.status(text)
-
-    # -- faults ------------------------------------------------------------------------
-
-    def _lock_error(self) -> dict[str, str]:
-        """Why an input is refused while play is locked: the fault's own code and words."""
-        if self.fault is not None:
-            return self.fault.lock_error()
-        return {"code": "memory_fault", "message": FAULT_LINE}  # no journal at all
-
-    def _enter_fault(self, fault: Fault) -> None:
-        if self.fault is not None:
-            return
-        self.fault = fault
-        if self.recorder is not None:
-            self.recorder.fault = fault
-        log.error("%s %s: %s", fault.kind, fault.code, fault.message)
-        self._system_log(*fault_entry(fault))
-        if self.publisher is not None:  # the link status tells the floor
-            try:
-                self.publisher.set_fault(fault.code)
-            except Exception as error:  # the floor link must never stop the table
-                log.warning("floor: the fault was not sent: %s", describe(error))
-        self._show()
-
-    def _device_notice(self, notice: DeviceNotice) -> None:
-        """A device fault raised or cleared: the dealer gets the fault's words, the log
-        and the journal's system log its detail, the floor one message each way. A
-        device already at fault that the driver reports again in other words (an
-        unplugged keypad is first lost, then missing) is the same fault: only the log
-        hears the new detail."""
-        faults = self.display.device_faults if self.display.device_faults is not None else {}
-        device = notice.device
-        current = faults.get(device)
-        if notice.message is None:
-            if current is None:
-                return
-            del faults[device]
-            if device == "puck":
-                self.display.puck_fault_seats = ()
-            log.info("device %s works again (%s cleared)", device, current)
-            self._system_log(LogKind.DEVICE_CLEAR, {"device": device, "code": current})
-            self._publish_fault(device, current, active=False, detail=None)
-            self.outputs.redrive()  # it may have lost what it showed
-        else:
-            code = notice.code or device_faults.lost(device)
-            if device == "puck":
-                self.display.puck_fault_seats = notice.seats
-            if current == code:
-                log.warning("device %s still at fault (%s): %s", device, code, notice.message)
-                self._show()  # the seats of a puck fault may have changed
-                return
-            if current is not None:  # another fault of the same device: the old one ends
-                self._publish_fault(device, current, active=False, detail=None)
-            faults[device] = code
-            log.warning("device %s fault %s: %s", device, code, notice.message)
-            self._system_log(
-                LogKind.DEVICE_FAULT, {"device": device, "code": code, "message": notice.message}
-            )
-            self._publish_fault(device, code, active=True, detail=notice.message)
-        self.display.device_faults = faults
-        if self.publisher is not None:  # the retained link status says what is in force
-            try:
-                self.publisher.set_device_faults(dict(faults))
-            except Exception as error:  # the floor link must never stop the table
-                log.warning("floor: the device faults were not sent: %s", describe(error))
-        self._show()
-
-    def _log_tray_change(self, tray: tray_check.TrayStatus) -> None:
-        """A tray alarm raised, changed or cleared since the last show: the log and the
-        system log (``tray_alarm`` / ``tray_clear``)."""
-        before = self.last_shown.tray if self.last_shown is not None else None
-        if before is None:
-            return
-        for line in tray_check.changes(before, tray):
-            (log.warning if tray.alarm else log.info)("%s", line)
-            detail: dict[str, Any] = {
-                "counted": tray.counted,
-                "expected": tray.expected,
-                "difference": tray.difference,
-            }
-            if "acknowledged by" in line:
-                detail["by"] = tray.acknowledged_by
-            self._system_log(line.split(":", 1)[0], detail)
-
-    def _system_log(self, kind: str, detail: dict[str, Any]) -> None:
-        if self.journal is None:
-            return
-        try:
-            self.journal.log_system(kind, detail)
-        except Exception as error:  # the log must not stop play
-            log.warning("system log entry %s not recorded: %s", kind, describe(error))
-
-    def _notify_publisher(self) -> None:
-        if self.publisher is not None:
-            self.publisher.notify()
-
-    # -- the floor link ------------------------------------------------------------------
-
-    def _publish_fault(self, device: str, code: str, *, active: bool, detail: Any) -> None:
-        """A fault raised or cleared, to the floor: queued in the outbox in a transaction
-        of its own, with the journal's last seq (so retention prunes it with the events
-        around it)."""
-        publisher = self.publisher
-        if publisher is None or self.journal is None:
-            return
-        try:
-            from controller.floor.messages import fault_message
-
-            seq = self.journal.last_seq
-            publisher.enqueue(
-                [
-                    fault_message(
-                        publisher.topics, code, device=device, active=active, detail=detail, seq=seq
-                    )
-                ],
-                seq=seq,
-            )
-        except Exception as error:  # the floor link must never stop play
-            log.warning(
-                "floor: the %s %s message was not queued: %s",
-                code,
-                "fault" if active else "clear",
-                describe(error),
-            )
-
-    def _link_alert(self) -> str | None:
-        """The link indicator while the link is in trouble (down, alarm, refused
-        messages); None while it is healthy or still making its first connection."""
-        if self.link_problem is not None:
-            return self.link_problem
-        if self.publisher is None:
-            return None
-        status = self.publisher.status()
-        trouble = status.alarm or status.overflowed or status.last_error is not None
-        if not trouble and (status.link == "up" or not self._link_tried):
-            return None
-        return str(status.indicator())
-
-    def _link_notice(self, status: Any) -> None:
-        """The publisher says the link changed: the system log records each time it
-        goes down or comes up and each change of its outbox alarm; the display follows."""
-        if status.link == "up" or status.last_error is not None:
-            self._link_tried = True
-        if status.link == "up":
-            link = "up"
-        else:
-            link = "down" if self._link_tried else "connecting"
-        state = (link, bool(status.alarm), bool(status.overflowed))
-        if state != self._link_logged:
-            self._link_logged = state
-            if link != "connecting" or status.alarm or status.overflowed:
-                self._system_log(
-                    LogKind.FLOOR_LINK,
-                    {
-                        "link": status.link,
-                        "reason": status.last_error,
-                        "unsent": status.unsent,
-                        "alarm": status.alarm,
-                        "overflowed": status.overflowed,
-                    },
-                )
-        self._show()
-
-
-def fault_entry(fault: Fault) -> tuple[str, dict[str, Any]]:
-    """A sticky fault's system log entry: a failed ``integrity`` check for damage to the
-    journal, a ``fault`` (with its kind) for a storage or software fault."""
-    problem = {"code": fault.code, "message": fault.message}
-    if isinstance(fault, JournalIntegrityError):
-        return LogKind.INTEGRITY, {"ok": False, "problems": [problem]}
-    return LogKind.FAULT, {"kind": fault.kind, **problem}

@@ -35,9 +35,10 @@ from typing import Any
 
 from controller import statedir
 from controller.config import Settings
+from controller.daemon.fault_handling import fault_entry
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.inqueue import InputQueue
-from controller.daemon.loop import Controller, Notifier, fault_entry, log
+from controller.daemon.loop import Controller, Notifier, log
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder

@@ -1,0 +1,214 @@
+"""How the controller loop takes a fault or an alarm (a mixin of ``loop.Controller``):
+the log, the journal's system log, the display and, with a floor link, the floor.
+
+A sticky fault (``controller.faults``) is entered once: logged, put in the system log
+(``fault_entry``), told to the floor in the link status, shown. Device faults and
+their clearing go to the journal's system log, the display and the floor (a fault
+message queued in the outbox: it is no journalled event); a device reported again at
+fault in other words is the same fault. A tray alarm raised, changed or cleared goes
+to the log and the system log. The floor link's trouble (down, its outbox alarm, a
+broker refusing messages) is shown on the dealer display after any puck or tray
+alert, and its ups and downs go to the system log; the publisher's thread tells the
+loop through the queue (``LinkNotice``), so nothing here polls it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from controller import device_faults
+from controller import tray as tray_check
+from controller.daemon.display import Display, LastShown
+from controller.daemon.inputs import DeviceNotice
+from controller.daemon.outputs import FAULT_LINE, Outputs
+from controller.daemon.recorder import Recorder, describe
+from controller.faults import Fault
+from controller.journal import Journal, JournalIntegrityError, LogKind
+
+log = logging.getLogger("table-controller")
+
+
+class FaultHandlingMixin:
+    """Sticky faults, device faults, tray alarms and the floor link's trouble; the
+    attributes and ``_show`` are ``Controller``'s."""
+
+    journal: Journal | None
+    recorder: Recorder | None
+    fault: Fault | None
+    outputs: Outputs
+    publisher: Any
+    display: Display
+    last_shown: LastShown | None
+    link_problem: str | None
+    _link_tried: bool
+    _link_logged: tuple[str, bool, bool] | None
+
+    if TYPE_CHECKING:
+
+        def _show(self) -> None: ...
+
+    def _lock_error(self) -> dict[str, str]:
+        """Why an input is refused while play is locked: the fault's own code and words."""
+        if self.fault is not None:
+            return self.fault.lock_error()
+        return {"code": "memory_fault", "message": FAULT_LINE}  # no journal at all
+
+    def _enter_fault(self, fault: Fault) -> None:
+        if self.fault is not None:
+            return
+        self.fault = fault
+        if self.recorder is not None:
+            self.recorder.fault = fault
+        log.error("%s %s: %s", fault.kind, fault.code, fault.message)
+        self._system_log(*fault_entry(fault))
+        if self.publisher is not None:  # the link status tells the floor
+            try:
+                self.publisher.set_fault(fault.code)
+            except Exception as error:  # the floor link must never stop the table
+                log.warning("floor: the fault was not sent: %s", describe(error))
+        self._show()
+
+    def _device_notice(self, notice: DeviceNotice) -> None:
+        """A device fault raised or cleared: the dealer gets the fault's words, the log
+        and the journal's system log its detail, the floor one message each way. A
+        device already at fault that the driver reports again in other words (an
+        unplugged keypad is first lost, then missing) is the same fault: only the log
+        hears the new detail."""
+        faults = self.display.device_faults if self.display.device_faults is not None else {}
+        device = notice.device
+        current = faults.get(device)
+        if notice.message is None:
+            if current is None:
+                return
+            del faults[device]
+            if device == "puck":
+                self.display.puck_fault_seats = ()
+            log.info("device %s works again (%s cleared)", device, current)
+            self._system_log(LogKind.DEVICE_CLEAR, {"device": device, "code": current})
+            self._publish_fault(device, current, active=False, detail=None)
+            self.outputs.redrive()  # it may have lost what it showed
+        else:
+            code = notice.code or device_faults.lost(device)
+            if device == "puck":
+                self.display.puck_fault_seats = notice.seats
+            if current == code:
+                log.warning("device %s still at fault (%s): %s", device, code, notice.message)
+                self._show()  # the seats of a puck fault may have changed
+                return
+            if current is not None:  # another fault of the same device: the old one ends
+                self._publish_fault(device, current, active=False, detail=None)
+            faults[device] = code
+            log.warning("device %s fault %s: %s", device, code, notice.message)
+            self._system_log(
+                LogKind.DEVICE_FAULT, {"device": device, "code": code, "message": notice.message}
+            )
+            self._publish_fault(device, code, active=True, detail=notice.message)
+        self.display.device_faults = faults
+        if self.publisher is not None:  # the retained link status says what is in force
+            try:
+                self.publisher.set_device_faults(dict(faults))
+            except Exception as error:  # the floor link must never stop the table
+                log.warning("floor: the device faults were not sent: %s", describe(error))
+        self._show()
+
+    def _log_tray_change(self, tray: tray_check.TrayStatus) -> None:
+        """A tray alarm raised, changed or cleared since the last show: the log and the
+        system log (``tray_alarm`` / ``tray_clear``)."""
+        before = self.last_shown.tray if self.last_shown is not None else None
+        if before is None:
+            return
+        for line in tray_check.changes(before, tray):
+            (log.warning if tray.alarm else log.info)("%s", line)
+            detail: dict[str, Any] = {
+                "counted": tray.counted,
+                "expected": tray.expected,
+                "difference": tray.difference,
+            }
+            if "acknowledged by" in line:
+                detail["by"] = tray.acknowledged_by
+            self._system_log(line.split(":", 1)[0], detail)
+
+    def _system_log(self, kind: str, detail: dict[str, Any]) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.log_system(kind, detail)
+        except Exception as error:  # the log must not stop play
+            log.warning("system log entry %s not recorded: %s", kind, describe(error))
+
+    # -- the floor link ------------------------------------------------------------------
+
+    def _publish_fault(self, device: str, code: str, *, active: bool, detail: Any) -> None:
+        """A fault raised or cleared, to the floor: queued in the outbox in a transaction
+        of its own, with the journal's last seq (so retention prunes it with the events
+        around it)."""
+        publisher = self.publisher
+        if publisher is None or self.journal is None:
+            return
+        try:
+            from controller.floor.messages import fault_message
+
+            seq = self.journal.last_seq
+            publisher.enqueue(
+                [
+                    fault_message(
+                        publisher.topics, code, device=device, active=active, detail=detail, seq=seq
+                    )
+                ],
+                seq=seq,
+            )
+        except Exception as error:  # the floor link must never stop play
+            log.warning(
+                "floor: the %s %s message was not queued: %s",
+                code,
+                "fault" if active else "clear",
+                describe(error),
+            )
+
+    def _link_alert(self) -> str | None:
+        """The link indicator while the link is in trouble (down, alarm, refused
+        messages); None while it is healthy or still making its first connection."""
+        if self.link_problem is not None:
+            return self.link_problem
+        if self.publisher is None:
+            return None
+        status = self.publisher.status()
+        trouble = status.alarm or status.overflowed or status.last_error is not None
+        if not trouble and (status.link == "up" or not self._link_tried):
+            return None
+        return str(status.indicator())
+
+    def _link_notice(self, status: Any) -> None:
+        """The publisher says the link changed: the system log records each time it
+        goes down or comes up and each change of its outbox alarm; the display follows."""
+        if status.link == "up" or status.last_error is not None:
+            self._link_tried = True
+        if status.link == "up":
+            link = "up"
+        else:
+            link = "down" if self._link_tried else "connecting"
+        state = (link, bool(status.alarm), bool(status.overflowed))
+        if state != self._link_logged:
+            self._link_logged = state
+            if link != "connecting" or status.alarm or status.overflowed:
+                self._system_log(
+                    LogKind.FLOOR_LINK,
+                    {
+                        "link": status.link,
+                        "reason": status.last_error,
+                        "unsent": status.unsent,
+                        "alarm": status.alarm,
+                        "overflowed": status.overflowed,
+                    },
+                )
+        self._show()
+
+
+def fault_entry(fault: Fault) -> tuple[str, dict[str, Any]]:
+    """A sticky fault's system log entry: a failed ``integrity`` check for damage to the
+    journal, a ``fault`` (with its kind) for a storage or software fault."""
+    problem = {"code": fault.code, "message": fault.message}
+    if isinstance(fault, JournalIntegrityError):
+        return LogKind.INTEGRITY, {"ok": False, "problems": [problem]}
+    return LogKind.FAULT, {"kind": fault.kind, **problem}
