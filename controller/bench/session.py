@@ -26,7 +26,7 @@ from typing import Any
 
 from controller.bench.lamps import Lamp, LampWatcher
 from controller.config import Settings
-from controller.daemon.loop import LastShown
+from controller.daemon.display import LastShown
 from controller.daemon.recorder import Outcome
 from controller.daemon.service import Daemon
 from drivers.build import Simulators

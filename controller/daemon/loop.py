@@ -68,7 +68,7 @@ from controller.daemon.inputs import (
 )
 from controller.daemon.inqueue import InputQueue
 from controller.daemon.outputs import Outputs
-from controller.daemon.reconfig import PRUNE_EVERY_HANDS, ConfigMixin
+from controller.daemon.reconfig import ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
 from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
 from controller.fault_words import fault_lines
@@ -83,15 +83,7 @@ from controller.rules.text import Message
 
 log = logging.getLogger("table-controller")
 
-__all__ = [
-    "PRUNE_EVERY_HANDS",
-    "Controller",
-    "Display",
-    "LastShown",
-    "Notifier",
-    "log",
-    "outcome_by",
-]
+__all__ = ["Controller", "Notifier", "log"]
 
 
 class Notifier:
