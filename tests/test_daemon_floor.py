@@ -24,9 +24,9 @@ from tests.daemon_helpers import (
     write_config,
 )
 from tests.localbroker import LocalBroker
-from tests.test_floor_publisher import _first_copies, back_office, broker
+from tests.test_floor_publisher import _first_copies, back_office
 
-__all__ = ["back_office", "broker"]  # pytest fixtures, used by name
+__all__ = ["back_office"]  # a pytest fixture, used by name
 
 TOPIC = "casino/lv/table/T1"
 

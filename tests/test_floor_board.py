@@ -26,7 +26,6 @@ from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_
 from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
-from tests.system_tools import require
 
 ROOT = Path(__file__).resolve().parents[1]
 # The screenshots in docs/board/ are made by this file: FLOOR_BOARD_SCREENSHOTS=docs/board
@@ -79,15 +78,6 @@ def browser() -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    require("mosquitto", "the floor board test against a real broker")
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
 
 
 def table_config(tmp_path: Path, broker: LocalBroker, table_id: str) -> Path:

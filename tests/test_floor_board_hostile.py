@@ -24,14 +24,6 @@ from tests.test_floor_board import browser  # noqa: F401 - the fixture
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
-
-
-@pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:
     server = lv_board(broker)
     server.start()

@@ -20,14 +20,6 @@ from tests.localbroker import LocalBroker
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
-
-
-@pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:
     server = lv_board(broker, hosts=("floor-board.casino.local",))
     server.start()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,6 @@ from tests.daemon_helpers import WAIT
 from tests.floor_board_helpers import floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 from tests.test_floor_board_hostile import cards, publish, state
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
 
 
 def test_the_deduplicator_forgets_the_table_silent_the_longest() -> None:

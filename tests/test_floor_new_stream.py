@@ -11,11 +11,8 @@ import json
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from controller.floor import outbox
 from controller.floor.board_server import BoardServer
@@ -29,14 +26,6 @@ from tests.floor_board_helpers import floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
 
 
 def hands(db: Path, first_hand: int, count: int) -> None:

@@ -125,15 +125,6 @@ def _wait_status(publisher: Publisher, condition: Callable[[LinkStatus], bool]) 
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    require("mosquitto", MOSQUITTO_PURPOSE)
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
-
-
-@pytest.fixture
 def back_office(broker: LocalBroker) -> Iterator[Collector]:
     """A floor-system consumer with a persistent session: what is published while it
     is away (the broker restarting) waits for it."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +19,6 @@ from tests.test_floor_publisher import MOSQUITTO_PURPOSE, WAIT, _journal_events
 from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    require("mosquitto", MOSQUITTO_PURPOSE)
-    local = LocalBroker(tmp_path / "broker")
-    local.start()
-    yield local
-    local.kill()
 
 
 def _watch(*arguments: str) -> subprocess.Popen[str]:

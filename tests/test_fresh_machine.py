@@ -26,6 +26,10 @@ MODULES = [
     "tests/test_bench_tui.py",
     "tests/test_systemd_unit.py",
     "tests/test_floor_board.py",
+    "tests/test_floor_board_http.py",
+    "tests/test_floor_board_hostile.py",
+    "tests/test_floor_bounds.py",
+    "tests/test_floor_new_stream.py",
     "tests/test_floor_acl.py",
     "tests/test_hostile_lines.py",
 ]

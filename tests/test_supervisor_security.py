@@ -27,9 +27,9 @@ from tests.cli import tablectl
 from tests.daemon_helpers import running, seat_players, view, wait_for, write_config
 from tests.localbroker import LocalBroker
 from tests.test_at_the_table import key_in
-from tests.test_floor_publisher import back_office, broker
+from tests.test_floor_publisher import back_office
 
-__all__ = ["back_office", "broker"]  # pytest fixtures, used by name
+__all__ = ["back_office"]  # a pytest fixture, used by name
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPERVISOR = "1042"
