@@ -18,29 +18,15 @@ from typing import Any, Protocol, TypeVar
 from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules.betting import playable, pot_total
 from controller.rules.events import EVENT_TYPES
+from controller.rules.keypad.base import KEYS as KEYPAD_KEYS
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 from controller.rules.state import FIRST_ROUNDS, TableState
 
 T = TypeVar("T")
 
 NAMES = ("ana", "luis", "marta", "ivan", "sofia", "jorge", "elena", "pablo", "rosa", "tomas")
-KEYS = (
-    "0",
-    "1",
-    "2",
-    "5",
-    "9",
-    "FOLD",
-    "CHECK",
-    "BET",
-    "ALLIN",
-    "ENTER",
-    "CLEAR",
-    "CLOCK",
-    "NEXT",
-    "FUNC",
-    "JUNK",
-)
+#: A few digits, every named key of the keypad, and one it does not have.
+KEYS = ("0", "1", "2", "5", "9", *(key for key in KEYPAD_KEYS if not key.isdigit()), "JUNK")
 
 
 class Chooser(Protocol):
