@@ -57,6 +57,15 @@ KEYS = (
     "NEXT",
     "FUNC",
 )
+#: The display's word for each betting action (what was pushed, what was done last).
+ACTION_WORDS = {
+    "fold": "word.fold",
+    "check": "word.check",
+    "call": "word.call",
+    "bet": "word.bet",
+    "raise": "word.raise",
+    "all_in": "word.all_in",
+}
 #: A PIN digit the shell keeps to itself: what the journal records while a PIN is typed
 #: (the ENTER that ends the PIN then carries the shell's verdict, ``pin_ok``).
 HIDDEN_DIGIT = "*"

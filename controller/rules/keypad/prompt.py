@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules.keypad import supervisor
 from controller.rules.keypad.award import prompt_pot
-from controller.rules.keypad.base import live_entry, pushed_chips
+from controller.rules.keypad.base import ACTION_WORDS, live_entry, pushed_chips
 from controller.rules.records import Entry
 from controller.rules.state import TableState
 from controller.rules.text import Message, from_json, msg, phrase, render, round_word
@@ -28,14 +28,6 @@ SUPERVISOR_PAGES = (
 )
 ENTER_WAIT = msg("prompt.enter_wait")
 CONFIRM = msg("prompt.confirm_keys")
-ACTION_WORDS = {
-    "fold": "word.fold",
-    "check": "word.check",
-    "call": "word.call",
-    "bet": "word.bet",
-    "raise": "word.raise",
-    "all_in": "word.all_in",
-}
 
 
 def _typed(entry: Entry) -> Message:

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 from controller.rules import pushed
 from controller.rules.events import Push
-from controller.rules.keypad.base import Press, Step, context, pushed_chips, seat_to_act
+from controller.rules.keypad.base import (
+    ACTION_WORDS,
+    Press,
+    Step,
+    context,
+    pushed_chips,
+    seat_to_act,
+)
 from controller.rules.records import Entry
 from controller.rules.text import msg, phrase, refuse
-
-WORDS = {
-    "fold": "word.fold",
-    "check": "word.check",
-    "call": "word.call",
-    "bet": "word.bet",
-    "raise": "word.raise",
-    "all_in": "word.all_in",
-}
 
 DECLARATIONS = {"CHECK": "call", "BET": "raise", "ENTER": None}
 
@@ -62,7 +60,7 @@ def push(p: Press, entry: Entry) -> Step:
     act, rule = pushed.read(h, p.table.state.seats, event, p.table.settings.game)
     notice = None
     if rule is not None:
-        word = phrase(WORDS[act.action])
+        word = phrase(ACTION_WORDS[act.action])
         notice = (
             msg("notice.pushed", action=word, rule=rule)
             if act.to is None
