@@ -3,6 +3,7 @@ daemon run in-process with simulated devices, and waits on conditions (never sle
 
 from __future__ import annotations
 
+import shutil
 import socket
 import tempfile
 import time
@@ -128,6 +129,28 @@ def press(daemon: Daemon, *keys: str) -> None:
     before = keypad.delivered
     keypad.press(*keys)
     assert keypad.wait_delivered(before + len(keys), WAIT)
+
+
+def fold_hands(daemon: Daemon, count: int) -> None:
+    """Deal ``count`` hands, each ended by the first seat to act folding (heads-up)."""
+    for _ in range(count):
+        press(daemon, "NEXT")
+        wait_for(lambda: view(daemon)["phase"] == "preflop")
+        press(daemon, "FOLD")
+        wait_for(lambda: view(daemon)["phase"] == "idle")
+
+
+def tear_the_tail(config: Path, work: Path) -> None:
+    """Leave the journal in ``work/state`` as storage that lost its last writes leaves
+    it: two runs seat players, then the database goes back to its copy after the first,
+    an older database beside a newer ack mark."""
+    state, older = work / "state", work / "older.sqlite3"
+    with running(config) as daemon:
+        seat_players(daemon, {2: "ana", 5: "luis"})
+    shutil.copy(state / "journal.sqlite3", older)
+    with running(config) as daemon:
+        seat_players(daemon, {8: "marta"})
+    shutil.copy(older, state / "journal.sqlite3")
 
 
 def journal_events(state_dir: Path) -> list[Any]:

@@ -4,7 +4,6 @@ fault's own words everywhere else (logs, refused inputs, tablectl)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from controller.faults import Fault, SoftwareFault
 from controller.journal import errors
 from controller.rules.catalogue import EN, ES
 from controller.rules.text import render
-from tests.daemon_helpers import running, seat_players, shown, wait_for, write_config
+from tests.daemon_helpers import running, seat_players, shown, tear_the_tail, wait_for, write_config
 from tests.test_journal_storage import fill_up, small_fs, with_events  # noqa: F401 (a fixture)
 
 
@@ -70,13 +69,7 @@ def _spanish(config: Path) -> Path:
 def test_a_memory_fault_in_spanish(tmp_path: Path) -> None:
     """A torn journal tail at start, on a table whose display speaks Spanish."""
     config = _spanish(write_config(tmp_path))
-    state = tmp_path / "state"
-    with running(config) as daemon:
-        seat_players(daemon, {2: "ana", 5: "luis"})
-    shutil.copy(state / "journal.sqlite3", tmp_path / "older.sqlite3")
-    with running(config) as daemon:
-        seat_players(daemon, {8: "marta"})
-    shutil.copy(tmp_path / "older.sqlite3", state / "journal.sqlite3")
+    tear_the_tail(config, tmp_path)
     with running(config) as daemon:
         wait_for(
             lambda: shown(daemon).line1 == "FALLO DE MEMORIA: LLAME AL TECNICO",

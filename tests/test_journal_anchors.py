@@ -12,7 +12,7 @@ from controller.journal import ChainBroken, Journal
 from controller.journal.ackmark import AckMark, write_acks
 from controller.journal.schema import RowContent, log_genesis
 from tests.cli import tablectl
-from tests.daemon_helpers import press, running, seat_players, view, wait_for, write_config
+from tests.daemon_helpers import fold_hands, running, seat_players, write_config
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
@@ -170,11 +170,7 @@ def test_the_daemon_sends_the_chain_head_with_every_hand_end(tmp_path: Path) -> 
     config.write_text(config.read_text() + "floor: {site: lv, host: 127.0.0.1, port: 1}\n")
     with running(config) as daemon:
         seat_players(daemon, {2: "ana", 5: "luis"})
-        for _ in range(3):
-            press(daemon, "NEXT")
-            wait_for(lambda: view(daemon)["phase"] == "preflop")
-            press(daemon, "FOLD")
-            wait_for(lambda: view(daemon)["phase"] == "idle")
+        fold_hands(daemon, 3)
     conn = sqlite3.connect(tmp_path / "state" / "journal.sqlite3")
     payloads = [
         row[0]

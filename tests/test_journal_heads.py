@@ -16,7 +16,13 @@ import pytest
 
 from controller.journal.ackmark import AckMark, write_acks
 from tests.cli import tablectl
-from tests.daemon_helpers import press, running, seat_players, view, wait_for, write_config
+from tests.daemon_helpers import (
+    fold_hands,
+    running,
+    seat_players,
+    wait_for,
+    write_config,
+)
 from tests.localbroker import LocalBroker
 from tests.system_tools import needs
 from tests.test_journal_anchors import play
@@ -139,11 +145,7 @@ def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose:
                 time.sleep(0.5)  # the subscription is in place
                 with running(config) as daemon:
                     seat_players(daemon, {2: "ana", 5: "luis"})
-                    for _ in range(3):
-                        press(daemon, "NEXT")
-                        wait_for(lambda: view(daemon)["phase"] == "preflop")
-                        press(daemon, "FOLD")
-                        wait_for(lambda: view(daemon)["phase"] == "idle")
+                    fold_hands(daemon, 3)
                     wait_for(
                         lambda: received.read_text().count('"hand_end"') == 3,
                         what="three hand_end messages at mosquitto_sub",

@@ -5,7 +5,6 @@ salvage is the way out. A different configuration is recorded, not ignored."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -14,7 +13,15 @@ import pytest
 from controller.cli import main
 from controller.daemon.outputs import FAULT_LINE
 from controller.journal import Journal
-from tests.daemon_helpers import running, seat_players, shown, view, wait_for, write_config
+from tests.daemon_helpers import (
+    running,
+    seat_players,
+    shown,
+    tear_the_tail,
+    view,
+    wait_for,
+    write_config,
+)
 
 PLAYERS = {2: "ana", 5: "luis", 8: "marta"}
 
@@ -60,14 +67,7 @@ def salvage_and_restart(config: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_a_torn_tail_is_a_memory_fault(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = write_config(tmp_path)
-    state = tmp_path / "state"
-    with running(config) as daemon:
-        seat_players(daemon, {2: "ana", 5: "luis"})
-    shutil.copy(state / "journal.sqlite3", tmp_path / "older.sqlite3")
-    with running(config) as daemon:
-        seat_players(daemon, {8: "marta"})
-    # the storage "loses" the last writes: an older database beside a newer ack mark
-    shutil.copy(tmp_path / "older.sqlite3", state / "journal.sqlite3")
+    tear_the_tail(config, tmp_path)
     assert_locked(config, "torn_tail", capsys)
     salvage_and_restart(config, capsys)
 
