@@ -333,10 +333,11 @@ def test_the_board_command_serves_the_page_and_says_what_is_wrong(
             )
             == 1
         )
-    assert (
-        "tablectl floor board: cannot serve the page: Address already in use"
-        in capsys.readouterr().err
-    )
+        assert (
+            f"tablectl floor board: cannot serve the page on 127.0.0.1:{port}: "
+            "Address already in use (another port: --http-port or board.port; "
+            "another address: --listen or board.listen)\n"
+        ) in capsys.readouterr().err
 
 
 def test_the_cards_alarms_from_the_feed() -> None:

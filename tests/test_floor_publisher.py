@@ -752,3 +752,47 @@ def test_the_test_broker_is_not_part_of_the_firmware() -> None:
         if re.search(r"^\s*(from|import) tests\b", path.read_text(), re.MULTILINE)
     ]
     assert importing_tests == []
+
+
+def test_the_boards_sending_backlog_clears_once_an_idle_tables_backlog_is_sent(
+    broker: LocalBroker, back_office: Collector, tmp_path: Path
+) -> None:
+    """A table that played offline, then went idle: once its backlog is sent, the floor
+    hears that nothing is left to send. A board that starts later (or comes back) gets
+    the retained status: it said `SENDING BACKLOG 80` for ever on such a table."""
+    from controller.floor.board import Board
+
+    db = tmp_path / "journal.sqlite3"
+    outbox.connect(db).close()
+    broker.stop()
+    publisher = _publisher(_settings(broker), db)
+    publisher.start()
+    try:
+        _wait_status(publisher, lambda s: s.link == "down")
+        _journal_events(db, 1, 40)
+        publisher.notify()
+        queued = len(_rows(db))
+        _wait_status(publisher, lambda s: s.unsent == queued)
+        broker.start()
+        assert publisher.wait_drained(WAIT)
+        _wait_delivered(back_office, queued)
+
+        def backlog_shown(collector: Collector) -> list[str]:
+            board = Board()
+            for message in list(collector.messages):
+                board.apply(message.payload, time.monotonic_ns(), message.topic)
+            card = board.card("T1", time.monotonic_ns())
+            assert card is not None
+            return [a["text"] for a in card["alarms"] if a["code"] == "backlog"]
+
+        assert _eventually(lambda: not backlog_shown(back_office)), backlog_shown(back_office)
+        late = Collector()  # a board started after the backlog was sent
+        subscriber = Subscriber(broker.host, broker.port, subscription("casino"), late)
+        subscriber.start()
+        try:
+            assert late.wait_for(lambda ms: any(m.retain for m in ms), WAIT)
+            assert backlog_shown(late) == []
+        finally:
+            subscriber.stop()
+    finally:
+        publisher.stop()

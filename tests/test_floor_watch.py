@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
+import threading
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +176,45 @@ def test_a_configuration_that_cannot_be_used_is_told_alike_by_watch_and_board(
     assert main(["floor", command, "--config", str(config)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"{config}:3:") and "prot" in err
+
+
+@pytest.mark.parametrize("command", ["watch", "board"])
+def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
+    broker: LocalBroker, command: str
+) -> None:
+    """A supervisor's screen that went quiet must say whether the floor did or the broker
+    did: each loss and each return of the broker is one line with its time."""
+    import re
+
+    extra = ["--table", "T1"] if command == "watch" else ["--site", "lv", "--http-port", "0"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", command]
+        + ["--host", broker.host, "--port", str(broker.port), *extra],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in process.stderr], daemon=True)
+    reader.start()
+    try:
+        start = lines.get(timeout=WAIT)
+        assert start.startswith("watching" if command == "watch" else "floor board on"), start
+        if command == "board":  # the page is served at once, the broker is watched after
+            url = start.split()[3] + "cards.json"
+            assert eventually(lambda: json.load(urllib.request.urlopen(url))["broker"], WAIT)
+        stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+        where = f"tablectl floor {command}: broker {broker.host}:{broker.port}"
+        broker.stop()
+        lost = lines.get(timeout=WAIT)
+        assert re.fullmatch(f"{stamp} {re.escape(where)} lost: retrying\n", lost), lost
+        broker.start()
+        back = lines.get(timeout=WAIT)
+        assert re.fullmatch(
+            f"{stamp} {re.escape(where)} back: showing live messages again\n", back
+        ), back
+    finally:
+        process.terminate()
+        process.wait(WAIT)

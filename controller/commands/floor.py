@@ -20,6 +20,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,6 +39,27 @@ from controller.lines import decode_document
 from controller.rules import BadEvent
 
 T = TypeVar("T")
+
+
+def broker_link_lines(command: str, host: str, port: int) -> Callable[[bool], None]:
+    """A subscriber's `on_link` that says on standard error, with the UTC time, each
+    loss of the broker and each return after one (the first subscription, or the
+    failure to make it, is said by the command itself)."""
+    before: list[bool | None] = [None]
+
+    def said(up: bool) -> None:
+        known = before[0]
+        if known is None or up == known:
+            before[0] = True if up else known  # nothing to say before the first link
+            return
+        before[0] = up
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        what = "back: showing live messages again" if up else "lost: retrying"
+        print(f"{stamp} tablectl floor {command}: broker {host}:{port} {what}", file=sys.stderr)
+        sys.stderr.flush()
+
+    return said
+
 
 HELP = "the casino floor link: watch a table's live messages, serve the floor board"
 
@@ -189,7 +211,14 @@ def _watch(args: argparse.Namespace) -> int:
                 done.set()
 
     try:
-        subscriber = Subscriber(host, port, topic_filter, show, **options)
+        subscriber = Subscriber(
+            host,
+            port,
+            topic_filter,
+            show,
+            on_link=broker_link_lines("watch", host, port),
+            **options,
+        )
         subscriber.start()
     except (FloorLinkError, FloorConfigError) as exc:
         print(f"tablectl floor watch: {exc}", file=sys.stderr)
@@ -305,13 +334,19 @@ def _board(args: argparse.Namespace) -> int:
             subscriber_options=options,
             hosts=board_settings.hosts,
             max_tables=board_settings.max_tables,
+            on_broker=broker_link_lines("board", host, port),
         )
     except (FloorConfigError, TopicError) as exc:
         print(f"tablectl floor board: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # the address is taken or cannot be listened on
+        listen = args.listen or board_settings.listen
+        http_port = args.http_port if args.http_port is not None else board_settings.port
         print(
-            f"tablectl floor board: cannot serve the page: {exc.strerror or exc}", file=sys.stderr
+            f"tablectl floor board: cannot serve the page on {listen}:{http_port}: "
+            f"{exc.strerror or exc} (another port: --http-port or board.port; "
+            "another address: --listen or board.listen)",
+            file=sys.stderr,
         )
         return 1
     stop = threading.Event()

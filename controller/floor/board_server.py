@@ -241,8 +241,10 @@ class BoardServer:
         now_ns: Callable[[], int] = time.monotonic_ns,
         hosts: tuple[str, ...] = (),
         max_tables: int = Deduplicator.MAX_TABLES,
+        on_broker: Callable[[bool], None] | None = None,
     ) -> None:
         self.board = Board(site, max_tables=max_tables)
+        self._on_broker = on_broker  # hears each loss of the broker and each return
         self._hosts = frozenset(h.lower().rstrip(".") for h in hosts)
         self._broker = (host, port)
         self._filter = topic_filter
@@ -323,6 +325,8 @@ class BoardServer:
     def _on_link(self, up: bool) -> None:
         if up != self.board.broker_up:
             log.info("floor board: broker %s", "up" if up else "lost")
+        if self._on_broker is not None:
+            self._on_broker(up)
         self.board.set_broker(up)
         self._broadcast("broker", {"up": up})
 

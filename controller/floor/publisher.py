@@ -144,6 +144,9 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._device_faults: dict[str, str] = {}  # device -> code, in every status
         self._tray_discrepancy: int | None = None  # while the tray alarm is raised
         self._status_due = False
+        # the retained status says a backlog (unsent > 0): it must say 0 once that is
+        # sent, or a board that starts later shows `SENDING BACKLOG` for ever
+        self._backlog_said = False
 
     # -- the daemon's side -------------------------------------------------------------
 
@@ -328,10 +331,14 @@ class Publisher(StatusKeeper, InFlightWindow):
             self._failures = 0  # the link has held: the next outage backs off from the start
         self._watch_database()
         self._collect_acks()
-        if self._connected and self._status_due:
-            self._status_due = False
+        drained = self._backlog_said and self._status.unsent == 0
+        if self._connected and (self._status_due or drained):
+            self._status_due = self._backlog_said = False
             client.publish(
-                self.topics.status, self._status_now("up", None, backlog=False), qos=1, retain=True
+                self.topics.status,
+                self._status_now("up", None, backlog=drained),
+                qos=1,
+                retain=True,
             )
         if self._connected:
             self._fill_window()
@@ -400,6 +407,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._receive_max = getattr(properties, "ReceiveMaximum", None)
         self._rewind()
         self._status_due = False
+        self._backlog_said = self._status.unsent > 0
         client.publish(
             self.topics.status,
             self._status_now("up", None),
