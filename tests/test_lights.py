@@ -185,3 +185,25 @@ def test_a_payout_under_an_alert_keeps_its_page() -> None:
         "MOVE BUTTON TO SEAT 2",
         "PAY SEAT 5: 10",
     )
+
+
+def test_a_notice_under_an_alert_is_not_glued_to_the_payout() -> None:
+    """Issue 21 item 7: a wrong PIN just after a hand, with the tray alarm up, showed
+    `WRONG PIN: 2 TRIES LEFT: PAY SEAT 5: 10`: the notice glued to the payout on one
+    line, which reads as if the PIN were about the payout. The key's answer keeps both
+    lines (the notice, then what happens next), as an entry being keyed does; the
+    alert is back at the next key."""
+    wrong_pin = [{"type": "key", "key": "ENTER", "pin_ok": False}]
+    t = table(THREE + keys("NEXT FOLD FOLD FUNC 0 1 0 4 2 ENTER 1 2 3 4") + wrong_pin)
+    alert = [msg("tray.alarm", difference="+3400")]
+    assert dealer_lines(state_view(t)) == ("WRONG PIN: 2 TRIES LEFT", "PAY SEAT 5: 10")
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "WRONG PIN: 2 TRIES LEFT",
+        "PAY SEAT 5: 10",
+    )
+    assert dealer_lines(state_view(t), alerts=alert, language="es")[0].startswith("PIN ")
+    feed(t, keys("CLEAR"))
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "TRAY OFF BY +3400: CALL SUPERVISOR",
+        "PAY SEAT 5: 10",
+    )
