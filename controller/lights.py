@@ -144,7 +144,8 @@ def dealer_lines(
     messages (``controller.puck``, ``controller.tray``), then English text from the
     shell (the floor link's indicator, ``LINK DOWN 42 QUEUED``); the first is shown,
     except while a keypad entry is being keyed (its two lines stay: a menu's options,
-    the digits typed), and again when the entry ends.
+    the digits typed) or the last key's notice answers it (``WRONG PIN: 2 TRIES LEFT``
+    over what happens next, never glued to it), and again after the next key.
     Otherwise the state's ``display_text``: the entry's prompt, or who is to act and
     the call, the showdown order, a notice.
     """
@@ -166,7 +167,9 @@ def dealer_lines(
         assert outcome is not None
         return fit(render(outcome, language)), fit(first)
     keying = (view.get("keypad") or {}).get("entry") is not None
-    if alerts and not keying:  # an entry being keyed keeps both its lines
+    shown = view.get("display_text") or []
+    answered = bool(shown) and str(shown[0][0]).startswith("notice.")  # the key's answer
+    if alerts and not keying and not answered:  # an entry or a notice keeps both lines
         alert = alerts[0]
         text = alert if isinstance(alert, str) else render(alert, language)
         # the dealer must still see what happens next: join the situation's two lines
@@ -174,7 +177,6 @@ def dealer_lines(
         # (never a payout: it goes below the alert with its page, `PAY SEAT 3: 800
         # (1/3)`, so that the dealer sees whether NEXT pages on or deals)
         joined = ": ".join(situation[:2])
-        shown = view.get("display_text") or []
         paying = bool(shown) and shown[0][0] == "display.pay"
         if len(situation) >= 2 and len(joined) <= LINE and not paying:
             return fit(joined), fit(text)

@@ -36,6 +36,16 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 
+from controller.rules.text import msg, phrase, render
+
+
+def unavailable_words() -> str:
+    """What the dealer display says to a PIN that cannot be checked (no PIN file, or one
+    that cannot be used): ``NO: PIN CHECK NOT AVAILABLE: CALL TECH``, the catalogue's
+    words, for the log and ``check-config`` to say the same."""
+    return render(msg("refused.line", reason=phrase("keypad.pin_unavailable")))
+
+
 DEFAULT_PATH = Path("/etc/table-controller/pins")
 ENV_PATH = "TABLECTL_PINS"
 #: scrypt cost: about 16 MiB and some tens of milliseconds a check on a Pi-class board.

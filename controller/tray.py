@@ -35,7 +35,7 @@ from controller.replay import step
 from controller.rules import RuleSettings, Table
 from controller.rules.effects import SeatChanged
 from controller.rules.state import TableState
-from controller.rules.text import Message, msg
+from controller.rules.text import Message, from_json, msg, render, to_json
 from controller.rules.tray_ledger import totals
 
 
@@ -106,12 +106,40 @@ def status(state: TableState, settings: TrayFloatSettings) -> TrayStatus:
     )
 
 
+def _signed(difference: int) -> str:
+    return f"+{difference}" if difference > 0 else str(difference)
+
+
 def alarm_message(tray: TrayStatus) -> Message | None:
     """The display's alert (``lights.dealer_lines(alerts=...)``), or None."""
     if not tray.alarm or tray.difference is None:
         return None
-    sign = "+" if tray.difference > 0 else ""
-    return msg("tray.alarm", difference=f"{sign}{tray.difference}")
+    return msg("tray.alarm", difference=_signed(tray.difference))
+
+
+def with_figures(view: dict[str, Any], tray: TrayStatus) -> dict[str, Any]:
+    """The state view with the tray's figure on the display's words where the rules
+    core cannot give it (it does not know the float): the prompt to acknowledge the
+    tray names the difference (``ACKNOWLEDGE TRAY OFF BY +3400: ENTER``), and the
+    acknowledgement the difference it accepted (``TRAY OFF BY +3400 ACKNOWLEDGED BY
+    1042``). Without a float, or a reading, the core's words stay."""
+    shown = view.get("display_text") or []
+    if not tray.checked or not shown:
+        return view
+    key, args = shown[0][0], shown[0][1]
+    if key == "prompt.tray_ack" and tray.difference is not None:
+        told = msg("prompt.tray_ack_off", difference=_signed(tray.difference))
+    elif key == "notice.tray_ack" and tray.acknowledged is not None:
+        told = msg(
+            "notice.tray_acked",
+            difference=_signed(tray.acknowledged),
+            supervisor=args.get("supervisor", ""),
+        )
+    else:
+        return view
+    display_text = [to_json(told), *shown[1:]]
+    display = [render(from_json(m)) for m in display_text]
+    return {**view, "display_text": display_text, "display": display}
 
 
 def changes(before: TrayStatus, after: TrayStatus) -> list[str]:

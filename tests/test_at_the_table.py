@@ -570,9 +570,10 @@ def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
 
         # the supervisor acknowledges it: FUNC 0, id, PIN, 6, ENTER
         key_in(daemon, f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)} ENTER 6")
-        wait_shown(daemon, line1="ACKNOWLEDGE TRAY: ENTER", line2="ENTER=YES CLEAR=NO")
+        # (issue 21 item 7: the prompt and the notice name the difference acknowledged)
+        wait_shown(daemon, line1="ACKNOWLEDGE TRAY OFF BY -25: ENTER", line2="ENTER=YES CLEAR=NO")
         key_in(daemon, "ENTER")
-        wait_shown(daemon, line1="TRAY ACKNOWLEDGED BY SUPERVISOR 1042", line2="READY")
+        wait_shown(daemon, line1="TRAY OFF BY -25 ACKNOWLEDGED BY 1042", line2="READY")
         status = tray_status(daemon)
         assert (status.alarm, status.acknowledged, status.acknowledged_by) == (False, -25, "1042")
         clears = system_log(daemon, "tray_clear")
@@ -591,7 +592,7 @@ def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
         wait_for(lambda: tray_status(again).stable)
         assert not tray_status(again).alarm and tray_status(again).acknowledged == -25
         # the notice is journalled state: it stays until the next key, restart or not
-        wait_shown(again, line1="TRAY ACKNOWLEDGED BY SUPERVISOR 1042", line2="READY")
+        wait_shown(again, line1="TRAY OFF BY -25 ACKNOWLEDGED BY 1042", line2="READY")
 
 
 # -- 6. Spanish ------------------------------------------------------------------------

@@ -1280,7 +1280,8 @@ def test_check_config_names_missing_files_as_errors_and_unplugged_ports_as_warni
         "does not exist: the keypad adapter is not plugged in (or not this one): the daemon "
         "shows a keypad fault until it appears",
         f"{path}:7:24: warning: supervisor.pin_file: {pins} does not exist: no supervisor "
-        "PINs yet: every PIN is refused until `tablectl pin set` writes this file",
+        "PINs yet: every PIN typed is answered `NO: PIN CHECK NOT AVAILABLE: CALL TECH` "
+        "until `tablectl pin set` writes this file",
         f"{path}:12:18: floor.password_file: {tmp_path / 'floor-password'} does not exist: "
         "the floor link will not start (LINK ERROR)",
     ]

@@ -251,3 +251,19 @@ def test_a_transfer_after_the_hand_takes_the_payouts_off_the_display() -> None:
     assert shown(t)[0] == "PAY SEAT 5: 10"
     feed(t, [{"type": "transfer", "from": 5, "to": 8, "amount": 10, "reason": "wrong_payout"}])
     assert shown(t) == ["READY", ""]
+
+
+def test_the_supervisor_guide_shows_the_menu_pages_the_display_shows() -> None:
+    """Issue 21 item 7: docs/supervisor.md drew page 2 without `7 TRANSFER`. The guide's
+    drawing of the menu (the pages side by side) is the display's own lines, paged with
+    NEXT until the first page comes back."""
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "supervisor.md").read_text()
+    t = table(THREE + keys(SUPERVISOR), pin_verifier=verifier)
+    pages = [shown(t)]
+    while (page := press(t, "NEXT")[-1]) != pages[0]:
+        pages.append(page)
+    assert len(pages) >= 2
+    drawn = "\n".join("".join(f"{page[row]:<41}" for page in pages).rstrip() for row in range(2))
+    assert f"```\n{drawn}\n```" in guide, drawn

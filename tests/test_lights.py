@@ -185,3 +185,43 @@ def test_a_payout_under_an_alert_keeps_its_page() -> None:
         "MOVE BUTTON TO SEAT 2",
         "PAY SEAT 5: 10",
     )
+
+
+def test_a_notice_under_an_alert_is_not_glued_to_the_payout() -> None:
+    """Issue 21 item 7: a wrong PIN just after a hand, with the tray alarm up, showed
+    `WRONG PIN: 2 TRIES LEFT: PAY SEAT 5: 10`: the notice glued to the payout on one
+    line, which reads as if the PIN were about the payout. The key's answer keeps both
+    lines (the notice, then what happens next), as an entry being keyed does; the
+    alert is back at the next key."""
+    wrong_pin = [{"type": "key", "key": "ENTER", "pin_ok": False}]
+    t = table(THREE + keys("NEXT FOLD FOLD FUNC 0 1 0 4 2 ENTER 1 2 3 4") + wrong_pin)
+    alert = [msg("tray.alarm", difference="+3400")]
+    assert dealer_lines(state_view(t)) == ("WRONG PIN: 2 TRIES LEFT", "PAY SEAT 5: 10")
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "WRONG PIN: 2 TRIES LEFT",
+        "PAY SEAT 5: 10",
+    )
+    assert dealer_lines(state_view(t), alerts=alert, language="es")[0].startswith("PIN ")
+    feed(t, keys("CLEAR"))
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "TRAY OFF BY +3400: CALL SUPERVISOR",
+        "PAY SEAT 5: 10",
+    )
+
+
+def test_a_pin_that_cannot_be_checked_tells_the_dealer_to_call_a_technician() -> None:
+    """Issue 21 item 7: `NO: PIN CHECK NOT AVAILABLE` left the dealer and the supervisor
+    guessing; only a technician can fix the PIN file. The refusal says so on one line in
+    both languages, and check-config and the log use the same words."""
+    from controller.supervisor_pins import unavailable_words
+
+    t = table(THREE + keys("FUNC 0 1 0 4 2 ENTER 1 2 3 4"))
+    with pytest.raises(Refusal) as refused:
+        t.check(parse_event({"type": "key", "key": "ENTER"}))
+    reason = refusal_message(refused.value)
+    view = state_view(t)
+    assert dealer_lines(view, refusal=reason)[1] == "NO: PIN CHECK NOT AVAILABLE: CALL TECH"
+    assert dealer_lines(view, refusal=reason, language="es")[1] == (
+        "NO: PIN SIN COMPROBAR: LLAME AL TECNICO"
+    )
+    assert unavailable_words() == "NO: PIN CHECK NOT AVAILABLE: CALL TECH"

@@ -91,7 +91,10 @@ def test_the_daemon_says_an_unsafe_pin_file_and_plays_on(
         for key in f"FUNC 0 {' '.join(SUPERVISOR)} ENTER {' '.join(PIN)}".split():
             assert daemon.submit({"type": "key", "key": key}).ok
         enter = daemon.submit({"type": "key", "key": "ENTER"})
-        assert enter.error == {"code": "pin_unavailable", "message": "PIN CHECK NOT AVAILABLE"}
+        assert enter.error == {
+            "code": "pin_unavailable",
+            "message": "PIN CHECK NOT AVAILABLE: CALL TECH",
+        }
         assert daemon.submit({"type": "key", "key": "CLEAR"}).ok
         assert daemon.submit({"type": "sit", "seat": 2, "player": "ana", "chips": 500}).ok
         path.chmod(0o600)  # fixed: no restart needed

@@ -110,7 +110,10 @@ def test_without_a_pin_file_the_pin_is_refused_and_still_hidden(tmp_path: Path) 
     record(rec, keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8"))
     enter = rec.record({"type": "key", "key": "ENTER"})
     assert not enter.ok
-    assert enter.error == {"code": "pin_unavailable", "message": "PIN CHECK NOT AVAILABLE"}
+    assert enter.error == {
+        "code": "pin_unavailable",
+        "message": "PIN CHECK NOT AVAILABLE: CALL TECH",
+    }
     assert enter.event == {"type": "key", "key": "ENTER"}  # no verdict to record
     assert [k["key"] for k in journalled_keys(rec)][-5:-1] == [HIDDEN_DIGIT] * 4
     assert rec.table.state.keypad["entry"]["step"] == "pin"  # nothing changed

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from controller.cli import main
 from controller.config import load_config
 from controller.daemon.recall import recall
@@ -157,3 +159,58 @@ def test_recall_names_the_rounds_of_a_draw_game(tmp_path: Path, capsys: object) 
     assert re.search(r"predraw:\n(    .*\n)*    .*  seat 5 raise to 20\n", text), text
     assert re.search(r"draw2:\n(    .*\n)*    .*  seat 1 bet to 20\n", text), text
     assert "now: draw2, seat 3 to act" in text
+
+
+UNDO_CONFIG = """\
+table: {id: U, seats: 6}
+game: {structure: no_limit, small_blind: 50, big_blind: 100}
+"""
+UNDO_HAND = [
+    {"type": "sit", "seat": 1, "player": "ana", "chips": 1000},
+    {"type": "sit", "seat": 3, "player": "bob", "chips": 1000},
+    {"type": "sit", "seat": 5, "player": "cy", "chips": 1000},
+    {"type": "start_hand"},
+    {"type": "act", "seat": 5, "action": "call"},
+    {"type": "act", "seat": 1, "action": "raise", "to": 300},  # seq 6
+    {"type": "undo", "by": "1042"},  # seq 7: the supervisor takes it back
+    {"type": "act", "seat": 1, "action": "call"},  # seq 8: the player only called
+]
+
+
+def test_recall_marks_an_undone_action_where_it_was_taken_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 21 item 3: an undone raise was listed as if it stood (`seat 1 raise to
+    300`, then `seat 1 call 100`), the undo only at the bottom among the corrections. A
+    dispute reader needs the raise marked as undone on its own line and the undo in the
+    order it happened, in the text and in the JSON."""
+    config = tmp_path / "table.yaml"
+    config.write_text(UNDO_CONFIG)
+    state = tmp_path / "state"
+    lines = [json.dumps(event) for event in UNDO_HAND]
+    assert durable_replay(load_config(config), str(state), lines, io.StringIO()) == 0
+    with Journal.open_readonly(state) as journal:
+        (hand,) = recall(journal)
+    listed = [(a["seq"], a["seat"], a["action"], a["undone_seq"]) for a in hand.actions]
+    assert listed == [
+        (5, 5, "call", None),
+        (6, 1, "raise", 7),
+        (7, 1, "undo", None),
+        (8, 1, "call", None),
+    ]
+    undo = hand.actions[2]
+    assert undo["undoes"] == 6 and undo["by"] == "1042"
+    assert all(c["kind"] != "undo" for c in hand.corrections)  # not again at the bottom
+    assert main(["recall", "--state-dir", str(state)]) == 0
+    text = capsys.readouterr().out
+    assert re.search(
+        r"seq 6  seat 1 raise to 300  UNDONE \(seq 7\)\n"
+        r".*seq 7  UNDO: seat 1 raise to 300 \(seq 6\) taken back \(by 1042\)\n"
+        r".*seq 8  seat 1 call 100\n",
+        text,
+    ), text
+    assert "  undo: seat" not in text
+    assert main(["recall", "--json", "--state-dir", str(state)]) == 0
+    (shown,) = json.loads(capsys.readouterr().out)["hands"]
+    assert [a["undone_seq"] for a in shown["actions"]] == [None, 7, None, None]
+    assert shown["actions"][2]["action"] == "undo" and shown["actions"][2]["undoes"] == 6

@@ -21,6 +21,7 @@ import sys
 import textwrap
 from typing import Any
 
+from controller.commands._journal import journal_failed
 from controller.daemon.timekeeping import WallDating
 from controller.journal import Journal, JournalError
 from controller.journal.anchors import HeadsReport, check_heads, heads_from_lines
@@ -69,11 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except JournalError as error:
-        print(
-            f"tablectl journal {args.journal_command}: {args.state_dir}: {error.message}",
-            file=sys.stderr,
-        )
-        return 3
+        return journal_failed(f"journal {args.journal_command}", args.state_dir, error)
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from controller.commands._journal import journal_failed
 from controller.daemon.recall import RECALL_HANDS, RecalledHand, as_text, recall
 from controller.journal import Journal, JournalError
 
@@ -52,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
                     return 1
                 hands = found
     except JournalError as error:
-        print(f"tablectl recall: {args.state_dir}: {error.message}", file=sys.stderr)
-        return 3
+        return journal_failed("recall", args.state_dir, error)
     if args.json:
         print(json.dumps({"hands": [hand.as_dict() for hand in hands]}, indent=1))
     else:

@@ -2,7 +2,9 @@
 
 Prints one JSON line ``{"last_seq": N, "state": {...}}`` (DESIGN.md, durable mode):
 the fold of the journal (latest snapshot and the events after it) and the seq of the
-last recorded line; ``0`` and ``null`` when nothing was recorded yet. That JSON is the
+last recorded line; ``0`` and ``null`` when nothing was recorded yet. A folder with no
+journal is said on stderr as ``tablectl recall`` says it (``no journal in DIR ...``,
+exit status 3), after that JSON line (``commands._journal``). That JSON is the
 contract programs rely on, so it is what goes to a pipe or a file (and with
 ``--json``); on a terminal (or with ``--summary``) a person gets a readable summary. Reads only: it
 works while the daemon runs. A journal that fails its integrity check is reported as
@@ -16,6 +18,7 @@ import argparse
 import sys
 from typing import Any
 
+from controller.commands._journal import journal_failed
 from controller.daemon.recovery import RulesBook, fold
 from controller.faults import Fault
 from controller.journal import (
@@ -57,9 +60,10 @@ def _readable(args: argparse.Namespace) -> bool:
 def run(args: argparse.Namespace) -> int:
     try:
         journal = Journal.open_readonly(args.state_dir)
-    except JournalNotFound:
-        print("nothing recorded yet" if _readable(args) else dumps({"last_seq": 0, "state": None}))
-        return 0
+    except JournalNotFound as error:  # a mistyped folder, or a table never started
+        if not _readable(args):
+            print(dumps({"last_seq": 0, "state": None}))
+        return journal_failed("state", args.state_dir, error)
     except JournalError as error:
         return _fault(0, error)
     with journal:

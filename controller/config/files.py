@@ -9,7 +9,8 @@ machine or years later). A name that does not exist is:
   ``ttyAMA*``, ``ttyS*``: the serial port is off in ``raspi-config``);
 - a **warning** when it may appear later: a USB serial adapter not plugged in yet (its
   ``/dev/serial/by-id/...`` link appears when it is), the supervisor PIN file (written
-  by the first ``tablectl pin set``; until then every PIN is refused).
+  by the first ``tablectl pin set``; until then every PIN typed is answered ``NO:
+  PIN CHECK NOT AVAILABLE: CALL TECH``).
 
 Relative paths are taken from the current directory, as the daemon takes them from its
 own (``/var/lib/table-controller`` under the service).
@@ -26,6 +27,7 @@ import yaml
 from yaml.nodes import MappingNode, Node
 
 from controller.config.settings import Settings
+from controller.supervisor_pins import unavailable_words
 from drivers.settings import UART_PORTS
 
 UART_PREFIXES = ("/dev/ttyAMA", "/dev/ttyS")
@@ -78,8 +80,8 @@ def named_paths(settings: Settings) -> list[NamedPath]:
                 "supervisor.pin_file",
                 pin_file,
                 True,
-                "no supervisor PINs yet: every PIN is refused until `tablectl pin set` "
-                "writes this file",
+                f"no supervisor PINs yet: every PIN typed is answered `{unavailable_words()}` "
+                "until `tablectl pin set` writes this file",
             )
         )
     hardware = settings.hardware

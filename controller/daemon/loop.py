@@ -423,6 +423,7 @@ class Controller(ConfigMixin, FaultHandlingMixin):
                 alerts.append(check.message)
                 puck_seats = check.light_seats
         tray = tray_check.status(table.state, self.settings.tray)
+        view = tray_check.with_figures(view, tray)
         self._log_tray_change(tray)
         if self.publisher is not None:  # the retained link status says it too
             try:

@@ -9,7 +9,9 @@ return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledRetur
 before the journal's first hand, chips misplaced at seating say, is listed in an entry
 of its own, hand 0, ``before the first hand``, shown with hand 1). Each
 action keeps its journal seq, who entered it and when (wall times are marked when the
-clock was not synchronised; see ``timekeeping.WallDating``).
+clock was not synchronised; see ``timekeeping.WallDating``). An undo is listed among
+the actions where it happened, and the action it took back keeps its line, marked
+with the undo's seq (``undone_seq``): a dispute is read in the order of the table.
 
 Retention keeps the newest snapshot before the last 10 hands (``journal.retention``).
 When a journal has none before the first recalled hand (pruned by an older firmware,
@@ -211,9 +213,12 @@ class _Builder:
                         "to": effect.total,
                         "all_in": all_in,
                         "entered": _entered(record.event),
+                        "undone_seq": None,
                         **entry,
                     }
                 )
+            elif isinstance(effect, fx.Corrected) and effect.kind == "undo":
+                hand.actions.append(_undo(hand.actions, effect.seat, street, record, entry))
             elif isinstance(effect, fx.StreetDealt):
                 street = effect.street
                 hand.streets.append({"street": effect.street, "seq": record.seq})
@@ -257,6 +262,39 @@ class _Builder:
                 for k, v in view["seats"].items()
             },
         }
+
+
+def _undo(
+    actions: list[dict[str, Any]],
+    seat: int | None,
+    street: str | None,
+    record: EventRecord,
+    entry: dict[str, Any],
+) -> dict[str, Any]:
+    """The undo as a line of the hand's actions, where it happened; the action it took
+    back (the seat's latest one still standing: an undo takes back the last action)
+    is marked with the undo's seq."""
+    undone = next(
+        (
+            a
+            for a in reversed(actions)
+            if a["action"] != "undo" and a["undone_seq"] is None and a["seat"] == seat
+        ),
+        None,
+    )
+    if undone is not None:
+        undone["undone_seq"] = record.seq
+    return {
+        "street": street,
+        "seat": seat,
+        "action": "undo",
+        "to": None,
+        "all_in": False,
+        "entered": _entered(record.event),
+        "undone_seq": None,
+        "undoes": undone["seq"] if undone is not None else None,
+        **entry,
+    }
 
 
 def _entered(event: dict[str, Any]) -> str:
@@ -367,7 +405,8 @@ def as_text(hands: list[RecalledHand]) -> str:
                 out.append(f"  {street}:")
             out.append(
                 f"    {_clock(action['time'])}  seq {action['seq']}  "
-                f"{_action_text(action)}{_by(action['by'])}"
+                f"{_action_line(action, hand.actions)}{_by(action['by'])}"
+                + (f"  UNDONE (seq {action['undone_seq']})" if action["undone_seq"] else "")
             )
         for item in hand.uncalled:
             out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
@@ -397,6 +436,16 @@ def _transfer_text(item: dict[str, Any], when: str) -> str:
         f"to seat {item['to']} ({item['reason'].replace('_', ' ')})"
         f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}"
     )
+
+
+def _action_line(action: dict[str, Any], actions: list[dict[str, Any]]) -> str:
+    """An action's words; an undo names the action it took back and its seq."""
+    if action["action"] != "undo":
+        return _action_text(action)
+    undone = next((a for a in actions if a["seq"] == action["undoes"]), None)
+    if undone is None:
+        return f"UNDO: seat {action['seat']}'s last action taken back"
+    return f"UNDO: {_action_text(undone)} (seq {undone['seq']}) taken back"
 
 
 def _action_text(action: dict[str, Any]) -> str:

@@ -54,7 +54,7 @@ from controller.journal import (
     LogKind,
 )
 from controller.rules import Table
-from controller.supervisor_pins import PinFile, PinFileMissing
+from controller.supervisor_pins import PinFile, PinFileMissing, unavailable_words
 from drivers.build import Devices, open_devices
 from drivers.errors import DriverError
 
@@ -461,12 +461,12 @@ class Daemon:
         try:
             check()
         except PinFileMissing as error:  # a bench, or a table before `tablectl pin set`
-            log.warning("%s; until then a PIN is answered PIN CHECK NOT AVAILABLE", error)
+            log.warning("%s; until then a PIN is answered %s", error, unavailable_words())
         except (ValueError, OSError) as error:
             log.error(
-                "supervisor PIN file cannot be used: %s; supervisor PINs are refused "
-                "until it is fixed",
+                "supervisor PIN file cannot be used: %s; until it is fixed a PIN is answered %s",
                 error,
+                unavailable_words(),
             )
             _quiet_log(journal, "pin_file", {"ok": False, "problem": str(error)})
 
