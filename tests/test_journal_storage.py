@@ -22,6 +22,7 @@ from controller.journal import (
     StorageReadOnly,
     WallClock,
 )
+from controller.journal.files import release_lock
 from tests.cli import tablectl
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
@@ -120,7 +121,7 @@ def test_a_clean_stop_on_a_full_disk_is_not_taken_for_a_crash(small_fs: Path) ->
         assert late and late[-1].detail.get("recorded_at_next_start") is True
     j = Journal.open(state, CONFIG, table_id="T1")  # a real crash after that is still one
     j.append({"type": "tick", "ms": 1}, accepted=True, by=None)
-    os.close(j._lock_fd)  # type: ignore[arg-type]  # the process "dies": lock gone, no close
+    release_lock(j._lock_fd)  # type: ignore[arg-type]  # the process "dies": lock gone, no close
     j._lock_fd = None
     with Journal.open(state, CONFIG, table_id="T1") as after_crash:
         kinds = [entry.kind for entry in after_crash.iter_system_log()]
