@@ -296,7 +296,12 @@ def create_database(directory: Path, populate: Callable[[sqlite3.Connection], No
     A crash during creation leaves only ``journal.sqlite3.new``, removed at the next
     attempt, never a half-initialised journal that would look damaged.
     """
-    final = directory / DB_NAME
+    return install_file(build_database(directory, populate), directory / DB_NAME)
+
+
+def build_database(directory: Path, populate: Callable[[sqlite3.Connection], None]) -> Path:
+    """``journal.sqlite3.new`` built and committed (an earlier unfinished one removed
+    first), for the caller to rename into place."""
     temp_name = f"{DB_NAME}.new"
     temp = directory / temp_name
     remove_leftovers(directory, temp_name)
@@ -307,7 +312,7 @@ def create_database(directory: Path, populate: Callable[[sqlite3.Connection], No
         conn.execute("PRAGMA journal_mode = WAL").fetchall()
     finally:
         conn.close()
-    return install_file(temp, final)
+    return temp
 
 
 class Transaction:
