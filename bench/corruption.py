@@ -17,7 +17,9 @@ then ``verify()``) and judges:
 * **held, intact**: the start is OK and every acknowledged event is there, unchanged
   (a copy of the ack mark lost or damaged is a warning: the other copy still guards);
 * **held, fault**: the start reports a sticky fault (which one is counted); then the
-  salvage (``--config`` and table id, as a technician runs it) must end without a
+  salvage (``--config`` and table id, as a technician runs it; when it refuses because
+  nothing can be kept while events were acknowledged, nothing moved, run again with
+  ``start_empty``, as the technician does after reporting it) must end without a
   traceback, its rebuilt journal must verify, and the events it kept must be exactly
   the reference's first ones (nothing changed, nothing invented). Kept and dropped
   counts are summed;
@@ -63,6 +65,7 @@ class Report:
     verdicts: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     salvaged: int = 0
+    refused_empty: int = 0  # nothing kept while events were acknowledged: refused first
     kept: int = 0
     dropped: int = 0
     failures: list[str] = field(default_factory=list)
@@ -78,6 +81,10 @@ class Report:
         out += [f"    fault {code}: {count}" for code, count in sorted(self.faults.items())]
         out.append(
             f"  salvaged: {self.salvaged}, events kept {self.kept:,}, dropped {self.dropped:,}"
+        )
+        out.append(
+            f"  of them refused first, nothing kept while events were acknowledged (then "
+            f"run with --start-empty): {self.refused_empty}"
         )
         out.append(f"  silent losses, crashes and failed salvages: {len(self.failures)}")
         out += [f"  FAILURE {failure}" for failure in self.failures[:20]]
@@ -192,7 +199,15 @@ def trial(
     report.verdicts["held, fault"] += 1
     report.faults[code or "?"] += 1
     try:
-        done = salvage(work, CONFIG, table_id=TABLE)
+        try:
+            done = salvage(work, CONFIG, table_id=TABLE)
+        except JournalError as error:
+            if "--start-empty" not in error.message or any((work / "damaged").glob("*/*")):
+                raise
+            # Nothing could be kept although events were acknowledged: refused, nothing
+            # moved; the technician reports it and then starts from an empty journal.
+            report.refused_empty += 1
+            done = salvage(work, CONFIG, table_id=TABLE, start_empty=True)
     except JournalError as error:
         report.failures.append(f"{what}: the salvage refused: {error.message[:160]}")
         return

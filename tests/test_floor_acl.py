@@ -101,7 +101,12 @@ def example_broker(tmp_path: Path) -> Iterator[LocalBroker]:
 def retained(broker: LocalBroker, topic_filter: str) -> dict[str, bytes]:
     """What a new floor-system subscriber gets as retained messages."""
     reader = Client(broker, "floor-system", subscribe=topic_filter)
-    time.sleep(0.5)  # retained messages come right after the SUBACK
+    # The broker sends the retained messages right after its SUBACK, and answers one
+    # client in order: once a second SUBSCRIBE is answered, they have all come.
+    answered = threading.Event()
+    reader.client.on_subscribe = lambda c, u, mid, reasons, p: answered.set()
+    reader.client.subscribe("casino/retained-probe", qos=0)
+    assert answered.wait(WAIT), "the broker did not answer a second SUBSCRIBE"
     reader.close()
     return reader.received
 

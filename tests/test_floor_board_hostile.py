@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from tests.daemon_helpers import WAIT
 from tests.floor_board_helpers import NINE_SEAT_NLHE, floor_watch_command, lv_board
 from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser  # noqa: F401 - the fixture
+from tests.waiting import eventually
 
 
 @pytest.fixture
@@ -136,8 +138,13 @@ def test_a_browser_that_hangs_up_early_is_no_traceback(
         # close at once with a reset (SO_LINGER 0): the answer finds no one to read it
         client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         client.close()
-    time.sleep(0.5)
-    assert cards(board) == {}  # still serving
+    # Still serving; and this connection is accepted after the nine, so each of them
+    # has its thread by now: wait until all have ended (what they log is then logged).
+    assert cards(board) == {}
+    assert eventually(
+        lambda: not [t for t in threading.enumerate() if "process_request_thread" in t.name],
+        WAIT,
+    ), [t.name for t in threading.enumerate()]
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Exception occurred" not in err, err
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -874,7 +874,11 @@ def test_salvage_without_a_readable_database_needs_the_configuration(journal_dir
     with pytest.raises(JournalError, match="configuration file"):
         salvage(journal_dir)
     assert not (journal_dir / "damaged").exists()  # nothing was moved
-    report = salvage(journal_dir, CONFIG)
+    # Nothing can be kept while seq 5 was acknowledged: refused unless asked for.
+    with pytest.raises(JournalError, match="seq 5 were acknowledged.*--start-empty"):
+        salvage(journal_dir, CONFIG)
+    assert not (journal_dir / "damaged").exists()
+    report = salvage(journal_dir, CONFIG, start_empty=True)
     assert report.kept_last_seq == 0 and report.acknowledged_seq == 5
     assert (report.moved_to / "journal.sqlite3").read_bytes() == b"\x00" * 8192
     with Journal.open(journal_dir, CONFIG) as j:

@@ -9,7 +9,6 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from controller.journal.ackmark import AckMark, write_acks
 from tests.cli import tablectl
 from tests.daemon_helpers import (
+    WAIT,
     fold_hands,
     running,
     seat_players,
@@ -26,6 +26,27 @@ from tests.daemon_helpers import (
 from tests.localbroker import LocalBroker
 from tests.system_tools import needs
 from tests.test_journal_anchors import play
+
+
+def subscribed(broker: LocalBroker, received: Path) -> None:
+    """Until ``mosquitto_sub`` prints a probe (a JSON line without a head, which the
+    check ignores): its subscription is then in place."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+
+    def probed() -> bool:
+        client.publish("casino/probe", '{"probe": true}', qos=1).wait_for_publish(WAIT)
+        return '"probe"' in received.read_text()
+
+    try:
+        wait_for(probed, what="mosquitto_sub's subscription")
+    finally:
+        client.loop_stop()
+        client.disconnect()
 
 
 def heads_file(path: Path, heads: list[str]) -> Path:
@@ -142,7 +163,7 @@ def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose:
                     config.read_text() + f"floor: {{site: lv, host: {broker.host},"
                     f" port: {broker.port}}}\n"
                 )
-                time.sleep(0.5)  # the subscription is in place
+                subscribed(broker, received)
                 with running(config) as daemon:
                     seat_players(daemon, {2: "ana", 5: "luis"})
                     fold_hands(daemon, 3)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,9 @@ from controller.journal import (
     LogKind,
     StorageFull,
     StorageReadOnly,
+    WallClock,
 )
+from controller.journal.files import release_lock
 from tests.cli import tablectl
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
@@ -118,7 +121,7 @@ def test_a_clean_stop_on_a_full_disk_is_not_taken_for_a_crash(small_fs: Path) ->
         assert late and late[-1].detail.get("recorded_at_next_start") is True
     j = Journal.open(state, CONFIG, table_id="T1")  # a real crash after that is still one
     j.append({"type": "tick", "ms": 1}, accepted=True, by=None)
-    os.close(j._lock_fd)  # type: ignore[arg-type]  # the process "dies": lock gone, no close
+    release_lock(j._lock_fd)  # type: ignore[arg-type]  # the process "dies": lock gone, no close
     j._lock_fd = None
     with Journal.open(state, CONFIG, table_id="T1") as after_crash:
         kinds = [entry.kind for entry in after_crash.iter_system_log()]
@@ -141,3 +144,36 @@ def test_the_daemon_started_on_a_full_disk_shows_a_storage_fault(small_fs: Path)
         assert daemon.notifier.sent[-1].startswith("READY LOCKED: storage_full")  # type: ignore[attr-defined]
     finally:
         daemon.close()
+
+
+class SyncLater:
+    """A board whose clock gets synchronised when the test says so (probed every time)."""
+
+    def __init__(self) -> None:
+        self.synced = False
+
+    def clock(self) -> WallClock:
+        return WallClock(lambda: self.synced, recheck_seconds=0)
+
+
+def test_a_clock_sync_in_a_commit_that_failed_is_logged_with_the_next_one(
+    small_fs: Path,
+) -> None:
+    """Issue 22 item 7: the clock-synced flag was set inside the append's transaction,
+    so when that commit failed (a full disk) the clock_sync entry was lost for good."""
+    state = small_fs / "state"
+    board = SyncLater()
+    with Journal.open(state, CONFIG, table_id="T1", clock=board.clock()) as j:
+        j.append({"type": "tick", "ms": 1}, accepted=True, by=None)
+        j.checkpoint()  # the WAL is empty: the next commit needs new space
+        board.synced = True
+        fill_up(small_fs)
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            j.append({"type": "tick", "ms": 2}, accepted=True, by=None)
+        assert not list(j.iter_system_log(kinds=[LogKind.CLOCK_SYNC]))
+        (small_fs / "filler").unlink()
+        assert j.append({"type": "tick", "ms": 2}, accepted=True, by=None) == 2
+        syncs = list(j.iter_system_log(kinds=[LogKind.CLOCK_SYNC]))
+        assert len(syncs) == 1 and syncs[0].last_seq == 2  # written with seq 2
+        j.append({"type": "tick", "ms": 3}, accepted=True, by=None)
+        assert len(list(j.iter_system_log(kinds=[LogKind.CLOCK_SYNC]))) == 1

@@ -6,7 +6,9 @@
 - ``salvage``: the explicit way out of a memory fault. Stop the service first. The
   damaged files are moved aside (kept byte for byte under ``damaged/``), a journal is
   rebuilt from the longest valid prefix, and the next start works from it. A healthy
-  journal is left alone unless ``--force``.
+  journal is left alone unless ``--force``; one of which nothing can be kept while
+  events were acknowledged is left alone unless ``--start-empty``. Killed part-way, it
+  is run again and carries on where it stopped.
 - ``log``: the system event log: power-ups, orderly and unclean shutdowns, faults and
   clears, configuration loads and changes (with SHA-256), integrity results,
   corrections, retention. Wall times recorded before the clock was synchronised are
@@ -58,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="SEQ",
         help="keep only the events before SEQ (the seq a replay_diverged fault names)",
+    )
+    salvage.add_argument(
+        "--start-empty",
+        action="store_true",
+        help="when nothing of the journal can be kept although events were acknowledged, "
+        "start the table from an empty journal all the same (refused without it)",
     )
     show = sub.add_parser("log", help="print the system event log")
     show.add_argument("--state-dir", required=True, help="the journal's folder")
@@ -150,7 +158,12 @@ def _salvage(args: argparse.Namespace) -> int:
             )
             return 2
     report = Journal.salvage(
-        args.state_dir, config_text, force=args.force, table_id=table_id, before=args.before
+        args.state_dir,
+        config_text,
+        force=args.force,
+        table_id=table_id,
+        before=args.before,
+        start_empty=args.start_empty,
     )
     print(f"salvaged {args.state_dir}: the journal now ends at seq {report.kept_last_seq}")
     print(

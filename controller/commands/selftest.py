@@ -12,9 +12,6 @@ or the service is running), 2 for an unusable configuration or arguments.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
-import os
 import queue
 import sys
 from pathlib import Path
@@ -59,22 +56,9 @@ def _fail(message: str, status: int = 1) -> int:
 
 def service_running(state_dir: Path) -> bool:
     """Whether another process (the service) holds the journal's writer lock."""
-    from controller.journal.schema import LOCK_NAME
+    from controller.journal.files import writer_running
 
-    try:
-        fd = os.open(state_dir / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False  # no lock file (never run here) or not ours to read: nothing to say
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(fd)  # closing releases the lock if we took it
-    return False
+    return writer_running(state_dir)
 
 
 def run(args: argparse.Namespace) -> int:

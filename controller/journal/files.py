@@ -7,7 +7,8 @@ Layout of the state directory (``StateDirectory=table-controller`` in the unit):
     journal.sqlite3-shm    SQLite's WAL index (rebuilt when missing)
     journal.ack            last acknowledged seq, hash and table id (see ackmark.py)
     journal.ack.mirror     the same, a second copy: the two must agree with the database
-    journal.lock           flock()ed by the one process that writes
+    journal.lock           the writer's pid; it and the directory itself are flock()ed
+                           by the one process that writes
     archive/               pruned events, one SQLite file per prune (optional)
     damaged/               journals moved aside by the salvage, never deleted
 """
@@ -50,25 +51,104 @@ from controller.journal.schema import (
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
+_LOCK_FILES: dict[int, int] = {}  # the directory's lock fd -> the lock file's fd
+
+
 def acquire_lock(directory: Path) -> int:
-    """Take the writer's lock; released by :func:`release_lock` or by the process dying."""
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+    """Take the writer's lock; released by :func:`release_lock` or by the process dying.
+
+    The lock is an ``flock`` on the state directory itself (a read-only descriptor of
+    it), so deleting or replacing ``journal.lock`` cannot let a second writer in.
+    ``journal.lock`` is locked too (what versions before this one lock, so they are kept
+    out as well) and holds the writer's pid for the technician."""
+    dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(dir_fd)
+        raise JournalBusy(_busy_message(directory)) from None
+    try:
+        fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+    except BaseException:
+        os.close(dir_fd)
+        raise
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     except BlockingIOError:
         os.close(fd)
-        raise JournalBusy(
-            f"the journal in {directory} is open for writing by another process "
-            f"(the running table-controller service?). Stop it first: "
-            f"systemctl stop table-controller"
-        ) from None
-    return fd
+        os.close(dir_fd)
+        raise JournalBusy(_busy_message(directory)) from None
+    except BaseException:
+        os.close(fd)
+        os.close(dir_fd)
+        raise
+    _LOCK_FILES[dir_fd] = fd
+    return dir_fd
 
 
 def release_lock(fd: int) -> None:
+    for held in (_LOCK_FILES.pop(fd, None), fd):
+        if held is None:
+            continue
+        with suppress(OSError):
+            fcntl.flock(held, fcntl.LOCK_UN)
+        with suppress(OSError):
+            os.close(held)
+
+
+def writer_running(directory: Path) -> bool:
+    """Whether another process holds the writer's lock on ``directory``."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False  # no state directory (never run here) or not ours to read
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        with suppress(OSError):
+            os.close(fd)  # closing releases the lock if we took it
+    return False
+
+
+def lock_holder(directory: Path) -> int | None:
+    """The pid holding the writer's lock on ``directory`` (the kernel's ``/proc/locks``,
+    or else the pid written in ``journal.lock``), or None when it cannot be told."""
     with suppress(OSError):
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    os.close(fd)
+        st = os.stat(directory)
+        wanted = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                fields = line.split()
+                # "1: FLOCK ADVISORY WRITE <pid> <maj:min:inode> 0 EOF"; a waiter's
+                # line has "->" in second place; pid 0: a holder in another namespace
+                holder = len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted
+                if holder and fields[4].isdigit() and int(fields[4]) > 0:
+                    return int(fields[4])
+    with suppress(OSError, ValueError):
+        return int((directory / LOCK_NAME).read_text(encoding="ascii").strip())
+    return None
+
+
+def _busy_message(directory: Path) -> str:
+    pid = lock_holder(directory)
+    who = "another process"
+    if pid is not None:
+        who = f"process {pid}"
+        with suppress(OSError):
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+            command = raw.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            if command:
+                who += f" ({command[:120]})"
+    return (
+        f"the journal in {directory} is open for writing by {who} (the running "
+        f"table-controller service?). Stop it first: systemctl stop table-controller"
+    )
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -216,7 +296,12 @@ def create_database(directory: Path, populate: Callable[[sqlite3.Connection], No
     A crash during creation leaves only ``journal.sqlite3.new``, removed at the next
     attempt, never a half-initialised journal that would look damaged.
     """
-    final = directory / DB_NAME
+    return install_file(build_database(directory, populate), directory / DB_NAME)
+
+
+def build_database(directory: Path, populate: Callable[[sqlite3.Connection], None]) -> Path:
+    """``journal.sqlite3.new`` built and committed (an earlier unfinished one removed
+    first), for the caller to rename into place."""
     temp_name = f"{DB_NAME}.new"
     temp = directory / temp_name
     remove_leftovers(directory, temp_name)
@@ -227,7 +312,7 @@ def create_database(directory: Path, populate: Callable[[sqlite3.Connection], No
         conn.execute("PRAGMA journal_mode = WAL").fetchall()
     finally:
         conn.close()
-    return install_file(temp, final)
+    return temp
 
 
 class Transaction:

@@ -259,12 +259,19 @@ class Journal(JournalWriter, JournalReader):
         force: bool = False,
         table_id: str | None = None,
         before: int | None = None,
+        start_empty: bool = False,
     ) -> SalvageReport:
         """The technician's recovery: see :func:`controller.journal.salvage.salvage`."""
         from controller.journal.salvage import salvage
 
         return salvage(
-            path_dir, config_text, clock=clock, force=force, table_id=table_id, before=before
+            path_dir,
+            config_text,
+            clock=clock,
+            force=force,
+            table_id=table_id,
+            before=before,
+            start_empty=start_empty,
         )
 
     def _start(self, *, created: bool, given_sha: str) -> None:

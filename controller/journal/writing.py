@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from controller.faults import Fault
@@ -49,6 +50,7 @@ class JournalWriter:
     _ack_writer: AckWriter | None
     _closed: bool
     _clock_synced_seen: bool
+    _clock_sync_pending: bool = False
     fault: Fault | None
 
     if TYPE_CHECKING:
@@ -204,8 +206,19 @@ class JournalWriter:
         if self._lock_fd is None:
             raise JournalError("the journal was opened read-only")
 
-    def _transaction(self) -> Transaction:
-        return Transaction(self._conn)
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One transaction; a clock-sync entry written in it counts as written only once
+        it commits (a rolled-back one is written again with the next record)."""
+        try:
+            with Transaction(self._conn):
+                yield
+        except BaseException:
+            self._clock_sync_pending = False
+            raise
+        if self._clock_sync_pending:
+            self._clock_sync_pending = False
+            self._clock_synced_seen = True
 
     def _set_meta(self, key: str, value: str) -> None:
         queries.set_meta(self._conn, key, value)
@@ -235,9 +248,10 @@ class JournalWriter:
         return row_id
 
     def _note_clock_sync(self, synced: bool, wall_ns: int, mono_ns: int) -> None:
-        """Log the moment the wall clock became trustworthy, inside the current transaction."""
-        if synced and not self._clock_synced_seen:
-            self._clock_synced_seen = True
+        """Log the moment the wall clock became trustworthy, inside the current transaction
+        (:meth:`_transaction` marks it seen when that transaction commits)."""
+        if synced and not self._clock_synced_seen and not self._clock_sync_pending:
+            self._clock_sync_pending = True
             self._insert_log(
                 LogKind.CLOCK_SYNC, {"wall_ns": wall_ns, "mono_ns": mono_ns, "boot_id": boot_id()}
             )

@@ -24,15 +24,19 @@ from drivers.settings import (
     SerialDeviceSettings,
 )
 
-from .conftest import WAIT, next_event, take, wait_for
+from .conftest import PATIENT_RETRIES, WAIT, next_event, take, wait_for
 
 TABLE = HardwareSettings(
     puck=PuckSettings(pins={1: 5, 2: 6, 3: 13}, debounce_ms=10),
     lights=LightsSettings(pins={1: 17, 2: 27, 3: 22}, pwm=True),
-    keypad=SerialDeviceSettings(port="/dev/serial/by-id/usb-Keypad", ack_timeout_ms=100, retries=3),
-    tray=SerialDeviceSettings(port="/dev/serial/by-id/usb-Tray", ack_timeout_ms=100, retries=3),
+    keypad=SerialDeviceSettings(
+        port="/dev/serial/by-id/usb-Keypad", ack_timeout_ms=100, retries=PATIENT_RETRIES
+    ),
+    tray=SerialDeviceSettings(
+        port="/dev/serial/by-id/usb-Tray", ack_timeout_ms=100, retries=PATIENT_RETRIES
+    ),
     display=SerialDeviceSettings(
-        port="/dev/serial/by-id/usb-Display", ack_timeout_ms=100, retries=3
+        port="/dev/serial/by-id/usb-Display", ack_timeout_ms=100, retries=PATIENT_RETRIES
     ),
 )
 
