@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from controller import puck as puck_check
 from controller.config import ConfigError, Settings, load_config
@@ -265,8 +266,19 @@ class ConfigMixin:
         )
         log.info("configuration now: %s", new.summary())
 
+    if TYPE_CHECKING:
+
+        def _enter_fault(self, fault: Fault) -> None: ...
+
     def _prune(self) -> None:
         if self.journal is None or self.fault is not None:
+            return
+        # The events since the verified mark are checked and the mark moved to the end,
+        # so that the next start checks only what follows (docs/journal.md).
+        verdict = self.journal.verify(log=False, whole=False)
+        if not verdict.ok:
+            log.error("journal check between hands FAILED: %s", verdict.problems[0].message)
+            self._enter_fault(verdict.problems[0])
             return
         try:
             report = self.journal.prune(
