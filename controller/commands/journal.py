@@ -248,5 +248,7 @@ def _detail(kind: str, detail: dict[str, Any]) -> str:
         text = f"sha256 {detail.get('sha256')}"
         if kind == "config_change":
             text += f", from seq {detail.get('from_seq')}"
+            if detail.get("changed"):
+                text += f"\nchanged: {detail['changed']}"
         return text + (f"\n{diff}" if diff else "")
     return json.dumps(detail, sort_keys=True)

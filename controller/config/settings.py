@@ -85,6 +85,36 @@ def rules_differences(old: RuleSettings, new: RuleSettings) -> list[str]:
     ]
 
 
+_TOPICS = {"fees": "rake", "table.seats": "seats", "table.id": "table", "clock": "clock"}
+_STAKES = ("big_blind", "small_blind", "small_bet", "big_bet", "structure", "form")
+_OTHER_PARTS = ("display", "lights", "puck", "tray", "logging", "supervisor")
+_RESTART_PARTS = ("hardware", "journal", "floor")
+
+
+def settings_changes(old: Settings, new: Settings) -> str:
+    """What differs from ``old`` to ``new``, in one line for the log and the journal:
+    the rule settings by topic (`stakes: game.big_blind 10 -> 20; rake: fees.mode
+    'none' -> 'rake', fees.rake_percent 10 -> 5`), then the other sections by name."""
+    topics: dict[str, list[str]] = {}
+    for line in rules_differences(old.rules, new.rules):
+        key, _, change = line.partition(": ")
+        first = key.split(".")[0]
+        topic = _TOPICS.get(key) or _TOPICS.get(first)
+        if topic is None:
+            topic = "stakes" if key.split(".")[-1] in _STAKES else first
+        topics.setdefault(topic, []).append(f"{key} {change}")
+    parts = [f"{topic}: {', '.join(changes)}" for topic, changes in topics.items()]
+    parts += [
+        f"{part}: section" for part in _OTHER_PARTS if getattr(old, part) != getattr(new, part)
+    ]
+    parts += [
+        f"{part}: section (at the next restart)"
+        for part in _RESTART_PARTS
+        if getattr(old, part) != getattr(new, part)
+    ]
+    return "; ".join(parts) or "no setting (comments or layout only)"
+
+
 def _differences(old: Any, new: Any, prefix: str) -> list[tuple[str, Any, Any]]:
     if is_dataclass(old) and type(old) is type(new):
         found: list[tuple[str, Any, Any]] = []

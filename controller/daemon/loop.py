@@ -130,6 +130,7 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         self.timekeeper = Timekeeper(monotonic_ns=self.clock.now_ns)
         self.display = Display(device_faults={})
         self.pending_config: Settings | None = None
+        self.config_due_ns: int | None = None  # a reloaded file may be taken (reconfig)
         self.hands_since_prune = 0
         self.prune_due_ns: int | None = None
         self.running = False
@@ -161,6 +162,8 @@ class Controller(ConfigMixin, FaultHandlingMixin):
                 self._ping_watchdog()
                 if self.prune_due_ns is not None:
                     self._guarded(self._prune_if_idle, None)
+                if self.config_due_ns is not None:
+                    self._guarded(self.take_pending_config, self.clock.now_ns())
         finally:
             self.running = False
 
@@ -172,6 +175,8 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         dues = [self._watchdog_due_ns()]
         if self.prune_due_ns is not None:  # the deferred prune (reconfig.prune_if_idle)
             dues.append(self.prune_due_ns)
+        if self.config_due_ns is not None:  # a reloaded file, once settled (reconfig)
+            dues.append(self.config_due_ns)
         if self.fault is None and self.recorder is not None:
             state = self.recorder.table.state
             dues.append(self._tick_due())

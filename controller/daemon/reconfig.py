@@ -7,15 +7,24 @@ journal (``record_config``) and the rules use it from the next event on. One who
 ``table.seats`` is below an occupied seat is refused, naming the seats (``stranded``):
 the running configuration stays. Retention
 prunes the journal between hands, once every ``PRUNE_EVERY_HANDS`` hands.
+
+A file may be read while it is still being written (SIGHUP sent before the editor or
+the copy finished). So a file read on SIGHUP is taken only once it has stayed the same
+for ``CONFIG_SETTLE_NS``, and the file is read again when a held change takes effect:
+what is there then is taken, checked again, or refused with the running one kept
+(``take_pending_config``). The log line and the journal's ``config_change`` entry say
+in one line what changed (``settings_changes``).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from controller import puck as puck_check
 from controller.config import ConfigError, Settings, load_config
+from controller.config.settings import settings_changes
 from controller.daemon.outputs import Outputs
 from controller.daemon.recorder import Recorder, describe
 from controller.daemon.timekeeping import Clock
@@ -28,6 +37,8 @@ PRUNE_EVERY_HANDS = 25
 #: Nanoseconds without input, between hands, before the deferred prune runs.
 PRUNE_IDLE_NS = 300_000_000
 """Retention runs between hands, once every this many hands."""
+#: A file read on SIGHUP must read the same this long after before it is taken.
+CONFIG_SETTLE_NS = 2_000_000_000
 
 
 def stranded(recorder: Recorder | None, new: Settings) -> str | None:
@@ -60,34 +71,44 @@ class ConfigMixin:
     outputs: Outputs
     config_path: str | None
     pending_config: Settings | None
+    config_due_ns: int | None
     hands_since_prune: int
     prune_due_ns: int | None
     clock: Clock
     has_puck: bool
 
     def reload(self) -> None:
-        """SIGHUP: read the configuration file again."""
+        """SIGHUP: read the configuration file again; what it says is taken once the
+        file has stayed the same for ``CONFIG_SETTLE_NS``, between hands."""
+        new = self._read_config("reloaded")
+        if new is not None:
+            self.offer_config(new, settle=True)
+
+    def _read_config(self, what: str) -> Settings | None:
+        """The configuration file read and checked, or None (the reasons logged)."""
         if self.config_path is None:
             log.warning("reload asked, but the daemon was not started from a file")
-            return
+            return None
         try:
-            new = load_config(self.config_path)
+            return load_config(self.config_path)
         except ConfigError as error:
             log.error(
-                "configuration %s NOT reloaded (%d problem(s)); the running one stays:",
+                "configuration %s NOT %s (%d problem(s)); the running one stays:",
                 self.config_path,
+                what,
                 len(error.problems),
             )
             for problem in error.problems:
                 log.error("  %s", problem)
-            return
         except OSError as error:
-            log.error("configuration %s NOT reloaded: %s", self.config_path, error.strerror)
-            return
-        self.offer_config(new)
+            log.error("configuration %s NOT %s: %s", self.config_path, what, error.strerror)
+        return None
 
-    def offer_config(self, new: Settings) -> None:
+    def offer_config(self, new: Settings, *, settle: bool = False) -> None:
+        """Hold ``new`` to be taken between hands; with ``settle`` (a file just read on
+        SIGHUP) not before it has read the same for ``CONFIG_SETTLE_NS``."""
         current = self.journal.config_sha256 if self.journal is not None else self.settings.sha256
+        self.config_due_ns = None
         if new.sha256 == current:
             log.info("configuration %s reloaded: unchanged (sha256 %s)", new.source, new.sha256)
             self.pending_config = None
@@ -112,21 +133,70 @@ class ConfigMixin:
                 )
         problem = stranded(self.recorder, new)
         if problem is not None:
+            self.pending_config = None
             self._refuse_config(new, problem)
             return
         self.pending_config = new
-        if self.recorder is not None and self.recorder.table.state.phase == "idle":
-            self._between_hands()
-        else:
+        if settle:
+            self.config_due_ns = self.clock.now_ns() + CONFIG_SETTLE_NS
             log.info(
-                "configuration %s (sha256 %s) is held until the hand ends",
+                "configuration %s (sha256 %s) read; taken between hands once the file "
+                "has not changed for %g s",
                 new.source,
                 new.sha256[:12],
+                CONFIG_SETTLE_NS / 1e9,
             )
+        elif self.recorder is not None and self.recorder.table.state.phase == "idle":
+            self._between_hands()
+        else:
+            self._log_held(new)
+
+    def _log_held(self, new: Settings) -> None:
+        log.info(
+            "configuration %s (sha256 %s) is held until the hand ends",
+            new.source,
+            new.sha256[:12],
+        )
+
+    def take_pending_config(self, now_ns: int) -> None:
+        """The held configuration, once due: held on while a hand is in progress; else
+        the file is read again and taken if it still says the same, offered again
+        (to settle) if it changed, and the change dropped if it no longer reads."""
+        new = self.pending_config
+        if new is None or (self.config_due_ns is not None and now_ns < self.config_due_ns):
+            return
+        if self.recorder is not None and self.recorder.table.state.phase != "idle":
+            if self.config_due_ns is not None:
+                self.config_due_ns = None  # the hand's end asks again
+                self._log_held(new)
+            return
+        if self.config_path is not None:
+            now = self._read_config("taken")
+            if now is None:
+                self.pending_config = self.config_due_ns = None
+                log.error(
+                    "configuration %s changed after it was read and no longer reads: "
+                    "the change is dropped; the running one stays (sha256 %s). Replace "
+                    "the file whole (docs/configuration.md) and reload again",
+                    new.source,
+                    self.settings.sha256[:12],
+                )
+                return
+            if now.sha256 != new.sha256:
+                log.warning(
+                    "configuration %s changed after it was read (sha256 %s, now %s): "
+                    "what it says now is checked and taken instead",
+                    new.source,
+                    new.sha256[:12],
+                    now.sha256[:12],
+                )
+                self.offer_config(now, settle=True)
+                return
+        self._apply_config(new)
 
     def _between_hands(self) -> None:
         if self.pending_config is not None:
-            self._apply_config(self.pending_config)
+            self.take_pending_config(self.clock.now_ns())
         if self.hands_since_prune >= PRUNE_EVERY_HANDS and self.prune_due_ns is None:
             # Not now: this runs inside the input that ended the hand, before the lights
             # and display show it. The loop prunes once it has been idle for
@@ -162,15 +232,16 @@ class ConfigMixin:
                 log.warning("system log entry config_refused not recorded: %s", describe(error))
 
     def _apply_config(self, new: Settings) -> None:
-        self.pending_config = None
+        self.pending_config = self.config_due_ns = None
         if self.journal is None or self.recorder is None or self.fault is not None:
             return
         problem = stranded(self.recorder, new)  # seated while the change waited
         if problem is not None:
             self._refuse_config(new, problem)
             return
+        changed = settings_changes(self.settings, new)
         try:
-            self.journal.record_config(new.config_text)
+            self.journal.record_config(new.config_text, changed=changed)
         except (JournalError, OSError) as error:
             log.error("configuration change not recorded: %s", describe(error))
             return
@@ -187,15 +258,27 @@ class ConfigMixin:
         if self.has_puck:
             self.recorder.table.start_guard = puck_check.start_guard(self.settings.puck)
         log.info(
-            "configuration %s in force from seq %d (sha256 %s): %s",
+            "configuration %s in force from seq %d (sha256 %s): changed: %s",
             new.source,
             self.recorder.last_seq + 1,
             new.sha256,
-            new.summary(),
+            changed,
         )
+        log.info("configuration now: %s", new.summary())
+
+    if TYPE_CHECKING:
+
+        def _enter_fault(self, fault: Fault) -> None: ...
 
     def _prune(self) -> None:
         if self.journal is None or self.fault is not None:
+            return
+        # The events since the verified mark are checked and the mark moved to the end,
+        # so that the next start checks only what follows (docs/journal.md).
+        verdict = self.journal.verify(log=False, whole=False)
+        if not verdict.ok:
+            log.error("journal check between hands FAILED: %s", verdict.problems[0].message)
+            self._enter_fault(verdict.problems[0])
             return
         try:
             report = self.journal.prune(

@@ -19,6 +19,12 @@ acknowledged events unnoticed: deleting the WAL and one copy still leaves the ot
 Both copies are created, filled and fsynced (seq 0 and the chain's genesis) before the
 database is renamed into place, and are rewritten in place at their full size, so a
 power cut leaves each either old or new, never empty.
+
+Each copy also carries the **verified mark**: the seq and chain hash up to which the
+whole chain last passed a check. Start-up and ``tablectl state`` check the chain only
+after it (the row at the mark must still have the mark's hash); ``tablectl journal
+verify`` checks everything. A mark of seq 0 (a journal made before the mark, a salvage)
+means nothing is known verified: the next check is whole.
 """
 
 from __future__ import annotations
@@ -38,8 +44,10 @@ TABLE_ID_BYTES = 32
 
 _MAGIC_V1 = b"TCACK\x00\x01\x00"  # 52 bytes: magic, seq, hash, crc (before the mirror)
 _MAGIC_V2 = b"TCACK\x00\x02\x00"  # 88 bytes: magic, seq, hash, table id, flags, crc
+_MAGIC_V3 = b"TCACK\x00\x03\x00"  # 128 bytes: V2's fields, the verified mark, crc
 _V1 = struct.Struct(">8sQ32s")
 _V2 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sI")
+_V3 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sIQ32s")
 _CLEAN = 0x1  # written by an orderly close: the last run stopped cleanly
 _CRC = struct.Struct(">I")
 
@@ -52,6 +60,8 @@ class AckMark:
     hash: bytes
     table_id: str | None = None
     clean: bool = False  # set by an orderly close (it needs no new disk space)
+    verified: tuple[int, bytes] | None = None
+    """(seq, chain hash) up to which the chain last passed a check; None: nothing known."""
 
 
 class AckMarkDamaged(ValueError):
@@ -62,13 +72,22 @@ def encode_ack(mark: AckMark) -> bytes:
     table = (mark.table_id or "").encode("utf-8")
     if len(table) > TABLE_ID_BYTES:
         raise ValueError(f"table id {mark.table_id!r} is longer than {TABLE_ID_BYTES} bytes")
-    body = _V2.pack(_MAGIC_V2, mark.seq, mark.hash, table, _CLEAN if mark.clean else 0)
+    verified_seq, verified_hash = mark.verified or (0, bytes(32))
+    body = _V3.pack(
+        _MAGIC_V3,
+        mark.seq,
+        mark.hash,
+        table,
+        _CLEAN if mark.clean else 0,
+        verified_seq,
+        verified_hash,
+    )
     return body + _CRC.pack(zlib.crc32(body))
 
 
 def decode_ack(data: bytes) -> AckMark:
     magic = data[:8]
-    layout = _V2 if magic == _MAGIC_V2 else _V1
+    layout = {_MAGIC_V3: _V3, _MAGIC_V2: _V2}.get(magic, _V1)
     size = layout.size + _CRC.size
     if len(data) < size:
         raise AckMarkDamaged(f"it is {len(data)} bytes, expected {size}")
@@ -76,6 +95,11 @@ def decode_ack(data: bytes) -> AckMark:
     (crc,) = _CRC.unpack(data[layout.size : size])
     if zlib.crc32(body) != crc:
         raise AckMarkDamaged("its checksum does not match")
+    if magic == _MAGIC_V3:
+        _magic, seq, digest, table, flags, verified_seq, verified_hash = _V3.unpack(body)
+        name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
+        verified = (verified_seq, verified_hash) if verified_seq else None
+        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified)
     if magic == _MAGIC_V2:
         _magic, seq, digest, table, flags = _V2.unpack(body)
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
@@ -128,6 +152,15 @@ class AckReading:
                 return mark.table_id
         return None
 
+    @property
+    def verified(self) -> tuple[int, bytes] | None:
+        """The verified mark both readable copies allow: the lower one (a copy left
+        behind checks more, never less); None when a copy has none."""
+        marks = self.marks
+        if not marks or any(mark.verified is None for mark in marks):
+            return None
+        return min((mark.verified for mark in marks if mark.verified is not None), key=_seq)
+
     def clean_at(self, seq: int) -> bool:
         """Did the last run close cleanly at ``seq``? (The marks are rewritten in place,
         so this holds when the database had no room left for its own marker.)"""
@@ -153,6 +186,10 @@ class AckReading:
         ]
 
 
+def _seq(verified: tuple[int, bytes]) -> int:
+    return verified[0]
+
+
 def read_copy(path: Path) -> AckCopy:
     try:
         data = path.read_bytes()
@@ -175,8 +212,14 @@ def read_acks(directory: Path) -> AckReading:
 class AckWriter:
     """Both copies, open: rewritten in place (one ``pwrite`` each) after every commit."""
 
-    def __init__(self, directory: Path, table_id: str | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        table_id: str | None,
+        verified: tuple[int, bytes] | None = None,
+    ) -> None:
         self.table_id = table_id
+        self.verified = verified  # written with every mark (``Journal.verify``)
         self._fds: list[int] = []
         try:
             for name in ACK_NAMES:
@@ -188,7 +231,7 @@ class AckWriter:
             raise
 
     def write(self, seq: int, digest: bytes, *, clean: bool = False) -> None:
-        data = encode_ack(AckMark(seq, digest, self.table_id, clean))
+        data = encode_ack(AckMark(seq, digest, self.table_id, clean, self.verified))
         for fd in self._fds:
             os.pwrite(fd, data, 0)
 

@@ -211,37 +211,87 @@ def quick_check(conn: sqlite3.Connection) -> tuple[str, JournalCorrupt | None]:
     return text, JournalCorrupt(f"PRAGMA quick_check reports {text}{more}")
 
 
-def _check_snapshots(
-    conn: sqlite3.Connection,
-    recorded: dict[int, bytes],
-    last_seq: int,
-    checked: range,
-    pruned_through: int,
-) -> list[JournalIntegrityError]:
-    """Snapshots against the hashes their events record (``recorded``, for ``checked``)."""
-    problems: list[JournalIntegrityError] = []
-    stored: set[int] = set()
-    for seq, state in conn.execute("SELECT seq, CAST(state AS BLOB) FROM snapshots ORDER BY seq"):
-        stored.add(seq)
-        if seq > last_seq:
-            problems.append(
-                TornTail(
-                    last_seq,
-                    seq,
-                    f"a snapshot exists for seq {seq} beyond the last event {last_seq}, "
-                    f"so events were cut off the end",
+class SnapshotCheck:
+    """The snapshots against the hashes their events record, streamed beside the chain
+    walk (both in seq order, so memory stays flat however long the journal): ``feed``
+    each row the walk passes after ``after``, then ``finish``."""
+
+    def __init__(self, conn: sqlite3.Connection, after: int, pruned_through: int) -> None:
+        self._rows = conn.execute(
+            "SELECT seq, CAST(state AS BLOB) FROM snapshots WHERE seq > ? ORDER BY seq", (after,)
+        )
+        self._pruned_through = pruned_through
+        self._next: tuple[int, bytes] | None = self._read()
+        self.problems: list[JournalIntegrityError] = []
+
+    def _read(self) -> tuple[int, bytes] | None:
+        row = self._rows.fetchone()
+        return None if row is None else (int(row[0]), bytes(row[1] or b""))
+
+    def feed(self, seq: int, recorded: bytes | None) -> None:
+        stored = self._next if self._next is not None and self._next[0] == seq else None
+        if stored is not None:
+            self._next = self._read()
+            if recorded is None:
+                self.problems.append(
+                    ChainBroken(seq, "a snapshot is stored that its event does not record")
+                )
+            elif hashlib.sha256(stored[1]).digest() != recorded:
+                self.problems.append(
+                    ChainBroken(seq, "its snapshot does not match the hash recorded with the event")
+                )
+        elif recorded is not None and seq > self._pruned_through:
+            self.problems.append(SnapshotMissing(seq))
+
+    def finish(self, last_seq: int) -> list[JournalIntegrityError]:
+        """Snapshots beyond the last event: events were cut off the end."""
+        while self._next is not None:
+            seq = self._next[0]
+            if seq > last_seq:
+                self.problems.append(
+                    TornTail(
+                        last_seq,
+                        seq,
+                        f"a snapshot exists for seq {seq} beyond the last event {last_seq}, "
+                        f"so events were cut off the end",
+                    )
+                )
+            self._next = self._read()
+        return self.problems
+
+
+class OutboxCheck:
+    """The floor messages of every walked event after ``through`` against the hash its
+    event recorded, streamed in seq order beside the chain walk (at most 5 problems)."""
+
+    def __init__(self, conn: sqlite3.Connection, through: int) -> None:
+        self._through = through
+        self._rows = conn.execute(
+            "SELECT seq, topic, payload, qos, retain FROM outbox WHERE seq > ? ORDER BY seq, id",
+            (through,),
+        )
+        self._next = self._rows.fetchone()
+        self.problems: list[JournalIntegrityError] = []
+
+    def feed(self, seq: int, digest: bytes | None) -> None:
+        if seq <= self._through or len(self.problems) >= 5:
+            return
+        rows: list[tuple[str, str, int, int]] = []
+        while self._next is not None and self._next[0] <= seq:
+            if self._next[0] == seq:
+                rows.append(tuple(self._next[1:]))
+            self._next = self._rows.fetchone()
+        if digest is None:
+            if rows:
+                self.problems.append(
+                    ChainBroken(seq, "floor messages are stored that its event does not record")
+                )
+        elif outbox_digest(rows) != digest:
+            self.problems.append(
+                ChainBroken(
+                    seq, "its floor messages (outbox) do not match the hash recorded with the event"
                 )
             )
-        elif seq in checked and seq not in recorded:
-            problems.append(ChainBroken(seq, "a snapshot is stored that its event does not record"))
-        elif seq in recorded and hashlib.sha256(bytes(state)).digest() != recorded[seq]:
-            problems.append(
-                ChainBroken(seq, "its snapshot does not match the hash recorded with the event")
-            )
-    for seq in sorted(recorded):
-        if seq > pruned_through and seq not in stored:
-            problems.append(SnapshotMissing(seq))
-    return problems
 
 
 def tail_problems(
@@ -340,14 +390,24 @@ def recorded_table_id(meta: dict[str, str]) -> str | None:
 
 
 def verify_connection(
-    conn: sqlite3.Connection, acks: AckReading | None, *, table_id: str | None = None
+    conn: sqlite3.Connection,
+    acks: AckReading | None,
+    *,
+    table_id: str | None = None,
+    verified: tuple[int, bytes] | None = None,
 ) -> VerifyResult:
-    """Every check, collecting all problems (the most basic first)."""
+    """Every check, collecting all problems (the most basic first). With ``verified``
+    (the ack mark's verified mark: start-up, ``tablectl state``) the chain, snapshots
+    and floor messages are checked only after it, once the row at the mark is found
+    with the mark's hash, and ``PRAGMA quick_check`` (which reads every page) is left to
+    the whole check; without it, everything. Memory stays flat either way."""
     problems: list[JournalIntegrityError] = []
     warnings: list[str] = acks.warnings() if acks is not None else []
-    quick, corrupt = quick_check(conn)
-    if corrupt is not None:
-        problems.append(corrupt)
+    quick = "skipped (checked after the verified mark)"
+    if verified is None:
+        quick, corrupt = quick_check(conn)
+        if corrupt is not None:
+            problems.append(corrupt)
     try:
         meta = read_meta(conn)
         configs, config_problems = verified_configs(conn)
@@ -367,13 +427,75 @@ def verify_connection(
             last_seq=0, checked_from_seq=1, events_checked=0, quick_check=quick,
             problems=tuple(sorted(problems, key=_severity)), warnings=tuple(warnings),
         )  # fmt: skip
-    scanner = ChainScanner(conn, base, configs)
-    recorded: dict[int, bytes] = {}
-    outboxes: dict[int, bytes | None] = {}
+    start = _walk_from(conn, base, verified, problems)
+    scanner, last_seq = _walk(conn, meta, start, configs, config_problems, problems)
+    try:
+        problems.extend(
+            tail_problems(conn, acks, base.seq, last_seq, check_hashes=scanner.problem is None)
+        )
+        if start.seq > base.seq:
+            problems.extend(_recovery_snapshot(conn, base.seq, start.seq))
+        base_of_log = log_base(meta)
+        if base_of_log is not None:
+            log_scan = LogScanner(conn, base_of_log)
+            for _ in log_scan.rows():
+                pass
+            if log_scan.problem is not None:
+                problems.append(log_scan.problem)
+    except sqlite3.DatabaseError as error:
+        problems.append(JournalCorrupt(f"reading the tail and the system log: {error}"))
+    problems.sort(key=_severity)
+    return VerifyResult(
+        last_seq=last_seq,
+        checked_from_seq=start.seq + 1,
+        events_checked=scanner.count,
+        quick_check=quick,
+        problems=tuple(problems),
+        warnings=tuple(warnings),
+        verified=scanner.last if not problems else None,
+    )
+
+
+def _walk_from(
+    conn: sqlite3.Connection,
+    base: ChainBase,
+    verified: tuple[int, bytes] | None,
+    problems: list[JournalIntegrityError],
+) -> ChainBase:
+    """Where the walk starts: after the verified mark when its row still has its hash,
+    else (no mark, a mark before the prune checkpoint, a mark that no longer matches:
+    reported) from the chain's base."""
+    if verified is None or verified[0] <= base.seq:
+        return base
+    seq, digest = verified
+    row = conn.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
+    if row is None:
+        problems.append(ChainBroken(seq, "it was checked before (verified mark) and is missing"))
+        return base
+    if row[0] != digest:
+        problems.append(
+            ChainBroken(seq, "it differs from the event checked before at that seq (verified mark)")
+        )
+        return base
+    return ChainBase(seq, digest)
+
+
+def _walk(
+    conn: sqlite3.Connection,
+    meta: dict[str, str],
+    start: ChainBase,
+    configs: dict[int, str],
+    config_problems: list[str],
+    problems: list[JournalIntegrityError],
+) -> tuple[ChainScanner, int]:
+    """The chain walked from ``start``, its snapshots and floor messages checked beside
+    it as it goes; (the walk, the last stored seq)."""
+    scanner = ChainScanner(conn, start, configs)
+    snapshots = SnapshotCheck(conn, start.seq, int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0")))
+    outbox = OutboxCheck(conn, max(start.seq, outbox_unchecked_through(conn, meta)))
     for row in scanner.rows():
-        if row.content.snapshot_sha256 is not None:
-            recorded[row.content.seq] = row.content.snapshot_sha256
-        outboxes[row.content.seq] = row.content.outbox_sha256
+        snapshots.feed(row.content.seq, row.content.snapshot_sha256)
+        outbox.feed(row.content.seq, row.content.outbox_sha256)
     if scanner.problem is not None:
         if isinstance(scanner.problem, ChainBroken) and config_problems:
             scanner.problem = ChainBroken(
@@ -385,43 +507,31 @@ def verify_connection(
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading the last event: {error}"))
         stored_last = None
-    last_seq = int(stored_last) if stored_last is not None else base.seq
+    last_seq = int(stored_last) if stored_last is not None else start.seq
     try:
-        problems.extend(
-            tail_problems(conn, acks, base.seq, last_seq, check_hashes=scanner.problem is None)
-        )
-    except sqlite3.DatabaseError as error:
-        problems.append(JournalCorrupt(f"reading the acknowledged event: {error}"))
-    pruned_through = int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0"))
-    try:
-        problems.extend(
-            _check_snapshots(
-                conn, recorded, last_seq, range(base.seq + 1, scanner.last[0] + 1), pruned_through
-            )
-        )
+        problems.extend(snapshots.finish(last_seq))
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading snapshots: {error}"))
-    try:
-        through = outbox_unchecked_through(conn, meta)
-        problems.extend(check_outbox(conn, {s: d for s, d in outboxes.items() if s > through}))
-        base_of_log = log_base(meta)
-        if base_of_log is not None:
-            log_scan = LogScanner(conn, base_of_log)
-            for _ in log_scan.rows():
-                pass
-            if log_scan.problem is not None:
-                problems.append(log_scan.problem)
-    except sqlite3.DatabaseError as error:
-        problems.append(JournalCorrupt(f"reading the outbox and the system log: {error}"))
-    problems.sort(key=_severity)
-    return VerifyResult(
-        last_seq=last_seq,
-        checked_from_seq=base.seq + 1,
-        events_checked=scanner.count,
-        quick_check=quick,
-        problems=tuple(problems),
-        warnings=tuple(warnings),
-    )
+    problems.extend(outbox.problems)
+    return scanner, last_seq
+
+
+def _recovery_snapshot(
+    conn: sqlite3.Connection, base_seq: int, walked_from: int
+) -> list[JournalIntegrityError]:
+    """The newest snapshot, which recovery starts from, against the hash its event
+    recorded, when it lies before the walk (at or before the verified mark) and after
+    the prune checkpoint (whose event is gone, as in a whole check)."""
+    row = conn.execute(
+        "SELECT s.seq, CAST(s.state AS BLOB), e.snapshot_sha256 FROM snapshots s "
+        "LEFT JOIN events e ON e.seq = s.seq ORDER BY s.seq DESC LIMIT 1"
+    ).fetchone()
+    if row is None or not base_seq < int(row[0]) <= walked_from:
+        return []
+    seq, state, recorded = int(row[0]), bytes(row[1] or b""), row[2]
+    if recorded is None or hashlib.sha256(state).digest() != recorded:
+        return [ChainBroken(seq, "its snapshot does not match the hash recorded with the event")]
+    return []
 
 
 def outbox_unchecked_through(conn: sqlite3.Connection, meta: Mapping[str, str]) -> int:
@@ -434,35 +544,6 @@ def outbox_unchecked_through(conn: sqlite3.Connection, meta: Mapping[str, str]) 
         return pruned
     last = conn.execute("SELECT MAX(seq) FROM main.events").fetchone()[0]
     return max(pruned, int(last or 0))
-
-
-def check_outbox(
-    conn: sqlite3.Connection, recorded: dict[int, bytes | None]
-) -> list[JournalIntegrityError]:
-    """The floor messages of every checked event against the hash its event recorded."""
-    found: dict[int, list[tuple[str, str, int, int]]] = {}
-    for seq, topic, payload, qos, retain in conn.execute(
-        "SELECT seq, topic, payload, qos, retain FROM outbox WHERE seq IS NOT NULL ORDER BY id"
-    ):
-        if seq in recorded:
-            found.setdefault(seq, []).append((topic, payload, qos, retain))
-    problems: list[JournalIntegrityError] = []
-    for seq, digest in recorded.items():
-        rows = found.get(seq, [])
-        if digest is None:
-            if rows:
-                problems.append(
-                    ChainBroken(seq, "floor messages are stored that its event does not record")
-                )
-        elif outbox_digest(rows) != digest:
-            problems.append(
-                ChainBroken(
-                    seq, "its floor messages (outbox) do not match the hash recorded with the event"
-                )
-            )
-        if len(problems) >= 5:
-            break
-    return problems
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ class VerifyResult:
     quick_check: str
     problems: tuple[JournalIntegrityError, ...] = ()
     warnings: tuple[str, ...] = ()
+    verified: tuple[int, bytes] | None = None  # (seq, chain hash) the check reached, if ok
 
     @property
     def ok(self) -> bool:

@@ -103,6 +103,8 @@ class Journal(JournalWriter, JournalReader):
         self._lock_fd = lock_fd
         self._ack_writer = ack_writer
         self._acks_at_open = acks_at_open
+        # The verified mark: up to where the chain last passed a check (``verify``).
+        self._verified = acks_at_open.verified if acks_at_open is not None else None
         self.table_id = table_id
         self._mutex = threading.RLock()
         self._closed = False
@@ -201,7 +203,7 @@ class Journal(JournalWriter, JournalReader):
             except sqlite3.DatabaseError as error:
                 raise JournalCorrupt(f"{db_path}: recording the start failed: {error}") from error
             if journal.fault is None:  # a faulty journal records nothing: files stay as found
-                ack_writer = AckWriter(directory, journal.table_id)
+                ack_writer = AckWriter(directory, journal.table_id, journal._verified)
                 journal._ack_writer = ack_writer
             return journal
         except BaseException:
@@ -319,7 +321,7 @@ class Journal(JournalWriter, JournalReader):
         # The tail holds: both copies of the mark are made whole again (a copy that was
         # missing or unreadable, or a mark written before the mirror and the table id).
         seq, digest = self._head()
-        write_acks(self.directory, AckMark(seq, digest, self.table_id))
+        write_acks(self.directory, AckMark(seq, digest, self.table_id, verified=self._verified))
 
     def _check_tail(self) -> JournalIntegrityError | None:
         """The cheap part of verify(): is everything acknowledged still here?"""
@@ -374,17 +376,24 @@ class Journal(JournalWriter, JournalReader):
 
     # ------------------------------------------------------------------ checking
 
-    def verify(self, *, log: bool = True) -> VerifyResult:
+    def verify(self, *, log: bool = True, whole: bool = True) -> VerifyResult:
         """Check the database, the hash chain, the snapshots and the tail.
 
         Every problem is collected (most basic first). A failure sets the sticky
         :attr:`fault`; the result is logged (kind ``integrity``) unless ``log`` is
-        False or the journal is read-only.
+        False or the journal is read-only. With ``whole`` False (start-up, ``tablectl
+        state``) only what follows the verified mark is checked (``integrity``); a
+        passed check moves the mark of a writable journal to where it reached.
         """
         with self._mutex:
             try:
                 given = self.table_id if self._lock_fd is not None else None
-                result = verify_connection(self._conn, self._acks_at_open, table_id=given)
+                result = verify_connection(
+                    self._conn,
+                    self._acks_at_open,
+                    table_id=given,
+                    verified=None if whole else self._verified,
+                )
             except (sqlite3.DatabaseError, TypeError, ValueError) as error:
                 # A damaged page can hold NULLs or wrong types where the schema says
                 # otherwise: damage, never a traceback.
@@ -397,10 +406,23 @@ class Journal(JournalWriter, JournalReader):
                 )
             if not result.ok:
                 self.fault = result.problems[0]
+            elif result.verified is not None:
+                self._mark_verified(result.verified)
             if log and self._lock_fd is not None:
                 with suppress(sqlite3.Error), self._transaction():
                     self._insert_log(LogKind.INTEGRITY, result.summary())
         return result
+
+    def _mark_verified(self, verified: tuple[int, bytes]) -> None:
+        """Keep the verified mark, and write it with the ack mark (a writable journal)."""
+        if self._verified is not None and verified[0] < self._verified[0]:
+            return  # a check that reached less (read while the daemon wrote) moves nothing
+        self._verified = verified
+        if self._ack_writer is not None and self.fault is None:
+            self._ack_writer.verified = verified
+            with suppress(OSError, sqlite3.Error):
+                seq, digest = self._head()
+                self._ack_writer.write(seq, digest)
 
     # ------------------------------------------------------------------ retention
 

@@ -139,8 +139,11 @@ class JournalWriter:
             self._ack_writer.write(seq, digest)
         return seq
 
-    def record_config(self, config_text: str, *, by: str | None = None) -> ConfigRecord:
+    def record_config(
+        self, config_text: str, *, by: str | None = None, changed: str | None = None
+    ) -> ConfigRecord:
         """Record an accepted configuration change; later events are recorded under it.
+        ``changed``: what it changes, in one line (``config.settings_changes``).
 
         For the daemon, between hands. Replay's durable mode refuses a different
         configuration instead (``open`` raises :class:`ConfigMismatch`).
@@ -168,6 +171,7 @@ class JournalWriter:
                         "previous_sha256": self._config.sha256,
                         "from_seq": from_seq,
                         "by": by,
+                        "changed": changed,
                         "diff": queries.config_diff(self._config.text, config_text),
                     },
                 )
