@@ -41,18 +41,17 @@ player of that plan is no longer there to play it is the hand planned afresh.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from controller.rules.betting import playable
-from controller.rules.frozen_record import frozen_record, record
 from controller.rules.records import PostKind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
 from controller.rules.text import refuse
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Post:
     """A forced bet a hand's plan asks of a seat: its kind, the live part and the dead part."""
 
@@ -62,7 +61,7 @@ class Post:
     dead: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class HandPlan:
     """Where a new hand puts the button and blinds, who is dealt in, what each seat posts, and
     what it settles."""
@@ -81,7 +80,7 @@ class HandPlan:
     bb_travel: int
 
 
-@record
+@dataclass
 class Placement:
     """The button and blinds being worked out for the next hand, with the blinds found missed
     on the way."""
