@@ -327,7 +327,7 @@ def return_uncalled(hand: Hand, seats: Mapping[int, Seat]) -> tuple[int, int] | 
     if top == 0:
         return None
     if top <= second or not seats[seat].live:
-        return None  # a bettor who left the hand leaves its chips in the pot (DESIGN)
+        return None  # a bettor who left the hand leaves its chips in the pot (docs/replay.md, ``leave``)
     excess = top - second
     seats[seat].bet -= excess
     seats[seat].stack += excess

@@ -222,7 +222,7 @@ TRANSFER_REASONS = ("wrong_payout", "chips_misplaced", "other")
 class Transfer(Event):
     """A supervisor's correction between hands: ``amount`` chips move from one seat's
     stack to another's (a pot paid to the wrong player, say), for one of
-    ``TRANSFER_REASONS`` (DESIGN.md; ``controller.rules.transfer``)."""
+    ``TRANSFER_REASONS`` (docs/replay.md; ``controller.rules.transfer``)."""
 
     from_seat: int
     to_seat: int

@@ -31,7 +31,7 @@ Theory of operation. A plan is made in three steps:
 
 When fewer than two players could be dealt in, play has stopped for want of two
 players, and the hand is the first of a new game: every seated player with chips is
-dealt in (B13, DESIGN.md).
+dealt in (B13, docs/rulebook.md).
 
 After a misdeal the voided hand's plan is dealt again as it was (same button, blinds,
 posts and seats dealt in), so a player who sat down meanwhile waits (B7); only when a
@@ -265,7 +265,7 @@ class Planner:
     def moving_positions(self) -> Placement:
         assert self.pos.button is not None
         after_old = ring(self.pos.button, self.n)
-        # RULES.md "Moving button": the next player dealt in last hand, in the seat they
+        # docs/rules.md "B2 — Moving button": the next player dealt in last hand, in the seat they
         # have now, whether or not they play this hand; clockwise only. Ruling: the
         # search starts at last hand's small-blind seat, so that a player who moved into
         # the seats between last hand's button and small blind (behind the blinds) does
