@@ -82,7 +82,7 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 class SimulatedTable:
     """A 9-seat no-limit game as the floor sees it: hands of start, actions, award,
-    with states shaped like DESIGN.md's (every seat, pots, legal, clock, display)."""
+    with states shaped like docs/replay.md's (every seat, pots, legal, clock, display)."""
 
     def __init__(self, table_id: str, seed: int, site: str = "bench") -> None:
         self.topics = TableTopics("casino", site, table_id)

@@ -1,6 +1,6 @@
 """Hostile input on every input path: what was tried and what held, as counts.
 
-A stream of hostile lines (DESIGN.md, "Bad lines"; issue 13 item 10) is mixed into a
+A stream of hostile lines (docs/replay.md, bad lines; issue 13 item 10) is mixed into a
 real game (``docs/samples/side-pot.jsonl`` and ``state`` queries) and fed, as bytes,
 to the three input paths as real processes:
 

@@ -1,4 +1,4 @@
-"""Replay's durable mode: ``tablectl replay --state-dir DIR`` (DESIGN.md, the replay contract).
+"""Replay's durable mode: ``tablectl replay --state-dir DIR`` (docs/replay.md, "Durable mode").
 
 Every input line (refusals, ``state`` queries and lines that are not JSON objects
 included) is recorded in the journal of ``DIR`` before its output line is printed and

@@ -7,10 +7,9 @@ reading a configuration does not load the display's machinery (the rules' messag
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
-from controller.rules.frozen_record import frozen_kw_record
 from drivers.interfaces import Pattern
 
 #: The patterns a seat condition may ask for: the drivers' (``drivers.interfaces.Pattern``)
@@ -18,7 +17,7 @@ from drivers.interfaces import Pattern
 PATTERN_NAMES = tuple(pattern.value for pattern in Pattern if pattern is not Pattern.WINK)
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LightPatterns:
     """The pattern of each seat condition (``controller.lights`` gives their order of
     precedence)."""

@@ -1,4 +1,4 @@
-"""Input lines: the one place a line of text becomes an event object (DESIGN.md, "Bad lines").
+"""Input lines: the one place a line of text becomes an event object (docs/replay.md, bad lines).
 
 Every input path reads its lines here: ``tablectl replay`` (plain and durable), the
 daemon's console (``--stdin-events``) and the floor watcher. A line that is not valid

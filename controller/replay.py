@@ -1,5 +1,5 @@
-"""Replay: the rules core over a stream of JSON event lines (DESIGN.md, the replay
-contract). One output line per event line; ``tablectl replay`` flushes each as soon as
+"""Replay: the rules core over a stream of JSON event lines (the replay
+contract, docs/replay.md). One output line per event line; ``tablectl replay`` flushes each as soon as
 it is processed when the events come from standard input, and whenever it is about to
 read more of a named file (``controller.commands.replay``, docs/replay.md).
 

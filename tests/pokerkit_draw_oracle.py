@@ -22,7 +22,7 @@ fixed-limit cap heads-up and the half-bet all-in rule (R3-R5), a short big blind
 the no-limit reopening rules (R6) and odd chips (P4). PokerKit is set to our rule
 book's cap the same way: its first round counts the big blind as no bet, so that
 round's completion count is ``cap_raises``; the later rounds keep PokerKit's four
-(a bet and three raises, RULES.md R3 for a game of four rounds).
+(a bet and three raises, docs/rulebook.md R3 for a game of four rounds).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class FixedLimitDeuceToSevenLowballSingleDraw(
 ):
     """Fixed-limit single draw, which PokerKit does not ship, from the parts of the
     games it does: its streets are set in ``draw_state`` (the small bet before the
-    draw, the big bet after it; a bet and four raises, RULES.md R3 for two rounds)."""
+    draw, the big bet after it; a bet and four raises, docs/rulebook.md R3 for two rounds)."""
 
 
 def draw_settings(name: str, small_blind: int, big_blind: int) -> RuleSettings:

@@ -8,7 +8,7 @@ into PokerKit by hand (holes, burns, boards); at the showdown the ranking we pas
 ``award`` is computed from PokerKit's own hand evaluation (``StandardHighHand``), and
 PokerKit pays its pots itself. The hand agrees when every stack ends the same.
 
-Where PokerKit knowingly differs from our rule book (``../shared/RULES.md``), the
+Where PokerKit knowingly differs from our rule book (``docs/rulebook.md``), the
 difference is named (``EXCLUSIONS``); a hand in which one of them shows up is counted
 under that name instead of compared. Any other disagreement is a ``mismatch``.
 
@@ -60,7 +60,7 @@ AUTOMATIONS = (
     Automation.RUNOUT_COUNT_SELECTION,
 )
 
-# Where PokerKit 0.7.7 knowingly differs from RULES.md; each was confirmed against the
+# Where PokerKit 0.7.7 knowingly differs from docs/rulebook.md; each was confirmed against the
 # rule book and PokerKit's source (pokerkit/state.py).
 EXCLUSIONS = {
     "heads_up_limit_cap": (
@@ -79,7 +79,7 @@ EXCLUSIONS = {
         "to 2xBB; PokerKit lowers the amount to call to what the short blind posted"
     ),
     "fold_with_nothing_to_call": (
-        "DESIGN (act): fold is always allowed to the seat to act; PokerKit refuses a fold "
+        "docs/replay.md (act): fold is always allowed to the seat to act; PokerKit refuses a fold "
         "with nothing to call in tournament mode and only warns in cash-game mode, where "
         "it has been reported to crash (0.7.7 has not in these runs: such hands count "
         "here only if they differ)"

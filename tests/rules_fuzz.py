@@ -65,7 +65,7 @@ def random_settings(c: Chooser) -> RuleSettings:
         limit_cap_raises=c.pick((3, 3, 4)),
         missed_small_blind=c.pick(("dead", "live")),
         missed_blind_return=c.pick(("post_or_wait", "post_only")),
-        # draw games (RULES.md, last section): their rounds, caps and lowball knobs
+        # draw games (docs/rulebook.md, last section): their rounds, caps and lowball knobs
         form=c.pick(("flop", "flop", "draw", "triple_draw")),
         seat_change_post=c.pick((True, True, False)),
         new_player_post_multiple=c.pick((1, 1, 2)),

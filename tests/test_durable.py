@@ -1,5 +1,5 @@
 """Replay's durable mode (controller.durable) and `tablectl state`: the replay contract
-through the journal (DESIGN.md, durable mode)."""
+through the journal (docs/replay.md, durable mode)."""
 
 from __future__ import annotations
 

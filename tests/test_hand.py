@@ -4,11 +4,8 @@ comes back (issue 16, item 7)."""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
 
 from controller.rules.hand import button_seat, clear_hand, deal_in
 from controller.rules.state import Hand, Seat, TableState
@@ -85,67 +82,3 @@ def test_a_hand_counts_from_the_button_or_else_from_the_last_seat_dealt() -> Non
     assert button_seat(state) == 2
     state.positions.button = 6
     assert button_seat(state) == 6
-
-
-def _functions_that(match: type[ast.AST], test: Callable[[Any], bool]) -> list[str]:
-    """``module.function`` for every node of type ``match`` in the rules core for which
-    ``test(node)`` holds."""
-    found = []
-    for path in sorted(RULES.rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        for func in ast.walk(tree):
-            if not isinstance(func, ast.FunctionDef):
-                continue
-            for node in ast.walk(func):
-                if isinstance(node, match) and test(node):
-                    found.append(f"{path.stem}.{func.name}")
-    return sorted(set(found))
-
-
-def _assigns(node: ast.Assign, name: str) -> bool:
-    targets: list[ast.expr] = []
-    for target in node.targets:
-        targets += target.elts if isinstance(target, ast.Tuple) else [target]
-    return any(isinstance(t, ast.Attribute) and t.attr == name for t in targets)
-
-
-def test_a_seats_part_in_a_hand_is_set_in_one_place() -> None:
-    """Dealing a seat in and clearing it after the hand were written out three times
-    (the hand's start, its end, B11's keep ruling); now only ``hand`` does it."""
-    assert _functions_that(ast.Assign, lambda n: _assigns(n, "in_hand")) == [
-        "hand.clear_hand",
-        "hand.deal_in",
-    ]
-    assert _functions_that(ast.Assign, lambda n: _assigns(n, "gathered")) == ["hand.clear_hand"]
-
-
-def test_a_seat_comes_back_in_one_place() -> None:
-    """Sitting in and a busted seat's new chips (B12) both end the seat's absence."""
-
-    def back(node: ast.Assign) -> bool:
-        return (
-            _assigns(node, "away")
-            and isinstance(node.value, ast.Constant)
-            and node.value.value is False
-        )
-
-    assert _functions_that(ast.Assign, back) == ["seating.come_back"]
-
-
-def test_the_button_fallback_is_written_once() -> None:
-    """``positions.button or hand.dealt[-1]`` stood in four places."""
-
-    def fallback(node: ast.BoolOp) -> bool:
-        first, *rest = node.values
-        return (
-            isinstance(first, ast.Attribute)
-            and first.attr == "button"
-            and any(
-                isinstance(v, ast.Subscript)
-                and isinstance(v.value, ast.Attribute)
-                and v.value.attr == "dealt"
-                for v in rest
-            )
-        )
-
-    assert _functions_that(ast.BoolOp, fallback) == ["hand.button_seat"]

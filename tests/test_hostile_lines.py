@@ -1,4 +1,4 @@
-"""Hostile input lines (DESIGN.md, "Bad lines"; issue 13 item 10): an integer of
+"""Hostile input lines (docs/replay.md, bad lines; issue 13 item 10): an integer of
 thousands of digits, JSON nested 1,000 deep, NaN and Infinity, invalid UTF-8 and a
 10 MB line are refused with a message saying what is wrong on every input path
 (``tablectl replay``, durable replay, the daemon's console, an event handed to the

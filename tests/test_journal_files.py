@@ -4,7 +4,6 @@ wrote the creation settings and the schema out again)."""
 
 from __future__ import annotations
 
-import ast
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,18 +59,3 @@ def test_a_prunes_archive_is_made_like_the_journal(journal: Journal) -> None:
     report = journal.prune(keep_hands=10, archive=True)
     assert report.archive is not None
     assert made_as(report.archive) == made_as(journal.directory / "journal.sqlite3")
-
-
-def test_the_creation_settings_are_applied_in_one_place() -> None:
-    users = []
-    for path in sorted(JOURNAL.rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        for func in ast.walk(tree):
-            if isinstance(func, ast.FunctionDef) and any(
-                isinstance(n, ast.Name)
-                and n.id in ("CREATION_PRAGMAS", "schema_statements")
-                and isinstance(n.ctx, ast.Load)
-                for n in ast.walk(func)
-            ):
-                users.append(f"{path.stem}.{func.name}")
-    assert users == ["files.begin_new_database"]

@@ -3,7 +3,6 @@ the dealer's two lines."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -135,29 +134,6 @@ def test_an_entry_being_keyed_keeps_both_lines_over_an_alert() -> None:
 def test_the_configurable_patterns_are_the_drivers_but_wink() -> None:
     assert PATTERN_NAMES == ("off", "on", "slow_blink", "fast_blink", "pulse")
     assert set(PATTERN_NAMES) == {p.value for p in Pattern} - {"wink"}
-
-
-def test_the_pattern_names_are_listed_only_by_the_drivers() -> None:
-    """``drivers.interfaces.Pattern`` is the one list of the light patterns: the daemon's
-    configuration, the bench's lamps and the bench's figures take them from there
-    (issue 16, item 7). A literal collection of two or more of their names elsewhere
-    in the firmware or the benches is a second list."""
-    names = {p.value for p in Pattern}
-    lists = []
-    for folder in ("controller", "drivers", "bench"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text())):
-                items: list[ast.expr | None] = []
-                if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-                    items = list(node.elts)
-                elif isinstance(node, ast.Dict):
-                    items = list(node.keys)
-                written = {
-                    i.value for i in items if isinstance(i, ast.Constant) and i.value in names
-                }
-                if len(written) >= 2:
-                    lists.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert lists == []
 
 
 def test_a_payout_under_an_alert_keeps_its_page() -> None:

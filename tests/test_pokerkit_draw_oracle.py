@@ -3,7 +3,7 @@ PokerKit: its deuce-to-seven single draw (no limit) and triple draw (fixed limit
 a fixed-limit single draw built from its parts (``tests/pokerkit_draw_oracle.py``).
 
 Same actions, same cards, the same options for the seat to act at every step and the
-same final stacks. Hands where one of PokerKit's known differences from RULES.md came
+same final stacks. Hands where one of PokerKit's known differences from docs/rulebook.md came
 into play are counted by name (``EXCLUSIONS``, shown on both engines in
 ``tests/test_pokerkit_oracle.py``); the draw games add none of their own.
 ``bench/pokerkit_differential.py --game draw`` runs more hands.

@@ -2,7 +2,7 @@
 
 ``tests/pokerkit_oracle.py`` plays each hand in both engines with the same seats,
 stacks, actions and cards, compares what the seat to act may do at every step, and the
-final stacks. Hands where one of PokerKit's known differences from RULES.md came into
+final stacks. Hands where one of PokerKit's known differences from docs/rulebook.md came into
 play are counted by name (``EXCLUSIONS``) instead of compared; each difference is shown
 on its own below, both sides, so that a PokerKit release that changes it is noticed.
 ``bench/pokerkit_differential.py`` runs the same with more hands.
@@ -190,7 +190,7 @@ def test_P4_odd_chips_one_each_left_of_button_pokerkit_gives_all_to_one() -> Non
 
 def test_P4_side_pots_split_separately_pokerkit_merges_them() -> None:
     """A hand of the random run (seed 5) where two tied winners share two pots: we
-    split each pot on its own (RULES.md, Pots); PokerKit mucks the losers, merges the
+    split each pot on its own (docs/rulebook.md, Pots); PokerKit mucks the losers, merges the
     pots the same two players contest and splits once, moving an odd chip."""
     with memoized_evaluation():
         outcome = play_hand(random.Random(5), "no_limit")

@@ -3,7 +3,6 @@ into a table (replay, the tray report, the recorder, recovery and recall use the
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from controller.replay import process, refuse, step
@@ -49,21 +48,3 @@ def test_a_recorded_refusal_outside_the_keypad_folds_to_nothing() -> None:
     refuse(table, SIT)
     refuse(table, {"type": "teleport"})  # not an event: folded all the same
     assert table.state.to_dict() == before
-
-
-def test_refusals_are_folded_in_one_place() -> None:
-    """Outside the rules core only ``controller/replay.py`` folds a refusal
-    (``Table.refused``): replay, the tray report, the recorder, recovery and recall
-    all go through ``refuse``, so none can fold one differently (issue 16, item 7)."""
-    callers = []
-    for path in sorted((ROOT / "controller").rglob("*.py")):
-        if "rules" in path.relative_to(ROOT / "controller").parts[:1]:
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (
-                isinstance(node, ast.Attribute)
-                and node.attr == "refused"
-                and isinstance(node.ctx, ast.Load)
-            ):
-                callers.append(str(path.relative_to(ROOT)))
-    assert sorted(set(callers)) == ["controller/replay.py"]

@@ -1,4 +1,4 @@
-"""`tablectl replay` driven by another program (DESIGN.md, the replay contract): a
+"""`tablectl replay` driven by another program (docs/replay.md, the replay contract): a
 driver writes one line, reads its answer, then writes the next. From standard input
 (``-``) each answer is flushed as soon as its event is processed; from a named file,
 answers are flushed whenever replay is about to read (and may wait), so a named pipe

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 BOOK = DOCS / "rulebook.md"
-#: every id of the project's rule book (the design's RULES.md), section by section
+#: every id of the project's rule book (docs/rulebook.md), section by section
 RULE_IDS = [
     "B1",
     "B2",

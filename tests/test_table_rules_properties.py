@@ -1,4 +1,4 @@
-"""Properties of the table rules across hands (RULES.md section B, "Positions,
+"""Properties of the table rules across hands (docs/rulebook.md section B, "Positions,
 precisely"), over thousands of random hands with random arrivals, departures,
 absences, seat changes and rebuys.
 

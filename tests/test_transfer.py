@@ -1,4 +1,4 @@
-"""The supervisor's ``transfer`` (DESIGN.md) beyond the rules core, whose scenarios are
+"""The supervisor's ``transfer`` (docs/replay.md) beyond the rules core, whose scenarios are
 ``tests/scenarios/Transfer_*.yaml``: durable replay, `tablectl state`, salvage,
 `tablectl recall`, and the floor message built from it."""
 

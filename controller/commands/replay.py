@@ -1,7 +1,7 @@
 """`tablectl replay`: run the rules core over a file of events (the replay contract).
 
 Answers are flushed line by line for standard input (``-``: a driver on the other end,
-DESIGN.md); for a named file, whenever replay is about to read more of it, which may
+docs/replay.md); for a named file, whenever replay is about to read more of it, which may
 wait for its writer (a named pipe), and at the end (docs/replay.md)."""
 
 from __future__ import annotations

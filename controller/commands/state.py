@@ -1,6 +1,6 @@
 """`tablectl state --state-dir DIR`: the state the daemon would resume with.
 
-Prints one JSON line ``{"last_seq": N, "state": {...}}`` (DESIGN.md, durable mode):
+Prints one JSON line ``{"last_seq": N, "state": {...}}`` (docs/replay.md, "Durable mode"):
 the fold of the journal (latest snapshot and the events after it) and the seq of the
 last recorded line; ``0`` and ``null`` when nothing was recorded yet. A folder with no
 journal is said on stderr as ``tablectl recall`` says it (``no journal in DIR ...``,

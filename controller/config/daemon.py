@@ -8,14 +8,13 @@ in `float_counts`), with the defaults `config/table.example.yaml` documents.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, cast, get_args
 
 from controller.config.reader import Section
 from controller.light_patterns import PATTERN_NAMES, LightPatterns
-from controller.rules.frozen_record import frozen_kw_record
 from controller.rules.limits import MAX_AMOUNT
 from controller.statedir import text_problem
 
@@ -31,7 +30,7 @@ LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 RECALL_HANDS = 10
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JournalSettings:
     """`journal:` where and how the event journal is kept."""
 
@@ -50,14 +49,14 @@ class JournalSettings:
     """Move hands older than `keep_hands` into archive files instead of deleting them."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DisplaySettings:
     """`display:` the dealer display's wording."""
 
     language: Language = "en"
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SupervisorSettings:
     """`supervisor:` where the supervisors' PINs are kept (salted scrypt hashes written
     by `tablectl pin set`, a file readable by the service alone)."""
@@ -67,7 +66,7 @@ class SupervisorSettings:
     same file `tablectl pin set` writes by default (``controller.supervisor_pins.default_path``)."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PuckCheckSettings:
     """`puck:` what happens when the button-puck sensor disagrees with the button the
     rules placed: `warn` shows it to the dealer, `block` also refuses to start the next
@@ -76,7 +75,7 @@ class PuckCheckSettings:
     mismatch: MismatchPolicy = "warn"
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrayFloatSettings:
     """`tray:` the chip float the RFID tray should hold."""
 
@@ -94,7 +93,7 @@ class TrayFloatSettings:
         return sum(value * count for value, count in self.float_counts.items())
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LoggingSettings:
     """`logging:` the least severe level written to the log."""
 

@@ -6,10 +6,10 @@ YAML: the technician puts it in a file readable only by the service and names th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from controller.config.reader import Section
-from controller.rules.frozen_record import frozen_kw_record
 
 NAME_PATTERN = r"[A-Za-z0-9_-]{1,32}"
 NAME_HELP = "a name of 1 to 32 letters, digits, '_' or '-'"
@@ -31,7 +31,7 @@ USERNAME_HELP = (
 MQTT_PORT, MQTT_TLS_PORT = 1883, 8883
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TlsSettings:
     """`floor.tls:` TLS to the broker; present means on."""
 
@@ -45,7 +45,7 @@ class TlsSettings:
     """The client certificate's private key (with `cert_file`)."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FloorSettings:
     """`floor:` the broker and what the table publishes there."""
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import yaml
@@ -24,7 +25,6 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from controller.config.errors import ConfigError
-from controller.rules.frozen_record import frozen_record
 
 Kind = Literal["null", "bool", "int", "float", "str", "list", "mapping", "other"]
 
@@ -60,7 +60,7 @@ def where_position(where: Where) -> Position:
     return where if isinstance(where, Position) else position(where)
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Value:
     """A node read as a plain Python value; `text` is the value as written."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from controller.config.daemon import (
@@ -15,14 +15,13 @@ from controller.config.daemon import (
 )
 from controller.config.floor import FloorSettings
 from controller.light_patterns import LightPatterns
-from controller.rules.frozen_record import frozen_kw_record
 from controller.rules.settings import RuleSettings
 from drivers.settings import HardwareSettings
 
 _RULE_KEYS = {"table_id": "table.id", "seats": "table.seats"}
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     """A whole configuration file. `rules` is what the rules core is built with and
     what replay compares; the rest belongs to the daemon."""

@@ -1,6 +1,6 @@
 """Starting and stopping the daemon: devices, journal, recovery, systemd.
 
-Start-up, in order (DESIGN.md, "Durability"):
+Start-up, in order (docs/architecture.md, the journal's theory of operation):
 
 1. open the devices (``--simulated`` forces every one simulated), so that even a
    fault found next can be shown;

@@ -1,7 +1,7 @@
 """What one event changed at the table, read from the states around it.
 
 `messages.py` builds the floor messages; this module reads what goes in them from the
-state dicts before and after the event (DESIGN.md, "State"), the event's result and
+state dicts before and after the event (docs/replay.md, "The state"), the event's result and
 the chip tray's reconciliation reports: the fields the event changed (`state_changes`),
 a hand it ended or started (`hand_end`, `hand_start`), a supervisor's transfers
 (`transfers`, `transfer_body`) and a tray discrepancy raised, changed or cleared

@@ -117,7 +117,7 @@ def messages_for(
     event), `by` (who entered it), `applied` (for a key: the event it amounted to, as
     JSON), `keying` (for a refused key: the type of event being keyed) and `transfers`
     (a supervisor's transfers the event made: `from`, `to`, `amount`, `reason`, `by`).
-    `state_before` / `state_after`: the state dicts of DESIGN.md ("State");
+    `state_before` / `state_after`: the state dicts of docs/replay.md ("The state");
     for a refusal they are equal (or `state_after` is None). `tray_before` /
     `tray_after`: the tray reconciliation around the event (`alarm`, `difference`,
     `expected`, `counted`...), when the table checks its tray. `table`: what the

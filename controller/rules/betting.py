@@ -10,9 +10,9 @@ or more, came after it).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from controller.rules.frozen_record import frozen_record
 from controller.rules.pots import clockwise_from
 from controller.rules.records import Action, ActionKind
 from controller.rules.settings import GameSettings
@@ -20,7 +20,7 @@ from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
 from controller.rules.text import Phrase, phrase, refuse
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Legal:
     """What the seat to act may do (the state's ``legal``)."""
 
@@ -327,7 +327,7 @@ def return_uncalled(hand: Hand, seats: Mapping[int, Seat]) -> tuple[int, int] | 
     if top == 0:
         return None
     if top <= second or not seats[seat].live:
-        return None  # a bettor who left the hand leaves its chips in the pot (DESIGN)
+        return None  # a bettor who left the hand leaves its chips in the pot (docs/replay.md, ``leave``)
     excess = top - second
     seats[seat].bet -= excess
     seats[seat].stack += excess

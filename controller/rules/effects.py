@@ -6,21 +6,18 @@ clock expiring), which a state diff cannot always tell.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
-from controller.rules.frozen_record import frozen_record
 from controller.rules.records import ActionKind, PostKind
 
-# Every effect is ``@dataclass(frozen=True)`` with __eq__, __hash__ and __repr__ shared
-# rather than compiled per class (``frozen_record``: a faster start).
 
-
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Effect:
     """What an accepted event did; each kind below says what."""
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class HandStarted(Effect):
     """A hand began: its number, the button, the blinds' seats and the seats dealt in."""
 
@@ -31,7 +28,7 @@ class HandStarted(Effect):
     dealt: tuple[int, ...]
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Posted(Effect):
     """A seat posted a blind or a straddle (``kind``): ``live`` counts toward its
     bet, ``dead`` goes to the pot only."""
@@ -42,7 +39,7 @@ class Posted(Effect):
     dead: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Acted(Effect):
     """A seat acted (a player leaving mid-hand folds): the action and its bet after it."""
 
@@ -54,14 +51,14 @@ class Acted(Effect):
     full_raise: bool | None = None
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class StreetDealt(Effect):
     """A betting round ended and the next street (``flop``, ``turn`` ...) is dealt."""
 
     street: str
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class UncalledReturned(Effect):
     """The part of a bet nobody called went back to its seat."""
 
@@ -69,7 +66,7 @@ class UncalledReturned(Effect):
     amount: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class PotAwarded(Effect):
     """A pot paid (``index``: its place, the main pot first): (seat, chips) shares."""
 
@@ -78,7 +75,7 @@ class PotAwarded(Effect):
     shares: tuple[tuple[int, int], ...]
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class FeesTaken(Effect):
     """The house's fees taken: rake and jackpot from the pots (both 0 for a time fee)."""
 
@@ -86,7 +83,7 @@ class FeesTaken(Effect):
     jackpot: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class HandEnded(Effect):
     """A hand ended; ``voided``: by a misdeal, every chip back where it was."""
 
@@ -94,7 +91,7 @@ class HandEnded(Effect):
     voided: bool = False
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class ClockStarted(Effect):
     """The action clock started on a seat."""
 
@@ -102,7 +99,7 @@ class ClockStarted(Effect):
     remaining_ms: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class PlayStopped(Effect):
     """The causes that stop play changed (``controller.rules.stopped``): those present
     now, none when play goes on."""
@@ -110,7 +107,7 @@ class PlayStopped(Effect):
     causes: tuple[str, ...]
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class ClockWarning(Effect):
     """The action clock passed its warning point."""
 
@@ -118,7 +115,7 @@ class ClockWarning(Effect):
     remaining_ms: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class ClockExpired(Effect):
     """The action clock ran out on a seat, which folded or checked (P6)."""
 
@@ -126,7 +123,7 @@ class ClockExpired(Effect):
     action: Literal["fold", "check"]  # P6: what the expiry did
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class SeatChanged(Effect):
     """A seat's occupant or standing changed (``change`` says how)."""
 
@@ -134,7 +131,7 @@ class SeatChanged(Effect):
     change: str  # sat | left | sat_out | sat_in | moved | chips | busted | freed
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Corrected(Effect):
     """A supervisor's correction of the hand (``undo``, ``dealt_in_kill`` or
     ``dealt_in_keep``), naming the seat it concerns."""
@@ -143,7 +140,7 @@ class Corrected(Effect):
     seat: int | None
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Transferred(Effect):
     """A supervisor moved chips between two seats' stacks (``transfer``)."""
 

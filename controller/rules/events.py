@@ -12,20 +12,17 @@ recorded, so a journal written before these bounds still folds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import cast
 
 from controller.rules.errors import BadEvent
-from controller.rules.frozen_record import frozen_kw_record
 from controller.rules.limits import MAX_AMOUNT, MAX_ID_CHARS, MAX_NAME_CHARS
 from controller.rules.records import ACTIONS, Action
 
 ENTRIES = ("wait", "post")
 
-# Every event is ``@dataclass(frozen=True, kw_only=True)`` with __eq__, __hash__ and
-# __repr__ shared rather than compiled per class (``frozen_record``: a faster start).
 
-
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """An input event: who entered it (``by``, a dealer or supervisor id) when known;
     each type below adds its own fields."""
@@ -33,7 +30,7 @@ class Event:
     by: str | None = None
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Sit(Event):
     """A new player takes an empty seat with ``chips``; ``entry``: ``wait`` for the big
     blind or ``post`` to play the next hand."""
@@ -44,21 +41,21 @@ class Sit(Event):
     entry: str = "wait"
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Leave(Event):
     """The player leaves the table."""
 
     seat: int
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SitOut(Event):
     """The player steps away and keeps the seat."""
 
     seat: int
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SitIn(Event):
     """The player comes back (``entry`` as for ``Sit``)."""
 
@@ -66,7 +63,7 @@ class SitIn(Event):
     entry: str | None = None  # None: the house default (wait, or post under post_only)
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MoveSeat(Event):
     """A seat change to an empty seat (``entry`` as for ``Sit``)."""
 
@@ -75,7 +72,7 @@ class MoveSeat(Event):
     entry: str = "wait"
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Chips(Event):
     """Chips bought: between hands they play at once, during a hand from the next."""
 
@@ -84,12 +81,12 @@ class Chips(Event):
     entry: str | None = None  # a busted seat's return (B12); None: the house default
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StartHand(Event):
     """The next hand: button, blinds and dealt-in seats are decided, blinds posted."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Event):
     """The seat to act acts; ``to``: its total bet on this street after a bet or raise."""
 
@@ -98,7 +95,7 @@ class Act(Event):
     to: int | None = None
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Award(Event):
     """The showdown result: seats best first, ties grouped; each pot goes to its best
     eligible group, and a seat left out has forfeited (P5)."""
@@ -106,12 +103,12 @@ class Award(Event):
     ranking: tuple[tuple[int, ...], ...]
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Misdeal(Event):
     """The hand in progress is void: every chip goes back where it was before it."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Key(Event):
     """One dealer-keypad key. ``pin_ok`` (project field) is the shell's verdict on the
     supervisor PIN that this ``ENTER`` completes, journalled so that replay does not
@@ -121,45 +118,45 @@ class Key(Event):
     pin_ok: bool | None = None
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CallClock(Event):
     """The clock is called on the seat to act."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tick(Event):
     """``ms`` milliseconds of time have passed (the core never reads a clock)."""
 
     ms: int
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Puck(Event):
     """The button-puck sensor reading: the seat the puck is on, None when lifted."""
 
     seat: int | None
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tray(Event):
     """A chip-tray reading: (chip value, count) pairs, by value."""
 
     counts: tuple[tuple[int, int], ...]
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StateQuery(Event):
     """Print the state (replay adds it to the output line)."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Straddle(Event):
     """B15: the player left of the big blind posts a live straddle (project event)."""
 
     seat: int
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TimeFee(Event):
     """Time-fee mode: the dealer collected a seat's time fee (project event)."""
 
@@ -167,7 +164,7 @@ class TimeFee(Event):
     amount: int
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DealtInError(Event):
     """B11: a seat owing blinds got cards by mistake (project event).
 
@@ -179,12 +176,12 @@ class DealtInError(Event):
     ruling: str
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Undo(Event):
     """R12: the supervisor takes back the last action while no later action exists."""
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Push(Event):
     """R14-R16: the chips a seat pushed in, one value per chip, and what it declared
     (``raise``, ``call`` or None); the engine reads it as a call, bet or raise
@@ -195,7 +192,7 @@ class Push(Event):
     declared: str | None = None
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrayFill(Event):
     """Chips brought to the tray from the cage (project event). ``counts`` maps chip
     value to count; ``amount`` is the total (given, or the value of ``counts``)."""
@@ -204,7 +201,7 @@ class TrayFill(Event):
     counts: tuple[tuple[int, int], ...] = ()
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrayCredit(Event):
     """Chips taken from the tray back to the cage (project event); as ``TrayFill``."""
 
@@ -212,7 +209,7 @@ class TrayCredit(Event):
     counts: tuple[tuple[int, int], ...] = ()
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrayAck(Event):
     """A supervisor acknowledges the tray's present difference (project event)."""
 
@@ -222,7 +219,7 @@ DEVICES = ("keypad", "display", "tray", "puck", "lights")
 DEVICE_STATUSES = ("lost", "back")
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Device(Event):
     """A device was lost (``status`` ``lost``) or works again (``back``); the daemon
     journals one at each change. A lost keypad or display stops play
@@ -236,11 +233,11 @@ class Device(Event):
 TRANSFER_REASONS = ("wrong_payout", "chips_misplaced", "other")
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Transfer(Event):
     """A supervisor's correction between hands: ``amount`` chips move from one seat's
     stack to another's (a pot paid to the wrong player, say), for one of
-    ``TRANSFER_REASONS`` (DESIGN.md; ``controller.rules.transfer``)."""
+    ``TRANSFER_REASONS`` (docs/replay.md; ``controller.rules.transfer``)."""
 
     from_seat: int
     to_seat: int

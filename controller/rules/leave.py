@@ -1,4 +1,4 @@
-"""A player leaves the table (DESIGN.md ``leave``).
+"""A player leaves the table (the ``leave`` event of docs/replay.md).
 
 Between hands the seat is freed at once; during a hand the departure folds the seat if
 it is still in the hand, its chips stay in the pot, and the seat is freed when the hand

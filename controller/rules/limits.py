@@ -3,7 +3,7 @@
 One bound for every amount of money in chip units: a buy-in, a seat's stack, a bet, a
 chip value, a tray movement, and every amount option of the configuration. It is far
 beyond any table's needs, and ten seats' stacks together stay well inside ``±2^53``,
-the range of numbers an input line may hold (DESIGN.md, "Bad lines"), so every figure
+the range of numbers an input line may hold (docs/replay.md, bad lines), so every figure
 the table shows is exact in JSON and in SQLite.
 """
 

@@ -1,4 +1,4 @@
-"""A misdeal (B7, DESIGN.md ``misdeal``): the hand in progress is void.
+"""A misdeal (B7, the ``misdeal`` event of docs/replay.md): the hand in progress is void.
 
 Every chip of the hand goes back where it was before the hand; the next hand deals the
 voided hand's plan again (same button, blinds and seats: a player who sat down

@@ -19,11 +19,11 @@ the hand.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from controller.rules import betting, effects
 from controller.rules.events import Act
-from controller.rules.frozen_record import frozen_record
 from controller.rules.records import Action, OutOfTurnEntry, OutOfTurnStatus
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Hand, TableState
@@ -32,7 +32,7 @@ from controller.rules.text import refuse
 PASSIVE = ("check", "fold")
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class OutOfTurnRecorded(effects.Effect):
     """An action keyed out of turn was recorded for the seat, to be settled when its turn comes
     (R10)."""
@@ -42,7 +42,7 @@ class OutOfTurnRecorded(effects.Effect):
     to: int | None
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class OutOfTurnSettled(effects.Effect):
     """A recorded out-of-turn action was settled: binding (it stands) or not (R10)."""
 

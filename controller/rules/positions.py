@@ -31,7 +31,7 @@ Theory of operation. A plan is made in three steps:
 
 When fewer than two players could be dealt in, play has stopped for want of two
 players, and the hand is the first of a new game: every seated player with chips is
-dealt in (B13, DESIGN.md).
+dealt in (B13, docs/rulebook.md).
 
 After a misdeal the voided hand's plan is dealt again as it was (same button, blinds,
 posts and seats dealt in), so a player who sat down meanwhile waits (B7); only when a
@@ -41,18 +41,17 @@ player of that plan is no longer there to play it is the hand planned afresh.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from controller.rules.betting import playable
-from controller.rules.frozen_record import frozen_record, record
 from controller.rules.records import PostKind
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
 from controller.rules.text import refuse
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Post:
     """A forced bet a hand's plan asks of a seat: its kind, the live part and the dead part."""
 
@@ -62,7 +61,7 @@ class Post:
     dead: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class HandPlan:
     """Where a new hand puts the button and blinds, who is dealt in, what each seat posts, and
     what it settles."""
@@ -81,7 +80,7 @@ class HandPlan:
     bb_travel: int
 
 
-@record
+@dataclass
 class Placement:
     """The button and blinds being worked out for the next hand, with the blinds found missed
     on the way."""
@@ -266,7 +265,7 @@ class Planner:
     def moving_positions(self) -> Placement:
         assert self.pos.button is not None
         after_old = ring(self.pos.button, self.n)
-        # RULES.md "Moving button": the next player dealt in last hand, in the seat they
+        # docs/rules.md "B2 — Moving button": the next player dealt in last hand, in the seat they
         # have now, whether or not they play this hand; clockwise only. Ruling: the
         # search starts at last hand's small-blind seat, so that a player who moved into
         # the seats between last hand's button and small blind (behind the blinds) does

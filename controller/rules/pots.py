@@ -9,11 +9,10 @@ behind but win nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from controller.rules.frozen_record import frozen_record
 
-
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class Pot:
     """A pot: its chips and the seats that can win it (the main pot first, then the side pots)."""
 

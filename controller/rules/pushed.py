@@ -24,16 +24,16 @@ seat's stack. The result is an ``Act`` the engine then checks like any other.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from controller.rules import betting, effects
 from controller.rules.events import Act, Push
-from controller.rules.frozen_record import frozen_record
 from controller.rules.settings import GameSettings
 from controller.rules.state import Hand, Seat
 from controller.rules.text import refuse
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class ChipsRead(effects.Effect):
     """How pushed chips were read: the action, the total, and the rule that decided."""
 

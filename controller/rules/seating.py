@@ -1,7 +1,7 @@
 """Players coming, going, stepping away, buying chips and changing seats.
 
 Between hands these take effect at once; during a hand a departure folds the seat,
-and sit-outs, purchases and seat moves wait for the hand to end (DESIGN.md).
+and sit-outs, purchases and seat moves wait for the hand to end (docs/replay.md, "Players and seats").
 Every ``check_*`` refuses without changing anything; the matching ``do_*`` assumes
 its check passed.
 """
@@ -82,7 +82,7 @@ def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[ef
 
 
 def stop_play_if_alone(state: TableState) -> None:
-    """RULES.md "Play stopped": play stops the moment fewer than two players are seated
+    """docs/rules.md "Play stopped": play stops the moment fewer than two players are seated
     (decided when it happens, between hands too); the next hand starts a new game (B13).
     A player away or busted still holds the seat: if they are back before the next
     hand, play goes on (B3)."""

@@ -6,10 +6,8 @@ files. Every default here is the rule book's default.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
-
-from controller.rules.frozen_record import frozen_kw_record
 
 Structure = Literal["no_limit", "pot_limit", "fixed_limit"]
 Form = Literal["flop", "draw", "triple_draw"]
@@ -21,7 +19,7 @@ MissedSmall = Literal["dead", "live"]
 OutOfTurn = Literal["reject", "record"]
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClockSettings:
     """P6: the action clock."""
 
@@ -33,7 +31,7 @@ class ClockSettings:
     time_bank_seconds: int = 30
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FeeSettings:
     """House fees: rake with cap and no-flop-no-drop, jackpot drop, or a time fee."""
 
@@ -45,7 +43,7 @@ class FeeSettings:
     jackpot_min_pot: int = 0
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameSettings:
     """The `game:` section: stakes, structure and every table-rule knob."""
 
@@ -96,7 +94,7 @@ class GameSettings:
         return self.big_bet if self.big_bet is not None else 2 * self.small_bet_amount
 
 
-@frozen_kw_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RuleSettings:
     """Everything the rules core needs to know about the table."""
 

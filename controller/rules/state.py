@@ -10,10 +10,9 @@ from __future__ import annotations
 import copy
 import operator
 from collections.abc import Callable
-from dataclasses import field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, NamedTuple, cast
 
-from controller.rules.frozen_record import record
 from controller.rules.records import (
     HandStreet,
     KeypadState,
@@ -51,7 +50,7 @@ SMALL_BET_ROUNDS: dict[str, frozenset[str]] = {
 }
 
 
-@record
+@dataclass
 class Seat:
     """A seated player: the stack, the part in the hand in progress, and what the seat owes
     across hands."""
@@ -102,7 +101,7 @@ class Seat:
         return self.missed_small or self.missed_big or self.owes_post
 
 
-@record
+@dataclass
 class Clock:
     """The action clock: the seat it runs for, the time left, whether the warning was given."""
 
@@ -111,7 +110,7 @@ class Clock:
     warning: bool = False
 
 
-@record
+@dataclass
 class Hand:
     """The hand in progress: its street, the betting round's figures, who acts, and what was
     recorded in it."""
@@ -159,7 +158,7 @@ SeatBefore = tuple[int, int, bool, bool, bool, int, bool]
 HandBefore = tuple[int, int, int, int, int, bool, int | None, int | None, list[OutOfTurnEntry]]
 
 
-@record
+@dataclass
 class UndoRecord:
     """R12: what the last action changed, to take it back while no later action exists.
     Part of the state so that it survives a snapshot."""
@@ -193,7 +192,7 @@ class UndoRecord:
         )
 
 
-@record
+@dataclass
 class Positions:
     """Where the button and blinds were last hand (the basis of the next hand)."""
 
@@ -206,7 +205,7 @@ class Positions:
     dealt: list[int] = field(default_factory=list)
 
 
-@record
+@dataclass
 class TableState:
     """The whole table: seats, positions, the hand and the clock, the game's travel, fees and
     the money ledger."""

@@ -1,5 +1,5 @@
 """A supervisor's correction after the hand: chips moved from one seat's stack to
-another's (the ``transfer`` event of DESIGN.md), when a pot was paid to the wrong
+another's (the ``transfer`` event of docs/replay.md), when a pot was paid to the wrong
 player or chips ended up in front of the wrong seat.
 
 Only between hands (a hand's chips are put right by ``undo`` or a void while it is

@@ -13,16 +13,16 @@ events). Fills and credits are the project events ``tray_fill`` and ``tray_credi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller.rules import effects
 from controller.rules.events import TrayAck, TrayCredit, TrayFill
-from controller.rules.frozen_record import frozen_record
 from controller.rules.records import TrayAckRecord, TrayMove
 from controller.rules.state import TableState
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class TrayMoved(effects.Effect):
     """Chips moved into the tray (a fill) or out of it (a credit)."""
 
@@ -30,7 +30,7 @@ class TrayMoved(effects.Effect):
     amount: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class TrayAcknowledged(effects.Effect):
     """A supervisor acknowledged the tray's difference."""
 

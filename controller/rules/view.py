@@ -1,4 +1,4 @@
-"""The state as the replay contract prints it (DESIGN.md, "State"), and the dealer
+"""The state as the replay contract prints it (docs/replay.md, "The state"), and the dealer
 display's lines."""
 
 from __future__ import annotations

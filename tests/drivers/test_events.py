@@ -18,8 +18,8 @@ from drivers.events import (
 def test_the_keypad_has_exactly_the_keys_of_the_rules() -> None:
     """The seam between the layers: the shell passes a ``KeyPressed`` key to the rules
     as it is, so the device's keys are the replay contract's, in the same order. (Two
-    definitions, one a layer: DESIGN's dependency rule keeps the drivers and the rules
-    core from importing each other.)"""
+    definitions, one a layer: the dependency rule of docs/architecture.md keeps the
+    drivers and the rules core from importing each other.)"""
     from controller.rules.keypad import KEYS as RULES_KEYS
 
     assert KEYS == RULES_KEYS

@@ -4,7 +4,6 @@ wrote the translation out)."""
 
 from __future__ import annotations
 
-import ast
 import queue
 from pathlib import Path
 
@@ -70,16 +69,3 @@ def test_every_serial_driver_takes_its_link_from_the_base(
         assert link_settings(device) == (driver.device, port, 57600, 0.3, 7, 1.5)
     finally:
         device.close()
-
-
-def test_only_the_base_makes_a_link() -> None:
-    makers = []
-    for path in sorted(DRIVERS.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id == "SerialLink"
-            ):
-                makers.append(str(path.relative_to(DRIVERS)))
-    assert makers == ["serial_device.py"]

@@ -1,6 +1,6 @@
 """The dealer keypad's grammar, as pure state folded like every other event.
 
-Keys (DESIGN.md): ``0``-``9``, ``FOLD``, ``CHECK`` (checks, or calls facing a bet),
+Keys (docs/replay.md, ``key``; docs/dealer.md): ``0``-``9``, ``FOLD``, ``CHECK`` (checks, or calls facing a bet),
 ``BET`` digits ``ENTER`` (bet or raise to a total), ``ALLIN``, ``ENTER``, ``CLEAR``,
 ``CLOCK``, ``NEXT`` (start the next hand when idle), ``FUNC`` (menus); and
 ``HIDDEN_DIGIT`` (``*``), a PIN digit as the shell records it. ``FOLD``,
@@ -17,7 +17,7 @@ Modules: ``grammar`` (what each key does), ``betting`` (the fast path), ``menus`
 (FUNC 1-6, 8), ``award`` (FUNC 7), ``push`` (FUNC 9), ``supervisor`` (FUNC 0),
 ``prompt`` (the display while an entry is unfinished). ``docs/dealer.md`` is the card.
 
-Why in the rules core and not in the shell (where DESIGN.md's layout sketch puts it):
+Why in the rules core and not in the shell (where the project's first layout sketch put it):
 which key is legal depends on the table's state, and an entry half keyed when the
 power goes must come back with the state, so the grammar is pure and its state is
 folded from the journal like the rest. The line with the shell runs at supervisor

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: The keypad keys of the replay contract (DESIGN.md), the one list of the rules core;
+#: The keypad keys of the replay contract (docs/replay.md, ``key``), the one list of the rules core;
 #: the drivers' ``drivers.events.KEYS`` names the same keys (tests/drivers/test_events.py).
 KEYS = (
     "0",

@@ -23,10 +23,10 @@ with ``-2``, ``-3`` ... added if that name is already at the table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from controller.rules import effects
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
-from controller.rules.frozen_record import frozen_record
 from controller.rules.keypad.base import Press, Step, buy_in, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied, seat_in_range
@@ -35,14 +35,14 @@ from controller.rules.text import msg, refuse
 WAIT_POST = {"1": "wait", "2": "post"}
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class DealerSignedIn(effects.Effect):
     """A dealer signed in at the keypad: the dealer's id."""
 
     dealer: str
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class DealerSignedOut(effects.Effect):
     """The dealer signed out (None: nobody was signed in)."""
 

@@ -31,6 +31,8 @@ each wrong PIN and the lock-out are effects the shell logs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from controller.rules import effects
 from controller.rules.events import (
     DealtInError,
@@ -41,7 +43,6 @@ from controller.rules.events import (
     TrayFill,
     Undo,
 )
-from controller.rules.frozen_record import frozen_record
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
@@ -64,14 +65,14 @@ TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
 CONFIRMED = {"void": Misdeal, "undo": Undo, "ack": TrayAck}
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class SupervisorSignedIn(effects.Effect):
     """A supervisor's PIN was taken: the menu is open for one function."""
 
     supervisor: str
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class PinRejected(effects.Effect):
     """A wrong supervisor PIN, and how many in a row so far."""
 
@@ -79,7 +80,7 @@ class PinRejected(effects.Effect):
     failures: int
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class SupervisorLocked(effects.Effect):
     """Too many wrong PINs: the supervisor menu is locked until ``until_ms``."""
 
