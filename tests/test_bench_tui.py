@@ -643,6 +643,10 @@ def test_players_seated_on_the_keypad_are_paid_from_the_tray(pane: Pane) -> None
     assert lines[-3].startswith("----")
     logs = [row for row, line in enumerate(lines) if line.startswith("log: ")]
     assert logs and max(logs) < len(lines) - 3, screen
+    pane.tmux("resize-window", "-t", "bench", "-x", "70", "-y", "24")  # a line per seat
+    screen = pane.wait(lambda s: "| SEAT" in s or "| READY" in s, "the one-line-per-seat view")
+    lines = screen.rstrip().splitlines()
+    assert lines[-1].startswith("BENCH  p<n>=puck") and lines[-2].startswith("KEYPAD "), screen
     pane.keys("q")
     pane.wait(lambda s: pane.dead(), "the bench to stop")
 

@@ -404,8 +404,9 @@ def _compact(canvas: Canvas, snap: Snapshot, ui: UiState) -> None:
     rows.append(("  ".join(text for text, _ in _devices(snap)), ""))
     messages = _messages(snap, ui)
     rows.extend(m for m in messages if not m[0].startswith("log: "))
+    room = canvas.rows - 1 - len(rows) - 2  # the log lines go first, never under the keys
+    rows.extend([m for m in messages if m[0].startswith("log: ")][: max(room, 0)])
     rows.append((help_line("KEYPAD", KEYPAD_HELP, canvas.cols), "key"))
     rows.append((help_line("BENCH ", BENCH_HELP, canvas.cols), "key"))
-    rows.extend(m for m in messages if m[0].startswith("log: "))  # first to go
     for offset, (text, style) in enumerate(rows[: canvas.rows - 1]):
         canvas.put(1 + offset, 0, text, style)
