@@ -104,3 +104,30 @@ def _user() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return str(os.geteuid())
+
+
+BENCH_MARK = "BENCH-GAME"
+"""The file ``tablectl bench`` leaves in its state folder: the journal there is a
+bench's game, which ``tablectl run`` must not continue (its devices' readings, a tray
+alarm, would go into the bench's game)."""
+
+
+def mark_bench(path: str | os.PathLike[str]) -> None:
+    """Mark ``path`` (an existing folder) as holding a bench's game."""
+    mark = Path(path) / BENCH_MARK
+    if not mark.exists():
+        mark.write_text(
+            "This folder holds the game of `tablectl bench`: `tablectl run` refuses it.\n"
+        )
+
+
+def bench_refusal(path: str | os.PathLike[str]) -> str | None:
+    """Why the daemon (``tablectl run``) may not use ``path``: it holds a bench's game;
+    None when it may."""
+    if not (Path(path) / BENCH_MARK).exists():
+        return None
+    return (
+        f"the state directory {os.fspath(path)} holds the game of `tablectl bench` "
+        f"({BENCH_MARK} there says so): the daemon would write into it. Play it with "
+        "`tablectl bench`, or give the daemon a folder of its own (journal.state_dir)"
+    )

@@ -38,14 +38,6 @@ from pathlib import Path
 
 from controller.rules.text import msg, phrase, render
 
-
-def unavailable_words() -> str:
-    """What the dealer display says to a PIN that cannot be checked (no PIN file, or one
-    that cannot be used): ``NO: PIN CHECK NOT AVAILABLE: CALL TECH``, the catalogue's
-    words, for the log and ``check-config`` to say the same."""
-    return render(msg("refused.line", reason=phrase("keypad.pin_unavailable")))
-
-
 DEFAULT_PATH = Path("/etc/table-controller/pins")
 ENV_PATH = "TABLECTL_PINS"
 #: scrypt cost: about 16 MiB and some tens of milliseconds a check on a Pi-class board.
@@ -292,3 +284,10 @@ class PinFile:
         ok = verifier_from_hashes(self._pins)(supervisor, pin)
         self._last = (supervisor, pin, ok)
         return ok
+
+
+def unavailable_words() -> str:
+    """What the dealer display says to a PIN that cannot be checked (no PIN file, or one
+    that cannot be used): ``NO: PIN CHECK NOT AVAILABLE: CALL TECH``, the catalogue's
+    words, for the log and ``check-config`` to say the same."""
+    return render(msg("refused.line", reason=phrase("keypad.pin_unavailable")))

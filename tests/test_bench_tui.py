@@ -576,3 +576,113 @@ def test_the_title_names_the_game_in_force_while_a_changed_config_is_held(
     title = held.splitlines()[0]
     assert "no limit 5/10" in title and "triple draw" not in title, title
     assert "fixed limit triple draw 5/10" in after.splitlines()[0]
+
+
+def test_a_light_put_out_after_a_while_on_is_never_read_as_a_blink() -> None:
+    """Issue 21 item 8: a seat light going from on to off showed `SLOW` for a moment.
+    Seen on the bench: a waiting seat winks, its player is to act (on for about a
+    second and a half), then acts (off); the two last gaps (dark, lit) were alike, so
+    the watcher read a slow blink until the window forgot them."""
+    from controller.bench.lamps import LampWatcher
+    from drivers.settings import LightsSettings
+
+    settings = LightsSettings()  # blinks of 1000 and 250 ms, a 2000 ms wink
+    now = [100.0]
+    for dark, lit in ((1.0, 1.5), (1.4, 1.0), (0.9, 0.9), (0.5, 0.5), (2.0, 3.0)):
+        now[0] += 10.0  # a fresh light, long dark
+        pin = FakePin(lambda: now[0])
+        watcher = LampWatcher({1: pin}, settings, clock=lambda: now[0])
+        for _ in range(2):  # waiting: a wink (lit 250 ms, dark 1750 ms)
+            pin.set(1.0)
+            now[0] += 0.25
+            pin.set(0.0)
+            now[0] += 1.75
+        now[0] += dark - 1.75
+        pin.set(1.0)  # to act: on
+        now[0] += lit
+        pin.set(0.0)  # acted: off
+        seen = set()
+        for _ in range(60):  # the screen's reads over the next 6 s
+            now[0] += 0.1
+            seen.add(watcher.read()[1].kind)
+        assert seen == {"off"}, (dark, lit, seen)
+
+
+def tray_row(screen: str) -> str:
+    return next(line for line in screen.splitlines() if line.startswith("TRAY "))
+
+
+@needs_tmux
+def test_players_seated_on_the_keypad_are_paid_from_the_tray(pane: Pane) -> None:
+    """Issue 21 item 8: seating by keypad (`F 1`, seat, chips, card, wait or post) left
+    the simulated tray short, and the tray alarm went off (`OFF BY 1000`): only the
+    bench's own `s` and the demo took the buy-in out. Keyed as a tired dealer keys it
+    (a seat begun and cleared, a chip amount re-keyed after a wrong digit), each buy-in
+    now leaves the tray as the dealer pays it, and no alarm follows. The messages stay
+    above the key lines at 80x24 (a `log:` line was drawn under them, on row 24)."""
+    pane.start()
+    pane.wait_text("expected 7500  ok")
+    pane.keys("F", "1", "3", "Enter", "1", "0", "0", "x")  # begun, then CLEAR
+    pane.wait_text("READY")
+    pane.keys("F", "1", "3", "Enter", "1", "0", "0", "7")  # a wrong digit: CLEAR, again
+    pane.wait_text("1007_")
+    pane.keys("x", "F", "1", "3", "Enter", "1", "0", "0", "0", "Enter", "Enter", "1")
+    pane.wait(lambda s: stack_of(s, 3) == 1000, "seat 3 seated with 1000")
+    pane.keys("F", "1", "7", "Enter", "5", "0", "0", "Enter", "Enter", "2")
+    pane.wait(lambda s: stack_of(s, 7) == 500, "seat 7 seated with 500")
+    pane.keys("F", "5", "3", "Enter", "2", "0", "0", "Enter")  # seat 3 buys 200 more
+    pane.wait(lambda s: stack_of(s, 3) == 1200, "seat 3's chips bought")
+    screen = pane.wait_text("= 5800  expected 5800  ok")
+    time.sleep(3.0)  # longer than tray.stable_seconds (2 s): the reading is compared
+    screen = pane.screen()
+    assert "expected 5800  ok" in tray_row(screen), screen
+    assert "OFF BY" not in screen and "TRAY OFF" not in screen, screen
+    lines = screen.splitlines()
+    assert len(lines) <= 24
+    assert lines[-1].startswith("BENCH  p<n>=puck") and lines[-2].startswith("KEYPAD ")
+    assert lines[-3].startswith("----")
+    logs = [row for row, line in enumerate(lines) if line.startswith("log: ")]
+    assert logs and max(logs) < len(lines) - 3, screen
+    pane.tmux("resize-window", "-t", "bench", "-x", "70", "-y", "24")  # a line per seat
+    screen = pane.wait(lambda s: "| SEAT" in s or "| READY" in s, "the one-line-per-seat view")
+    lines = screen.rstrip().splitlines()
+    assert lines[-1].startswith("BENCH  p<n>=puck") and lines[-2].startswith("KEYPAD "), screen
+    pane.keys("q")
+    pane.wait(lambda s: pane.dead(), "the bench to stop")
+
+
+def stack_of(screen: str, seat: int) -> int | None:
+    try:
+        return stack(screen, seat)
+    except (AssertionError, ValueError, IndexError):
+        return None
+
+
+def test_the_daemon_keeps_out_of_the_benchs_game(tmp_path: Path) -> None:
+    """Issue 21 item 8: `tablectl run --config config/bench.yaml` (which the file's
+    header suggested) continued the bench's own journal in ./state, and its simulated
+    tray wrote a tray alarm into the bench's game. The bench marks its folder; the
+    daemon refuses it, saying what to do, and writes nothing there."""
+    bench_config(tmp_path)
+    script = tmp_path / "sit.txt"
+    script.write_text("sit 2 ana 1000\nsit 6 bob 1000\n")
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    journal = tmp_path / "state" / "journal.sqlite3"
+    before = journal.read_bytes()
+    run = tablectl("run", "--config", "bench.yaml", "--simulated", cwd=tmp_path, timeout=60)
+    assert run.returncode == 1, run.stderr
+    assert "holds the game of `tablectl bench`" in run.stderr, run.stderr
+    assert "journal.state_dir" in run.stderr
+    assert journal.read_bytes() == before
+    header = (ROOT / "config" / "bench.yaml").read_text().split("\n\n")[0]
+    assert "tablectl run --config config/bench.yaml" not in header
+    look = tmp_path / "look.txt"
+    look.write_text("screen\n")
+    again = tablectl(  # the bench itself still plays its game
+        "bench", "--config", "bench.yaml", "--script", str(look), cwd=tmp_path, timeout=60
+    )
+    assert again.returncode == 0, again.stderr
+    assert stack(again.stdout, 2) == 1000 and stack(again.stdout, 6) == 1000

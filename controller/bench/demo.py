@@ -137,7 +137,6 @@ class Demo:
             outcome = self.bench.sit(seat, player, chips)
             if not outcome.ok:
                 raise DemoStopped(f"seat {seat} refused: {(outcome.error or {}).get('message')}")
-            self.bench.take_from_tray(chips)
             seated.add(seat)
             self._pause()
 
@@ -212,9 +211,7 @@ class Demo:
         big_blind = self.bench.settings.rules.game.big_blind
         for seat, info in view["seats"].items():
             if info["stack"] < big_blind:
-                chips = self._buy_in()
-                if self.bench.buy_chips(int(seat), chips).ok:
-                    self.bench.take_from_tray(chips)
+                self.bench.buy_chips(int(seat), self._buy_in())  # paid from the tray
 
     def _move_puck(self) -> None:
         shown = self.bench.last_shown()

@@ -8,8 +8,10 @@ lamp test and driver bugs included.
 What a light is doing is named as the drivers name the patterns
 (``drivers.interfaces.Pattern``), the one list of them: ``on``/``off`` (``dim`` for a
 steady PWM level in between, which is no pattern) when it has held its level for a
-while; ``slow_blink`` or ``fast_blink`` when it has switched at least three times lately
-at a steady rhythm (told apart at the geometric mean of the configured blink periods);
+while; ``slow_blink`` or ``fast_blink`` when it has switched at least four times lately
+at a steady rhythm near a configured blink period (told apart at their geometric
+mean; a light lit for a while and then put out is no blink, however long it was dark
+before);
 ``wink`` when it flashes briefly and stays dark much longer (a plain LED's pulse);
 ``pulse`` when it went through levels in between.
 """
@@ -65,6 +67,7 @@ class LampWatcher:
         self._clock = clock
         fast, slow = settings.fast_blink_ms, settings.slow_blink_ms
         self._fast_below = math.sqrt(fast * slow) / 1000  # seconds per period
+        self._periods = {Pattern.FAST_BLINK: fast / 1000, Pattern.SLOW_BLINK: slow / 1000}
         self._window = max(fast, slow, settings.pulse_ms) / 1000 * 2.2
         now = clock()
         self._seats = {seat: _Seat(now) for seat in pins}
@@ -128,7 +131,14 @@ class LampWatcher:
             return steady  # two changes that happened to be close: not a rhythm
         if now - times[-1] > 1.5 * max(last, before):
             return steady  # it stopped switching
-        return Pattern.FAST_BLINK if last + before < self._fast_below else Pattern.SLOW_BLINK
+        blink = Pattern.FAST_BLINK if last + before < self._fast_below else Pattern.SLOW_BLINK
+        # a blink's third gap back is alike too, and the gaps are near its half period:
+        # a light that was lit a while and then put out has no such rhythm
+        third = gaps[-3] if len(gaps) >= 3 else 0.0
+        half = self._periods[blink] / 2
+        if not all(half / 1.5 <= gap <= half * 1.5 for gap in (third, before, last)):
+            return steady
+        return blink
 
     @staticmethod
     def _winks(changes: list[tuple[float, float]], gaps: list[float]) -> bool:

@@ -22,7 +22,8 @@ BOX_HEIGHT = 3
 MIDDLE_WIDTH = 42  # the dealer display's 40 characters and its frame
 POT_ROWS = 3  # the pots and the seats that can win each, packed into three lines
 MIDDLE_HEIGHT = 6 + POT_ROWS  # pots, the display in its frame (4), the clock, the button
-BOTTOM_ROWS = 8  # tray, devices, two message lines, a rule, two key lines, status
+MESSAGE_ROWS = 3  # the screen's answer, the demo, the daemon's latest log lines
+BOTTOM_ROWS = 3 + MESSAGE_ROWS + 2  # tray, devices, the messages, a rule, two key lines
 MIN_RING = (24, 80)  # rows, columns
 DEALER_GAP = 20  # columns kept free for the dealer between the two bottom bands
 

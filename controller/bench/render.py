@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.bench.keys import BENCH_HELP, KEYPAD_HELP, help_line
 from controller.bench.lamps import Lamp
-from controller.bench.layout import BOX_WIDTH, POT_ROWS, RingLayout, ring_layout
+from controller.bench.layout import BOX_WIDTH, MESSAGE_ROWS, POT_ROWS, RingLayout, ring_layout
 from controller.bench.session import Snapshot
 from drivers.interfaces import Pattern
 
@@ -376,14 +376,12 @@ def _bottom(canvas: Canvas, snap: Snapshot, ui: UiState, row: int) -> None:
     canvas.put(row, 0, tray, tray_style)
     _put_pieces(canvas, row + 1, _devices(snap))
     messages = _messages(snap, ui)
-    for offset in range(2):
-        if offset < len(messages):
-            canvas.put(row + 2 + offset, 0, *messages[offset])
-    canvas.put(row + 4, 0, "-" * cols, "frame")
-    canvas.put(row + 5, 0, help_line("KEYPAD", KEYPAD_HELP, cols), "key")
-    canvas.put(row + 6, 0, help_line("BENCH ", BENCH_HELP, cols), "key")
-    if len(messages) > 2:
-        canvas.put(row + 7, 0, *messages[2])
+    for offset, message in enumerate(messages[:MESSAGE_ROWS]):  # all above the key lines
+        canvas.put(row + 2 + offset, 0, *message)
+    row += 2 + MESSAGE_ROWS
+    canvas.put(row, 0, "-" * cols, "frame")
+    canvas.put(row + 1, 0, help_line("KEYPAD", KEYPAD_HELP, cols), "key")
+    canvas.put(row + 2, 0, help_line("BENCH ", BENCH_HELP, cols), "key")
 
 
 # -- one line per seat -------------------------------------------------------------------------
@@ -406,8 +404,9 @@ def _compact(canvas: Canvas, snap: Snapshot, ui: UiState) -> None:
     rows.append(("  ".join(text for text, _ in _devices(snap)), ""))
     messages = _messages(snap, ui)
     rows.extend(m for m in messages if not m[0].startswith("log: "))
+    room = canvas.rows - 1 - len(rows) - 2  # the log lines go first, never under the keys
+    rows.extend([m for m in messages if m[0].startswith("log: ")][: max(room, 0)])
     rows.append((help_line("KEYPAD", KEYPAD_HELP, canvas.cols), "key"))
     rows.append((help_line("BENCH ", BENCH_HELP, canvas.cols), "key"))
-    rows.extend(m for m in messages if m[0].startswith("log: "))  # first to go
     for offset, (text, style) in enumerate(rows[: canvas.rows - 1]):
         canvas.put(1 + offset, 0, text, style)

@@ -89,8 +89,7 @@ def _sit(bench: Bench, rest: str, out: IO[str]) -> str | None:
     outcome = bench.sit(int(seat), player, int(chips))
     if not outcome.ok:
         return str((outcome.error or {}).get("message"))
-    bench.take_from_tray(int(chips))
-    return None
+    return None  # the buy-in left the tray (Bench.pay_buy_ins)
 
 
 def _seat(bench: Bench, rest: str, out: IO[str]) -> str | None:

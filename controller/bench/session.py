@@ -97,6 +97,9 @@ class Bench:
         self.demo_status: str | None = None
         self._tray = _Tray()
         self._lamps: LampWatcher | None = None
+        self._paid_out: int | None = None  # the table's chips sold the tray has paid
+        self._paying = threading.Lock()
+        self._stop_paying = threading.Event()
 
     # -- start and stop ------------------------------------------------------------------
 
@@ -121,9 +124,12 @@ class Bench:
             self._lamps = LampWatcher(pins, hardware.lights)
         if sim.tray is not None:
             self._restore_tray(recovered)
+            self._paid_out = self._sold()  # the restored tray has paid these already
+            threading.Thread(target=self._pay_buy_ins, name="bench-tray", daemon=True).start()
 
     def close(self) -> None:
         """Stop the loop and close the journal cleanly (the next start resumes)."""
+        self._stop_paying.set()
         try:
             self.daemon.close()
         finally:
@@ -185,13 +191,18 @@ class Bench:
         return f"{device} plugged back in"
 
     def sit(self, seat: int, player: str, chips: int) -> Outcome:
-        """A player sits down (a rules event handed to the loop, as a console would)."""
-        return self.daemon.submit(
+        """A player sits down (a rules event handed to the loop, as a console would);
+        the buy-in leaves the tray (``pay_buy_ins``)."""
+        outcome = self.daemon.submit(
             {"type": "sit", "seat": seat, "player": player, "chips": chips}, by="bench"
         )
+        self.pay_buy_ins()
+        return outcome
 
     def buy_chips(self, seat: int, amount: int) -> Outcome:
-        return self.daemon.submit({"type": "chips", "seat": seat, "amount": amount}, by="bench")
+        outcome = self.daemon.submit({"type": "chips", "seat": seat, "amount": amount}, by="bench")
+        self.pay_buy_ins()
+        return outcome
 
     # -- the tray ----------------------------------------------------------------------------
 
@@ -240,10 +251,43 @@ class Bench:
 
         return self._set_tray(change)
 
-    def take_from_tray(self, amount: int) -> None:
-        """Chips worth ``amount`` leave the tray (a buy-in paid out), largest first."""
-        if amount > 0:
-            self._set_tray(lambda counts: _without(counts, amount))
+    def pay_buy_ins(self) -> None:
+        """Pay out of the tray every buy-in the table recorded since the last call, as
+        the dealer does at a table: a player seated or chips bought, by the keypad
+        (``FUNC 1``, ``FUNC 5``), a script, the demo or a console; largest chips first.
+        Chips the table no longer counts as sold (a voided hand's buy-in) go back in.
+        Without it a seat keyed on the bench left the tray short (``OFF BY 1000``)."""
+        with self._paying:
+            sold = self._sold()
+            if sold is None or self._paid_out is None or sold == self._paid_out:
+                return
+            change, self._paid_out = sold - self._paid_out, sold
+            if change > 0:
+                self._set_tray(lambda counts: _without(counts, change))
+            else:
+                self._set_tray(lambda counts: self._with(counts, -change))
+
+    def _sold(self) -> int | None:
+        """The chips sold at the table so far (``TableState.bought_in``), None while locked."""
+        controller = self.daemon.controller
+        recorder = controller.recorder if controller is not None else None
+        return recorder.table.state.bought_in if recorder is not None else None
+
+    def _pay_buy_ins(self) -> None:
+        """The tray's own thread: buy-ins keyed on the keypad are paid within 0.1 s,
+        long before the tray's reading is compared (``tray.stable_seconds``)."""
+        while not self._stop_paying.wait(0.1):
+            with contextlib.suppress(Exception):  # never stop the bench over the tray
+                self.pay_buy_ins()
+
+    def _with(self, counts: dict[int, int], amount: int) -> dict[int, int]:
+        """``counts`` and chips worth ``amount``, the float's largest chips first."""
+        values = set(self.settings.tray.float_counts or counts)
+        for value in sorted(values | {self.settings.rules.game.smallest_chip}, reverse=True):
+            chips, amount = divmod(amount, value)
+            if chips:
+                counts[value] = counts.get(value, 0) + chips
+        return counts
 
     def balance_tray(self) -> str:
         """Make the tray hold what the ledger expects (the float less the chips sold)."""

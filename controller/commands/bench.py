@@ -137,6 +137,7 @@ def _run_bench(
         return _fail(f"cannot start: {unusable}", 1)
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
+        statedir.mark_bench(state_dir)  # `tablectl run` keeps out of the bench's game
         log_path = Path(args.log) if args.log else state_dir / "bench.log"
         log_file = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
     except OSError as error:

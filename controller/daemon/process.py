@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterable
 from typing import IO
 
+from controller import statedir
 from controller.config import ConfigError, load_config
 from controller.daemon.inputs import Submit
 from controller.daemon.loop import log
@@ -58,6 +59,10 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
         log.error("configuration %s cannot be read: %s", config_path, error.strerror)
         return EXIT_CONFIG
     setup_logging(settings.logging.level)
+    bench_game = statedir.bench_refusal(settings.journal.state_dir)
+    if bench_game is not None:
+        log.error("cannot start: %s", bench_game)
+        return EXIT_START_FAILED
     # Block the signals before any thread starts, so every thread inherits the mask and
     # only the main thread's sigwait receives them.
     signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED_SIGNALS)
