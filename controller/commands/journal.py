@@ -24,7 +24,7 @@ import textwrap
 from typing import Any
 
 from controller.daemon.timekeeping import WallDating
-from controller.journal import Journal, JournalError
+from controller.journal import Journal, JournalError, StorageFault
 from controller.journal.anchors import HeadsReport, check_heads, heads_from_lines
 
 HELP = "check, salvage or list the journal's system log (verify | salvage | log)"
@@ -81,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
             f"tablectl journal {args.journal_command}: {args.state_dir}: {error.message}",
             file=sys.stderr,
         )
+        if args.journal_command == "salvage" and isinstance(error, StorageFault):
+            print(
+                "tablectl journal salvage: nothing is lost: once the storage is fixed, run "
+                "this salvage again before starting the service; it carries on where it "
+                "stopped.",
+                file=sys.stderr,
+            )
         return 3
 
 

@@ -196,7 +196,15 @@ def _salvage(directory: Path, options: _Options) -> SalvageReport:
         present = [name for name in _MOVED_FILES if (directory / name).exists()]
         if not present or present == [ACK_MIRROR_NAME] and read_acks(directory).high is None:
             raise JournalError(f"there is no journal in {directory} to salvage")
-        marker = _plan(directory, directory, _new_damaged_dir(directory), options)
+        try:
+            marker = _plan(directory, directory, _new_damaged_dir(directory), options)
+        except BaseException:
+            # Nothing was moved; what was built would only take space (a full disk).
+            if not (directory / MARKER_NAME).exists():
+                remove_leftovers(directory, NEW_NAME)
+                with suppress(FileNotFoundError):
+                    (directory / f"{MARKER_NAME}.part").unlink()
+            raise
         return _carry_out(directory, marker)
     finally:
         release_lock(lock_fd)
