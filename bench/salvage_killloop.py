@@ -15,7 +15,7 @@ a row, each time at a moment chosen one of two ways:
   plus a random delay of up to 2 ms.
 
 Between the kills and the last run the adversary may also (one trial in four each)
-delete ``journal.sqlite3.new`` or start the service (``Journal.open`` as the daemon
+delete ``journal.sqlite3.new`` or change one byte of an event in it, or start the service (``Journal.open`` as the daemon
 does; it must then be a fault, or the salvage already complete). The last run is never
 killed. The trial holds when:
 
@@ -129,6 +129,14 @@ def damaged_journal(directory: Path, events: int) -> int:
     data[at] ^= 0x01
     db.write_bytes(bytes(data))
     return broken
+
+
+def _flip_an_event(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    at = data.find(b'"player":"p00002"')
+    if at >= 0:
+        data[at + 12] ^= 0x01
+        path.write_bytes(bytes(data))
 
 
 def rows(directory: Path) -> list[tuple[int, bytes]]:
@@ -259,9 +267,14 @@ def kill_loop(work: Path, trials: int, rng: random.Random, *, events: int = 1200
         for kill in range(rng.choice((1, 1, 2, 3))):
             step = steps[(trial - 1) % len(steps)] if every_step and kill == 0 else None
             _run_killed(directory, config, rng, report, step)
-        if rng.random() < 0.25 and (directory / f"{DB}.new").exists():
-            (directory / f"{DB}.new").unlink()
-            report.adversary["deleted journal.sqlite3.new"] += 1
+        new = directory / f"{DB}.new"
+        if rng.random() < 0.25 and new.exists():
+            if rng.random() < 0.5:
+                new.unlink()
+                report.adversary["deleted journal.sqlite3.new"] += 1
+            else:
+                _flip_an_event(new)
+                report.adversary["changed one byte of journal.sqlite3.new"] += 1
         if rng.random() < 0.25:
             try:
                 report.adversary[f"service started: {_start_the_service(directory, expected)}"] += 1

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -21,9 +23,11 @@ from controller.journal import (
     StorageFull,
     StorageReadOnly,
     WallClock,
+    salvage,
 )
 from controller.journal.files import release_lock
-from tests.cli import tablectl
+from tests.cli import tablectl, tablectl_command
+from tests.waiting import eventually
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
@@ -177,3 +181,109 @@ def test_a_clock_sync_in_a_commit_that_failed_is_logged_with_the_next_one(
         assert len(syncs) == 1 and syncs[0].last_seq == 2  # written with seq 2
         j.append({"type": "tick", "ms": 3}, accepted=True, by=None)
         assert len(list(j.iter_system_log(kinds=[LogKind.CLOCK_SYNC]))) == 1
+
+
+def break_chain_at(directory: Path, player: str) -> None:
+    """One byte of that player's event changed in the database: the chain breaks there."""
+    db = directory / "journal.sqlite3"
+    data = bytearray(db.read_bytes())
+    data[data.index(f'"player":"{player}"'.encode()) + 11] ^= 0x01
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.slow
+def test_a_salvage_that_fills_the_disk_at_any_step_loses_nothing(
+    small_fs: Path, tmp_path: Path
+) -> None:
+    """Issue 22 item 1, full disk: the space left is swept in 4 KiB steps (a page) from none to
+    enough, so the disk fills at every step of the salvage in turn (the private copy,
+    the new journal, the marker, the ack mark's copies, the new ack mark). Each run
+    either finishes or fails as a storage fault, and the run after space is freed ends
+    with what a salvage on a roomy disk keeps, the evidence byte for byte."""
+    template = tmp_path / "template"
+    with_events(template, 400)
+    with Journal.open(template, CONFIG, table_id="T1"):
+        pass  # closed: the events in the database
+    break_chain_at(template, "p60")
+    roomy = tmp_path / "roomy"
+    shutil.copytree(template, roomy)
+    kept = salvage(roomy, CONFIG, table_id="T1").kept_last_seq
+    assert kept == 59
+    evidence = (template / "journal.sqlite3").read_bytes()
+    outcomes: list[str] = []
+    for free in range(0, 2048 * 1024, 4 * 1024):
+        state = small_fs / "state"
+        shutil.copytree(template, state)
+        fill_up(small_fs)
+        filler = small_fs / "filler"
+        os.truncate(filler, max(0, filler.stat().st_size - free))
+        try:
+            salvage(state, CONFIG, table_id="T1")
+            outcomes.append("done")
+        except StorageFull:
+            outcomes.append("pending" if (state / "salvage.pending").exists() else "refused")
+            if outcomes[-1] == "refused":  # nothing moved, nothing left behind
+                assert (state / "journal.sqlite3").read_bytes() == evidence
+                assert sorted(p.name for p in state.iterdir() if p.is_file()) == [
+                    "journal.ack", "journal.ack.mirror", "journal.lock", "journal.sqlite3",
+                ]  # fmt: skip
+                assert not (state / "damaged").exists() or not any((state / "damaged").iterdir())
+            filler.unlink()
+            salvage(state, CONFIG, table_id="T1")  # the same command once space is freed
+        filler.unlink(missing_ok=True)
+        with Journal.open(state, CONFIG, table_id="T1") as j:
+            assert j.fault is None and j.verify().ok and j.last_seq == kept, outcomes
+        (aside,) = (state / "damaged").iterdir()
+        assert (aside / "journal.sqlite3").read_bytes() == evidence
+        assert not [
+            p for p in state.iterdir() if p.name.startswith(("salvage", "journal.sqlite3."))
+        ]
+        shutil.rmtree(state)
+        if outcomes[-1] == "done":
+            break
+    assert outcomes[-1] == "done" and outcomes.count("refused") >= 3, outcomes
+
+
+def killed_at_the_marker(command: list[str], state: Path) -> bool:
+    """Run the salvage, SIGKILL it as soon as its marker is there; whether it was."""
+    process = subprocess.Popen(command)
+    eventually(lambda: (state / "salvage.pending").exists() or process.poll() is not None, 60)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return (state / "salvage.pending").exists()
+
+
+@pytest.mark.slow
+def test_a_salvage_killed_after_its_marker_resumes_once_the_full_disk_has_room(
+    small_fs: Path, tmp_path: Path
+) -> None:
+    """Killed once the marker is written (the new journal complete beside the damaged
+    one), then run again on a full disk: a storage fault, nothing lost; run once more
+    after space is freed: the salvage finishes, keeping what it would have kept."""
+    state = small_fs / "state"
+    with_events(state, 400)
+    break_chain_at(state, "p60")
+    config = tmp_path / "table.yaml"
+    config.write_text(CONFIG)
+    command = [*tablectl_command("journal", "salvage"), "--state-dir", str(state)]
+    command += ["--config", str(config)]
+    for _attempt in range(20):  # until the kill lands between the marker and the end
+        if killed_at_the_marker(command, state):
+            break
+        shutil.rmtree(state)
+        with_events(state, 400)
+        break_chain_at(state, "p60")
+    else:
+        pytest.skip("the salvage always ended before it could be killed")
+    fill_up(small_fs)
+    full = tablectl("journal", "salvage", "--state-dir", str(state), "--config", str(config))
+    if full.returncode != 0:  # the marker's steps left needed room (ack copies, ack mark)
+        assert full.returncode == 3 and "the filesystem is full" in full.stderr, full.stderr
+        assert "run this salvage again before starting the service" in full.stderr
+        assert (state / "salvage.pending").exists()
+    (small_fs / "filler").unlink()
+    done = tablectl("journal", "salvage", "--state-dir", str(state), "--config", str(config))
+    assert done.returncode == 0 or full.returncode == 0, done.stderr
+    with Journal.open(state, CONFIG, table_id="T1") as j:
+        assert j.fault is None and j.verify().ok and j.last_seq == 59
+    assert not (state / "salvage.pending").exists()

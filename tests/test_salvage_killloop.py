@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +19,7 @@ import pytest
 
 from controller.journal import Journal
 from tests.cli import tablectl
+from tests.test_journal_storage import killed_at_the_marker
 
 HARNESS = Path(__file__).resolve().parent.parent / "bench" / "salvage_killloop.py"
 
@@ -71,3 +73,30 @@ def test_no_database_while_events_were_acknowledged_is_refused_naming_the_damage
     assert "events kept: 14;" in done.stdout
     with Journal.open(state, harness.CONFIG, table_id="T1") as journal:
         assert journal.fault is None and journal.verify().ok and journal.last_seq == 14
+
+
+def test_a_new_journal_damaged_while_the_salvage_was_stopped_is_built_again(
+    tmp_path: Path,
+) -> None:
+    """Killed with its new journal complete beside the damaged one (the marker written),
+    and that new journal changed before the salvage is run again: it is not put in
+    place as it is, but built again from the damaged copy."""
+    harness = load_harness()
+    config = tmp_path / "table.yaml"
+    config.write_text(harness.CONFIG)
+    template = tmp_path / "template"
+    harness.damaged_journal(template, 300)
+    state = tmp_path / "state"
+    command = harness.salvage_command(state, config)
+    for _attempt in range(30):  # until the kill lands before the rename
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.copytree(template, state)
+        if killed_at_the_marker(command, state) and (state / "journal.sqlite3.new").exists():
+            break
+    else:
+        pytest.skip("the kill never landed between the marker and the rename")
+    harness._flip_an_event(state / "journal.sqlite3.new")
+    done = subprocess.run(command, capture_output=True, text=True, cwd=harness.ROOT)
+    assert done.returncode == 0, done.stderr
+    with Journal.open(state, harness.CONFIG, table_id="T1") as journal:
+        assert journal.fault is None and journal.verify().ok and journal.last_seq == 32

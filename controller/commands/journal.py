@@ -25,7 +25,7 @@ from typing import Any
 
 from controller.commands._journal import journal_failed
 from controller.daemon.timekeeping import WallDating
-from controller.journal import Journal, JournalError
+from controller.journal import Journal, JournalError, StorageFault
 from controller.journal.anchors import HeadsReport, check_heads, heads_from_lines
 
 HELP = "check, salvage or list the journal's system log (verify | salvage | log)"
@@ -78,7 +78,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except JournalError as error:
-        return journal_failed(f"journal {args.journal_command}", args.state_dir, error)
+        status = journal_failed(f"journal {args.journal_command}", args.state_dir, error)
+        if args.journal_command == "salvage" and isinstance(error, StorageFault):
+            print(
+                "tablectl journal salvage: nothing is lost: once the storage is fixed, run "
+                "this salvage again before starting the service; it carries on where it "
+                "stopped.",
+                file=sys.stderr,
+            )
+        return status
 
 
 def _verify(args: argparse.Namespace) -> int:

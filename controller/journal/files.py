@@ -11,6 +11,7 @@ Layout of the state directory (``StateDirectory=table-controller`` in the unit):
                            by the one process that writes
     archive/               pruned events, one SQLite file per prune (optional)
     damaged/               journals moved aside by the salvage, never deleted
+    salvage.pending        only while a salvage is unfinished: the next run finishes it
 """
 
 from __future__ import annotations

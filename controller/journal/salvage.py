@@ -196,7 +196,15 @@ def _salvage(directory: Path, options: _Options) -> SalvageReport:
         present = [name for name in _MOVED_FILES if (directory / name).exists()]
         if not present or present == [ACK_MIRROR_NAME] and read_acks(directory).high is None:
             raise JournalError(f"there is no journal in {directory} to salvage")
-        marker = _plan(directory, directory, _new_damaged_dir(directory), options)
+        try:
+            marker = _plan(directory, directory, _new_damaged_dir(directory), options)
+        except BaseException:
+            # Nothing was moved; what was built would only take space (a full disk).
+            if not (directory / MARKER_NAME).exists():
+                remove_leftovers(directory, NEW_NAME)
+                with suppress(FileNotFoundError):
+                    (directory / f"{MARKER_NAME}.part").unlink()
+            raise
         return _carry_out(directory, marker)
     finally:
         release_lock(lock_fd)
@@ -205,10 +213,13 @@ def _salvage(directory: Path, options: _Options) -> SalvageReport:
 def _resume(directory: Path, marker: dict[str, Any], options: _Options) -> SalvageReport:
     """Finish the salvage the marker describes (see the module's docstring)."""
     token = str(marker["token"])
-    if _is_ours(directory / DB_NAME, token) or _is_ours(directory / NEW_NAME, token):
+    new = directory / NEW_NAME
+    if _is_ours(directory / DB_NAME, token) or (
+        _is_ours(new, token) and _is_whole(new, int(marker["ack_seq"]))
+    ):
         return _carry_out(directory, marker)
-    # The new journal is gone: gather the damaged files aside, then build it again from
-    # them (they are the same bytes, so the same journal comes out).
+    # The new journal is gone (or was damaged since): gather the damaged files aside,
+    # then build it again from them (the same bytes: the same journal comes out).
     moved_to = directory / str(marker["moved_to"])
     _move_aside(directory, moved_to)
     if not (moved_to / DB_NAME).exists() and not (moved_to / f"{DB_NAME}-wal").exists():
@@ -434,8 +445,11 @@ def _read_marker(directory: Path) -> dict[str, Any] | None:
     except (ValueError, TypeError, KeyError) as error:
         raise JournalError(
             f"{directory / MARKER_NAME}, left by an interrupted salvage, cannot be read "
-            f"({error}); the damaged files are under {directory / DAMAGED_DIR}/. Report "
-            f"this; do not delete the marker"
+            f"({error}). Keep the state directory for the supervisor; then move the "
+            f"marker aside (mv {directory / MARKER_NAME} {directory}/{MARKER_NAME}.bad) "
+            f"and run the salvage again: it starts over from what is in place, and when "
+            f"the database was already moved it names the copy under "
+            f"{directory / DAMAGED_DIR}/ to move back"
         ) from None
     return marker
 
@@ -456,6 +470,22 @@ def _is_ours(path: Path, token: str) -> bool:
         ).fetchone()
         return row is not None
     except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def _is_whole(path: Path, last_seq: int) -> bool:
+    """Whether the new journal beside still passes every check and ends at ``last_seq``
+    (it may have been damaged while the salvage was stopped)."""
+    try:
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?immutable=1", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        result = verify_connection(conn, None)
+        return result.ok and result.last_seq == last_seq
+    except (sqlite3.Error, TypeError, ValueError):
         return False
     finally:
         conn.close()
