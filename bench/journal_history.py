@@ -8,6 +8,9 @@ the machine has /dev/shm, then copied to the disk being measured). For each:
   first start, which checks the whole chain once and leaves the verified mark, then the
   median of the later starts, which check only what follows the mark;
 - the wall time of ``tablectl state`` (median);
+
+(the later starts and ``state`` are taken in rounds over every size, so that the
+machine's load falls on each alike);
 - the peak resident memory of ``tablectl journal verify`` (the whole check).
 
 Each figure is printed with its ratio to the 300-hand journal's. Goals: READY and
@@ -118,25 +121,40 @@ def timed(command: list[str]) -> tuple[float, int]:
     return elapsed, peak
 
 
-def measure(hands: int, work: Path, build_dir: Path, starts: int) -> dict[str, float]:
-    config, events = build(hands, work, build_dir)
-    state = work / f"state-{hands}"
-    first = ready_ms(config, work)
-    later = [ready_ms(config, work) for _ in range(starts)]
-    state_s = [timed(tablectl("state", "--state-dir", str(state)))[0] for _ in range(3)]
-    verify = [timed(tablectl("journal", "verify", "--state-dir", str(state))) for _ in range(2)]
-    size = sum(path.stat().st_size for path in state.iterdir() if path.is_file())
-    shutil.rmtree(state, ignore_errors=True)
-    return {
-        "hands": hands,
-        "events": events,
-        "mib": size / 2**20,
-        "first_ready_ms": first,
-        "ready_ms": statistics.median(later),
-        "state_ms": statistics.median(state_s) * 1000,
-        "verify_s": min(v[0] for v in verify),
-        "verify_peak_mib": max(v[1] for v in verify) / 1024,
-    }
+def measure(hands: list[int], work: Path, build_dir: Path, starts: int) -> list[dict[str, float]]:
+    """Every journal built first, then each figure taken in rounds over all of them, so
+    that the machine's load falls on each size alike."""
+    built = [(count, *build(count, work, build_dir)) for count in hands]
+    rows = []
+    for count, config, events in built:
+        state = work / f"state-{count}"
+        rows.append(
+            {
+                "hands": count,
+                "events": events,
+                "mib": sum(p.stat().st_size for p in state.iterdir() if p.is_file()) / 2**20,
+                "first_ready_ms": ready_ms(config, work),  # checks the whole chain once
+                "ready": [],
+                "state": [],
+                "verify": [],
+            }
+        )
+    for _ in range(starts):
+        for row, (count, config, _) in zip(rows, built, strict=True):
+            state = work / f"state-{count}"
+            row["ready"].append(ready_ms(config, work))
+            row["state"].append(timed(tablectl("state", "--state-dir", str(state)))[0] * 1000)
+    for _ in range(2):
+        for row, (count, _, _) in zip(rows, built, strict=True):
+            state = work / f"state-{count}"
+            row["verify"].append(timed(tablectl("journal", "verify", "--state-dir", str(state))))
+    for row in rows:
+        row["ready_ms"] = statistics.median(row.pop("ready"))
+        row["state_ms"] = statistics.median(row.pop("state"))
+        verify = row.pop("verify")
+        row["verify_s"] = min(v[0] for v in verify)
+        row["verify_peak_mib"] = max(v[1] for v in verify) / 1024
+    return rows
 
 
 def draw(hands: int, path: Path) -> None:
@@ -165,7 +183,7 @@ def main() -> int:
         tempfile.TemporaryDirectory(prefix="bench-history-build-", dir=memory) as build_name,
     ):
         work, build_dir = Path(work_name), Path(build_name)
-        rows = [measure(hands, work, build_dir, args.starts) for hands in args.hands]
+        rows = measure(args.hands, work, build_dir, args.starts)
     base = rows[0]
     print(
         f"{'hands':>7} {'events':>8} {'MiB':>6} {'1st READY':>10} {'READY':>14} "
