@@ -121,3 +121,16 @@ def test_the_journal_log_shows_what_changed(tmp_path: Path) -> None:
         "changed: seats: table.seats 9 -> 6; stakes: game.big_blind 10 -> 20; "
         "hardware: section (at the next restart)"
     ) in shown
+
+
+def test_a_file_changed_while_the_daemon_was_off_says_what_changed(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+    config.write_text(config.read_text() + RAKE)
+    with running(config) as daemon:
+        wait_for(lambda: len(configs(daemon)) == 2)
+        journal = daemon.journal
+        assert journal is not None
+        [entry] = journal.iter_system_log(kinds=("config_change",))
+        assert entry.detail["changed"].startswith("rake: fees.mode 'none' -> 'rake'")

@@ -161,3 +161,28 @@ def test_the_whole_check_runs_in_flat_memory(fast_dir: Path) -> None:
     peak_bytes(small)  # once first: what a first check sets up once (caches) is not growth
     ratio = peak_bytes(large) / peak_bytes(small)
     assert ratio < 1.2, f"six times the events take {ratio:.2f}x the memory to check"
+
+
+def test_the_daemon_moves_the_mark_between_hands(tmp_path: Path) -> None:
+    """The next start has only the hands since the last prune to walk."""
+    from controller.daemon.reconfig import PRUNE_EVERY_HANDS
+    from tests.daemon_helpers import running, seat_players, view, wait_for, write_config
+
+    config = write_config(tmp_path)
+    with running(config) as daemon:
+        journal = daemon.journal
+        assert journal is not None
+        seat_players(daemon, {2: "ana", 5: "luis"})
+        for _ in range(PRUNE_EVERY_HANDS):
+            assert daemon.submit({"type": "start_hand"}).ok
+            assert daemon.submit(
+                {"type": "act", "seat": view(daemon)["to_act"], "action": "fold"}
+            ).ok
+        at_prune = journal.last_seq
+        wait_for(lambda: (read_acks(tmp_path / "state").verified or (0, b""))[0] == at_prune)
+        assert daemon.submit({"type": "start_hand"}).ok
+    with Journal.open(tmp_path / "state", config.read_text(), table_id="T1") as j:
+        verdict = j.verify(whole=False)
+        last = j.last_seq
+    assert verdict.ok and verdict.checked_from_seq == at_prune + 1
+    assert verdict.events_checked == last - at_prune

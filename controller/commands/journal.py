@@ -1,8 +1,9 @@
 """`tablectl journal verify|salvage|log --state-dir DIR`: the technician's journal tools.
 
-- ``verify``: the integrity check the daemon runs at start (``PRAGMA quick_check``, the
-  hash chain, snapshots, the acknowledged tail). Read-only; exit 0 when it passes, 3
-  with the problems when it does not.
+- ``verify``: the whole integrity check (``PRAGMA quick_check``, the hash chain from
+  the start, snapshots, floor messages, the acknowledged tail; the daemon's start checks
+  only what follows the verified mark), in flat memory. Read-only; exit 0 when it
+  passes, 3 with the problems when it does not.
 - ``salvage``: the explicit way out of a memory fault. Stop the service first. The
   damaged files are moved aside (kept byte for byte under ``damaged/``), a journal is
   rebuilt from the longest valid prefix, and the next start works from it. A healthy

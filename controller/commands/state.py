@@ -7,7 +7,9 @@ journal is said on stderr as ``tablectl recall`` says it (``no journal in DIR ..
 exit status 3), after that JSON line (``commands._journal``). That JSON is the
 contract programs rely on, so it is what goes to a pipe or a file (and with
 ``--json``); on a terminal (or with ``--summary``) a person gets a readable summary. Reads only: it
-works while the daemon runs. A journal that fails its integrity check is reported as
+works while the daemon runs. It checks the journal as the daemon's start does (what
+follows the verified mark; ``tablectl journal verify`` checks everything). A journal
+that fails that check is reported as
 ``"fault": {"code", "message"}`` (the state the daemon would show: a memory fault,
 play locked) and the exit status is 3.
 """

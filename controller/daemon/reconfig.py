@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from controller import puck as puck_check
-from controller.config import ConfigError, Settings, load_config
+from controller.config import ConfigError, Settings, load_config, load_config_text
 from controller.config.settings import settings_changes
 from controller.daemon.outputs import Outputs
 from controller.daemon.recorder import Recorder, describe
@@ -239,7 +239,7 @@ class ConfigMixin:
         if problem is not None:
             self._refuse_config(new, problem)
             return
-        changed = settings_changes(self.settings, new)
+        changed = settings_changes(self._in_force(), new)
         try:
             self.journal.record_config(new.config_text, changed=changed)
         except (JournalError, OSError) as error:
@@ -269,6 +269,16 @@ class ConfigMixin:
     if TYPE_CHECKING:
 
         def _enter_fault(self, fault: Fault) -> None: ...
+
+    def _in_force(self) -> Settings:
+        """The configuration the journal has in force (at start the daemon's settings
+        are already the file's, the journal's may be an older one)."""
+        if self.journal is None or self.journal.config_sha256 == self.settings.sha256:
+            return self.settings
+        try:
+            return load_config_text(self.journal.config_text, "the journal's configuration")
+        except ConfigError:
+            return self.settings
 
     def _prune(self) -> None:
         if self.journal is None or self.fault is not None:

@@ -6,7 +6,8 @@ Start-up, in order (docs/architecture.md, the journal's theory of operation):
    fault found next can be shown;
 2. open the journal in ``journal.state_dir``: it records the power-up, an unclean
    shutdown of the last run, and the configuration's SHA-256 in its system log;
-3. ``verify()``: ``PRAGMA quick_check`` and the hash chain (the result is logged);
+3. ``verify(whole=False)``: the hash chain after the verified mark (the whole chain
+   and ``PRAGMA quick_check`` when there is none; the result is logged);
 4. fold: the latest snapshot and the events after it, through the rules core;
 5. re-drive every output from the recovered state (a running action clock resumes
    with the time it had at the last journalled tick); with a ``floor:`` section, queue

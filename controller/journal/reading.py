@@ -14,6 +14,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from controller.journal import queries
+from controller.journal.clock import WallClock
 from controller.journal.errors import JournalCorrupt
 from controller.journal.integrity import ChainBase, chain_base
 from controller.journal.records import ConfigRecord, EventRecord, SystemLogRecord
@@ -29,6 +30,7 @@ class JournalReader:
     _mutex: threading.RLock
     _config: ConfigRecord
     _chain_base: ChainBase
+    _clock: WallClock
 
     # ------------------------------------------------------------------ reading
 
@@ -139,6 +141,11 @@ class JournalReader:
     @property
     def chain_base_value(self) -> ChainBase:
         return self._chain_base
+
+    @property
+    def clock(self) -> WallClock:
+        """The wall clock the journal stamps its records with."""
+        return self._clock
 
     def _read_chain_base(self) -> ChainBase:
         meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())

@@ -12,8 +12,11 @@ The first kept seq is the smallest of those starts. A kept snapshot keeps its ow
 event, so :meth:`Journal.verify` still checks it against the hash that event
 recorded. Every event before the first kept seq goes, with the snapshots older than
 the one recall needs, the sent outbox messages of removed events and the oldest
-system log entries beyond ``keep_log_entries``. Unsent outbox messages are never
-removed here: the floor link may still deliver them.
+system log entries beyond ``keep_log_entries``, but never a system log entry younger
+than :data:`KEEP_LOG_DAYS` days (what regulators ask to keep: the system and
+software-change logs, whatever ``keep_hands`` says; with the clock not synchronised
+none goes). Unsent outbox messages are never removed here: the floor link may still
+deliver them.
 
 The hash chain survives: the hash of the last removed event is stored in ``meta`` as
 the chain's checkpoint, and :meth:`Journal.verify` checks from there. With
@@ -52,6 +55,10 @@ from controller.journal.schema import (
 
 if TYPE_CHECKING:
     from controller.journal.store import Journal
+
+KEEP_LOG_DAYS = 90
+"""System log entries younger than this are kept, however many there are."""
+DAY_NS = 86_400 * 10**9
 
 
 def prune(
@@ -105,11 +112,7 @@ def prune(
                 "DELETE FROM snapshots WHERE seq < ?", (oldest_snapshot_kept,)
             ).rowcount
             set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(oldest_snapshot_kept - 1))
-        last_removed = conn.execute(
-            "SELECT id, hash FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ? "
-            "ORDER BY id DESC LIMIT 1",
-            (keep_log_entries,),
-        ).fetchone()
+        last_removed = _last_log_entry_to_remove(journal, keep_log_entries)
         if last_removed is not None:
             removed["log"] = conn.execute(
                 "DELETE FROM system_log WHERE id <= ?", (last_removed[0],)
@@ -146,6 +149,23 @@ def prune(
         bytes_before=bytes_before,
         bytes_after=journal.size_bytes(),
     )
+
+
+def _last_log_entry_to_remove(journal: Journal, keep_log_entries: int) -> tuple[int, object] | None:
+    """The newest system log entry that goes, with its hash: beyond the last
+    ``keep_log_entries`` and before the first entry younger than ``KEEP_LOG_DAYS``
+    days (an entry with a clock gone wrong keeps what follows it); None when none goes,
+    as when the clock is not synchronised."""
+    wall_ns, synced, _ = journal.clock.now()
+    if not synced:
+        return None
+    row = journal.connection.execute(
+        "SELECT id, hash FROM system_log WHERE id <= (SELECT MAX(id) FROM system_log) - ? "
+        "AND id < COALESCE((SELECT MIN(id) FROM system_log WHERE wall_ns >= ?), "
+        "(SELECT MAX(id) FROM system_log) + 1) ORDER BY id DESC LIMIT 1",
+        (keep_log_entries, wall_ns - KEEP_LOG_DAYS * DAY_NS),
+    ).fetchone()
+    return None if row is None else (int(row[0]), row[1])
 
 
 def _snapshot_seq_before(conn: sqlite3.Connection, seq: int) -> int | None:
