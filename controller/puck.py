@@ -19,7 +19,11 @@ when a puck sensor is configured: ``start_hand`` (and ``NEXT``) is then refused 
 ``MOVE BUTTON TO SEAT n FIRST`` while the puck is elsewhere. With ``first_button: puck``
 the first hand's button is wherever the puck is, so the check always agrees.
 
-During a hand nothing is checked: dealers lift the puck to move it at the end.
+During a hand the check goes on only for a hand dealt with the puck away from its
+button (``warn`` lets that happen): ``hand_button`` is that hand's button, and the
+warning stays until the puck is there (``MOVE BUTTON TO SEAT 1``, during the hand
+too); once it has been there the hand is checked no more (dealers lift the puck to
+move it at the end). The daemon remembers which hand that is (``loop.Controller``).
 """
 
 from __future__ import annotations
@@ -64,13 +68,16 @@ def check(
     rules: RuleSettings,
     policy: PuckCheckSettings,
     seen: Sequence[int] | None = None,
+    hand_button: int | None = None,
 ) -> PuckCheck:
     """Compare the sensor with the rules. ``seen``: the seats the sensor sees the puck
-    at (default: the rules' ``puck`` reading, one seat or none)."""
+    at (default: the rules' ``puck`` reading, one seat or none). ``hand_button``: during
+    a hand dealt with the puck elsewhere, that hand's button (otherwise a hand in
+    progress is not checked)."""
     if seen is None:
         seen = () if state.puck is None else (state.puck,)
     seats = tuple(sorted(set(seen)))
-    expected = expected_button(state, rules)
+    expected = expected_button(state, rules) if state.phase == "idle" else hand_button
     if expected is None:
         return PuckCheck("unknown", None, seats)
     block = policy.mismatch == "block"
@@ -88,6 +95,14 @@ def check(
             "moved", expected, seats, block, (seats[0], expected), msg("puck.move", seat=expected)
         )
     return PuckCheck("ok", expected, seats)
+
+
+def floor_view(check: PuckCheck | None) -> dict[str, object] | None:
+    """The warning as the floor's retained status says it (``puck``), None when there
+    is none: what is wrong, where the button must go, where the puck is seen."""
+    if check is None or check.message is None:
+        return None
+    return {"status": check.status, "expected": check.expected, "seen": list(check.seen)}
 
 
 def start_guard(policy: PuckCheckSettings) -> StartGuard | None:

@@ -17,10 +17,10 @@ from typing import Any, Protocol, TypeVar
 
 from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules.betting import playable, pot_total
-from controller.rules.events import EVENT_TYPES
+from controller.rules.events import DEVICE_STATUSES, DEVICES, EVENT_TYPES
 from controller.rules.keypad.base import KEYS as KEYPAD_KEYS
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
-from controller.rules.state import FIRST_ROUNDS, TableState
+from controller.rules.state import FIRST_ROUNDS, Clock, TableState
 
 T = TypeVar("T")
 
@@ -260,6 +260,7 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
             {"type": "tick", "ms": c.pick((1000, 2500, 60000))},
             {"type": "puck", "seat": c.pick((None, seat))},
             {"type": "tray", "counts": {"5": c.integer(0, 9)}},
+            device_event(c),
             {"type": "state"},
             {"type": c.pick(("dance", "sit", "act", "award"))},
             junk_event(c, seat),
@@ -425,3 +426,75 @@ def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, 
     """A random table's settings and a checked stream of events played on it."""
     table, events = play_stream(c, steps)
     return table.settings, events
+
+
+# -- play stopped by the table (controller.rules.stopped) ---------------------------------
+
+#: The devices whose loss stops play, and the cause each raises.
+STOPPING = {"keypad": "keypad_lost", "display": "display_lost"}
+
+
+def device_event(c: Chooser) -> dict[str, Any]:
+    """A device lost or back; the keypad and the display (which stop play) most often."""
+    device = c.pick(("keypad", "display", "keypad", "display", *DEVICES))
+    return {"type": "device", "device": device, "status": c.pick((*DEVICE_STATUSES, "back"))}
+
+
+def stopped_event(c: Chooser, table: Table) -> dict[str, Any]:
+    """The next event of a stream that stops play often: device losses and returns, the
+    clock called, ticks long enough to expire it, NEXT and start_hand; else as
+    ``next_event``."""
+    roll = c.integer(0, 19)
+    stuck = bool(table.state.play_stopped) and table.state.phase == "idle"
+    if roll < (8 if stuck else 2):  # stopped between hands, only a device helps
+        return device_event(c)
+    if roll < 5:
+        return {"type": "call_clock"}
+    if roll < (12 if table.state.play_stopped and table.state.clock else 8):
+        return {"type": "tick", "ms": c.pick((1000, 1000, 60_000, 600_000))}
+    if roll == 8:
+        return c.pick(({"type": "key", "key": "NEXT"}, {"type": "start_hand"}))
+    return next_event(c, table)
+
+
+class StoppedBefore:
+    """What the play-stopped invariants compare: the table before one event."""
+
+    def __init__(self, table: Table) -> None:
+        state = table.state
+        self.causes = list(state.play_stopped)
+        clock = state.clock
+        self.clock = Clock(clock.seat, clock.remaining_ms, clock.warning) if clock else None
+        self.hand_number = state.hand_number
+        self.phase = state.phase
+
+
+def expected_causes(causes: list[str], obj: dict[str, Any], accepted: bool) -> set[str]:
+    """The causes after ``obj`` by the model: a keypad or display lost raises one, back
+    clears it; nothing else changes them."""
+    model = set(causes)
+    device = STOPPING.get(str(obj.get("device")))
+    if accepted and obj.get("type") == "device" and device is not None:
+        (model.add if obj.get("status") == "lost" else model.discard)(device)
+    return model
+
+
+def check_play_stopped(
+    table: Table, obj: dict[str, Any], before: StoppedBefore, accepted: bool
+) -> None:
+    """While play is stopped a tick never changes the clock (its time left, its warning,
+    no expiry) and no hand starts (``start_hand`` between hands is refused with
+    ``play_stopped``); the causes are those the device events left."""
+    state = table.state
+    assert set(state.play_stopped) == expected_causes(before.causes, obj, accepted), obj
+    if not before.causes:
+        return
+    assert state.hand_number == before.hand_number, f"a hand started while stopped: {obj}"
+    if obj["type"] == "tick":
+        assert state.clock == before.clock, f"the clock moved while stopped: {obj}"
+    if obj["type"] == "start_hand" and before.phase == "idle":
+        assert not accepted
+        try:
+            table.check(parse_event(obj))
+        except Refusal as refusal:
+            assert refusal.code == "play_stopped", refusal

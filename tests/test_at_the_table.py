@@ -483,14 +483,23 @@ def test_a_puck_at_the_wrong_seat_warns_until_it_is_moved(tmp_path: Path) -> Non
         puck.place(3)  # `warn` lets the hand start anyway ...
         wait_shown(daemon, line1="MOVE BUTTON TO SEAT 8")
         key_in(daemon, "NEXT")
-        wait_shown(daemon, line1="SEAT 8 TO ACT", line2="CALL 10")
+        # ... and the warning stays, under what happens next, until the puck is moved
+        # (it went once the hand was dealt); the lights show the play
+        wait_shown(daemon, line1="SEAT 8 TO ACT: CALL 10", line2="MOVE BUTTON TO SEAT 8")
         assert view(daemon)["button"] == 8
-        wait_steady(daemon, 8, 1.0)  # ... and nothing is checked during the hand
+        wait_steady(daemon, 8, 1.0)
         wait_steady(daemon, 3, 0.0)
+        key_in(daemon, "CHECK")  # seat 8 calls: seat 2 (small blind) to act
+        wait_shown(daemon, line1="SEAT 2 TO ACT: CALL 5", line2="MOVE BUTTON TO SEAT 8")
+        puck.place(8)  # moved: the warning goes
+        wait_shown(daemon, line1="SEAT 2 TO ACT", line2="CALL 5")
+        puck.lift()  # lifted later in the hand to move it at the end: nothing to say
+        wait_for(lambda: view(daemon)["puck"] is None, what="the puck lifted")
+        wait_shown(daemon, line1="SEAT 2 TO ACT", line2="CALL 5")
     puck_readings = [
         e.event["seat"] for e in journal_events(tmp_path / "state") if e.event["type"] == "puck"
     ]
-    assert puck_readings[-3:] == [8, None, 3]
+    assert puck_readings[-5:] == [8, None, 3, 8, None]
 
 
 def test_a_puck_at_the_wrong_seat_blocks_the_next_hand_until_it_is_moved(

@@ -361,3 +361,48 @@ def test_a_full_outbox_clears_by_itself_once_its_backlog_is_sent(
             if entry.kind == LogKind.FLOOR_LINK
         ]
     assert True in full and full[-1] is False, full
+
+
+def test_the_puck_warning_stays_on_the_floor_until_the_puck_is_moved(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    """Puck `warn`: a hand dealt with the puck on seat 3 while the button is seat 8.
+    The retained status says so (`puck`) between hands and on during the hand, until
+    the puck is on seat 8; the floor board shows it as a warning in the dealer's words."""
+    from controller.floor.board import Board
+    from tests.test_at_the_table import sim, table_config
+
+    config = table_config(tmp_path, puck="{mismatch: warn}")
+    config.write_text(
+        config.read_text() + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+    )
+    warning = {"status": "moved", "expected": 8, "seen": [3]}
+
+    def statuses() -> list[dict[str, Any]]:
+        return [
+            m.payload
+            for m in back_office.messages
+            if m.payload and m.payload.get("kind") == "status"
+        ]
+
+    with running(config) as daemon:
+        puck = sim(daemon).puck
+        assert puck is not None
+        seat_players(daemon, {2: "ana", 5: "luis", 8: "marta"})
+        puck.place(3)
+        wait_for(lambda: statuses()[-1].get("puck") == warning, what="the warning said")
+        press(daemon, "NEXT")
+        wait_for(lambda: view(daemon)["phase"] == "preflop", what="the hand dealt")
+        press(daemon, "FOLD")  # the hand goes on, and so does the warning
+        wait_for(lambda: view(daemon)["to_act"] == 2, what="seat 2 to act")
+        assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
+        assert statuses()[-1].get("puck") == warning
+        board = Board("lv")
+        for message in back_office.messages:
+            board.apply(message.payload, 0)
+        card = board.card("T1", 0)
+        assert card is not None
+        assert {"code": "puck", "level": "warn", "text": "MOVE BUTTON TO SEAT 8"} in card["alarms"]
+        puck.place(8)
+        wait_for(lambda: statuses()[-1].get("puck", 0) is None, what="the warning cleared")
+        assert view(daemon)["phase"] == "preflop"

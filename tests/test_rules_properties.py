@@ -9,6 +9,8 @@ stream and every event:
 - a refused event leaves the state exactly as it was;
 - ``pot_total`` is the sum of the pots and the bets (and of every chip in the middle);
 - no exception other than ``Refusal`` escapes;
+- while play is stopped (a lost keypad or display) a tick leaves the clock as it was
+  and no hand starts, under dead and moving button and every betting structure;
 
 and replaying the same events always gives the same state, byte for byte; a journal
 snapshot of the state restores the same table; an action taken back at once (``undo``)
@@ -20,8 +22,10 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,13 +33,16 @@ from controller.rules import Table, state_view
 from controller.rules.state import TableState
 from tests.rules_fuzz import (
     RandomChooser,
+    StoppedBefore,
     apply_checked,
     check_invariants,
+    check_play_stopped,
     next_event,
     opening,
     play,
     play_stream,
     random_settings,
+    stopped_event,
 )
 
 T = TypeVar("T")
@@ -126,3 +133,29 @@ def test_long_random_sessions() -> None:
                 events += [{"type": "undo"}, obj]
             check_invariants(table)
         assert play(rules, events).state.to_dict() == table.state.to_dict()
+
+
+@pytest.mark.parametrize("button", ["dead", "moving"])
+@pytest.mark.parametrize("structure", ["no_limit", "pot_limit", "fixed_limit"])
+@settings(PROPERTY, max_examples=20)
+@given(data=st.data())
+def test_while_play_is_stopped_the_clock_stands_still_and_no_hand_starts(
+    data: st.DataObject, button: str, structure: str
+) -> None:
+    """Streams where the keypad and the display are lost and come back often, the clock
+    called and long ticks among them (``rules_fuzz.check_play_stopped``): while
+    ``play_stopped`` is not empty a tick never changes the clock's ``remaining_ms`` or
+    warning and never expires it, and ``start_hand`` (or ``NEXT``) is refused; every
+    other invariant holds too."""
+    chooser = DataChooser(data)
+    rules = random_settings(chooser)
+    rules = replace(rules, game=replace(rules.game, structure=structure, button=button))
+    table = Table(rules)
+    for obj in opening(rules, chooser):
+        apply_checked(table, obj)
+    for _ in range(120):
+        obj = stopped_event(chooser, table)
+        before = StoppedBefore(table)
+        accepted = apply_checked(table, obj)
+        check_invariants(table)
+        check_play_stopped(table, obj, before, accepted)

@@ -82,7 +82,13 @@ from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, LogKind
 from controller.lights import HALTING_DEVICES
 from controller.rules import Refusal, state_view
-from controller.rules.effects import ClockExpired, HandEnded, PlayStopped, Transferred
+from controller.rules.effects import (
+    ClockExpired,
+    HandEnded,
+    HandStarted,
+    PlayStopped,
+    Transferred,
+)
 from controller.rules.keypad import locked_ms
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
 from controller.rules.text import Message
@@ -149,6 +155,9 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         self.link_problem: str | None = None  # the floor link could not even start
         self._link_tried = False  # the first connection has come up or failed
         self._link_logged: tuple[str, bool, bool] | None = None
+        # (hand, button) of a hand dealt with the puck away from its button (puck
+        # ``warn``): its warning stays until the puck has been there (controller.puck)
+        self.puck_owed: tuple[int, int] | None = None
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -296,6 +305,10 @@ class Controller(ConfigMixin, FaultHandlingMixin):
             if isinstance(effect, ClockExpired):
                 self.display.expired = (effect.seat, effect.action)
                 log.info("clock expired on seat %d: %s", effect.seat, effect.action)
+            elif isinstance(effect, HandStarted) and self.has_puck:
+                state = self.recorder.table.state if self.recorder else None
+                if state is not None and state.puck != effect.button:
+                    self.puck_owed = (effect.hand, effect.button)
             elif isinstance(effect, HandEnded):
                 log.info("hand %d %s", effect.hand, "voided" if effect.voided else "ended")
                 self.hands_since_prune += 1
@@ -417,6 +430,11 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         """Re-drive every output from the recovered state (or the fault)."""
         self.outputs.redrive()
         self.timekeeper.restart(self.timekeeper.now())
+        state = self.recorder.table.state if self.recorder is not None else None
+        hand = state.hand if state is not None and self.has_puck else None
+        button = state.positions.button if state is not None else None
+        if hand is not None and button is not None and state is not None and state.puck != button:
+            self.puck_owed = (hand.number, button)  # a hand recovered with the puck off it
         self._show()
 
     def _show(self) -> None:
@@ -435,10 +453,18 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         check: puck_check.PuckCheck | None = None
         if self.has_puck:
             seen = self.display.puck_fault_seats or None
-            check = puck_check.check(table.state, table.settings, self.settings.puck, seen)
+            check = puck_check.check(
+                table.state, table.settings, self.settings.puck, seen, self._puck_owed()
+            )
             if check.message is not None:
                 alerts.append(check.message)
-                puck_seats = check.light_seats
+                if table.state.phase == "idle":  # in a hand the lights show the play
+                    puck_seats = check.light_seats
+            if self.publisher is not None:  # the retained link status says it too
+                try:
+                    self.publisher.set_puck_warning(puck_check.floor_view(check))
+                except Exception as error:  # the floor link must never stop the table
+                    log.warning("floor: the puck warning was not sent: %s", describe(error))
         tray = tray_check.status(table.state, self.settings.tray)
         view = tray_check.with_figures(view, tray)
         self._log_tray_change(tray)
@@ -471,6 +497,19 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         )
         self._status(_status_line(view, faults))
         self.last_shown = LastShown(view, check, tray, dict(faults))
+
+    def _puck_owed(self) -> int | None:
+        """The button of the hand in progress while the puck has not yet been on it
+        since the hand was dealt elsewhere; None otherwise (and from then on)."""
+        assert self.recorder is not None
+        state = self.recorder.table.state
+        owed = self.puck_owed
+        if owed is not None and (state.hand is None or state.hand.number != owed[0]):
+            owed = None  # that hand is over: the check between hands takes over
+        if owed is not None and state.puck == owed[1]:
+            owed = None  # the puck got there
+        self.puck_owed = owed
+        return owed[1] if owed is not None else None
 
     def _status(self, text: str) -> None:
         if text != self._status_text:

@@ -13,6 +13,7 @@ need someone now:
 - a sticky fault that locks play (a memory fault: `status` says it in `fault`);
 - a device fault (`fault` messages: raised until cleared), in the dealer's words;
 - a chip-tray discrepancy (`tray` messages: until resolved);
+- the button puck's warning (`status` `puck`: `MOVE BUTTON TO SEAT 1`), a warning;
 - play stopped by the table (the state's `play_stopped`: a lost keypad or display);
 - the table's link down (`status`: the last will, or the daemon stopped);
 - a backlog being sent after an outage (`status` up with unsent messages): a warning.
@@ -61,6 +62,7 @@ class Card:
     clock_held_ns: int | None = None  # when the board heard the table's link go down
     faults: dict[str, str] = field(default_factory=dict)  # device -> code
     tray: dict[str, Any] | None = None
+    puck: dict[str, Any] | None = None  # the button puck's warning (status `puck`)
     link: str = "unknown"
     link_reason: str | None = None
     sticky_fault: str | None = None  # the table's play is locked (memory fault ...)
@@ -96,6 +98,8 @@ class Card:
                     "text": render(msg("display.play_stopped"), "en"),
                 }
             )
+        if self.puck is not None:
+            found.append({"code": "puck", "level": "warn", "text": _puck_words(self.puck)})
         if self.tray is not None:
             found.append(
                 {
@@ -185,6 +189,19 @@ class Card:
             "seq": self.state_seq,
             "version": self.version,
         }
+
+
+def _puck_words(warning: Mapping[str, Any]) -> str:
+    """The dealer display's words for a puck warning: `MOVE BUTTON TO SEAT 1`."""
+    seen = warning.get("seen")
+    seats = " ".join(str(s) for s in seen if isinstance(s, int)) if isinstance(seen, list) else ""
+    expected = warning.get("expected")
+    seat = expected if isinstance(expected, int) and not isinstance(expected, bool) else "?"
+    if warning.get("status") == "two_seats":
+        return render(msg("puck.two_seats", seats=seats), "en")
+    if warning.get("status") == "lifted":
+        return render(msg("puck.place", seat=seat), "en")
+    return render(msg("puck.move", seat=seat), "en")
 
 
 def _game(info: Mapping[str, Any]) -> str | None:
@@ -334,6 +351,8 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
             card.faults = {str(k): str(v) for k, v in devices.items()}
             tray = payload.get("tray_discrepancy")  # said with them, never in a will
             card.tray = {"discrepancy": tray} if isinstance(tray, int) else None
+            puck = payload.get("puck")
+            card.puck = dict(puck) if isinstance(puck, Mapping) else None
             outbox_alarm = payload.get("outbox")
             card.outbox = outbox_alarm if isinstance(outbox_alarm, str) else None
         card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) else None

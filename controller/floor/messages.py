@@ -274,6 +274,7 @@ def status_payload(
     device_faults: Mapping[str, str] | None = None,
     tray_discrepancy: int | None = None,
     outbox: str | None = None,
+    puck: Mapping[str, Any] | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
@@ -287,6 +288,8 @@ def status_payload(
     difference while its alarm is raised, else None (and in the last will). `outbox`:
     `filling` (the outbox alarm: unsent rows past `floor.outbox_alarm_percent`), `full`
     (it reached its bound: sticky until a supervisor acknowledges it), else None.
+    `puck`: the button puck's warning while the dealer display shows it (`status`
+    `moved`, `lifted` or `two_seats`, `expected`, `seen`), else None.
     """
     return dumps(
         _document(
@@ -301,6 +304,7 @@ def status_payload(
             device_faults=dict(device_faults) if device_faults is not None else None,
             tray_discrepancy=tray_discrepancy,
             outbox=outbox,
+            puck=dict(puck) if puck is not None else None,
         )
     )
 

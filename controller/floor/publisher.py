@@ -143,6 +143,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._fault: str | None = None  # the table's sticky fault, said in every status
         self._device_faults: dict[str, str] = {}  # device -> code, in every status
         self._tray_discrepancy: int | None = None  # while the tray alarm is raised
+        self._puck_warning: dict[str, Any] | None = None  # controller.puck.floor_view
         self._status_due = False
         # the retained status says a backlog (unsent > 0): it must say 0 once that is
         # sent, or a board that starts later shows `SENDING BACKLOG` for ever
@@ -240,6 +241,15 @@ class Publisher(StatusKeeper, InFlightWindow):
             self._status_due = True
             self.notify()
 
+    def set_puck_warning(self, warning: dict[str, Any] | None) -> None:
+        """The button puck's warning while it shows (``controller.puck.floor_view``;
+        None: none), said in the retained status like the tray's. Safe from any
+        thread."""
+        if warning != self._puck_warning:
+            self._puck_warning = warning
+            self._status_due = True
+            self.notify()
+
     def _status_now(self, link: str, reason: str | None, *, backlog: bool = True) -> str:
         """The status as it stands; `backlog`: with the unsent count (the link coming
         up or going down), else null (the same link, the faults changed)."""
@@ -253,6 +263,7 @@ class Publisher(StatusKeeper, InFlightWindow):
             device_faults=self._device_faults,
             tray_discrepancy=self._tray_discrepancy,
             outbox=self._status.outbox_alarm(),
+            puck=self._puck_warning,
         )
 
     def notify(self) -> None:
