@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.rules.pots import Pot, build_pots
@@ -22,6 +22,7 @@ def hands(draw: st.DrawFn) -> tuple[dict[int, int], list[int], list[int], int]:
     return contributions, live, all_in, draw(st.sampled_from([0, 0, 1, 3]))
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a busy machine
 @given(hands())
 def test_every_chip_is_in_one_pot_and_each_pot_is_won_by_fewer_seats(
     hand: tuple[dict[int, int], list[int], list[int], int],
