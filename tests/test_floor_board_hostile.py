@@ -22,6 +22,9 @@ from tests.floor_board_helpers import NINE_SEAT_NLHE, floor_watch_command, lv_bo
 from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser  # noqa: F401 - the fixture
 
+# slow, out of the edit loop (README, Tests): a real browser (headless Chromium)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:

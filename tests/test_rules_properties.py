@@ -22,6 +22,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,9 @@ from tests.rules_fuzz import (
     play_stream,
     random_settings,
 )
+
+# slow, out of the edit loop (README, Tests): property tests over random hands and sessions
+pytestmark = pytest.mark.slow
 
 T = TypeVar("T")
 
