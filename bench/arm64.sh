@@ -1,31 +1,41 @@
 #!/bin/sh
-# The rules, drivers, journal and config tests on arm64 Debian Bookworm (what Raspberry
-# Pi OS 64-bit is built on), under qemu-user emulation on this machine.
+# The rules, drivers, journal and config tests on arm64 Debian 12 Bookworm (Python 3.11)
+# and Debian 13 Trixie (Python 3.13), what Raspberry Pi OS 64-bit is built on, under
+# qemu-user emulation on this machine.
 #
-#   sudo bench/arm64.sh                   # builds the root once, then runs the tests
+#   sudo bench/arm64.sh                   # builds each root once, then runs the tests
+#   sudo SUITES=trixie bench/arm64.sh     # one release only
 #   sudo WORK=/var/tmp/arm64 bench/arm64.sh
 #   sudo bench/arm64.sh tests/test_config.py     # other test paths
 #
 # 1. installs debootstrap, qemu-user-static and binfmt-support (apt-get) if missing, and
 #    turns on qemu's binfmt handler for aarch64;
-# 2. builds an arm64 Bookworm root with debootstrap (--variant=minbase, Debian's own
-#    packages) in $WORK/root, once (about 2.5 minutes);
+# then, for each release of $SUITES (default: bookworm trixie):
+# 2. builds an arm64 root of it with debootstrap (--variant=minbase, Debian's own
+#    packages) in $WORK/SUITE/root, once (about 2.5 minutes each);
 # 3. installs the project there as docs/install.md says for plain Debian: a virtual
 #    environment with the system's site packages, the program and its test extras, and
-#    lgpio from pip (Debian's arm64 archive has no python3-lgpio). pip inside the root
-#    uses this machine's pip configuration and CA certificates, copied in (the local
-#    package folders they name are bind-mounted read-only);
+#    lgpio from pip (Debian's arm64 archive has no python3-lgpio; lgpio 0.2.2.0 has no
+#    wheel for Python 3.13, so on Trixie pip builds it with the compiler, the Python
+#    headers and swig the root is built with). pip inside the root uses this machine's
+#    pip configuration and CA certificates, copied in (the local package folders they
+#    name are bind-mounted read-only);
 # 4. runs the tests under emulation and prints the pass counts and the time, also kept
-#    in $WORK/result.txt.
+#    in $WORK/SUITE/result.txt; the exit status is the first failing release's.
 #
 # Not part of CI (it takes minutes); it needs root (debootstrap, mounts).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 WORK=${WORK:-/var/tmp/table-controller-arm64}
-CHROOT=$WORK/root
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-SUITE=bookworm
+SUITES=${SUITES:-bookworm trixie}
+for SUITE in $SUITES; do
+    case $SUITE in
+        bookworm|trixie) ;;
+        *) echo "bench/arm64.sh: SUITES: '$SUITE' is not bookworm or trixie" >&2; exit 2 ;;
+    esac
+done
 if [ $# -gt 0 ]; then
     TESTS=$*
 else
@@ -62,20 +72,7 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
     update-binfmts --enable qemu-aarch64
 fi
 
-# --- 2. the root -------------------------------------------------------------------------
-mkdir -p "$WORK"
-if [ ! -x "$CHROOT/usr/bin/python3" ]; then
-    rm -rf "$CHROOT"
-    started=$(date +%s)
-    say "debootstrap $SUITE arm64 into $CHROOT"
-    debootstrap --arch=arm64 --variant=minbase \
-        --include=python3,python3-venv,ca-certificates \
-        "$SUITE" "$CHROOT" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 || {
-        tail -20 "$WORK/debootstrap.log" >&2; exit 1; }
-    say "root built in $(( $(date +%s) - started )) s"
-fi
-
-# --- mounts (undone on exit) -------------------------------------------------------------
+# --- mounts (each release's undone after it, and on exit) --------------------------------
 mounted=""
 bind() {  # bind SRC DEST [ro]
     mkdir -p "$2"
@@ -85,8 +82,35 @@ bind() {  # bind SRC DEST [ro]
 }
 cleanup() {
     for target in $mounted; do umount -l "$target" 2>/dev/null || true; done
+    mounted=""
 }
 trap cleanup EXIT INT TERM
+
+# One release: steps 2 to 4, with SUITE set; leaves its pytest exit status in $status.
+one_release() {
+OUT=$WORK/$SUITE
+CHROOT=$OUT/root
+# Bookworm's Python 3.11 has lgpio wheels on PyPI; Trixie's 3.13 builds it from source.
+case $SUITE in
+    trixie) build_tools=,gcc,libc6-dev,python3-dev,swig ;;
+    *) build_tools= ;;
+esac
+
+# --- 2. the root -------------------------------------------------------------------------
+mkdir -p "$OUT"
+if [ ! -x "$CHROOT/usr/bin/python3" ]; then
+    rm -rf "$CHROOT"
+    started=$(date +%s)
+    say "debootstrap $SUITE arm64 into $CHROOT"
+    debootstrap --arch=arm64 --variant=minbase \
+        --include=python3,python3-venv,ca-certificates$build_tools \
+        "$SUITE" "$CHROOT" "$MIRROR" >"$OUT/debootstrap.log" 2>&1 || {
+        tail -20 "$OUT/debootstrap.log" >&2
+        say "debootstrap $SUITE failed (an old debian-archive-keyring lacks Trixie's key: apt-get install debian-archive-keyring)"
+        exit 1; }
+    say "root built in $(( $(date +%s) - started )) s"
+fi
+
 bind /proc "$CHROOT/proc"
 bind /dev "$CHROOT/dev"
 bind /dev/pts "$CHROOT/dev/pts"   # the drivers' tests use pseudo-terminals
@@ -136,23 +160,32 @@ started=$(date +%s)
 inside 'set -e
 cd /opt/table-controller
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
-.venv/bin/pip install -q -e ".[test]" lgpio'
-version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, lgpio; from importlib.metadata import version as v; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", v(\"gpiozero\"), \"lgpio\", v(\"lgpio\"))"')
-say "installed in $(( $(date +%s) - started )) s: $version"
+.venv/bin/pip install -q -e ".[test]" "lgpio>=0.2"'
+# SET_BIAS_DISABLE: the real library, not the empty lgpio 0.0.0.2 placeholder on PyPI
+version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, lgpio; lgpio.SET_BIAS_DISABLE; from importlib.metadata import version as v; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", v(\"gpiozero\"), \"lgpio\", v(\"lgpio\"))"')
+say "$SUITE: installed in $(( $(date +%s) - started )) s: $version"
 
 # --- 4. the tests ------------------------------------------------------------------------
-say "running under emulation: $(echo $TESTS | tr -s ' \n' ' ')"
+say "$SUITE: running under emulation: $(echo $TESTS | tr -s ' \n' ' ')"
 started=$(date +%s)
 set +e
 inside "cd /opt/table-controller && .venv/bin/python -m pytest -o addopts= -q -p no:cacheprovider $(echo $TESTS | tr -s ' \n' ' ')" \
-    >"$WORK/pytest.log" 2>&1
+    >"$OUT/pytest.log" 2>&1
 status=$?
 set -e
 seconds=$(( $(date +%s) - started ))
-summary=$(grep -E '(passed|failed|error)' "$WORK/pytest.log" | tail -1)
+summary=$(grep -E '(passed|failed|error)' "$OUT/pytest.log" | tail -1)
 {
     echo "arm64 Debian $SUITE under qemu-user, $(date -u +%Y-%m-%d): $summary"
     echo "tests: $(echo $TESTS | tr -s ' \n' ' ')"
     echo "time under emulation: $seconds s; pytest exit status $status"
-} | tee "$WORK/result.txt"
-exit $status
+} | tee "$OUT/result.txt"
+cleanup
+}
+
+final=0
+for SUITE in $SUITES; do
+    one_release
+    [ "$final" -ne 0 ] || final=$status
+done
+exit $final

@@ -24,6 +24,9 @@ from drivers.interfaces import Pattern
 from tests.cli import tablectl, tablectl_command
 from tests.system_tools import find, needs
 
+# slow, out of the edit loop (README, Tests): the bench screen in a real tmux
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 TMUX = find("tmux")
 WAIT = 20.0  # generous for a loaded CI machine; a passing test never waits this long

@@ -100,6 +100,7 @@ def closed_early(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(args, process.wait(timeout=60), "", err)
 
 
+@pytest.mark.slow
 def test_commands_piped_into_head_end_quietly(tmp_path: Path) -> None:
     samples = ROOT / "docs" / "samples"
     state = tmp_path / "state"

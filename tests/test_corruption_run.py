@@ -9,6 +9,11 @@ import random
 import sys
 from pathlib import Path
 
+import pytest
+
+# slow, out of the edit loop (README, Tests): hundreds of damaged journals, each opened and salvaged
+pytestmark = pytest.mark.slow
+
 HARNESS = Path(__file__).resolve().parent.parent / "bench" / "corruption.py"
 
 

@@ -22,9 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.daemon.service import Daemon
 from tests.daemon_helpers import journal_events, running, view, wait_for
 from tests.test_at_the_table import SUPERVISOR, key_in, pin_file, sim, system_log, table_config
+
+# slow, out of the edit loop (README, Tests): a whole session keyed twice through the daemon's devices
+pytestmark = pytest.mark.slow
 
 PIN = "2468"
 CLOCK = "{seconds: 3, warning: 1, on_expiry: fold}"  # long enough for CLOCK CLOCK

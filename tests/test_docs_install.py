@@ -6,6 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+# slow, out of the edit loop (README, Tests): the install guide's steps run for real
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "docs" / "install.md").read_text()
 

@@ -22,6 +22,9 @@ from tests.test_daemon_service import SITS, Process, environment
 from tests.test_systemd_unit import UNIT, unit_settings
 from tests.test_unit_sandbox import needs_root
 
+# slow, out of the edit loop (README, Tests): the daemon started as the service, on a real notify socket
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Units that are reached only once a network is up (or has given up).

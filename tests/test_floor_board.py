@@ -27,6 +27,9 @@ from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
 
+# slow, out of the edit loop (README, Tests): a real browser (headless Chromium)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 # The screenshots in docs/board/ are made by this file: FLOOR_BOARD_SCREENSHOTS=docs/board
 # python -m pytest tests/test_floor_board.py. Otherwise they go to a scratch folder (a

@@ -24,6 +24,9 @@ from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser  # noqa: F401 - the fixture
 from tests.waiting import eventually
 
+# slow, out of the edit loop (README, Tests): a real browser (headless Chromium)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def board(broker: LocalBroker) -> Iterator[BoardServer]:

@@ -12,8 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.system_tools import PACKAGES, find, needs, require
 from tests.test_unit_sandbox import needs_root
+
+# slow, out of the edit loop (README, Tests): a fresh machine set up from the README, in a private root: minutes
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_RUN = ROOT / ".ci" / "run"

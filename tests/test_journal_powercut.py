@@ -15,6 +15,9 @@ from types import ModuleType
 
 import pytest
 
+# slow, out of the edit loop (README, Tests): power cuts: processes killed mid-write, again and again
+pytestmark = pytest.mark.slow
+
 HARNESS = Path(__file__).resolve().parent.parent / "bench" / "journal_killloop.py"
 
 

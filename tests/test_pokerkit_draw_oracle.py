@@ -21,6 +21,9 @@ from controller.rules.events import Act, Sit, StartHand
 from tests.pokerkit_draw_oracle import GAMES, RULE_BOOK_CAP, draw_settings, draw_state, run_draw
 from tests.pokerkit_oracle import EXCLUSIONS
 
+# slow, out of the edit loop (README, Tests): the differential against PokerKit (the oracle)
+pytestmark = pytest.mark.slow
+
 HANDS = 1000  # of each game
 MAX_EXCLUDED = 0.15
 

@@ -30,6 +30,9 @@ from tests.pokerkit_oracle import (
     run,
 )
 
+# slow, out of the edit loop (README, Tests): the differential against PokerKit (the oracle)
+pytestmark = pytest.mark.slow
+
 HANDS = 2000  # half no-limit, half fixed-limit
 MAX_EXCLUDED = 0.10
 

@@ -45,6 +45,9 @@ from tests.rules_fuzz import (
     stopped_event,
 )
 
+# slow, out of the edit loop (README, Tests): property tests over random hands and sessions
+pytestmark = pytest.mark.slow
+
 T = TypeVar("T")
 
 PROPERTY = settings(

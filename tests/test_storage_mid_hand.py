@@ -23,6 +23,9 @@ from controller.journal import Journal
 from tests.daemon_helpers import press, running, seat_players, shown, view, wait_for, write_config
 from tests.test_journal_storage import fill_up, small_fs  # noqa: F401  (the fixture)
 
+# slow, out of the edit loop (README, Tests): a real tmpfs filled up under a playing daemon
+pytestmark = pytest.mark.slow
+
 
 def _fill(point: Path) -> Callable[[], None]:
     fill_up(point)

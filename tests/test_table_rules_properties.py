@@ -27,6 +27,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +36,9 @@ from controller.rules.betting import playable
 from controller.rules.positions import between, plan_hand
 from controller.rules.settings import GameSettings, RuleSettings
 from controller.rules.state import FIRST_ROUNDS, TableState
+
+# slow, out of the edit loop (README, Tests): property tests over random hands and sessions
+pytestmark = pytest.mark.slow
 
 NAMES = [f"p{i}" for i in range(40)]
 

@@ -24,6 +24,9 @@ import pytest
 from tests.system_tools import UNDER_CI, needs, require
 from tests.test_systemd_unit import UNIT, unit_settings
 
+# slow, out of the edit loop (README, Tests): the service's sandbox in private namespaces
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: A Raspberry Pi 4 Model B (4 GB, rev 1.1) running Raspberry Pi OS Bookworm, abridged.

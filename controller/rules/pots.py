@@ -52,9 +52,10 @@ def build_pots(
             # chips above every live seat's contribution (left by seats that folded)
             last = pots.pop()
             pots.append(Pot(last.amount + amount, last.eligible))
-        elif pots and pots[-1].eligible == eligible:
-            pots[-1] = Pot(pots[-1].amount + amount, eligible)
         else:
+            # a new pot: every level below the top is a live all-in seat's contribution,
+            # so that seat can win this pot and not the next; no two pots have the same
+            # seats (tests/test_pots.py)
             pots.append(Pot(amount, eligible or tuple(sorted(live_set))))
     if dead_money:
         if pots:

@@ -80,6 +80,7 @@ def test_display_line_keeps_to_what_the_display_shows() -> None:
     assert display_line("A" * 50) == "A" * 40
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**64 - 1), noise=st.floats(0.0, 0.8), chunking=st.integers(0, 200))
 def test_display_decoder_fuzz(seed: int, noise: float, chunking: int) -> None:

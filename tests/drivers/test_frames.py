@@ -121,6 +121,7 @@ def test_reset_forgets_the_buffer_not_the_counts() -> None:
     assert decoder.feed(encode_frame(2, 2)) == [Frame(2, 2, b"")]
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(max_size=4000), cuts=st.lists(st.integers(1, 300), max_size=20))
 def test_random_bytes_never_raise_and_only_valid_frames_come_out(
@@ -139,6 +140,7 @@ def test_random_bytes_never_raise_and_only_valid_frames_come_out(
         assert encode_frame(frame.seq, frame.type, frame.payload) in data
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=200, deadline=None)
 @given(
     payloads=st.lists(st.binary(max_size=MAX_PAYLOAD), min_size=1, max_size=20),

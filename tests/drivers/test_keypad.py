@@ -51,6 +51,7 @@ def test_bad_key_frames(payload: bytes, error: str) -> None:
         KEYPAD.parse(Frame(1, KeyMessage.TYPE, payload), at_host=True)
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**64 - 1), noise=st.floats(0.0, 0.8), chunking=st.integers(0, 200))
 def test_keypad_decoder_fuzz(seed: int, noise: float, chunking: int) -> None:

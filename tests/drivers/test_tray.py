@@ -64,6 +64,7 @@ def test_too_many_denominations_do_not_encode() -> None:
         CountsMessage({n + 1: 1 for n in range(MAX_DENOMINATIONS + 1)}).payload()
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**64 - 1), noise=st.floats(0.0, 0.8), chunking=st.integers(0, 200))
 def test_tray_decoder_fuzz(seed: int, noise: float, chunking: int) -> None:
