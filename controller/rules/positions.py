@@ -357,16 +357,20 @@ class Planner:
             bb_travel=travel,
         )
 
-    def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan:
+    def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan | None:
         """B3: the player who had the big blind most recently takes the button.
 
         Ruling for the cases B3 does not name: a player dealt in while owing (new,
         returning, moved) takes the big blind, so that no one gets the button without
-        having paid; with no such difference, the placement's big blind keeps it.
+        having paid; with no such difference, the placement's big blind keeps it. When
+        both owe, the one not taking the big blind would be dealt on the button (B7):
+        only one can play, so play has stopped (None: a new game starts).
         """
         first, second = sorted(dealt)
         a, b = self.seats[first], self.seats[second]
         owing = dealt & debtors
+        if len(owing) == 2:
+            return None
         if len(owing) == 1:
             bb = owing.pop()
         elif a.last_bb_hand != b.last_bb_hand:
@@ -376,12 +380,11 @@ class Planner:
         else:
             bb = second
         button = second if bb == first else first
-        sb_post = Post(button, "small_blind", self.game.sb_amount, 0)
-        if button in debtors:
-            owed = self.owed_post(button)
-            if owed is not None:
-                sb_post = Post(button, owed.kind, max(self.game.sb_amount, owed.live), owed.dead)
-        posts = (sb_post, Post(bb, "big_blind", self.game.big_blind, 0), *self.penalty(bb))
+        posts = (
+            Post(button, "small_blind", self.game.sb_amount, 0),
+            Post(bb, "big_blind", self.game.big_blind, 0),
+            *self.penalty(bb),
+        )
         passed, travel = self.travel(bb)
         # the markers follow where the big blind really went
         bb_prev = self.pos.big_blind if self.pos.big_blind is not None else bb
