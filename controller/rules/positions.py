@@ -375,10 +375,10 @@ class Planner:
             bb = owing.pop()
         elif a.last_bb_hand != b.last_bb_hand:
             bb = second if a.last_bb_hand > b.last_bb_hand else first
-        elif place.big_blind in dealt:
-            bb = place.big_blind
         else:
-            bb = second
+            # ``deal`` always deals in the placement's big blind: it keeps the big blind
+            assert place.big_blind in dealt
+            bb = place.big_blind
         button = second if bb == first else first
         posts = (
             Post(button, "small_blind", self.game.sb_amount, 0),
