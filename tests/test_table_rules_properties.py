@@ -215,7 +215,12 @@ class Oracle:
         # who was skipped by the blinds
         if first or previous is None:
             passed_now = between(pos.button, pos.big_blind, n) + [pos.big_blind]
-            skipped = between(pos.button, pos.big_blind, n)
+            # B13: everyone seated is in the game, new or not; the big blind passed the
+            # seats after the small blind
+            assert pos.small_blind is not None
+            skipped = between(pos.small_blind, pos.big_blind, n)
+            for player in occupant.values():
+                self.debts[player].new = False
         else:
             passed_now = between(previous.big_blind, pos.big_blind, n) + [pos.big_blind]
             skipped = between(previous.big_blind, pos.big_blind, n)

@@ -71,6 +71,8 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     first_round = ROUNDS[game.form][0]
     hand = Hand(number=state.hand_number, street=first_round, dealt=list(plan.dealt))
     state.hand = hand
+    # B13: everyone seated when a game starts is in it; a re-deal's newcomers are not
+    game_starts = plan.first_of_game and state.redeal is None
     state.redeal = None
     state.phase = first_round
     state.game_on = True
@@ -89,6 +91,8 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
             state.seats[number].missed_small = True
     for number, seat in state.seats.items():
         seat.home_seat = None  # B14: seat changes from now on count from here
+        if game_starts:
+            seat.fresh = False
         if seat.away:
             seat.absent_hands += 1  # house limit max_absent_hands: hands started while away
         elif number not in plan.dealt and seat.wait_hands:

@@ -155,6 +155,11 @@ class Planner:
         s = self.seats.get(seat)
         return s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
 
+    def away_at_start(self, seat: int) -> bool:
+        """B13: at a game's first hand, a seated player not dealt in (away or busted)."""
+        s = self.seats.get(seat)
+        return s is not None and not self.present(seat) and not s.pending_leave
+
     def posted_last_big_blind(self, seat: int) -> bool:
         """The player in ``seat`` is the one who posted last hand's big blind."""
         s = self.seats.get(seat)
@@ -223,7 +228,9 @@ class Planner:
             sb, bb = button, order[0]
         else:
             sb, bb = order[0], order[1]
-        missed = tuple((s, "big") for s in between(button, bb, self.n) if self.marks(s))
+        # B13: every player seated when a game starts is in it (drew for the button), new
+        # or not: one away whose seat the big blind passes (from the small blind on) misses it
+        missed = tuple((s, "big") for s in between(sb, bb, self.n) if self.away_at_start(s))
         passed = ring(button, self.n)[: distance(button, bb, self.n)]
         return HandPlan(
             button=button,
