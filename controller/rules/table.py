@@ -292,6 +292,8 @@ class Table:
             h = self.state.hand
             if h is not None and h.to_act == expiry.seat:
                 out += hand.act(self.state, self.settings, expiry.seat, expiry.action, None)
+            else:
+                self.state.clock = None
         return out
 
     def _shot_clock(self) -> Effects:
