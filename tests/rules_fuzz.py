@@ -71,6 +71,7 @@ def random_settings(c: Chooser) -> RuleSettings:
         seat_change_post=c.pick((True, True, False)),
         new_player_post_multiple=c.pick((1, 1, 2)),
         out_of_turn=c.pick(("reject", "record")),
+        lose_right_to_act=c.pick((False, True)),
     )
     return RuleSettings(
         seats=c.integer(2, 10),
