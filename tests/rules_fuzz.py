@@ -69,6 +69,7 @@ def random_settings(c: Chooser) -> RuleSettings:
         # draw games (RULES.md, last section): their rounds, caps and lowball knobs
         form=c.pick(("flop", "flop", "draw", "triple_draw")),
         seat_change_post=c.pick((True, True, False)),
+        seat_change_kill=c.pick((False, True)),
         new_player_post_multiple=c.pick((1, 1, 2)),
         out_of_turn=c.pick(("reject", "record")),
         lose_right_to_act=c.pick((False, True)),
@@ -241,7 +242,7 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
                 "type": "move_seat",
                 "from": seat,
                 "to": c.pick(free) if free else seat,
-                "entry": entry,
+                "entry": c.pick((entry, "kill")),
             },
             {"type": "chips", "seat": seat, "amount": c.pick((chip, 20 * chip, chip + 1))},
             {"type": "start_hand"},

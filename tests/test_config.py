@@ -257,6 +257,7 @@ def test_every_knob_is_read() -> None:
           straddle: true
           straddle_in_limit: true
           seat_change_post: false
+          seat_change_kill: true
           check_raise: false
           max_raises_big_bet: 4
           limit_cap_raises: 4
@@ -295,6 +296,7 @@ def test_every_knob_is_read() -> None:
             straddle=True,
             straddle_in_limit=True,
             seat_change_post=False,
+            seat_change_kill=True,
             check_raise=False,
             max_raises_big_bet=4,
             limit_cap_raises=4,

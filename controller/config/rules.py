@@ -103,6 +103,7 @@ def _read_game(game: Section, seats: int) -> GameSettings:
         straddle=game.get_bool("straddle", False),
         straddle_in_limit=game.get_bool("straddle_in_limit", False),
         seat_change_post=game.get_bool("seat_change_post", True),
+        seat_change_kill=game.get_bool("seat_change_kill", False),
         check_raise=game.get_bool("check_raise", True),
         max_raises_big_bet=game.get_optional_int(
             "max_raises_big_bet", 1, 100, none_means="unlimited"

@@ -124,7 +124,12 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     hand.min_increment = game.big_blind
     hand.raise_level = game.big_blind
     hand.bets = 1
-    hand.to_act = betting.next_to_act(hand, state.seats, plan.big_blind, settings.seats)
+    last = plan.big_blind
+    if plan.kill is not None:
+        # a full kill: the kill blind is the bet, the limits double, the killer acts last
+        hand.kill = last = plan.kill
+        hand.min_increment = hand.raise_level = 2 * game.big_blind
+    hand.to_act = betting.next_to_act(hand, state.seats, last, settings.seats)
     if hand.to_act is None:
         out += end_round(state, settings)
     return out

@@ -79,6 +79,7 @@ class HandPlan:
     first_of_game: bool
     passed: tuple[int, ...]
     bb_travel: int
+    kill: int | None = None  # lowball seat change: the seat killing the pot (entry: kill)
 
 
 @record
@@ -336,8 +337,8 @@ class Planner:
                 settled.append(seat)
             elif self.free_first_orbit(seat):
                 dealt.add(seat)
-            elif s.entry == "post":
-                post = self.owed_post(seat)
+            elif s.entry in ("post", "kill"):
+                post = self.owed_post(seat) if s.entry == "post" else self.kill_post(seat, posts)
                 if post is not None:
                     dealt.add(seat)
                     debtors.add(seat)
@@ -349,6 +350,7 @@ class Planner:
             return self.heads_up(dealt, debtors, place)
         posts = list(self.blind_posts(sb, bb)) + self.penalty(bb) + posts
         passed, travel = self.travel(bb)
+        kill = next((p.seat for p in posts if p.kind == "kill"), None)
         return HandPlan(
             button=button,
             small_blind=sb,
@@ -362,6 +364,7 @@ class Planner:
             first_of_game=False,
             passed=passed,
             bb_travel=travel,
+            kill=kill,
         )
 
     def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan | None:
@@ -438,6 +441,18 @@ class Planner:
         ):
             return [Post(bb, "penalty", 0, self.game.sb_amount)]
         return []
+
+    def kill_post(self, seat: int, posts: list[Post]) -> Post | None:
+        """B14, lowball (000 s.11 r.7; ``game.seat_change_kill``): a player waiting after
+        a seat change kills the pot to play at once: a live kill blind of two big blinds,
+        the hand at double the limits. One kill a hand (the others wait); a player owing
+        a missed blind may not skip the wait (as with a post)."""
+        s = self.seats[seat]
+        if not s.wait_hands or s.missed_big or s.missed_small or s.owes_post:
+            return None
+        if any(p.kind == "kill" for p in posts):
+            return None
+        return Post(seat, "kill", 2 * self.game.big_blind, 0)
 
     def owed_post(self, seat: int) -> Post | None:
         """What a new, returning or moved player posts to be dealt in now (B4, B10,
