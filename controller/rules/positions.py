@@ -446,9 +446,12 @@ class Planner:
         """B14, lowball (000 s.11 r.7; ``game.seat_change_kill``): a player waiting after
         a seat change kills the pot to play at once: a live kill blind of two big blinds,
         the hand at double the limits. One kill a hand (the others wait); a player owing
-        a missed blind may not skip the wait (as with a post)."""
+        a missed blind may not skip the wait (as with a post), nor one who cannot cover
+        the kill blind (no kill for less)."""
         s = self.seats[seat]
         if not s.wait_hands or s.missed_big or s.missed_small or s.owes_post:
+            return None
+        if playable(s.stack, self.chip) < 2 * self.game.big_blind:
             return None
         if any(p.kind == "kill" for p in posts):
             return None
