@@ -530,7 +530,7 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
 def _limit_target(table: Table) -> int:
     h = table.state.hand
     assert h is not None
-    return limit_target(h, bet_size(table.settings.game, h.street))
+    return limit_target(h, bet_size(table.settings.game, h))
 
 
 # When several known differences came into play, the one named is the first of these

@@ -10,6 +10,7 @@ seeded ``random.Random`` (for quick soak runs).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import pickle
 import random
 from collections.abc import Sequence
@@ -68,8 +69,10 @@ def random_settings(c: Chooser) -> RuleSettings:
         # draw games (docs/rulebook.md, last section): their rounds, caps and lowball knobs
         form=c.pick(("flop", "flop", "draw", "triple_draw")),
         seat_change_post=c.pick((True, True, False)),
+        seat_change_kill=c.pick((False, True)),
         new_player_post_multiple=c.pick((1, 1, 2)),
         out_of_turn=c.pick(("reject", "record")),
+        lose_right_to_act=c.pick((False, True)),
     )
     return RuleSettings(
         seats=c.integer(2, 10),
@@ -239,7 +242,7 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
                 "type": "move_seat",
                 "from": seat,
                 "to": c.pick(free) if free else seat,
-                "entry": entry,
+                "entry": c.pick((entry, "kill")),
             },
             {"type": "chips", "seat": seat, "amount": c.pick((chip, 20 * chip, chip + 1))},
             {"type": "start_hand"},
@@ -355,8 +358,24 @@ def chips_on_table(state: TableState) -> int:
     return total
 
 
+def check_heads_up_blinds(table: Table) -> None:
+    """B3: in a hand dealt to two players the button is the small blind and posts the
+    small blind, live, and nothing else (all in for less when its stack is short): never
+    a big blind or an entry post (B7: no one owing is dealt on the button)."""
+    state = table.state
+    pos = state.positions
+    if state.hand is None or not pos.heads_up:
+        return
+    assert pos.small_blind == pos.button, f"heads-up: button {pos.button}, SB {pos.small_blind}"
+    posts = [p for p in state.hand.posts if p["seat"] == pos.button]
+    sb = table.settings.game.sb_amount
+    assert len(posts) == 1 and posts[0]["kind"] == "small_blind", f"heads-up button posts {posts}"
+    assert posts[0]["live"] <= sb and posts[0]["dead"] == 0, f"heads-up button posts {posts}"
+
+
 def check_invariants(table: Table) -> dict[str, Any]:
     state = table.state
+    check_heads_up_blinds(table)
     assert chips_on_table(state) == state.bought_in - state.cashed_out, "chips not conserved"
     view = state_view(table)
     bets = sum(s["bet"] for s in view["seats"].values())
@@ -406,10 +425,17 @@ def play(settings: RuleSettings, events: list[dict[str, Any]]) -> Table:
     return table
 
 
-def play_stream(c: Chooser, steps: int) -> tuple[Table, list[dict[str, Any]]]:
+def play_stream(
+    c: Chooser, steps: int, seats: int | None = None, **game: Any
+) -> tuple[Table, list[dict[str, Any]]]:
     """A random table and a stream of events played on it, every invariant checked
-    after every event."""
-    table = Table(random_settings(c))
+    after every event; ``seats`` and ``game`` fix those settings instead."""
+    rules = random_settings(c)
+    if game:
+        rules = dataclasses.replace(rules, game=dataclasses.replace(rules.game, **game))
+    if seats is not None:
+        rules = dataclasses.replace(rules, seats=seats)
+    table = Table(rules)
     events: list[dict[str, Any]] = []
     for obj in opening(table.settings, c):
         apply_checked(table, obj)

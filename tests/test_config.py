@@ -219,6 +219,25 @@ def test_design_configuration_block_loads() -> None:
     )
 
 
+def test_lose_right_to_act_warns_without_out_of_turn_record() -> None:
+    """R11 works on the actions recorded out of turn: under reject it does nothing."""
+    text = """
+        table: {id: T1, seats: 9}
+        game: {big_blind: 10, smallest_chip: 5, lose_right_to_act: true}
+    """
+    assert load(text).warnings[1:] == (
+        f"t.yaml:{at(text, 'true')}: warning: game.lose_right_to_act: has no effect while "
+        "game.out_of_turn is reject: only actions recorded out of turn (out_of_turn: "
+        "record) act behind a seat",
+    )
+    recorded = text.replace("lose_right_to_act", "out_of_turn: record, lose_right_to_act")
+    assert load(recorded).warnings[1:] == ()
+    assert load(recorded).rules.game.lose_right_to_act
+    assert problems(text.replace("true}", "3}")) == [
+        f"{at(text, 'true')}: game.lose_right_to_act: expected true or false, got 3"
+    ]
+
+
 def test_every_knob_is_read() -> None:
     settings = load("""
         table: {id: east-3, seats: 6}
@@ -238,10 +257,12 @@ def test_every_knob_is_read() -> None:
           straddle: true
           straddle_in_limit: true
           seat_change_post: false
+          seat_change_kill: true
           check_raise: false
           max_raises_big_bet: 4
           limit_cap_raises: 4
           out_of_turn: record
+          lose_right_to_act: true
           min_buy_in: 40
           max_buy_in: 400
           max_absent_hands: 3
@@ -275,10 +296,12 @@ def test_every_knob_is_read() -> None:
             straddle=True,
             straddle_in_limit=True,
             seat_change_post=False,
+            seat_change_kill=True,
             check_raise=False,
             max_raises_big_bet=4,
             limit_cap_raises=4,
             out_of_turn="record",
+            lose_right_to_act=True,
             min_buy_in=40,
             max_buy_in=400,
             max_absent_hands=3,

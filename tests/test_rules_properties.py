@@ -94,6 +94,17 @@ def test_random_streams_keep_every_invariant(data: st.DataObject) -> None:
     assert state_view(restored) == state_view(table)
 
 
+@pytest.mark.parametrize("button", ["dead", "moving"])
+@pytest.mark.parametrize("structure", ["no_limit", "pot_limit", "fixed_limit"])
+def test_small_tables_under_every_button_and_structure(button: str, structure: str) -> None:
+    """Two to four seats, where play goes into and out of heads-up most: every invariant,
+    the heads-up blinds (B3) among them, under both button methods and every betting
+    structure; a few seeded streams (``bench/rules_soak.py`` runs many more)."""
+    for seed in range(10):
+        chooser = RandomChooser(random.Random(seed))
+        play_stream(chooser, 300, seats=2 + seed % 3, button=button, structure=structure)
+
+
 def one_action(before: dict[str, Any], table: Table) -> bool:
     """The event just applied added exactly one action to the hand's log."""
     h = table.state.hand

@@ -36,6 +36,7 @@ from controller.rules.betting import playable
 from controller.rules.positions import between, plan_hand
 from controller.rules.settings import GameSettings, RuleSettings
 from controller.rules.state import FIRST_ROUNDS, TableState
+from tests.rules_fuzz import check_heads_up_blinds
 
 # slow, out of the edit loop (README, Tests): property tests over random hands and sessions
 pytestmark = pytest.mark.slow
@@ -51,8 +52,10 @@ def make_table(
     chip: int = 5,
     straddle: bool = False,
     out_of_turn: str = "reject",
+    structure: str = "no_limit",
 ) -> Table:
     game = GameSettings(
+        structure=structure,  # type: ignore[arg-type]
         big_blind=10,
         small_blind=5,
         smallest_chip=chip,
@@ -199,6 +202,7 @@ class Oracle:
         assert hand is not None
         pos = state.positions
         assert pos.button is not None and pos.big_blind is not None
+        check_heads_up_blinds(table)  # B3: heads-up, the button's blind is the small blind
         n = self.seats
         occupant = {s: seat.player for s, seat in before.seats.items()}
         present = {
@@ -215,7 +219,12 @@ class Oracle:
         # who was skipped by the blinds
         if first or previous is None:
             passed_now = between(pos.button, pos.big_blind, n) + [pos.big_blind]
-            skipped = between(pos.button, pos.big_blind, n)
+            # B13: everyone seated is in the game, new or not; the big blind passed the
+            # seats after the small blind
+            assert pos.small_blind is not None
+            skipped = between(pos.small_blind, pos.big_blind, n)
+            for player in occupant.values():
+                self.debts[player].new = False
         else:
             passed_now = between(previous.big_blind, pos.big_blind, n) + [pos.big_blind]
             skipped = between(previous.big_blind, pos.big_blind, n)
@@ -285,7 +294,9 @@ class Oracle:
             ]
             other = next(s for s in dealt if s != pos.button)
             if owing:
-                assert owing == [other] or len(owing) == 2, (
+                # both owing: the button would be a debtor (B7), so play had stopped and
+                # the hand is the first of a new game
+                assert owing == [other], (
                     f"hand {hand.number}: heads-up, the player owing ({owing}) must take "
                     f"the big blind"
                 )
@@ -322,9 +333,6 @@ class Oracle:
                 continue
             expected = self.expected_post(table, debt)
             got = posts.get(s, (0, 0))
-            if pos.heads_up and s == pos.button:
-                got = (max(got[0], table.settings.game.sb_amount), got[1])
-                expected = (max(expected[0], table.settings.game.sb_amount), expected[1])
             stack = before.seats[s].stack
             if sum(expected) <= playable(stack, table.settings.game.smallest_chip):
                 assert got == expected, (
@@ -515,8 +523,10 @@ def supervisor_transfer(table: Table, rng: random.Random, occupied: list[int]) -
 REASONS = ["wrong_payout", "chips_misplaced", "other"]
 
 
-def session(rng: random.Random, hands: int, churn: float = 0.3, **config: Any) -> Oracle:
-    n = rng.randint(2, 10)
+def session(
+    rng: random.Random, hands: int, churn: float = 0.3, most_seats: int = 10, **config: Any
+) -> Oracle:
+    n = rng.randint(2, most_seats)
     table = make_table(n, **config)
     oracle = Oracle(
         n,
@@ -589,6 +599,8 @@ CONFIGS = [
     {"missed_return": "post_only"},
     {"missed_small": "live", "chip": 1},
     {"straddle": True, "out_of_turn": "record"},
+    {"structure": "pot_limit"},
+    {"button": "moving", "structure": "fixed_limit"},
 ]
 
 

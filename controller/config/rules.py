@@ -103,6 +103,7 @@ def _read_game(game: Section, seats: int) -> GameSettings:
         straddle=game.get_bool("straddle", False),
         straddle_in_limit=game.get_bool("straddle_in_limit", False),
         seat_change_post=game.get_bool("seat_change_post", True),
+        seat_change_kill=game.get_bool("seat_change_kill", False),
         check_raise=game.get_bool("check_raise", True),
         max_raises_big_bet=game.get_optional_int(
             "max_raises_big_bet", 1, 100, none_means="unlimited"
@@ -111,6 +112,7 @@ def _read_game(game: Section, seats: int) -> GameSettings:
             "limit_cap_raises", 1, 10, none_means="4 with game.form draw, else 3"
         ),
         out_of_turn=cast(OutOfTurn, game.get_choice("out_of_turn", OUT_OF_TURN, "reject")),
+        lose_right_to_act=game.get_bool("lose_right_to_act", False),
         min_buy_in=_optional_money(game, "min_buy_in", "no minimum"),
         max_buy_in=_optional_money(game, "max_buy_in", "no maximum"),
         max_absent_hands=game.get_optional_int(
@@ -184,6 +186,12 @@ def _check_game(game: Section, settings: GameSettings) -> None:
                 )
     if settings.straddle_in_limit and not settings.straddle:
         game.warn("straddle_in_limit", "has no effect while game.straddle is false")
+    if settings.lose_right_to_act and settings.out_of_turn != "record":
+        game.warn(
+            "lose_right_to_act",
+            "has no effect while game.out_of_turn is reject: only actions recorded out of "
+            "turn (out_of_turn: record) act behind a seat",
+        )
     low, high = settings.min_buy_in, settings.max_buy_in
     if low is not None and high is not None and low > high and game.ok("min_buy_in", "max_buy_in"):
         game.fail("max_buy_in", f"must be at least game.min_buy_in ({low}), got {high}")

@@ -44,12 +44,14 @@ def playable(stack: int, chip: int) -> int:
     return stack - stack % chip
 
 
-def bet_size(game: GameSettings, street: str) -> int:
-    """The fixed-limit bet of this street, or the no/pot-limit minimum bet."""
+def bet_size(game: GameSettings, hand: Hand) -> int:
+    """The fixed-limit bet of the hand's street, or the no/pot-limit minimum bet; doubled
+    in a killed hand (lowball seat change, ``entry: kill``: a full kill)."""
+    stakes = 2 if hand.kill is not None else 1
     if game.structure == "fixed_limit":
-        small = street in SMALL_BET_ROUNDS[game.form]
-        return game.small_bet_amount if small else game.big_bet_amount
-    return game.big_blind
+        small = hand.street in SMALL_BET_ROUNDS[game.form]
+        return stakes * (game.small_bet_amount if small else game.big_bet_amount)
+    return stakes * game.big_blind
 
 
 def limit_target(hand: Hand, size: int) -> int:
@@ -171,7 +173,7 @@ def _raise_range(
     """The least and the most seat ``s`` may bet or raise to, when it may (``chips``:
     its playable stack)."""
     all_in_to = s.bet + chips
-    size = bet_size(game, hand.street)
+    size = bet_size(game, hand)
     if game.structure == "fixed_limit":
         low = high = min(limit_target(hand, size), all_in_to)
     else:
@@ -271,7 +273,7 @@ def apply_action(
         return
     increment = to - hand.current_bet
     if game.structure == "fixed_limit":
-        size = bet_size(game, hand.street)
+        size = bet_size(game, hand)
         full = to >= limit_target(hand, size) or 2 * increment >= size
         if full:
             hand.raise_level = to
@@ -300,7 +302,7 @@ def apply_action(
 def start_round(hand: Hand, seats: Mapping[int, Seat], game: GameSettings) -> None:
     """Reset the per-street betting state for a new street after the flop."""
     hand.current_bet = 0
-    hand.min_increment = bet_size(game, hand.street)
+    hand.min_increment = bet_size(game, hand)
     hand.raise_level = 0
     hand.bets = 0
     hand.raises = 0

@@ -49,8 +49,9 @@ def run_down(
 
 def expire(state: TableState, settings: RuleSettings) -> effects.ClockExpired:
     """P6: the clock ran out: the seat's hand is folded, or checked when
-    ``clock.on_expiry`` is ``check_or_fold`` and the seat to act may check. The clock
-    stops; the caller carries the action out if that seat is still to act."""
+    ``clock.on_expiry`` is ``check_or_fold`` and the seat to act may check. The caller
+    carries the action out if that seat is still to act, the clock standing at zero
+    meanwhile (so the action's undo record shows it: ``undo.check``), else stops it."""
     assert state.clock is not None
     seat = state.clock.seat
     h = state.hand
@@ -61,5 +62,4 @@ def expire(state: TableState, settings: RuleSettings) -> effects.ClockExpired:
         and betting.legal_for(h, state.seats, h.to_act, settings.game).check
     )
     action: Literal["fold", "check"] = "check" if may_check else "fold"
-    state.clock = None
     return effects.ClockExpired(seat, action)

@@ -20,6 +20,8 @@ from controller.rules.limits import MAX_AMOUNT, MAX_ID_CHARS, MAX_NAME_CHARS
 from controller.rules.records import ACTIONS, Action
 
 ENTRIES = ("wait", "post")
+#: a seat change may also kill the pot (lowball, ``game.seat_change_kill``)
+MOVE_ENTRIES = (*ENTRIES, "kill")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -430,7 +432,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         by=by,
         from_seat=_int(o, "from"),
         to_seat=_int(o, "to"),
-        entry=_choice(o, "entry", ENTRIES, "wait"),
+        entry=_choice(o, "entry", MOVE_ENTRIES, "wait"),
     ),
     "chips": lambda o, by: Chips(
         by=by,

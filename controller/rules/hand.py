@@ -71,6 +71,8 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     first_round = ROUNDS[game.form][0]
     hand = Hand(number=state.hand_number, street=first_round, dealt=list(plan.dealt))
     state.hand = hand
+    # B13: everyone seated when a game starts is in it; a re-deal's newcomers are not
+    game_starts = plan.first_of_game and state.redeal is None
     state.redeal = None
     state.phase = first_round
     state.game_on = True
@@ -89,6 +91,8 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
             state.seats[number].missed_small = True
     for number, seat in state.seats.items():
         seat.home_seat = None  # B14: seat changes from now on count from here
+        if game_starts:
+            seat.fresh = False
         if seat.away:
             seat.absent_hands += 1  # house limit max_absent_hands: hands started while away
         elif number not in plan.dealt and seat.wait_hands:
@@ -120,7 +124,12 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     hand.min_increment = game.big_blind
     hand.raise_level = game.big_blind
     hand.bets = 1
-    hand.to_act = betting.next_to_act(hand, state.seats, plan.big_blind, settings.seats)
+    last = plan.big_blind
+    if plan.kill is not None:
+        # a full kill: the kill blind is the bet, the limits double, the killer acts last
+        hand.kill = last = plan.kill
+        hand.min_increment = hand.raise_level = 2 * game.big_blind
+    hand.to_act = betting.next_to_act(hand, state.seats, last, settings.seats)
     if hand.to_act is None:
         out += end_round(state, settings)
     return out

@@ -50,6 +50,38 @@ class OutOfTurnSettled(effects.Effect):
     binding: bool
 
 
+@frozen_record
+class RightToActLost(effects.Effect):
+    """R11: three or more players acted (out of turn) behind the seat to act before it
+    stopped the action: it lost its right to act; ``action``: check, or fold facing a bet."""
+
+    seat: int
+    action: Action
+
+
+#: R11: how many players acting behind the seat to act cost it its right to act
+ACTED_BEHIND = 3
+
+
+def right_to_act_lost(state: TableState, settings: RuleSettings) -> RightToActLost | None:
+    """R11 (``game.lose_right_to_act``): the seat to act let three or more players act
+    behind it, out of turn, while it was its turn (records keyed since its turn began:
+    a player waiting for someone whose turn came first keeps the right, 004 #11). It is
+    then checked if it may check, else folded."""
+    h = state.hand
+    if not settings.game.lose_right_to_act or h is None or h.to_act is None:
+        return None
+    behind = [
+        r
+        for r in h.out_of_turn
+        if r["status"] == "pending" and r["street"] == h.street and r["log_at"] == len(h.log)
+    ]
+    if len(behind) < ACTED_BEHIND:
+        return None
+    may_check = betting.legal_for(h, state.seats, h.to_act, settings.game).check
+    return RightToActLost(h.to_act, "check" if may_check else "fold")
+
+
 def pending(hand: Hand, seat: int) -> OutOfTurnEntry | None:
     for record in hand.out_of_turn:
         if (

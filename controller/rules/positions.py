@@ -78,6 +78,7 @@ class HandPlan:
     first_of_game: bool
     passed: tuple[int, ...]
     bb_travel: int
+    kill: int | None = None  # lowball seat change: the seat killing the pot (entry: kill)
 
 
 @dataclass
@@ -154,6 +155,11 @@ class Planner:
         s = self.seats.get(seat)
         return s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
 
+    def away_at_start(self, seat: int) -> bool:
+        """B13: at a game's first hand, a seated player not dealt in (away or busted)."""
+        s = self.seats.get(seat)
+        return s is not None and not self.present(seat) and not s.pending_leave
+
     def posted_last_big_blind(self, seat: int) -> bool:
         """The player in ``seat`` is the one who posted last hand's big blind."""
         s = self.seats.get(seat)
@@ -222,7 +228,9 @@ class Planner:
             sb, bb = button, order[0]
         else:
             sb, bb = order[0], order[1]
-        missed = tuple((s, "big") for s in between(button, bb, self.n) if self.marks(s))
+        # B13: every player seated when a game starts is in it (drew for the button), new
+        # or not: one away whose seat the big blind passes (from the small blind on) misses it
+        missed = tuple((s, "big") for s in between(sb, bb, self.n) if self.away_at_start(s))
         passed = ring(button, self.n)[: distance(button, bb, self.n)]
         return HandPlan(
             button=button,
@@ -328,8 +336,8 @@ class Planner:
                 settled.append(seat)
             elif self.free_first_orbit(seat):
                 dealt.add(seat)
-            elif s.entry == "post":
-                post = self.owed_post(seat)
+            elif s.entry in ("post", "kill"):
+                post = self.owed_post(seat) if s.entry == "post" else self.kill_post(seat, posts)
                 if post is not None:
                     dealt.add(seat)
                     debtors.add(seat)
@@ -341,6 +349,7 @@ class Planner:
             return self.heads_up(dealt, debtors, place)
         posts = list(self.blind_posts(sb, bb)) + self.penalty(bb) + posts
         passed, travel = self.travel(bb)
+        kill = next((p.seat for p in posts if p.kind == "kill"), None)
         return HandPlan(
             button=button,
             small_blind=sb,
@@ -354,33 +363,37 @@ class Planner:
             first_of_game=False,
             passed=passed,
             bb_travel=travel,
+            kill=kill,
         )
 
-    def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan:
+    def heads_up(self, dealt: set[int], debtors: set[int], place: Placement) -> HandPlan | None:
         """B3: the player who had the big blind most recently takes the button.
 
         Ruling for the cases B3 does not name: a player dealt in while owing (new,
         returning, moved) takes the big blind, so that no one gets the button without
-        having paid; with no such difference, the placement's big blind keeps it.
+        having paid; with no such difference, the placement's big blind keeps it. When
+        both owe, the one not taking the big blind would be dealt on the button (B7):
+        only one can play, so play has stopped (None: a new game starts).
         """
         first, second = sorted(dealt)
         a, b = self.seats[first], self.seats[second]
         owing = dealt & debtors
+        if len(owing) == 2:
+            return None
         if len(owing) == 1:
             bb = owing.pop()
         elif a.last_bb_hand != b.last_bb_hand:
             bb = second if a.last_bb_hand > b.last_bb_hand else first
-        elif place.big_blind in dealt:
-            bb = place.big_blind
         else:
-            bb = second
+            # ``deal`` always deals in the placement's big blind: it keeps the big blind
+            assert place.big_blind in dealt
+            bb = place.big_blind
         button = second if bb == first else first
-        sb_post = Post(button, "small_blind", self.game.sb_amount, 0)
-        if button in debtors:
-            owed = self.owed_post(button)
-            if owed is not None:
-                sb_post = Post(button, owed.kind, max(self.game.sb_amount, owed.live), owed.dead)
-        posts = (sb_post, Post(bb, "big_blind", self.game.big_blind, 0), *self.penalty(bb))
+        posts = (
+            Post(button, "small_blind", self.game.sb_amount, 0),
+            Post(bb, "big_blind", self.game.big_blind, 0),
+            *self.penalty(bb),
+        )
         passed, travel = self.travel(bb)
         # the markers follow where the big blind really went
         bb_prev = self.pos.big_blind if self.pos.big_blind is not None else bb
@@ -427,6 +440,21 @@ class Planner:
         ):
             return [Post(bb, "penalty", 0, self.game.sb_amount)]
         return []
+
+    def kill_post(self, seat: int, posts: list[Post]) -> Post | None:
+        """B14, lowball (000 s.11 r.7; ``game.seat_change_kill``): a player waiting after
+        a seat change kills the pot to play at once: a live kill blind of two big blinds,
+        the hand at double the limits. One kill a hand (the others wait); a player owing
+        a missed blind may not skip the wait (as with a post), nor one who cannot cover
+        the kill blind (no kill for less)."""
+        s = self.seats[seat]
+        if not s.wait_hands or s.missed_big or s.missed_small or s.owes_post:
+            return None
+        if playable(s.stack, self.chip) < 2 * self.game.big_blind:
+            return None
+        if any(p.kind == "kill" for p in posts):
+            return None
+        return Post(seat, "kill", 2 * self.game.big_blind, 0)
 
     def owed_post(self, seat: int) -> Post | None:
         """What a new, returning or moved player posts to be dealt in now (B4, B10,

@@ -69,9 +69,7 @@ def read(
         if put <= owed:
             return (Act(by=event.by, seat=seat, action="all_in") if put == stack else call), short
         unit = (
-            betting.bet_size(game, hand.street)
-            if game.structure == "fixed_limit"
-            else hand.min_increment
+            betting.bet_size(game, hand) if game.structure == "fixed_limit" else hand.min_increment
         )
         if 2 * (put - owed) < unit and put < stack:  # every chip is all in (R7)
             return call, "R14"

@@ -25,7 +25,9 @@ ActionKind = Literal["fold", "check", "call", "bet", "raise"]
 
 #: A post of the hand: the blinds, a player's entry or return, a B11 debt, the B10a
 #: penalty, the straddle.
-PostKind = Literal["small_blind", "big_blind", "entry", "return", "owed", "penalty", "straddle"]
+PostKind = Literal[
+    "small_blind", "big_blind", "entry", "return", "owed", "penalty", "straddle", "kill"
+]
 
 #: An out-of-turn record (R10): waiting for the seat's turn, then carried out or void.
 OutOfTurnStatus = Literal["pending", "bound", "void"]

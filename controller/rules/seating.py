@@ -146,6 +146,8 @@ def check_move(state: TableState, settings: RuleSettings, event: MoveSeat) -> No
         raise refuse("seat_taken", "refuse.seat_taken", seat=event.to_seat)
     if s.pending_move is not None:
         raise refuse("already_moving", "refuse.already_moving", seat=event.from_seat)
+    if event.entry == "kill" and not settings.game.seat_change_kill:
+        raise refuse("no_kill", "refuse.no_kill")
     if event.entry == "post" and not settings.game.seat_change_post:
         wait = move_wait(state, settings, event.from_seat, event.to_seat)
         if wait:  # B14, lowball (000 s.11 r.7): no post to skip the wait

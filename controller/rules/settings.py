@@ -62,10 +62,12 @@ class GameSettings:
     straddle: bool = False  # B15
     straddle_in_limit: bool = False  # B15
     seat_change_post: bool = True  # B14: False (lowball): no post to skip a move's wait
+    seat_change_kill: bool = False  # B14 lowball: a move may kill the pot (entry: kill)
     check_raise: bool = True  # R1
     max_raises_big_bet: int | None = None  # R2: raises per round in no/pot limit
     limit_cap_raises: int | None = None  # R3: None means the form's default (cap_raises)
     out_of_turn: OutOfTurn = "reject"  # R10
+    lose_right_to_act: bool = False  # R11: with out_of_turn record, three acting behind
     min_buy_in: int | None = None
     max_buy_in: int | None = None
     max_absent_hands: int | None = None

@@ -129,6 +129,7 @@ class Hand:
     dead_money: int = 0
     saw_flop: bool = False  # reached the second betting round (the flop, draw1)
     straddle: int | None = None
+    kill: int | None = None  # lowball seat change (entry: kill): the killer, stakes doubled
     showdown_order: list[int] | None = None
     posts: list[PostRecord] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)

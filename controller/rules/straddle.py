@@ -33,6 +33,8 @@ def check(state: TableState, settings: RuleSettings, event: Straddle) -> None:
         raise refuse("no_straddle", "refuse.straddle_first")
     if state.positions.heads_up:
         raise refuse("no_straddle", "refuse.no_straddle_heads_up")
+    if h.kill is not None:  # the kill blind already doubled the stakes and acts last
+        raise refuse("no_straddle", "refuse.no_straddle_killed")
     if event.seat != h.to_act:
         raise refuse("no_straddle", "refuse.straddle_seat", seat=h.to_act)
     s = state.seats[event.seat]

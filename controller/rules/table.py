@@ -199,7 +199,11 @@ class Table:
     def _act(self, event: Act) -> Effects:
         h = self.state.hand
         if h is not None and event.seat != h.to_act:
-            return out_of_turn.record(self.state, self.settings, event)
+            out = out_of_turn.record(self.state, self.settings, event)
+            lost = out_of_turn.right_to_act_lost(self.state, self.settings)
+            if lost is not None:  # R11
+                out += [lost, *hand.act(self.state, self.settings, lost.seat, lost.action, None)]
+            return out
         found, self._found_action = self._found_action, None
         decided = found[1] if found is not None and found[0] is event else None
         return hand.act(self.state, self.settings, event.seat, event.action, event.to, decided)
@@ -297,6 +301,8 @@ class Table:
             h = self.state.hand
             if h is not None and h.to_act == expiry.seat:
                 out += hand.act(self.state, self.settings, expiry.seat, expiry.action, None)
+            else:
+                self.state.clock = None
         return out
 
     def _shot_clock(self) -> Effects:

@@ -51,6 +51,11 @@ def out_of_phase() -> Refusal:
 def check(state: TableState) -> None:
     if state.undo is None or state.hand is None:
         raise out_of_phase()
+    clock = state.undo.clock
+    if clock is not None and clock.seat == state.undo.seat and clock.remaining_ms == 0:
+        # P6: the clock's expiry acted (a clock stands at zero only then): the house's
+        # ruling, not a keying mistake; taking it back would leave the seat with no clock
+        raise refuse("clock_acted", "refuse.undo_clock", seat=state.undo.seat)
     out_of_turn.check_undo(state.hand, state.undo.hand_before[-1])  # its out_of_turn
 
 

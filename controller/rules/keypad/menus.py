@@ -33,6 +33,7 @@ from controller.rules.seating import occupied, seat_in_range
 from controller.rules.text import msg, refuse
 
 WAIT_POST = {"1": "wait", "2": "post"}
+WAIT_POST_KILL = {**WAIT_POST, "3": "kill"}  # a seat change, where seat_change_kill allows
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +150,10 @@ def move(p: Press, e: Entry) -> Step:
         assert seat_to is not None
         p.table.check(MoveSeat(from_seat=seat_from, to_seat=seat_to))
         return p.stay({"mode": "move", "step": "entry", "seat_from": seat_from, "seat_to": seat_to})
-    entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
+    if p.table.settings.game.seat_change_kill:
+        entry = p.choice(WAIT_POST_KILL, "choice.wait_post_kill", "wait")
+    else:
+        entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
     return p.done(MoveSeat(by=p.by, from_seat=seat_from, to_seat=int(e["seat_to"]), entry=entry))
 
 

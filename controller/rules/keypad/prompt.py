@@ -86,8 +86,13 @@ def prompt(table: Table) -> list[Message] | None:
             return [msg("prompt.move_from"), _typed(e)]
         if step == "to":
             return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
+        kill = table.settings.game.seat_change_kill  # lowball: a move may kill the pot
         return [
-            msg("prompt.move_entry", seat_from=e["seat_from"], seat_to=e["seat_to"]),
+            msg(
+                "prompt.move_entry_kill" if kill else "prompt.move_entry",
+                seat_from=e["seat_from"],
+                seat_to=e["seat_to"],
+            ),
             ENTER_WAIT,
         ]
     if mode == "sign_in":
