@@ -41,6 +41,9 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     restored.bought_in, restored.cashed_out = current.bought_in, current.cashed_out
     restored.time_fees_total = current.time_fees_total
     restored.payouts = current.payouts  # none: the voided hand paid nothing
+    restored.dealer, restored.dealer_since_ms = current.dealer, current.dealer_since_ms
+    restored.push_due, restored.tips_total = current.push_due, current.tips_total
+    restored.shift, restored.shifts = current.shift, current.shifts  # the hand still counts
     seats = {}
     for number, seat in current.seats.items():
         old = restored.seats.get(number)
