@@ -203,3 +203,33 @@ def test_the_floor_hears_tips_dealers_pushes_and_shift_reports() -> None:
     assert len(closed) == 1 and closed[0]["kind"] == "shift" and closed[0]["action"] == "close"
     assert closed[0]["report"]["table"]["tips"] == 5
     assert closed[0]["report"] == table.state.shifts[-1]
+
+
+def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) -> None:
+    """With a dealer signed in and dealer.push_minutes set, the daemon journals a tick
+    when the push falls due (and one a minute while a shift is open), not one before
+    every input: the reminder shows on the display between hands, once."""
+    from tests.daemon_helpers import journal_events, running, shown, view, wait_for, write_config
+    from tests.mock_clock import MockClock
+
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + "dealer: {push_minutes: 1}\n")
+    clock = MockClock()
+    with running(config, clock=clock) as daemon:
+        assert daemon.submit({"type": "dealer", "id": "D204"}).ok
+        assert daemon.submit({"type": "sit", "seat": 2, "player": "ana", "chips": 500}).ok
+        clock.jump(30.0)
+        assert daemon.submit({"type": "sit", "seat": 5, "player": "bo", "chips": 500}).ok
+        clock.jump(30.0)  # the minute: due
+        wait_for(lambda: view(daemon)["shift"]["push_due"], what="the push due")
+        wait_for(lambda: shown(daemon).line1 == "DEALER D204: PUSH DUE", what="the reminder")
+        assert daemon.submit(SHIFT_OPEN).ok
+        clock.jump(45.0)
+        assert daemon.submit({"type": "tip", "seat": 2, "amount": 5}).ok  # no tick before it
+        clock.jump(15.0)  # a minute of the shift
+        wait_for(lambda: view(daemon)["tray"]["unchanged_ms"] == 120_000, what="the minute told")
+        assert daemon.submit(SHIFT_CLOSE).ok
+        clock.jump(300.0)  # nothing more to tell: no shift open, the push was said
+        assert daemon.submit({"type": "state"}).ok
+    ticks = [e.event["ms"] for e in journal_events(tmp_path / "state") if e.event["type"] == "tick"]
+    assert ticks == [60_000, 60_000]

@@ -70,7 +70,13 @@ from controller.daemon.inqueue import InputQueue
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
-from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
+from controller.daemon.timekeeping import (
+    Clock,
+    SystemClock,
+    Timekeeper,
+    ops_tick_after_ms,
+    tray_stable_after_ms,
+)
 from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, LogKind
@@ -245,7 +251,8 @@ class Controller(ConfigMixin, FaultHandlingMixin):
             return outcome
         now = self.timekeeper.now()
         if not self._time_matters():
-            self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
+            if not self._time_counts():
+                self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
         elif not self._tell_time(now):
             return Outcome(None, False, event, self._lock_error())
         outcome = recorder.record(event, by=by, refused=refused)
@@ -341,7 +348,10 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         return self.timekeeper.tick_due(
             state,
             self.recorder.table.settings.clock.warning * 1000,
-            [tray_stable_after_ms(state, tray.stable_seconds, bool(tray.float_counts))],
+            [
+                tray_stable_after_ms(state, tray.stable_seconds, bool(tray.float_counts)),
+                *ops_tick_after_ms(state, self.recorder.table.settings),
+            ],
         )
 
     def _on_time(self, now: int) -> None:
@@ -369,6 +379,13 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         if self.settings.tray.float_counts and state.tray_read:
             return True
         return bool(locked_ms(state))
+
+    def _time_counts(self) -> bool:
+        """Whether table time is kept though nothing waits on it to the millisecond: a
+        shift is open (its hours) or a dealer's push reminder is to come. It is told
+        by the periodic tick (``ops_tick_after_ms``), not before every input."""
+        assert self.recorder is not None
+        return bool(ops_tick_after_ms(self.recorder.table.state, self.recorder.table.settings))
 
     def _tell_time(self, now: int) -> bool:
         """Journal a tick for the time not yet told; False when the journal failed."""
