@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,53 @@ def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) ->
         assert daemon.submit({"type": "state"}).ok
     ticks = [e.event["ms"] for e in journal_events(tmp_path / "state") if e.event["type"] == "tick"]
     assert ticks == [60_000, 60_000]
+
+
+def test_the_bench_plays_a_tip_a_dealer_change_and_a_shift_close(tmp_path: Path) -> None:
+    """`tablectl bench --script` keys the casino's operations on the simulated keypad:
+    a dealer signs in, a shift opens behind two supervisors' PINs, a hand is played, a
+    tip, a dealer change, the shift closes; `tablectl meters` then reports it."""
+    from controller import supervisor_pins
+    from tests.cli import tablectl
+    from tests.test_bench_tui import bench_config
+
+    bench_config(tmp_path)
+    pins = tmp_path / "pins"
+    supervisor_pins.save_pins(
+        pins,
+        {
+            "1042": supervisor_pins.hash_pin("2468", n=2**4),
+            "2077": supervisor_pins.hash_pin("1357", n=2**4),
+        },
+    )
+    count = "2 5 ENTER 4 0 ENTER ENTER 2 0 7 7 ENTER 1 3 5 7 ENTER"  # 40 x 25
+    supervisor = "keys FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER"
+    script = tmp_path / "ops.txt"
+    script.write_text(
+        "seat\n"
+        "keys FUNC 8 2 0 4 ENTER\nwait-for DEALER 204 SIGNED IN\n"
+        f"{supervisor} 8 {count}\nwait-for SHIFT OPEN: 1042 AND 2077\n"
+        "demo 1\n"
+        "keys FUNC 7 1 ENTER 5 ENTER\nwait-for TIP 5 FROM SEAT 1\n"
+        "keys FUNC 8 3 1 1 ENTER\nwait-for DEALER 311 SIGNED IN\n"
+        f"{supervisor} 9 {count}\nwait-for SHIFT CLOSED: 1042 AND 2077\n"
+    )
+    done = tablectl(
+        "bench",
+        "--config",
+        "bench.yaml",
+        "--script",
+        str(script),
+        cwd=tmp_path,
+        timeout=120,
+        env={**os.environ, "TABLECTL_PINS": str(pins)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = tablectl("meters", "--state-dir", str(tmp_path / "state"), "--json")
+    assert report.returncode == 0, report.stderr
+    shift = json.loads(report.stdout)
+    assert shift["shift"] == 1 and shift["close"]["witness"] == "2077"
+    assert shift["table"]["hands"] == 1 and shift["table"]["tips"] == 5
+    assert shift["float"]["open"] == shift["float"]["close"] == 1000
+    assert shift["dealers"]["204"]["hands"] == 1  # the hand was dealt by 204
+    assert shift["dealers"]["204"]["tips"] == 5

@@ -75,6 +75,9 @@ def choose(state: TableState, number: int | None) -> dict[str, Any] | str:
     message saying why there is none."""
     current = int(state.shift.get("number", 0))
     if number is None or number == current:
+        closed = state.shifts[-1] if state.shifts else None
+        if closed is not None and closed["shift"] == current:
+            return closed  # as it was at the close (nothing after it counts)
         return shift_report(state)
     for report in state.shifts:
         if report["shift"] == number:
@@ -144,8 +147,8 @@ def _header(what: str) -> str:
 
 
 def _row(name: str, part: dict[str, Any]) -> str:
-    def get(key: str) -> int:
-        return int(part.get(key, 0))
+    def get(key: str) -> str:
+        return str(part[key]) if key in part else "-"  # a seat's part has no rake
 
     return (
         f"{name:<22.22} {get('buy_ins'):>9} {get('cash_outs'):>9} {get('rake'):>7} "

@@ -15,6 +15,11 @@ from typing import Any
 from controller.rules.ops import DealerChanged, PushDue, ShiftClosed, ShiftOpened, Tipped
 
 
+#: The kinds of message this module makes, and what a ``dealer`` message says changed.
+KINDS = ("tip", "dealer", "shift")
+DEALER_CHANGES = ("in", "out", "push_due")
+
+
 def _seat(after: Mapping[str, Any], seat: int) -> Mapping[str, Any]:
     seats = after.get("seats")
     found = seats.get(str(seat)) if isinstance(seats, Mapping) else None
