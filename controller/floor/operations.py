@@ -14,7 +14,6 @@ from typing import Any
 
 from controller.rules.ops import DealerChanged, PushDue, ShiftClosed, ShiftOpened, Tipped
 
-
 #: The kinds of message this module makes, and what a ``dealer`` message says changed.
 KINDS = ("tip", "dealer", "shift")
 DEALER_CHANGES = ("in", "out", "push_due")
