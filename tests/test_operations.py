@@ -284,3 +284,23 @@ def test_the_bench_plays_a_tip_a_dealer_change_and_a_shift_close(tmp_path: Path)
     assert shift["float"]["open"] == shift["float"]["close"] == 1000
     assert shift["dealers"]["204"]["hands"] == 1  # the hand was dealt by 204
     assert shift["dealers"]["204"]["tips"] == 5
+
+
+def test_salvage_keeps_the_shift_the_tips_and_the_dealer_before_the_damage(
+    tmp_path: Path, capsys: Any
+) -> None:
+    from tests.test_journal import flip_in_file
+
+    later = {"type": "sit", "seat": 3, "player": "damage-here", "chips": 500}
+    state_dir, out = journal(tmp_path, SESSION + [later, {"type": "state"}])
+    flip_in_file(state_dir / "journal.sqlite3", b"damage-here", 3)
+    report = Journal.salvage(state_dir)
+    assert report.kept_last_seq == len(SESSION)  # every event up to the damage
+    assert main(["state", "--state-dir", str(state_dir), "--json"]) == 0
+    resumed = json.loads(capsys.readouterr().out)["state"]
+    assert resumed["dealer"] == "D311" and resumed["shift"] == {
+        "number": 1,
+        "open": True,
+        "push_due": False,
+    }
+    assert resumed["meters"]["tips"] == 10 and resumed["meters"]["cash_outs"] == 590
