@@ -11,6 +11,8 @@ and the `tray:` configuration (``TrayFloatSettings``).
 - *fills* and *credits*: ``tray_fill`` / ``tray_credit`` events (FUNC 0 4 / 5).
 - *rake, jackpot drop, time fees*: not counted. They go through the table slot into the
   drop box, never into the tray (the journal still reports them, per hand).
+- *tips* (``tip`` events): not counted either; they go to the dealers' toke box. The
+  report lists them beside the rake, never as a difference.
 - players leaving with their chips take them to the cage: no tray movement either.
 
 The tray's value is the sum of value x count of the last reading. It is compared once
@@ -199,6 +201,8 @@ def report(
     out.append(f"jackpot dropped   {state.jackpot_total:>10}   (drop box, not the tray)")
     if state.time_fees_total:
         out.append(f"time fees         {state.time_fees_total:>10}   (drop box, not the tray)")
+    if state.tips_total:
+        out.append(f"tips              {state.tips_total:>10}   (toke box, not the tray)")
     out += ["", "movements:"]
     rows: list[tuple[int, int, str]] = []
     for b in buy_ins:

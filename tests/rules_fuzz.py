@@ -258,6 +258,15 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
                 "reason": c.pick(("wrong_payout", "chips_misplaced", "other", "tip")),
             },
             {"type": "dealt_in_error", "seat": seat, "ruling": c.pick(("kill", "keep"))},
+            {"type": "tip", "seat": seat, "amount": c.pick((chip, 5 * chip, chip + 1))},
+            {"type": "dealer", "id": c.pick(("D1", "D2", None))},
+            {
+                "type": "shift",
+                "action": c.pick(("open", "close")),
+                "counts": {str(chip): c.integer(0, 200)},
+                "by": "S1",
+                "witness": c.pick(("S2", "S1")),
+            },
             {"type": "key", "key": c.pick(KEYS)},
             {"type": "call_clock"},
             {"type": "tick", "ms": c.pick((1000, 2500, 60000))},
@@ -349,8 +358,8 @@ def opening(settings: RuleSettings, c: Chooser) -> list[dict[str, Any]]:
 
 def chips_on_table(state: TableState) -> int:
     """Every chip the table accounts for: stacks, chips bought waiting to play, live
-    bets, the pots, and everything the house took."""
-    total = state.rake_total + state.jackpot_total + state.time_fees_total
+    bets, the pots, everything the house took and the dealers' tips."""
+    total = state.rake_total + state.jackpot_total + state.time_fees_total + state.tips_total
     for seat in state.seats.values():
         total += seat.stack + seat.pending_chips + seat.bet + seat.gathered
     if state.hand is not None:

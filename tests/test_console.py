@@ -38,6 +38,7 @@ SUPERVISOR_EVENTS = [
     {"type": "tray_fill", "amount": 1000, "by": "1042"},
     {"type": "tray_credit", "amount": 5},
     {"type": "tray_ack", "by": "1042"},
+    {"type": "shift", "action": "open", "counts": {"5": 100}, "by": "1042", "witness": "2077"},
 ]
 DEVICE_EVENTS = [
     {"type": "tick", "ms": 300_000},
@@ -45,6 +46,11 @@ DEVICE_EVENTS = [
     {"type": "tray", "counts": {"5": 100}},
 ]
 BAD_TEXT = [  # (event, the field the refusal names)
+    ({"type": "dealer", "id": "d\u0000204"}, "'id'"),
+    (
+        {"type": "shift", "action": "open", "counts": {}, "by": "1207", "witness": "a b"},
+        "'witness'",
+    ),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "a\u0000b"}, "'by'"),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "line\nbreak"}, "'by'"),
     ({"type": "sit", "seat": 7, "player": "eve", "chips": 100, "by": "x" * 60_000}, "'by'"),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import device_faults
+from controller.floor import operations
 from controller.floor.clock import Stamp
 from controller.floor.messages import fault_message, state_message, status_payload
 from controller.floor.play import ENDINGS, SEAT_CHANGES
@@ -47,7 +48,9 @@ def test_the_schema_lists_every_code_and_kind_from_their_one_source() -> None:
         "transfer",
         "seat",
         "clock",
+        *operations.KINDS,
     }
+    assert definitions["dealer"]["properties"]["change"]["enum"] == list(operations.DEALER_CHANGES)
     assert SCHEMA["properties"]["v"] == {"const": 1}
 
 

@@ -10,8 +10,8 @@ import pytest
 from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules import keypad as pad
 from controller.rules.events import Act, Sit
-from controller.rules.keypad.menus import DealerSignedIn
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
+from controller.rules.ops import DealerChanged
 from controller.rules.state import TableState
 from tests.keypad_tables import THREE, feed, keys, table
 
@@ -65,7 +65,8 @@ def test_keypad_state_survives_a_snapshot() -> None:
 def test_events_from_keys_carry_the_signed_in_dealer() -> None:
     t = table(THREE)
     out = feed(t, keys("FUNC 8 1 2 0 7 ENTER"))
-    assert DealerSignedIn("1207") in out
+    assert DealerChanged("1207", None) in out
+    assert t.state.dealer == "1207"
     step = pad.translate(t, parse_event({"type": "key", "key": "NEXT"}))  # type: ignore[arg-type]
     assert step.event is not None and step.event.by == "1207"
     feed(t, keys("NEXT"))
@@ -153,7 +154,6 @@ def test_every_key_is_read_or_refused_in_every_entry(key: str) -> None:
         "FUNC 6",
         "FUNC 6 5 ENTER",
         "FUNC 6 5 ENTER 6 ENTER",
-        "FUNC 8",
         "FUNC 9",
         "FUNC 9 5 ENTER",
         "FUNC 0",
@@ -174,6 +174,12 @@ def test_every_key_is_read_or_refused_in_every_entry(key: str) -> None:
         f"{transfer} 2 ENTER 5 ENTER",
         f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER",
         f"{transfer} 2 ENTER 5 ENTER 1 0 ENTER 1",
+        "FUNC 8",
+        "FUNC 7",
+        "FUNC 7 5 ENTER",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 8",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 8 2 5 ENTER 4 ENTER ENTER",
+        "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 8 2 5 ENTER 4 ENTER ENTER 7 7 ENTER",
     ]:  # between hands
         _press_or_refuse(table(THREE + keys(opener), pin_verifier=verifier), key, opener)
     for opener in ["", "2", "FUNC 7", "FUNC 7 5 ENTER"]:  # at the showdown

@@ -36,6 +36,7 @@ NUMBERS = (
     "seat_to",
     "page",
     "pages",
+    "shift",
 )
 SAMPLES = {name: 88 for name in NUMBERS} | {
     "verb": phrase("word.raise_to"),
@@ -51,6 +52,7 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
     "stars": "****",
     "supervisor": "1042",
     "dealer": "1207",
+    "witness": "2077",
     "pile": "25+25+100",
     "rule": "R14",
     "what": "TRAY UNPLUGGED",

@@ -109,6 +109,7 @@ def _print(args: argparse.Namespace, settings: Settings, table: Any, buy_ins: li
     if args.json:
         figures = tray.status(table.state, settings.tray).as_dict()
         figures.update(buy_ins=buy_ins, moves=table.state.tray_moves, acks=table.state.tray_acks)
+        figures["tips"] = table.state.tips_total  # the toke box, not the tray
         print(json.dumps(figures))
     else:
         for line in tray.report(

@@ -15,6 +15,7 @@ from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
     ButtonMethod,
     ClockSettings,
+    DealerSettings,
     ExpiryAction,
     FeeMode,
     FeeSettings,
@@ -49,6 +50,7 @@ def read_rules(root: Section) -> RuleSettings:
     game = root.get_section("game")
     clock = root.get_section("clock")
     fees = root.get_section("fees")
+    dealer = root.get_section("dealer")
     for section, needs in ((table, "table.id and table.seats"), (game, "game.big_blind")):
         if not section.present and not section.lenient:
             root.report.error(
@@ -68,6 +70,9 @@ def read_rules(root: Section) -> RuleSettings:
         game=game_settings,
         clock=_read_clock(clock),
         fees=_read_fees(fees, chip),
+        dealer=DealerSettings(
+            push_minutes=dealer.get_optional_int("push_minutes", 1, 24 * 60, none_means="off")
+        ),
     )
 
 

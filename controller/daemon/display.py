@@ -48,7 +48,7 @@ def _brief(event: dict[str, Any], secret: bool) -> str:
 
 
 def outcome_by(event: dict[str, Any], recorder: Recorder) -> str | None:
-    by = event.get("by") or recorder.table.state.keypad.get("dealer")
+    by = event.get("by") or recorder.table.state.dealer
     return str(by) if by else None
 
 

@@ -74,6 +74,7 @@ from controller.daemon.timekeeping import (
     Clock,
     SystemClock,
     Timekeeper,
+    ops_tick_after_ms,
     running_clock,
     tray_stable_after_ms,
 )
@@ -265,7 +266,8 @@ class Controller(ConfigMixin, FaultHandlingMixin):
             return outcome
         now = self.timekeeper.now()
         if not self._time_matters():
-            self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
+            if not self._time_counts():
+                self.timekeeper.restart(now)  # idle time nothing depends on is not journalled
         elif not self._tell_time(now):
             return Outcome(None, False, event, self._lock_error())
         outcome = recorder.record(event, by=by, refused=refused)
@@ -371,7 +373,10 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         return self.timekeeper.tick_due(
             state,
             self.recorder.table.settings.clock.warning * 1000,
-            [tray_stable_after_ms(state, tray.stable_seconds, bool(tray.float_counts))],
+            [
+                tray_stable_after_ms(state, tray.stable_seconds, bool(tray.float_counts)),
+                *ops_tick_after_ms(state, self.recorder.table.settings),
+            ],
         )
 
     def _on_time(self, now: int) -> None:
@@ -399,6 +404,13 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         if self.settings.tray.float_counts and state.tray_read:
             return True
         return bool(locked_ms(state))
+
+    def _time_counts(self) -> bool:
+        """Whether table time is kept though nothing waits on it to the millisecond: a
+        shift is open (its hours) or a dealer's push reminder is to come. It is told
+        by the periodic tick (``ops_tick_after_ms``), not before every input."""
+        assert self.recorder is not None
+        return bool(ops_tick_after_ms(self.recorder.table.state, self.recorder.table.settings))
 
     def _tell_time(self, now: int) -> bool:
         """Journal a tick for the time not yet told; False when the journal failed."""

@@ -4,10 +4,13 @@ The journal holds input events, not hands; a hand's posts, pots, fees and awards
 what the rules made of them. So recall folds the journal again, from the newest
 snapshot taken before the first recalled hand, and listens to the effects the rules
 return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
-``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``, and
+``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``,
+``Tipped`` (a tip, listed with the hand before it, as a transfer is) and
 ``Transferred``: a supervisor's transfer, listed with the hand before it; one made
 before the journal's first hand, chips misplaced at seating say, is listed in an entry
-of its own, hand 0, ``before the first hand``, shown with hand 1). Each
+of its own, hand 0, ``before the first hand``, shown with hand 1). Each hand names
+its dealer, the one signed in when it was dealt (``dealer`` events come between
+hands). Each
 action keeps its journal seq, who entered it and when (wall times are marked when the
 clock was not synchronised; see ``timekeeping.WallDating``). An undo is listed among
 the actions where it happened, and the action it took back keeps its line, marked
@@ -35,6 +38,7 @@ from controller.daemon.timekeeping import WallDating
 from controller.journal import EventRecord, Journal
 from controller.rules import Table, state_view
 from controller.rules import effects as fx
+from controller.rules.ops import Tipped
 from controller.rules.state import ROUNDS
 
 RECALL_HANDS = 10
@@ -63,6 +67,8 @@ class RecalledHand:
     corrections: list[dict[str, Any]] = field(default_factory=list)
     # a supervisor's transfers between this hand and the next (they correct its payout)
     transfers: list[dict[str, Any]] = field(default_factory=list)
+    dealer: str | None = None  # who dealt it (the ``dealer`` signed in)
+    tips: list[dict[str, Any]] = field(default_factory=list)  # tips after the hand
     result: str = "in progress"
     now: dict[str, Any] | None = None  # the hand in progress: phase, to act, pots
     raw: list[dict[str, Any]] = field(default_factory=list)  # only when not rebuilt
@@ -97,6 +103,7 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     ):
         if record.seq >= start:
             first_round = ROUNDS[table.settings.game.form][0]
+            builder.dealer = table.state.dealer  # a dealer signs in between hands only
             builder.record(record, effects, *before, first_round)
         before = _before(table)  # the state the next record meets
     builder.finish(table)
@@ -127,6 +134,7 @@ class _Builder:
         self.hands: list[RecalledHand] = []
         self.current: RecalledHand | None = None
         self.before: RecalledHand | None = None  # transfers before the first hand
+        self.dealer: str | None = None  # the dealer signed in after the record
 
     def record(
         self,
@@ -153,6 +161,7 @@ class _Builder:
                     small_blind=effect.small_blind,
                     big_blind=effect.big_blind,
                     dealt=list(effect.dealt),
+                    dealer=self.dealer,
                     seats={
                         str(n): {"player": p, "stack": stack + bet}
                         for n, (p, stack, bet) in sorted(seats_before.items())
@@ -162,6 +171,17 @@ class _Builder:
                 street = first_round
         hand = self.current
         for effect in effects:
+            if isinstance(effect, Tipped):
+                self._between(hand, record, stamp).tips.append(
+                    {
+                        "seat": effect.seat,
+                        "amount": effect.amount,
+                        "dealer": effect.dealer,
+                        "seq": record.seq,
+                        "by": record.by,
+                        "time": stamp,
+                    }
+                )
             if isinstance(effect, fx.Transferred):
                 listed = hand
                 if listed is None:  # before the journal's first hand
@@ -246,6 +266,21 @@ class _Builder:
                 hand.corrections.append({"kind": effect.kind, "seat": effect.seat, **entry})
             elif isinstance(effect, fx.HandEnded) and effect.hand == hand.hand:
                 hand.result = "voided (misdeal)" if effect.voided else "ended"
+
+    def _between(self, hand: RecalledHand | None, record: EventRecord, stamp: Any) -> RecalledHand:
+        """The hand an event between hands is listed with: the one before it, or the
+        entry before the journal's first hand."""
+        if hand is not None:
+            return hand
+        listed = self.before = self.before or RecalledHand(
+            hand=0,
+            first_seq=record.seq,
+            last_seq=record.seq,
+            started=stamp,
+            result="before the first hand",
+        )
+        listed.last_seq = record.seq
+        return listed
 
     def finish(self, table: Table) -> None:
         hand = self.current
@@ -361,6 +396,7 @@ def as_text(hands: list[RecalledHand]) -> str:
                 f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  {_when(hand.started)}"
             )
             out += [_transfer_text(item, "before the first hand") for item in hand.transfers]
+            out += [_tip_text(item) for item in hand.tips]
             out.append("")
             continue
         out.append(
@@ -383,7 +419,8 @@ def as_text(hands: list[RecalledHand]) -> str:
         sb = f"SB seat {hand.small_blind}" if hand.small_blind is not None else "SB dead"
         out.append(
             f"  button seat {hand.button}, {sb}, BB seat {hand.big_blind}; "
-            f"dealt {' '.join(str(s) for s in hand.dealt)}"
+            f"dealt {' '.join(str(s) for s in hand.dealt)}; "
+            f"dealer {hand.dealer or '(none signed in)'}"
         )
         out.append(
             "  seats: "
@@ -423,6 +460,7 @@ def as_text(hands: list[RecalledHand]) -> str:
         if hand.result != "in progress":
             out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
         out += [_transfer_text(item, "after the hand") for item in hand.transfers]
+        out += [_tip_text(item) for item in hand.tips]
         if hand.now is not None:
             to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
@@ -446,6 +484,14 @@ def _action_line(action: dict[str, Any], actions: list[dict[str, Any]]) -> str:
     if undone is None:
         return f"UNDO: seat {action['seat']}'s last action taken back"
     return f"UNDO: {_action_text(undone)} (seq {undone['seq']}) taken back"
+
+
+def _tip_text(item: dict[str, Any]) -> str:
+    to = f"dealer {item['dealer']}" if item["dealer"] else "the dealer"
+    return (
+        f"  tip: seat {item['seat']} gave {item['amount']} to {to} (toke box)"
+        f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}"
+    )
 
 
 def _action_text(action: dict[str, Any]) -> str:

@@ -329,8 +329,7 @@ def _who(obj: Mapping[str, Any], by: str | None, table: Table) -> str | None:
     supervisor = supervisor_in(table.state) if obj.get("type") == "key" else None
     if supervisor is not None:
         return supervisor
-    dealer = table.state.keypad.get("dealer")
-    return str(dealer) if dealer else None
+    return table.state.dealer
 
 
 def _starts_hand(table: Table, event: Event) -> bool:

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from controller.rules.ops import push_left_ms, shift_is_open
+from controller.rules.settings import RuleSettings
 from controller.rules.state import Clock as ActionClock
 from controller.rules.state import TableState
 
@@ -160,6 +162,21 @@ class Timekeeper:
 def running_clock(state: TableState) -> ActionClock | None:
     """The action clock while it counts: none while play is stopped."""
     return None if state.play_stopped else state.clock
+
+
+#: While a shift is open or a push reminder is to come, a tick at least this often (table
+#: time): the shift's hours and the reminder's minute, without a tick before every input.
+OPS_TICK_MS = 60_000
+
+
+def ops_tick_after_ms(state: TableState, rules: RuleSettings) -> list[int]:
+    """Milliseconds of table time (after the last tick) at which the casino's operations
+    need the time told (``controller.rules.ops``): the push reminder's due instant, and
+    ``OPS_TICK_MS`` while a shift is open or a reminder is to come; none otherwise."""
+    push = push_left_ms(state, rules)
+    if push is None and not shift_is_open(state):
+        return []
+    return [OPS_TICK_MS] if push is None else [OPS_TICK_MS, push]
 
 
 def tray_stable_after_ms(state: TableState, stable_seconds: float, checked: bool) -> int | None:

@@ -32,7 +32,9 @@ What is published for one event, in this order:
    reports before and after the event, `controller.tray.status(...).as_dict()`).
 4. `hands`: `hand_end` when the event ends a hand, `hand_start` when it starts one,
    `transfer` for each supervisor's transfer between hands (the result's
-   `transfers`, which the daemon takes from the rules' `Transferred` effects).
+   `transfers`, which the daemon takes from the rules' `Transferred` effects);
+   `tip`, `dealer` (signed in or out, the push reminder) and `shift` (opened, or
+   closed with its report) from the rules' effects (`operations.py`).
 5. `state` (retained): the new state, when anything but the clock countdown and the
    display text changed.
 
@@ -65,6 +67,7 @@ from controller.floor.changes import (
     value_of,
 )
 from controller.floor.clock import Stamp
+from controller.floor.operations import operation_messages
 from controller.floor.play import ended_by, play_messages
 from controller.floor.topics import TableTopics
 from controller.journal.clock import kernel_clock_synced
@@ -199,6 +202,8 @@ def messages_for(
         build.add(topics.hands, "hand_start", **hand_start(before, after))
     for transfer in transfers(result):
         build.add(topics.hands, "transfer", **transfer_body(transfer, event, after))
+    for kind, operation in operation_messages(effects or (), after, by):
+        build.add(topics.hands, kind, **operation)
     if changes:
         build.add(
             topics.state,

@@ -247,6 +247,37 @@ class Transfer(Event):
     reason: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tip(Event):
+    """A player tips the dealer: ``amount`` chips leave the seat's stack for the
+    dealer's toke box, between hands (``controller.rules.ops``)."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dealer(Event):
+    """A dealer signs in at the table (``dealer_id``; None signs the dealer out): every
+    later hand is dealt by that id until the next sign-in (``controller.rules.ops``)."""
+
+    dealer_id: str | None
+
+
+#: What a ``shift`` event does: ``open`` starts new meters, ``close`` ends them.
+SHIFT_ACTIONS = ("open", "close")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shift(Event):
+    """The table's inventory (the chip float) counted at a shift's open or close by two
+    people, ``by`` and ``witness`` (``controller.rules.ops``)."""
+
+    action: str
+    counts: tuple[tuple[int, int], ...]
+    witness: str
+
+
 def _int(obj: Mapping[str, object], name: str, *, minimum: int | None = None) -> int:
     if name not in obj:
         raise BadEvent(f"MISSING FIELD {name!r}")
@@ -390,6 +421,15 @@ def is_id(value: str) -> bool:
     )
 
 
+def _ids(event: Event) -> list[tuple[str, str]]:
+    """The ids an event names besides ``by`` (a dealer signing in, a shift's witness)."""
+    if isinstance(event, Dealer) and event.dealer_id is not None:
+        return [("id", event.dealer_id)]
+    if isinstance(event, Shift):
+        return [("witness", event.witness)]
+    return []
+
+
 def _check_text(event: Event) -> None:
     """The free text of an event as it comes in: bounded, printable (the value itself is
     not echoed: it may be 60 KB or hold a NUL)."""
@@ -398,6 +438,12 @@ def _check_text(event: Event) -> None:
             f"FIELD 'by' MUST BE A DEALER OR SUPERVISOR ID: 1 TO {MAX_ID_CHARS} "
             "CHARACTERS, NO SPACE OR CONTROL CHARACTER"
         )
+    for name, value in _ids(event):
+        if not is_id(value):
+            raise BadEvent(
+                f"FIELD {name!r} MUST BE A DEALER OR SUPERVISOR ID: 1 TO {MAX_ID_CHARS} "
+                "CHARACTERS, NO SPACE OR CONTROL CHARACTER"
+            )
     if isinstance(event, Sit) and (
         len(event.player) > MAX_NAME_CHARS or not event.player.isprintable()
     ):
@@ -405,6 +451,31 @@ def _check_text(event: Event) -> None:
             f"FIELD 'player' MUST BE A NAME OF AT MOST {MAX_NAME_CHARS} "
             "CHARACTERS, NO CONTROL CHARACTER"
         )
+
+
+def _dealer_id(obj: Mapping[str, object]) -> str | None:
+    if "id" not in obj:
+        raise BadEvent("MISSING FIELD 'id' (THE DEALER'S ID, NULL TO SIGN OUT)")
+    value = obj["id"]
+    if value is None:
+        return None
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        raise BadEvent("FIELD 'id' MUST BE A DEALER ID OR NULL")
+    return str(value)
+
+
+def _shift(obj: Mapping[str, object], by: str | None) -> Shift:
+    if by is None:
+        raise BadEvent("MISSING FIELD 'by' (WHO COUNTED THE FLOAT)")
+    witness = obj.get("witness")
+    if not isinstance(witness, str | int) or isinstance(witness, bool):
+        raise BadEvent("MISSING FIELD 'witness' (THE SECOND PERSON WHO COUNTED)")
+    return Shift(
+        by=by,
+        action=_choice(obj, "action", SHIFT_ACTIONS, ""),
+        counts=_counts(obj),
+        witness=str(witness),
+    )
 
 
 def _puck_seat(obj: Mapping[str, object]) -> int | None:
@@ -479,6 +550,9 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         device=_choice(o, "device", DEVICES, ""),
         status=_choice(o, "status", DEVICE_STATUSES, ""),
     ),
+    "tip": lambda o, by: Tip(by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1)),
+    "dealer": lambda o, by: Dealer(by=by, dealer_id=_dealer_id(o)),
+    "shift": _shift,
 }
 
 EVENT_TYPES = tuple(_PARSERS)
@@ -492,6 +566,7 @@ SUPERVISOR_EVENTS = (
     "tray_credit",
     "tray_ack",
     "transfer",
+    "shift",
 )
 #: The events only a device (or the controller's own clock) sends.
 DEVICE_EVENTS = ("tick", "puck", "tray", "device")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.rules import betting, effects, seating, undo
+from controller.rules import betting, effects, meters, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
@@ -309,6 +309,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
         s = state.seats[number]
         if s.pending_leave:
             state.cashed_out += s.stack + s.pending_chips
+            meters.seat_cashed_out(state, number, s.stack + s.pending_chips)
             del state.seats[number]
             out.append(effects.SeatChanged(number, "left"))
             continue
@@ -328,6 +329,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
         s = state.seats[number]
         if s.away and limit is not None and s.absent_hands >= limit:
             state.cashed_out += s.stack + s.pending_chips
+            meters.seat_cashed_out(state, number, s.stack + s.pending_chips)
             del state.seats[number]
             out.append(effects.SeatChanged(number, "freed"))
             continue

@@ -42,6 +42,9 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     restored.time_fees_total = current.time_fees_total
     restored.payouts = current.payouts  # none: the voided hand paid nothing
     restored.play_stopped = current.play_stopped
+    restored.dealer, restored.dealer_since_ms = current.dealer, current.dealer_since_ms
+    restored.push_due, restored.tips_total = current.push_due, current.tips_total
+    restored.shift, restored.shifts = current.shift, current.shifts  # the hand still counts
     seats = {}
     for number, seat in current.seats.items():
         old = restored.seats.get(number)

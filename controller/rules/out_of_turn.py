@@ -50,7 +50,7 @@ class OutOfTurnSettled(effects.Effect):
     binding: bool
 
 
-@frozen_record
+@dataclass(frozen=True, slots=True)
 class RightToActLost(effects.Effect):
     """R11: three or more players acted (out of turn) behind the seat to act before it
     stopped the action: it lost its right to act; ``action``: check, or fold facing a bet."""

@@ -86,6 +86,7 @@ class Entry(TypedDict, total=False):
     seat_from: int
     seat_to: int
     supervisor: str
+    witness: str  # a shift's second counter (FUNC 0 8, 9)
     func: str
     counts: list[list[int]]  # tray fill or credit: [chip value, count] pairs
     value: int
@@ -109,7 +110,6 @@ class KeypadState(TypedDict, total=False):
     """``TableState.keypad``: journalled and snapshotted with the rest of the state."""
 
     entry: Entry
-    dealer: str  # the signed-in dealer's id (FUNC 8)
     pin_failures: int  # wrong supervisor PINs in a row (FUNC 0)
     locked_until_ms: int  # table time when the supervisor menu unlocks
     notice: list[object]  # a one-line message left by the last key (text.to_json)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from controller.rules import effects
+from controller.rules import effects, meters
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.positions import hands_until_big_blind
@@ -76,6 +76,7 @@ def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[ef
         s.pending_leave = True
         return [effects.SeatChanged(event.seat, "leaving")]
     state.cashed_out += s.stack + s.pending_chips
+    meters.seat_cashed_out(state, event.seat, s.stack + s.pending_chips)
     del state.seats[event.seat]
     stop_play_if_alone(state)
     return [effects.SeatChanged(event.seat, "left")]

@@ -97,6 +97,13 @@ class GameSettings:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DealerSettings:
+    """The `dealer:` section: the push reminder (``controller.rules.ops``)."""
+
+    push_minutes: int | None = None  # a dealer's time at the table before the push; None: off
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RuleSettings:
     """Everything the rules core needs to know about the table."""
 
@@ -105,3 +112,4 @@ class RuleSettings:
     game: GameSettings = field(default_factory=GameSettings)
     clock: ClockSettings = field(default_factory=ClockSettings)
     fees: FeeSettings = field(default_factory=FeeSettings)
+    dealer: DealerSettings = field(default_factory=DealerSettings)

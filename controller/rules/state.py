@@ -206,6 +206,12 @@ class Positions:
     dealt: list[int] = field(default_factory=list)
 
 
+def new_shift(number: int = 0) -> dict[str, Any]:
+    """A shift's record (``TableState.shift``, ``controller.rules.meters``) before
+    anything happened in it: shift 0 is the time before the first open."""
+    return {"number": number, "open": None, "close": None, "base": {}, "seats": {}, "dealers": {}}
+
+
 @dataclass
 class TableState:
     """The whole table: seats, positions, the hand and the clock, the game's travel, fees and
@@ -250,6 +256,16 @@ class TableState:
     payouts: list[list[int]] = field(default_factory=list)
     # play stopped by the table: the causes present (controller.rules.stopped)
     play_stopped: list[str] = field(default_factory=list)
+    # casino operations (controller.rules.ops, .meters): the signed-in dealer, since
+    # when (table time) and whether the push reminder was given; tips; the shift's
+    # record (its counts, the ledger at its open, each seat's and dealer's part) and
+    # the last closed shifts' reports
+    dealer: str | None = None
+    dealer_since_ms: int = 0
+    push_due: bool = False
+    tips_total: int = 0
+    shift: dict[str, Any] = field(default_factory=lambda: new_shift())
+    shifts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _json_form(_plain(self))
@@ -257,6 +273,10 @@ class TableState:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
         data = _current(data, "last_refusal")
+        keypad = data.get("keypad") or {}
+        if "dealer" in keypad:  # written when the keypad kept the signed-in dealer
+            data["keypad"] = {k: v for k, v in keypad.items() if k != "dealer"}
+            data.setdefault("dealer", keypad["dealer"])
         seats = {
             int(k): Seat(**_current(v, "stack_at_start")) for k, v in data.pop("seats").items()
         }

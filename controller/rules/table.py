@@ -33,6 +33,7 @@ from controller.rules import (
     hand,
     leave,
     misdeal,
+    ops,
     out_of_turn,
     pushed,
     seating,
@@ -48,6 +49,7 @@ from controller.rules.events import (
     Award,
     CallClock,
     Chips,
+    Dealer,
     DealtInError,
     Device,
     Event,
@@ -57,6 +59,7 @@ from controller.rules.events import (
     MoveSeat,
     Puck,
     Push,
+    Shift,
     Sit,
     SitIn,
     SitOut,
@@ -65,6 +68,7 @@ from controller.rules.events import (
     Straddle,
     Tick,
     TimeFee,
+    Tip,
     Transfer,
     Tray,
     TrayAck,
@@ -123,7 +127,10 @@ class Table:
         checker(self, event)
         moves_tray = kind in _TRAY_EVENTS
         tray_before = tray_ledger.signature(self.state) if moves_tray else None
+        ledger_before = ops.before(self.state) if kind is not Key else None
         out = deed(self, event)
+        if ledger_before is not None:  # a key's own event was accounted when applied
+            out += ops.account(self.state, self.settings, event, ledger_before)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
         if self.settings.clock.shot_clock:
@@ -405,7 +412,7 @@ _BETTING: frozenset[type[Event]] = frozenset({Act, Push, CallClock, DealtInError
 
 #: The stage of the hand -> the events it accepts (h11's transition table, for a table).
 ACCEPTS: dict[Stage, frozenset[type[Event]]] = {
-    "idle": _ANYTIME | {StartHand, Transfer},
+    "idle": _ANYTIME | {StartHand, Transfer, Tip, Dealer, Shift},
     "first_round": _ANYTIME | _BETTING | {Straddle, Misdeal, Undo},
     "later_round": _ANYTIME | _BETTING | {Misdeal, Undo},
     "showdown": _ANYTIME | {Award, Misdeal, Undo},
@@ -431,6 +438,9 @@ OUT_OF_PHASE: dict[type[Event], Callable[[Table], Refusal]] = {
         "hand_in_progress", "refuse.hand_in_play", hand=t.state.hand_number
     ),
     Transfer: lambda t: transfer.out_of_phase(),
+    Tip: lambda t: ops.tip_out_of_phase(),
+    Dealer: lambda t: ops.dealer_out_of_phase(),
+    Shift: lambda t: ops.shift_out_of_phase(),
     Act: _no_action,
     Push: _no_action,
     CallClock: _no_action,
@@ -470,6 +480,9 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     TrayCredit: (Table._check_tray_move, Table._tray_move),
     TrayAck: (_nothing, Table._tray_ack),
     Transfer: _rule(transfer.check, transfer.apply),
+    Tip: _rule(ops.check_tip, ops.do_tip),
+    Dealer: _rule(ops.check_dealer, ops.do_dealer),
+    Shift: _rule(ops.check_shift, ops.do_shift),
     StateQuery: (_nothing, _no_effects),
     Device: (_nothing, lambda t, e: stopped.change(t.state, e)),
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.rules import hand as hand_flow
-from controller.rules import out_of_turn, tray_ledger
+from controller.rules import meters, ops, out_of_turn, tray_ledger
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
@@ -98,6 +98,9 @@ def state_view(table: Table) -> dict[str, Any]:
         "puck": state.puck,
         "dealt": list(h.dealt) if h is not None else [],
         "straddle": h.straddle if h is not None else None,
+        "dealer": state.dealer,
+        "meters": meters.current(state),
+        "shift": ops.shift_view(state),
     }
 
 
@@ -117,7 +120,7 @@ def display_messages(table: Table) -> list[Message]:
     if table.state.play_stopped:  # what the dealer must know first (rules.stopped)
         return [msg("display.play_stopped"), _next_lines(table)[0]]
     lines = _next_lines(table)
-    notice = keypad.notice(table.state)
+    notice = keypad.notice(table.state) or ops.push_notice(table.state)
     return [notice, lines[0]] if notice is not None else lines
 
 

@@ -9,7 +9,6 @@ The keypad's state is the dict ``TableState.keypad`` (journalled like everything
   no ``ENTER`` until another key. Entries tied to the betting (a bet,
   pushed chips, an award) carry ``ctx``, the hand, phase and seat to act when they
   began, and are dropped silently once the table has moved on.
-- ``dealer``: the signed-in dealer's id (FUNC 8).
 - ``pin_failures``, ``locked_until_ms``: the supervisor PIN lock-out (FUNC 0).
 - ``notice``: a one-line message left by the last key (a wrong PIN, how pushed chips
   were read), shown until the next accepted key.
@@ -76,7 +75,6 @@ MAX_DIGITS = {"seat": 3, "amount": 9, "code": 12}
 class PadChanges(TypedDict, total=False):
     """What an entry's end changes in the keypad besides the entry (None: removed)."""
 
-    dealer: str | None
     pin_failures: int | None
     locked_until_ms: int | None
     page: Page | None
@@ -118,7 +116,7 @@ class Press:
         pad.pop("page", None)  # and so does a page NEXT turned to (keypad.pages)
         pad.pop("entry", None)
         self.pad = pad
-        self.by = event.by if event.by is not None else pad.get("dealer")
+        self.by = event.by if event.by is not None else table.state.dealer
         self.entry = live_entry(table)
         #: the entry is held (a key meant for something else was refused in it); the
         #: entry that goes on after this key is never held (``grammar.translate``)

@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from controller.rules import effects
+from controller.rules import effects, ops
 from controller.rules.errors import Refusal
 from controller.rules.events import CallClock, Key, StartHand
-from controller.rules.keypad import award, betting, menus, pages, push, supervisor
+from controller.rules.keypad import award, betting, menus, pages, push, supervisor, tips
 from controller.rules.keypad.base import (
     HIDDEN_DIGIT,
     KEYS,
@@ -70,6 +70,7 @@ MODES: dict[str, Callable[[Press, Entry], Step]] = {
     "award": award.award,
     "push": push.push,
     "supervisor": supervisor.supervisor,
+    "tip": tips.tip,
 }
 
 
@@ -129,11 +130,14 @@ def _fast(p: Press) -> Step:
 
 def _func(p: Press) -> Step:
     key = p.key
+    idle = p.table.state.phase == "idle"
+    if key == "8" and not idle:  # a dealer signs in between hands (the ``dealer`` event)
+        raise ops.dealer_out_of_phase()
     if key in menus.MENUS:
         first, _ = menus.MENUS[key]
         return p.stay(first.copy())
     if key == "7":
-        return award.start(p)
+        return tips.start(p) if idle else award.start(p)
     if key == "9":
         return push.start(p)
     if key == "0":

@@ -9,7 +9,7 @@ FUNC  keys after FUNC n                                                    event
 4     seat ENTER, ENTER to confirm                                         ``leave``
 5     seat ENTER, amount ENTER (a busted seat: then 1 WAIT / 2 POST)       ``chips``
 6     from-seat ENTER, to-seat ENTER, 1 WAIT / 2 POST                      ``move_seat``
-8     dealer id ENTER (ENTER alone signs the dealer out)                   (keypad)
+8     dealer id ENTER (ENTER alone signs the dealer out); between hands    ``dealer``
 ====  ===================================================================  ============
 
 Each step is checked as soon as it is keyed (a taken seat is refused at the seat, a
@@ -23,10 +23,8 @@ with ``-2``, ``-3`` ... added if that name is already at the table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from controller.rules import effects
-from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
+from controller.rules.events import Chips, Dealer, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.keypad.base import Press, Step, buy_in, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied, seat_in_range
@@ -34,20 +32,6 @@ from controller.rules.text import msg, refuse
 
 WAIT_POST = {"1": "wait", "2": "post"}
 WAIT_POST_KILL = {**WAIT_POST, "3": "kill"}  # a seat change, where seat_change_kill allows
-
-
-@dataclass(frozen=True, slots=True)
-class DealerSignedIn(effects.Effect):
-    """A dealer signed in at the keypad: the dealer's id."""
-
-    dealer: str
-
-
-@dataclass(frozen=True, slots=True)
-class DealerSignedOut(effects.Effect):
-    """The dealer signed out (None: nobody was signed in)."""
-
-    dealer: str | None
 
 
 def player_name(p: Press, seat: int, card: str) -> str:
@@ -158,16 +142,13 @@ def move(p: Press, e: Entry) -> Step:
 
 
 def sign_in(p: Press, e: Entry) -> Step:
+    """The ``dealer`` event (``controller.rules.ops``): between hands only."""
     dealer = p.text(e, empty_ok=True)
     if dealer:
         return p.done(
-            notice=msg("notice.dealer_in", dealer=dealer),
-            extra=[DealerSignedIn(dealer)],
-            dealer=dealer,
+            Dealer(by=dealer, dealer_id=dealer), notice=msg("notice.dealer_in", dealer=dealer)
         )
-    return p.done(
-        notice=msg("notice.dealer_out"), extra=[DealerSignedOut(p.pad.get("dealer"))], dealer=None
-    )
+    return p.done(Dealer(by=p.by, dealer_id=None), notice=msg("notice.dealer_out"))
 
 
 #: FUNC digit -> (the entry it starts, the function reading the keys that follow)

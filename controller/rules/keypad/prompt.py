@@ -25,7 +25,15 @@ if TYPE_CHECKING:
 SUPERVISOR_PAGES = (
     ("prompt.supervisor_1", "prompt.supervisor_2"),
     ("prompt.supervisor_3", "prompt.supervisor_4"),
+    ("prompt.supervisor_5", "prompt.supervisor_6"),
 )
+#: The word a tray count's prompt starts with, by supervisor function.
+COUNT_WORDS = {
+    "fill": "word.fill",
+    "credit": "word.credit",
+    "shift_open": "word.shift_open",
+    "shift_close": "word.shift_close",
+}
 ENTER_WAIT = msg("prompt.enter_wait")
 CONFIRM = msg("prompt.confirm_keys")
 
@@ -106,6 +114,10 @@ def prompt(table: Table) -> list[Message] | None:
                 msg("prompt.award_of", seats=_seats(list(pot.eligible)), digits=e["digits"]),
             ]
         return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
+    if mode == "tip":
+        if step == "seat":
+            return [msg("prompt.tip_seat"), _typed(e)]
+        return [msg("prompt.tip_amount", seat=seat), _typed(e)]
     if mode == "push":
         pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
         second = _typed(e) if e["digits"] else msg("prompt.push_keys")
@@ -141,7 +153,14 @@ def _supervisor(table: Table, e: Entry) -> list[Message]:
         return [msg("prompt.b11_seat"), _typed(e)]
     if step == "b11_ruling":
         return [msg("prompt.b11_ruling", seat=e["seat"]), msg("prompt.cancel")]
-    action = phrase("word.fill" if e["func"] == "fill" else "word.credit")
+    if step == "witness":
+        return [msg("prompt.witness_id", supervisor=e["supervisor"]), _typed(e)]
+    if step == "witness_pin":
+        return [
+            msg("prompt.witness_pin", witness=e["witness"]),
+            msg("prompt.pin_typed", stars="*" * len(e["digits"])),
+        ]
+    action = phrase(COUNT_WORDS[str(e["func"])])
     if step == "value":
         total = sum(int(v) * int(c) for v, c in e["counts"])
         second = _typed(e) if e["digits"] else msg("prompt.fill_total", amount=total)
@@ -172,9 +191,9 @@ def notice(state: TableState) -> Message | None:
 
 
 def signed_in(state: TableState) -> str | None:
-    """The signed-in dealer's id: the shell stamps it as ``by`` on every event."""
-    dealer = state.keypad.get("dealer")
-    return str(dealer) if dealer is not None else None
+    """The signed-in dealer's id (``TableState.dealer``, the ``dealer`` event): the
+    shell stamps it as ``by`` on every event."""
+    return state.dealer
 
 
 def supervisor_in(state: TableState) -> str | None:
@@ -189,7 +208,7 @@ def supervisor_in(state: TableState) -> str | None:
 def collecting_pin(state: TableState) -> bool:
     """A PIN is being typed: the shell should not echo or publish these keys."""
     entry = state.keypad.get("entry") or {}
-    return entry.get("mode") == "supervisor" and entry.get("step") == "pin"
+    return entry.get("mode") == "supervisor" and entry.get("step") in ("pin", "witness_pin")
 
 
 def pin_entry(state: TableState, key: str) -> tuple[str, str] | None:
@@ -200,7 +219,8 @@ def pin_entry(state: TableState, key: str) -> tuple[str, str] | None:
     entry = state.keypad.get("entry") or {}
     if key != "ENTER" or not collecting_pin(state) or not entry.get("digits"):
         return None
-    return str(entry["supervisor"]), str(entry["digits"])
+    whose = entry["witness"] if entry.get("step") == "witness_pin" else entry["supervisor"]
+    return str(whose), str(entry["digits"])
 
 
 def view(table: Table) -> dict[str, Any]:

@@ -15,6 +15,10 @@ key   then                                                        event (``by``:
 7     from seat ``ENTER``, to seat ``ENTER``, amount ``ENTER``,    ``transfer``
       reason ``1`` wrong payout / ``2`` chips misplaced /
       ``3`` other, ``ENTER`` to confirm (between hands only)
+8     the float counted: chip value ``ENTER`` count ``ENTER`` ...  ``shift`` open
+      ``ENTER`` alone; the witness's id ``ENTER`` and PIN
+      ``ENTER`` (between hands only)
+9     the same, at the shift's close                              ``shift`` close
 ====  ==========================================================  ===================
 
 A PIN opens the menu for one function; ``CLEAR`` leaves it. The menu is longer than the
@@ -33,10 +37,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.rules import effects
+from controller.rules import effects, ops
 from controller.rules.events import (
     DealtInError,
     Misdeal,
+    Shift,
     Transfer,
     TrayAck,
     TrayCredit,
@@ -60,7 +65,11 @@ FUNCTIONS = {
     "5": "credit",
     "6": "ack",
     "7": "transfer",
+    "8": "shift_open",
+    "9": "shift_close",
 }
+#: The shift functions and the ``shift`` event's action each keys.
+SHIFT_FUNCTIONS = {"shift_open": "open", "shift_close": "close"}
 TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
 CONFIRMED = {"void": Misdeal, "undo": Undo, "ack": TrayAck}
 
@@ -128,6 +137,8 @@ def supervisor(p: Press, e: Entry) -> Step:
             return p.stay(
                 field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function)
             )
+        if function in SHIFT_FUNCTIONS:
+            ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
         return p.stay(
             field_entry("supervisor", "value", "amount", supervisor=sid, func=function, counts=[])
         )
@@ -146,6 +157,8 @@ def supervisor(p: Press, e: Entry) -> Step:
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
     if str(step).startswith("xfer_"):
         return _transfer(p, e, sid)
+    if step in ("witness", "witness_pin"):
+        return _witness(p, e, sid)
     return _tray_move(p, e, sid)
 
 
@@ -216,6 +229,8 @@ def _tray_move(p: Press, e: Entry, sid: str) -> Step:
         if value is None:
             if not counts:
                 raise refuse("bad_key", "keypad.fill_needs_chips")
+            if e["func"] in SHIFT_FUNCTIONS:  # the float is counted: now the witness
+                return p.stay({**e, "step": "witness", "field": "code", "digits": ""})
             kind = TrayFill if e["func"] == "fill" else TrayCredit
             pairs = tuple(sorted(counts.items()))
             amount = sum(v * c for v, c in pairs)
@@ -238,9 +253,28 @@ def _tray_move(p: Press, e: Entry, sid: str) -> Step:
     return p.stay(entry)
 
 
-def _pin(p: Press, e: Entry) -> Step:
-    sid = str(e["supervisor"])
-    pin = p.text(e)
+def _witness(p: Press, e: Entry, sid: str) -> Step:
+    """A shift's second counter: a different supervisor's id, then that one's PIN."""
+    if e["step"] == "witness":
+        witness = p.text(e)
+        if witness == sid:
+            raise refuse("bad_shift", "refuse.shift_two_people")
+        return p.stay({**e, "step": "witness_pin", "witness": witness, "digits": ""})
+    witness = str(e["witness"])
+    if not _pin_verdict(p, witness, p.text(e)):
+        return _wrong_pin(p, witness)
+    p.pad.pop("pin_failures", None)
+    action = SHIFT_FUNCTIONS[str(e["func"])]
+    counts = tuple(sorted((int(value), int(count)) for value, count in e["counts"]))
+    return p.done(
+        Shift(by=sid, action=action, counts=counts, witness=witness),
+        notice=msg(f"notice.shift_{action}", supervisor=sid, witness=witness),
+    )
+
+
+def _pin_verdict(p: Press, sid: str, pin: str) -> bool:
+    """The shell's verdict recorded with the ``ENTER`` (``pin_ok``), else the injected
+    verifier's; refused as unavailable with neither."""
     verdict = p.pin_ok
     if verdict is None:
         verifier = p.table.pin_verifier
@@ -248,11 +282,21 @@ def _pin(p: Press, e: Entry) -> Step:
         if verifier is None or HIDDEN_DIGIT in pin:
             raise refuse("pin_unavailable", "keypad.pin_unavailable")
         verdict = bool(verifier(sid, pin))
-    if verdict:
+    return verdict
+
+
+def _pin(p: Press, e: Entry) -> Step:
+    sid = str(e["supervisor"])
+    if _pin_verdict(p, sid, p.text(e)):
         p.pad.pop("pin_failures", None)
         step = p.stay({"mode": "supervisor", "step": "menu", "supervisor": sid})
         step.effects.append(SupervisorSignedIn(sid))
         return step
+    return _wrong_pin(p, sid)
+
+
+def _wrong_pin(p: Press, sid: str) -> Step:
+    """A wrong PIN: counted; ``MAX_PIN_TRIES`` in a row lock the menu."""
     failures = int(p.pad.get("pin_failures", 0)) + 1
     if failures >= MAX_PIN_TRIES:
         until = p.table.state.elapsed_ms + LOCKOUT_MS

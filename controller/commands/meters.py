@@ -1,0 +1,197 @@
+"""`tablectl meters --state-dir DIR [--shift N] [--json|--csv]`: the shift report.
+
+The report of the shift in progress (or of the last, closed, when none is open), or of
+shift N: per table, per seat and per dealer the buy-ins, chips taken away, rake,
+jackpot drop, time fees, tips, hands and hands per hour (table time, ``tick``
+events), and the float counted at open and close against the chips sold, the tray's
+fills and credits. Read from the state the daemon would resume with (the journal's
+latest snapshot and the events after it, ``controller.rules.ops``), so it works
+after pruning; the state keeps the last ``KEPT_SHIFTS`` closed shifts. Reads only: it
+works while the daemon runs.
+
+``--json`` prints the report as one JSON document (the ``report`` of the floor
+feed's ``shift`` message); ``--csv`` one row per table, seat and dealer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any
+
+from controller.daemon.recovery import RulesBook, fold
+from controller.journal import Journal, JournalError, JournalNotFound
+from controller.rules.meters import METERS
+from controller.rules.ops import KEPT_SHIFTS, shift_report
+from controller.rules.state import TableState
+
+HELP = "print a shift's report: buy-ins, cash-outs, rake, tips per table, seat and dealer"
+
+#: The columns of ``--csv``, after ``scope`` and ``name``.
+COLUMNS = (*METERS, "hours", "hands_per_hour")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--state-dir", required=True, help="the daemon's journal directory")
+    parser.add_argument("--shift", type=int, metavar="N", help="the shift's number")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the report as JSON")
+    form.add_argument("--csv", action="store_true", help="print one row per table/seat/dealer")
+
+
+def _fail(message: str) -> int:
+    print(f"tablectl meters: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        journal = Journal.open_readonly(args.state_dir)
+    except JournalNotFound:
+        return _fail(f"nothing recorded yet in {args.state_dir}")
+    except JournalError as error:
+        return _fail(f"cannot open the journal in {args.state_dir}: {error}")
+    with journal:
+        try:
+            state = fold(journal, RulesBook(journal)).table.state
+        except JournalError as error:
+            return _fail(f"the journal cannot be read: {error}")
+    report = choose(state, args.shift)
+    if isinstance(report, str):
+        return _fail(report)
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    elif args.csv:
+        write_csv(report)
+    else:
+        sys.stdout.write(as_text(report))
+    return 0
+
+
+def choose(state: TableState, number: int | None) -> dict[str, Any] | str:
+    """Shift ``number``'s report (None: the one in progress, or the last closed); a
+    message saying why there is none."""
+    current = int(state.shift.get("number", 0))
+    if number is None or number == current:
+        closed = state.shifts[-1] if state.shifts else None
+        if closed is not None and closed["shift"] == current:
+            return closed  # as it was at the close (nothing after it counts)
+        return shift_report(state)
+    for report in state.shifts:
+        if report["shift"] == number:
+            return report
+    kept = ", ".join(str(r["shift"]) for r in state.shifts) or "none"
+    if 0 <= number < current:
+        return (
+            f"shift {number} is no longer kept (the state keeps the last {KEPT_SHIFTS} "
+            f"closed shifts: {kept}); its report went to the floor feed when it closed"
+        )
+    return f"no shift {number}: the shifts are 0 (before the first open) to {current}"
+
+
+def _hours(ms: int) -> str:
+    return f"{ms / 3_600_000:.2f}"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def as_text(report: dict[str, Any]) -> str:
+    out = [_title(report)]
+    table = report["table"]
+    out.append(
+        f"table time {_hours(table['ms'])} h, {table['hands']} hands, "
+        f"{_rate(table['hands_per_hour'])} hands per hour"
+    )
+    out.append("")
+    out.append(_header("seat"))
+    for seat, part in report["seats"].items():
+        players = ",".join(part.get("players", []))
+        out.append(_row(f"{seat} {players}", part))
+    if not report["seats"]:
+        out.append("  (no seat took part)")
+    out.append(_row("TABLE", table))
+    out.append("")
+    out.append(_header("dealer"))
+    for dealer, part in report["dealers"].items():
+        out.append(
+            _row(dealer, part)
+            + f"  {_hours(part['ms'])} h, {_rate(part['hands_per_hour'])} hands/h"
+        )
+    if not report["dealers"]:
+        out.append("  (no dealer signed in)")
+    out.append("")
+    out += _float_lines(report["float"])
+    return "\n".join(out) + "\n"
+
+
+def _title(report: dict[str, Any]) -> str:
+    number = report["shift"]
+    opened, closed = report["open"], report["close"]
+    if opened is None:
+        return f"SHIFT {number}: no shift opened yet (the figures since the journal began)"
+    head = f"SHIFT {number}: opened by {opened['by']} with {opened['witness']} at hand {opened['hand']}"
+    if closed is None:
+        return head + "; open"
+    return head + f"; closed by {closed['by']} with {closed['witness']} at hand {closed['hand']}"
+
+
+def _header(what: str) -> str:
+    return (
+        f"{what:<22} {'buy-ins':>9} {'taken':>9} {'rake':>7} {'jackpot':>7} "
+        f"{'time':>6} {'tips':>6} {'hands':>6}"
+    )
+
+
+def _row(name: str, part: dict[str, Any]) -> str:
+    def get(key: str) -> str:
+        return str(part[key]) if key in part else "-"  # a seat's part has no rake
+
+    return (
+        f"{name:<22.22} {get('buy_ins'):>9} {get('cash_outs'):>9} {get('rake'):>7} "
+        f"{get('jackpot'):>7} {get('time_fees'):>6} {get('tips'):>6} {get('hands'):>6}"
+    )
+
+
+def _float_lines(check: dict[str, Any]) -> list[str]:
+    if check["open"] is None:
+        return ["float: not counted (no shift opened)"]
+    lines = [
+        f"float at open     {check['open']:>10}",
+        f"chips sold        {-check['sold']:>+10}",
+        f"fills             {check['fills']:>+10}",
+        f"credits           {-check['credits']:>+10}",
+        f"expected at close {check['expected']:>10}",
+    ]
+    if check["close"] is None:
+        return [*lines, "float at close    (not yet counted: the shift is open)"]
+    return [
+        *lines,
+        f"float at close    {check['close']:>10}",
+        f"difference        {check['difference']:>+10}",
+    ]
+
+
+def write_csv(report: dict[str, Any]) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(["shift", "scope", "name", *COLUMNS])
+    number = report["shift"]
+    table = report["table"]
+    writer.writerow([number, "table", "", *_cells(table)])
+    for seat, part in report["seats"].items():
+        writer.writerow([number, "seat", seat, *_cells(part)])
+    for dealer, part in report["dealers"].items():
+        writer.writerow([number, "dealer", dealer, *_cells(part)])
+
+
+def _cells(part: dict[str, Any]) -> list[Any]:
+    ms = part.get("ms")
+    rate = part.get("hands_per_hour")
+    return [
+        *(part.get(name, "") for name in METERS),
+        _hours(ms) if ms is not None else "",
+        "" if rate is None else rate,
+    ]

@@ -1,0 +1,336 @@
+"""Casino operations: dealers' tips, dealers signing in, shifts and their meters.
+
+- ``tip`` (seat, amount): chips leave a seat's stack for the dealer's toke box. Between
+  hands only; a positive multiple of the smallest chip, at most the stack. Not the
+  tray's: the tray report lists tips beside the rake, never as a difference.
+- ``dealer`` (id): a dealer signs in; every later hand is dealt by that id until the
+  next sign-in (an id of None signs the dealer out). Between hands only, so the dealer
+  of the hand in progress is always ``TableState.dealer``. With ``dealer.push_minutes``
+  set, the push reminder falls due that long (table time, ``tick`` events) after the
+  sign-in: a ``PushDue`` effect once, and a line on the display between hands.
+- ``shift`` (action, counts, by, witness): the chip float counted by two people at a
+  shift's open or close. ``open`` starts new meters; ``close`` ends the shift: its
+  report is kept (``TableState.shifts``, the last ``KEPT_SHIFTS``) and made an effect
+  (``ShiftClosed``) that the floor link sends as one message.
+
+Meters. The table's ledger totals (``bought_in``, ``cashed_out``, ``rake_total``,
+``jackpot_total``, ``time_fees_total``, ``tips_total``, ``hand_number``) run from the
+journal's start; the shift keeps their values at its open (``base``), and the state's
+``meters`` are the differences. Every chip that enters or leaves the players' stacks,
+other than from one player to another (pots, ``transfer``), is in exactly one of them.
+The shift also keeps each seat's and each dealer's part (``account``, called by
+``Table.apply`` after every event but keys, whose own events are accounted; and
+``seat_cashed_out`` where a seat's chips leave the table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.rules import effects, meters
+from controller.rules.betting import playable
+from controller.rules.errors import Refusal
+from controller.rules.events import Chips, Dealer, Event, Shift, Sit, StartHand, Tick, TimeFee, Tip
+from controller.rules.meters import DEALER_FIELDS, METERS
+from controller.rules.seating import occupied
+from controller.rules.settings import RuleSettings
+from controller.rules.state import TableState, new_shift
+from controller.rules.text import Message, msg, refuse
+from controller.rules.tray_ledger import totals as tray_totals
+
+#: Closed shifts whose reports the state keeps (``tablectl meters --shift N``).
+KEPT_SHIFTS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Tipped(effects.Effect):
+    """A seat tipped the dealer (``dealer``: who was signed in, None when nobody)."""
+
+    seat: int
+    amount: int
+    dealer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealerChanged(effects.Effect):
+    """A dealer signed in (``dealer``), or out (None); ``before``: who was in."""
+
+    dealer: str | None
+    before: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PushDue(effects.Effect):
+    """The signed-in dealer's push is due: ``minutes`` at the table."""
+
+    dealer: str
+    minutes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftOpened(effects.Effect):
+    """A shift opened: its number and the float counted."""
+
+    shift: int
+    float_value: int
+    by: str
+    witness: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftClosed(effects.Effect):
+    """A shift closed: its report (``report``), as ``tablectl meters`` prints it."""
+
+    shift: int
+    report: dict[str, Any]
+
+
+# -- tips ---------------------------------------------------------------------------------
+
+
+def tip_out_of_phase() -> Refusal:
+    return refuse("hand_in_progress", "refuse.tip_between_hands")
+
+
+def check_tip(state: TableState, settings: RuleSettings, event: Tip) -> None:
+    s = occupied(state, settings, event.seat)
+    chip = settings.game.smallest_chip
+    if event.amount <= 0 or event.amount % chip:
+        raise refuse("bad_amount", "refuse.chip_units", amount=chip)
+    if event.amount > s.stack:
+        raise refuse("bad_amount", "refuse.seat_has_only", seat=event.seat, amount=s.stack)
+
+
+def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effects.Effect]:
+    s = state.seats[event.seat]
+    s.stack -= event.amount
+    state.tips_total += event.amount
+    out: list[effects.Effect] = [Tipped(event.seat, event.amount, state.dealer)]
+    if playable(s.stack, settings.game.smallest_chip) == 0 and not s.away:
+        s.away = True
+        out.append(effects.SeatChanged(event.seat, "busted"))
+        chip = settings.game.smallest_chip
+        if sum(1 for x in state.seats.values() if not x.away and playable(x.stack, chip)) < 2:
+            state.game_on = False
+    return out
+
+
+# -- dealers ------------------------------------------------------------------------------
+
+
+def dealer_out_of_phase() -> Refusal:
+    return refuse("hand_in_progress", "refuse.dealer_between_hands")
+
+
+def check_dealer(state: TableState, settings: RuleSettings, event: Dealer) -> None:
+    return None
+
+
+def do_dealer(state: TableState, settings: RuleSettings, event: Dealer) -> list[effects.Effect]:
+    before = state.dealer
+    state.dealer = event.dealer_id
+    state.dealer_since_ms = state.elapsed_ms
+    state.push_due = False
+    return [DealerChanged(event.dealer_id, before)]
+
+
+def push_left_ms(state: TableState, settings: RuleSettings) -> int | None:
+    """Table time until the signed-in dealer's push reminder (0: due now); None when
+    there is none to come (off, nobody signed in, or already given)."""
+    minutes = settings.dealer.push_minutes
+    if minutes is None or state.dealer is None or state.push_due:
+        return None
+    return max(minutes * 60_000 - (state.elapsed_ms - state.dealer_since_ms), 0)
+
+
+def push_notice(state: TableState) -> Message | None:
+    """The push reminder, on the display's first line between hands once it is due."""
+    if state.hand is None and state.push_due and state.dealer is not None:
+        return msg("display.push_due", dealer=state.dealer)
+    return None
+
+
+def _push_check(state: TableState, settings: RuleSettings) -> list[effects.Effect]:
+    left = push_left_ms(state, settings)
+    if left != 0 or state.dealer is None or settings.dealer.push_minutes is None:
+        return []
+    state.push_due = True
+    return [PushDue(state.dealer, settings.dealer.push_minutes)]
+
+
+# -- shifts -------------------------------------------------------------------------------
+
+
+def shift_out_of_phase() -> Refusal:
+    return refuse("hand_in_progress", "refuse.shift_between_hands")
+
+
+def shift_is_open(state: TableState) -> bool:
+    return state.shift.get("open") is not None and state.shift.get("close") is None
+
+
+def check_shift_now(state: TableState, action: str) -> None:
+    """Whether a shift may open (none is open) or close (one is) now, between hands."""
+    if state.hand is not None:
+        raise shift_out_of_phase()
+    if action == "open" and shift_is_open(state):
+        raise refuse("bad_shift", "refuse.shift_is_open", shift=state.shift["number"])
+    if action == "close" and not shift_is_open(state):
+        raise refuse("bad_shift", "refuse.no_shift_open")
+
+
+def check_shift(state: TableState, settings: RuleSettings, event: Shift) -> None:
+    if event.by is None or event.by == event.witness:
+        raise refuse("bad_shift", "refuse.shift_two_people")
+    check_shift_now(state, event.action)
+    chip = settings.game.smallest_chip
+    if any(value % chip for value, _ in event.counts):
+        raise refuse("bad_amount", "refuse.tray_units", amount=chip)
+
+
+def _count_record(state: TableState, event: Shift) -> dict[str, Any]:
+    fills, credits = tray_totals(state)
+    return {
+        "by": event.by,
+        "witness": event.witness,
+        "counts": {str(value): count for value, count in event.counts},
+        "float": sum(value * count for value, count in event.counts),
+        "hand": state.hand_number,
+        "at_ms": state.elapsed_ms,
+        "fills": fills,
+        "credits": credits,
+    }
+
+
+def do_shift(state: TableState, settings: RuleSettings, event: Shift) -> list[effects.Effect]:
+    record = _count_record(state, event)
+    assert event.by is not None  # check_shift
+    if event.action == "open":
+        shift = new_shift(int(state.shift.get("number", 0)) + 1)
+        shift["open"] = record
+        shift["base"] = meters.totals(state)
+        state.shift = shift
+        return [ShiftOpened(shift["number"], record["float"], event.by, event.witness)]
+    state.shift = {**state.shift, "close": record}
+    report = shift_report(state)
+    state.shifts = [*state.shifts, report][-KEPT_SHIFTS:]
+    return [ShiftClosed(int(state.shift["number"]), report)]
+
+
+def shift_report(state: TableState) -> dict[str, Any]:
+    """The shift's report: the table's meters, each seat's and each dealer's part, hours
+    and hands per hour (table time), and the float counted at open and close against
+    the tray's fills and credits and the chips sold. For the shift in progress (not yet
+    closed) the figures so far."""
+    shift = state.shift
+    opened, closed = shift.get("open"), shift.get("close")
+    start_ms = int(opened["at_ms"]) if opened else 0
+    end_ms = int(closed["at_ms"]) if closed else state.elapsed_ms
+    table: dict[str, Any] = {**meters.current(state), "ms": end_ms - start_ms}
+    table["hands_per_hour"] = per_hour(table["hands"], table["ms"])
+    dealers = {
+        dealer: {**part, "hands_per_hour": per_hour(part["hands"], part["ms"])}
+        for dealer, part in sorted(shift.get("dealers", {}).items())
+    }
+    return {
+        "shift": shift.get("number", 0),
+        "open": opened,
+        "close": closed,
+        "table": table,
+        "seats": {k: dict(v) for k, v in sorted(shift.get("seats", {}).items(), key=_seat_order)},
+        "dealers": dealers,
+        "float": float_check(opened, closed, table["buy_ins"], state),
+    }
+
+
+def shift_view(state: TableState) -> dict[str, Any]:
+    """The shift as the state view shows it: its number, whether it is open, and the
+    push reminder."""
+    return {
+        "number": state.shift.get("number", 0),
+        "open": shift_is_open(state),
+        "push_due": state.push_due,
+    }
+
+
+def _seat_order(item: tuple[str, Any]) -> int:
+    return int(item[0])
+
+
+def per_hour(hands: int, ms: int) -> float | None:
+    """Hands per hour over ``ms`` of table time, to one decimal (None: no time)."""
+    return round(hands * 3_600_000 / ms, 1) if ms > 0 else None
+
+
+def float_check(
+    opened: dict[str, Any] | None, closed: dict[str, Any] | None, sold: int, state: TableState
+) -> dict[str, Any]:
+    """The float at open and close against the chips sold, fills and credits between:
+    expected close = open - sold + fills - credits (as ``controller.tray``)."""
+    if opened is None:
+        return {"open": None, "close": None, "expected": None, "difference": None}
+    fills_now, credits_now = tray_totals(state)
+    fills = int(closed["fills"] if closed else fills_now) - int(opened["fills"])
+    credits = int(closed["credits"] if closed else credits_now) - int(opened["credits"])
+    expected = int(opened["float"]) - sold + fills - credits
+    counted = int(closed["float"]) if closed else None
+    return {
+        "open": opened["float"],
+        "sold": sold,
+        "fills": fills,
+        "credits": credits,
+        "expected": expected,
+        "close": counted,
+        "difference": counted - expected if counted is not None else None,
+    }
+
+
+# -- each seat's and each dealer's part -------------------------------------------------
+
+#: The events ``account`` looks at (a key's own events are accounted when applied).
+SEAT_EVENTS = (Sit, Chips, TimeFee, Tip, StartHand)
+
+
+def before(state: TableState) -> tuple[int, ...]:
+    """What ``account`` compares the ledger with after the event."""
+    return meters.ledger(state)
+
+
+def account(
+    state: TableState, settings: RuleSettings, event: Event, was: tuple[int, ...]
+) -> list[effects.Effect]:
+    """Credit the event to the seat and the dealer it concerns; the push reminder."""
+    kind = type(event)
+    if kind in SEAT_EVENTS:
+        _seat_part(state, event)
+    now = meters.ledger(state)
+    dealer = state.dealer
+    if dealer is not None and (now != was or kind is Tick):
+        part = meters.part_of(state.shift, "dealers", dealer, DEALER_FIELDS)
+        for name, after, earlier in zip(METERS, now, was, strict=True):
+            part[name] += after - earlier
+        if kind is Tick:
+            assert isinstance(event, Tick)
+            part["ms"] += event.ms
+    if kind is Tick and settings.dealer.push_minutes is not None:
+        return _push_check(state, settings)
+    return []
+
+
+def _seat_part(state: TableState, event: Event) -> None:
+    if isinstance(event, StartHand):
+        hand = state.hand
+        for seat in hand.dealt if hand is not None else []:
+            meters.seat_part(state, seat)["hands"] += 1
+        return
+    assert isinstance(event, Sit | Chips | TimeFee | Tip)
+    part = meters.seat_part(state, event.seat)
+    if isinstance(event, Sit):
+        part["buy_ins"] += event.chips
+    elif isinstance(event, Chips):
+        part["buy_ins"] += event.amount
+    elif isinstance(event, TimeFee):
+        part["time_fees"] += event.amount
+    else:
+        part["tips"] += event.amount

@@ -1,0 +1,198 @@
+"""The shift's meters (issue 24): every chip that enters or leaves the players' stacks,
+other than from one player to another (pots, transfers), is in exactly one meter, and
+credited to exactly one seat and at most one dealer.
+
+Random sessions through the real rules core (``tests/rules_fuzz.py``: seating, hands,
+rake or time fees, rebuys, departures, misdeals, undos, transfers, tips, dealers
+signing in and out, shifts opened and closed, junk), checked after every event:
+
+- the chips on the table (stacks, chips bought waiting to play, bets, pots) changed
+  since the shift opened by exactly buy_ins - cash_outs - rake - jackpot - time_fees
+  - tips (the state's ``meters``; from the journal's start before the first open);
+- the seats' parts of buy-ins, cash-outs, time fees and tips add up to the meters;
+- the dealers' parts add up to the meters less what happened with nobody signed in;
+- a closed shift's report holds the meters as they were at the close.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.rules import Table, state_view
+from controller.rules.meters import METERS
+from controller.rules.ops import shift_report
+from controller.rules.state import TableState
+from tests.rules_fuzz import (
+    Chooser,
+    RandomChooser,
+    apply_checked,
+    next_event,
+    opening,
+    random_settings,
+)
+
+SEAT_METERS = ("buy_ins", "cash_outs", "time_fees", "tips")
+
+
+class DataChooser:
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+
+    def integer(self, low: int, high: int) -> int:
+        return self.data.draw(st.integers(low, high))
+
+    def pick(self, options):  # type: ignore[no-untyped-def]
+        return options[self.data.draw(st.integers(0, len(options) - 1))]
+
+
+def on_table(state: TableState) -> int:
+    """The chips in the players' hands: stacks, chips bought not yet playing, bets and
+    the pots (dead money included)."""
+    total = sum(s.stack + s.pending_chips + s.bet + s.gathered for s in state.seats.values())
+    return total + (state.hand.dead_money if state.hand is not None else 0)
+
+
+def session(c: Chooser, steps: int) -> Table:
+    table = Table(random_settings(c))
+    at_open = 0  # the chips on the table when the meters started
+    unattributed = dict.fromkeys(METERS, 0)  # what happened with no dealer signed in
+    for obj in opening(table.settings, c):
+        before = dict(state_view(table)["meters"])
+        apply_checked(table, obj)
+        _unattributed(table, before, unattributed)
+    for _ in range(steps):
+        obj = next_event(c, table) if c.integer(0, 9) else _ops_event(c, table)
+        number = table.state.shift["number"]
+        before = dict(state_view(table)["meters"])
+        dealer = table.state.dealer
+        if not apply_checked(table, obj):
+            continue
+        if table.state.shift["number"] != number:  # a shift opened: new meters
+            at_open = on_table(table.state)
+            unattributed = dict.fromkeys(METERS, 0)
+        elif dealer is None or table.state.dealer is None:
+            _unattributed(table, before, unattributed)
+        check(table, at_open, unattributed)
+    return table
+
+
+def _unattributed(table: Table, before: dict[str, int], into: dict[str, int]) -> None:
+    after = state_view(table)["meters"]
+    for name in METERS:
+        into[name] += after[name] - before[name]
+
+
+def _ops_event(c: Chooser, table: Table) -> dict:
+    """Operations often enough that shifts open and close in most sessions."""
+    taken = sorted(table.state.seats) or [1]
+    chip = table.settings.game.smallest_chip
+    return c.pick(
+        (
+            {"type": "tip", "seat": c.pick(taken), "amount": chip * c.integer(1, 3)},
+            {"type": "dealer", "id": c.pick(("D1", "D2"))},
+            {
+                "type": "shift",
+                "action": c.pick(("open", "close")),
+                "counts": {str(chip): c.integer(1, 50)},
+                "by": "S1",
+                "witness": "S2",
+            },
+        )
+    )
+
+
+def check(table: Table, at_open: int, unattributed: dict[str, int]) -> None:
+    state = table.state
+    meters = state_view(table)["meters"]
+    entered = meters["buy_ins"]
+    left = sum(meters[m] for m in ("cash_outs", "rake", "jackpot", "time_fees", "tips"))
+    assert on_table(state) - at_open == entered - left, (meters, on_table(state), at_open)
+    seats = state.shift["seats"].values()
+    for name in SEAT_METERS:
+        assert sum(part[name] for part in seats) == meters[name], name
+    dealers = state.shift["dealers"].values()
+    for name in METERS:
+        assert sum(part[name] for part in dealers) + unattributed[name] == meters[name], name
+    if state.shifts:
+        last = state.shifts[-1]
+        assert set(last["table"]) >= set(METERS)
+        assert last["close"] is not None and last["float"]["close"] is not None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_every_chip_in_or_out_of_the_stacks_is_in_exactly_one_meter(data: st.DataObject) -> None:
+    table = session(DataChooser(data), 150)
+    # and the shift's record survives a snapshot
+    again = TableState.from_dict(json.loads(json.dumps(table.state.to_dict())))
+    assert again.to_dict() == table.state.to_dict()
+
+
+def test_long_seeded_sessions_keep_the_meters() -> None:
+    """Longer sessions than hypothesis draws, several shifts each."""
+    closed = 0
+    for seed in range(6):
+        table = session(RandomChooser(random.Random(seed)), 1500)
+        closed += len(table.state.shifts)
+    assert closed > 0  # the sessions did close shifts
+
+
+def test_a_shift_report_names_the_meters_the_seats_and_the_dealers() -> None:
+    from controller.rules import RuleSettings, parse_event
+    from controller.rules.settings import GameSettings
+
+    table = Table(RuleSettings(game=GameSettings(big_blind=10, small_blind=5, smallest_chip=5)))
+    for obj in (
+        {"type": "dealer", "id": "D1"},
+        {"type": "shift", "action": "open", "counts": {"5": 100}, "by": "S1", "witness": "S2"},
+        {"type": "sit", "seat": 1, "player": "ana", "chips": 500},
+        {"type": "sit", "seat": 2, "player": "bo", "chips": 500},
+        {"type": "start_hand"},
+        {"type": "tick", "ms": 120_000},
+        {"type": "act", "seat": 2, "action": "fold"},
+        {"type": "tip", "seat": 1, "amount": 5},
+        {"type": "dealer", "id": "D2"},
+        {"type": "leave", "seat": 2},
+        {"type": "tray_fill", "amount": 200},
+        {"type": "shift", "action": "close", "counts": {"5": 60}, "by": "S1", "witness": "S3"},
+    ):
+        table.apply(parse_event(obj))
+    report = table.state.shifts[-1]
+    assert report == shift_report(table.state)
+    assert report["table"] == {
+        "hands": 1,
+        "rake": 0,
+        "jackpot": 0,
+        "time_fees": 0,
+        "tips": 5,
+        "buy_ins": 1000,
+        "cash_outs": 495,
+        "ms": 120_000,
+        "hands_per_hour": 30.0,
+    }
+    assert report["seats"]["1"] == {
+        "buy_ins": 500,
+        "cash_outs": 0,
+        "time_fees": 0,
+        "tips": 5,
+        "hands": 1,
+        "players": ["ana"],
+    }
+    assert report["seats"]["2"]["cash_outs"] == 495
+    assert report["dealers"]["D1"]["hands"] == 1 and report["dealers"]["D1"]["tips"] == 5
+    assert report["dealers"]["D1"]["ms"] == 120_000
+    assert report["dealers"]["D2"]["cash_outs"] == 495
+    # float: 500 at open, 1000 sold, a fill of 200: 500 - 1000 + 200 = -300 expected
+    assert report["float"] == {
+        "open": 500,
+        "sold": 1000,
+        "fills": 200,
+        "credits": 0,
+        "expected": -300,
+        "close": 300,
+        "difference": 600,
+    }
