@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.rules.state import TableState
 
-#: The meters of DESIGN.md's state, in order.
+#: The state's ``meters`` (docs/replay.md, the state's fields), in order.
 METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 #: What each dealer's part of the shift counts (the meters, and the time signed in).
 DEALER_FIELDS = (*METERS, "ms")
@@ -47,7 +47,7 @@ def ledger(state: TableState) -> tuple[int, ...]:
 
 
 def current(state: TableState) -> dict[str, int]:
-    """DESIGN.md's ``meters``: the totals since the last shift open."""
+    """The state's ``meters`` (docs/replay.md): the totals since the last shift open."""
     base = state.shift.get("base") or {}
     return {name: value - int(base.get(name, 0)) for name, value in totals(state).items()}
 
