@@ -8,6 +8,7 @@ The harness is ``bench/salvage_killloop.py`` (200 trials of 1,200 events); here 
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from types import ModuleType
 
 import pytest
 
-from controller.journal import Journal
+from controller.journal import Journal, TornTail
 from tests.cli import tablectl
 from tests.test_journal_storage import killed_at_the_marker
 
@@ -96,6 +97,42 @@ def test_a_new_journal_damaged_while_the_salvage_was_stopped_is_built_again(
     else:
         pytest.skip("the kill never landed between the marker and the rename")
     harness._flip_an_event(state / "journal.sqlite3.new")
+    done = subprocess.run(command, capture_output=True, text=True, cwd=harness.ROOT)
+    assert done.returncode == 0, done.stderr
+    with Journal.open(state, harness.CONFIG, table_id="T1") as journal:
+        assert journal.fault is None and journal.verify().ok and journal.last_seq == 32
+
+
+def test_the_service_started_during_an_interrupted_salvage_says_to_finish_it(
+    tmp_path: Path,
+) -> None:
+    """Killed after moving the damaged database aside: the start is a fault that says a
+    salvage was interrupted (not that the storage lost the database); `tablectl journal
+    salvage` run again finishes it."""
+    harness = load_harness()
+    config = tmp_path / "table.yaml"
+    config.write_text(harness.CONFIG)
+    template = tmp_path / "template"
+    harness.damaged_journal(template, 300)
+    state = tmp_path / "state"
+    command = harness.salvage_command(state, config)
+    for _attempt in range(30):  # until the kill lands with the database moved aside
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.copytree(template, state)
+        if killed_at_the_marker(command, state) and not (state / "journal.sqlite3").exists():
+            break
+        if (state / "salvage.pending").exists():  # moved by hand, where the next step would
+            aside = state / json.loads((state / "salvage.pending").read_text())["moved_to"]
+            aside.mkdir(parents=True, exist_ok=True)
+            (state / "journal.sqlite3").rename(aside / "journal.sqlite3")
+            break
+    else:
+        pytest.skip("the kill never landed after the marker")
+    with pytest.raises(TornTail, match="a salvage was interrupted") as raised:
+        Journal.open(state, harness.CONFIG, table_id="T1")
+    assert "run `tablectl journal salvage` again" in raised.value.message
+    shown = tablectl("state", "--state-dir", str(state))
+    assert "a salvage was interrupted" in shown.stdout + shown.stderr
     done = subprocess.run(command, capture_output=True, text=True, cwd=harness.ROOT)
     assert done.returncode == 0, done.stderr
     with Journal.open(state, harness.CONFIG, table_id="T1") as journal:

@@ -12,16 +12,21 @@ from controller.journal.integrity import identity_problem, read_meta, recorded_t
 from controller.journal.records import LogKind
 from controller.journal.schema import DB_NAME
 
+SALVAGE_MARKER = "salvage.pending"  # written while a salvage is unfinished (salvage.py)
+
 
 def refuse_missing_database(directory: Path, acks: AckReading) -> None:
     """No database: a fault if events were acknowledged or its WAL is still there."""
     high = acks.high
     if high is not None and high.seq > 0:
-        raise TornTail(
-            0,
-            high.seq,
-            f"{DB_NAME} is missing although events up to seq {high.seq} were acknowledged",
-        )
+        why = f"{DB_NAME} is missing although events up to seq {high.seq} were acknowledged"
+        if (directory / SALVAGE_MARKER).exists():
+            why = (
+                f"{DB_NAME} is missing because a salvage was interrupted after moving it "
+                f"aside ({SALVAGE_MARKER} is there): run `tablectl journal salvage` again, "
+                f"which finishes it and puts the salvaged journal in place"
+            )
+        raise TornTail(0, high.seq, why)
     if (directory / f"{DB_NAME}-wal").exists():
         raise JournalCorrupt(f"{DB_NAME} is missing but its write-ahead log {DB_NAME}-wal is there")
 

@@ -82,6 +82,7 @@ from controller.journal.integrity import (
     verify_connection,
 )
 from controller.journal.integrity import verified_configs as _verified_configs
+from controller.journal.opening import SALVAGE_MARKER as MARKER_NAME
 from controller.journal.records import LogKind, SalvageReport
 from controller.journal.recovered import Recovered, keep_matching_outbox
 from controller.journal.schema import (
@@ -121,7 +122,6 @@ _MOVED_FILES = (
 )
 _COPIED_FILES = (ACK_NAME, ACK_MIRROR_NAME)
 _DB_FILES = (f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal", DB_NAME)
-MARKER_NAME = "salvage.pending"
 NEW_NAME = f"{DB_NAME}.new"
 _WORK_PREFIX = "salvage-"
 
