@@ -6,7 +6,8 @@ effects.
 
 Theory of operation. This module dispatches; the rules live in the modules named for
 them (``betting``, ``hand``, ``seating``, ``leave``, ``straddle``, ``misdeal``,
-``undo``, ``dealt_in_error``, ``clock``, ``fees``, ``out_of_turn``, ``keypad`` ...).
+``undo``, ``dealt_in_error``, ``clock``, ``stopped``, ``fees``, ``out_of_turn``,
+``keypad`` ...).
 An event is checked in two steps:
 
 1. ``ACCEPTS``, the one table of which events each stage of the hand accepts (between
