@@ -214,3 +214,12 @@ def test_a_restart_finds_a_keypad_that_works_again(tmp_path: Path) -> None:
     with running(config, clock=MockClock(start_ns=3_600 * 10**9)) as again:
         wait_for(lambda: view(again)["play_stopped"] == [], what="the keypad is back")
         assert view(again)["clock"]["remaining_ms"] == 60_000
+
+
+def test_the_console_may_not_say_a_device_is_lost() -> None:
+    """Only the daemon journals a device's loss and return: a console line saying so
+    (which would stop the clock, or start it again while the keypad is out) is refused."""
+    from controller.daemon.inputs import console_refusal
+
+    refusal = console_refusal({"type": "device", "device": "keypad", "status": "back"})
+    assert refusal is not None and refusal.code == "device_only"
