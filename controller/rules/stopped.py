@@ -31,6 +31,9 @@ CAUSES: dict[tuple[str, str, str], str] = {
     ("device", "display", "lost"): "display_lost",
 }
 
+#: The devices whose loss stops play.
+STOPPING_DEVICES = frozenset(subject for kind, subject, _ in CAUSES if kind == "device")
+
 #: An event's reading: (event type, what it reports on, its status).
 READINGS: dict[type[Event], Callable[[Any], tuple[str, str, str]]] = {
     Device: lambda e: ("device", e.device, e.status),
