@@ -50,7 +50,6 @@ from controller.rules.events import (
     CallClock,
     Chips,
     DealtInError,
-    Device,
     Event,
     Key,
     Leave,
@@ -392,7 +391,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         TrayAck,
         Key,
         StateQuery,
-        Device,
+        *stopped.READINGS,  # the events that stop play or let it go on (Device)
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -466,5 +465,5 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     TrayAck: (_nothing, Table._tray_ack),
     Transfer: _rule(transfer.check, transfer.apply),
     StateQuery: (_nothing, _no_effects),
-    Device: (_nothing, lambda t, e: stopped.change(t.state, e)),
+    **{kind: (_nothing, lambda t, e: stopped.change(t.state, e)) for kind in stopped.READINGS},
 }
