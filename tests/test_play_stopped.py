@@ -223,3 +223,19 @@ def test_the_console_may_not_say_a_device_is_lost() -> None:
 
     refusal = console_refusal({"type": "device", "device": "keypad", "status": "back"})
     assert refusal is not None and refusal.code == "device_only"
+
+
+def test_a_further_cause_is_one_line_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mechanism, not the list: a cause added to ``stopped.CAUSES`` (here a lost
+    tray, which the house does not stop for) stops the clock with nothing else changed."""
+    from controller.rules import stopped
+
+    monkeypatch.setitem(stopped.CAUSES, ("device", "tray", "lost"), "tray_lost")
+    table = on_the_clock()
+    assert apply(table, type="device", device="tray", status="lost") == [
+        PlayStopped(("tray_lost",))
+    ]
+    apply(table, type="tick", ms=90_000)
+    assert table.state.clock is not None and table.state.clock.remaining_ms == 60_000
+    apply(table, type="device", device="tray", status="back")
+    assert table.state.play_stopped == []
