@@ -40,10 +40,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.light_patterns import DEFAULT_PATTERNS, LightPatterns
+from controller.rules.stopped import STOPPING_DEVICES
 from controller.rules.text import Message, Phrase, from_json, msg, phrase, render
 
-#: Devices whose loss stops play: nothing can be keyed, or the dealer sees no prompt.
-HALTING_DEVICES = frozenset({"keypad", "display"})
+#: Devices whose loss stops play: nothing can be keyed, or the dealer sees no prompt
+#: (the rules' one list, ``controller.rules.stopped.CAUSES``).
+HALTING_DEVICES = STOPPING_DEVICES
 LINE = 40
 
 

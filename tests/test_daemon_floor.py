@@ -15,6 +15,7 @@ from controller.floor.consumer import Collector, FloorMessage, Subscriber
 from controller.journal import Journal, LogKind
 from tests.daemon_helpers import (
     WAIT,
+    journal_events,
     press,
     running,
     seat_players,
@@ -150,7 +151,12 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
         )
         assert (clear["fault"], clear["device"], clear["detail"]) == ("keypad_lost", "keypad", None)
         assert clear["msg_seq"] > fault["msg_seq"]
-        assert clear["seq"] == daemon.journal.last_seq  # type: ignore[union-attr]
+        back = [  # the device event journalled at the return: the clear carries its seq
+            e.seq
+            for e in journal_events(tmp_path / "state")
+            if e.event == {"type": "device", "device": "keypad", "status": "back"}
+        ]
+        assert [clear["seq"]] == back
         late = Collector()
         subscriber = Subscriber(broker.host, broker.port, f"{TOPIC}/status", late)
         subscriber.start()

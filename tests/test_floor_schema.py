@@ -84,7 +84,19 @@ def test_every_message_of_keyed_and_sent_hands_validates(tmp_path: Path) -> None
         ],
         config=triple_draw,
     )
+    rows += play(  # play stopped by a lost keypad, the clock standing still, and back
+        tmp_path / "f",
+        START
+        + keys("CLOCK")
+        + [
+            {"type": "device", "device": "keypad", "status": "lost"},
+            {"type": "tick", "ms": 90_000},
+            {"type": "device", "device": "keypad", "status": "back"},
+        ],
+    )
     payloads = published(rows)
+    stopped = [p for p in payloads if p["kind"] == "state" and p["state"]["play_stopped"]]
+    assert [p["state"]["play_stopped"] for p in stopped] == [["keypad_lost"]]
     assert {p["phase"] for p in payloads if p["kind"] == "action"} >= {"predraw", "draw1"}
     assert {p["kind"] for p in payloads} >= {
         "event",
@@ -141,7 +153,19 @@ def test_faults_status_state_transfer_and_the_chain_head_validate() -> None:
         "reason": "wrong_payout",
         "by": "s1",
     }
-    assert_valid([{**fault, "msg_seq": 1}, {**state, "msg_seq": 2}, status, transfer])
+    puck = json.loads(
+        status_payload(
+            TOPICS,
+            link="up",
+            reason=None,
+            unsent=0,
+            stamp=STAMP,
+            device_faults={},
+            puck={"status": "moved", "expected": 8, "seen": [3]},
+        )
+    )
+    assert_valid([{**fault, "msg_seq": 1}, {**state, "msg_seq": 2}, status, transfer, puck])
+    assert problems({**puck, "puck": {"status": "moved", "expected": 8}})
     # What the schema refuses: a code not in the list, another version, a stray field.
     assert problems({**fault, "msg_seq": 1, "fault": "keypad"})
     assert problems({**fault, "msg_seq": 1, "v": 2})

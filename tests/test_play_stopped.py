@@ -214,3 +214,28 @@ def test_a_restart_finds_a_keypad_that_works_again(tmp_path: Path) -> None:
     with running(config, clock=MockClock(start_ns=3_600 * 10**9)) as again:
         wait_for(lambda: view(again)["play_stopped"] == [], what="the keypad is back")
         assert view(again)["clock"]["remaining_ms"] == 60_000
+
+
+def test_the_console_may_not_say_a_device_is_lost() -> None:
+    """Only the daemon journals a device's loss and return: a console line saying so
+    (which would stop the clock, or start it again while the keypad is out) is refused."""
+    from controller.daemon.inputs import console_refusal
+
+    refusal = console_refusal({"type": "device", "device": "keypad", "status": "back"})
+    assert refusal is not None and refusal.code == "device_only"
+
+
+def test_a_further_cause_is_one_line_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mechanism, not the list: a cause added to ``stopped.CAUSES`` (here a lost
+    tray, which the house does not stop for) stops the clock with nothing else changed."""
+    from controller.rules import stopped
+
+    monkeypatch.setitem(stopped.CAUSES, ("device", "tray", "lost"), "tray_lost")
+    table = on_the_clock()
+    assert apply(table, type="device", device="tray", status="lost") == [
+        PlayStopped(("tray_lost",))
+    ]
+    apply(table, type="tick", ms=90_000)
+    assert table.state.clock is not None and table.state.clock.remaining_ms == 60_000
+    apply(table, type="device", device="tray", status="back")
+    assert table.state.play_stopped == []

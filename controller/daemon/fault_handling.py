@@ -89,11 +89,11 @@ class FaultHandlingMixin:
             if current is None:
                 return
             del faults[device]
-            self._journal_device(device, current, None)
             if device == "puck":
                 self.display.puck_fault_seats = ()
             log.info("device %s works again (%s cleared)", device, current)
             self._system_log(LogKind.DEVICE_CLEAR, {"device": device, "code": current})
+            self._journal_device(device, current, None)
             self._publish_fault(device, current, active=False, detail=None)
             self.outputs.redrive()  # it may have lost what it showed
         else:
@@ -104,14 +104,14 @@ class FaultHandlingMixin:
                 log.warning("device %s still at fault (%s): %s", device, code, notice.message)
                 self._show()  # the seats of a puck fault may have changed
                 return
-            self._journal_device(device, current, code)
-            if current is not None:  # another fault of the same device: the old one ends
-                self._publish_fault(device, current, active=False, detail=None)
-            faults[device] = code
             log.warning("device %s fault %s: %s", device, code, notice.message)
             self._system_log(
                 LogKind.DEVICE_FAULT, {"device": device, "code": code, "message": notice.message}
             )
+            self._journal_device(device, current, code)
+            if current is not None:  # another fault of the same device: the old one ends
+                self._publish_fault(device, current, active=False, detail=None)
+            faults[device] = code
             self._publish_fault(device, code, active=True, detail=notice.message)
         self.display.device_faults = faults
         if self.publisher is not None:  # the retained link status says what is in force

@@ -9,8 +9,9 @@ The state's ``play_stopped`` lists the causes present, in the order of ``CAUSES`
 
 ``CAUSES`` is the one table of what stops play: an event's reading (its type, what it
 reports on, its status) that raises a cause; the same event with another status clears
-it. A further cause is one line there (and, for a new event type, its reading in
-``READINGS``).
+it. A further cause is one line there; a new event type that raises or clears one
+adds its reading to ``READINGS``, and the table takes it at every stage of the hand
+(``table.ACCEPTS``) with ``change`` as its deed.
 
 Each cause has its words in the catalogue (``stop.<cause>``), for the refusal.
 """
@@ -30,6 +31,9 @@ CAUSES: dict[tuple[str, str, str], str] = {
     ("device", "keypad", "lost"): "keypad_lost",
     ("device", "display", "lost"): "display_lost",
 }
+
+#: The devices whose loss stops play.
+STOPPING_DEVICES = frozenset(subject for kind, subject, _ in CAUSES if kind == "device")
 
 #: An event's reading: (event type, what it reports on, its status).
 READINGS: dict[type[Event], Callable[[Any], tuple[str, str, str]]] = {

@@ -6,7 +6,8 @@ effects.
 
 Theory of operation. This module dispatches; the rules live in the modules named for
 them (``betting``, ``hand``, ``seating``, ``leave``, ``straddle``, ``misdeal``,
-``undo``, ``dealt_in_error``, ``clock``, ``fees``, ``out_of_turn``, ``keypad`` ...).
+``undo``, ``dealt_in_error``, ``clock``, ``stopped``, ``fees``, ``out_of_turn``,
+``keypad`` ...).
 An event is checked in two steps:
 
 1. ``ACCEPTS``, the one table of which events each stage of the hand accepts (between
@@ -51,7 +52,6 @@ from controller.rules.events import (
     Chips,
     Dealer,
     DealtInError,
-    Device,
     Event,
     Key,
     Leave,
@@ -404,7 +404,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         TrayAck,
         Key,
         StateQuery,
-        Device,
+        *stopped.READINGS,  # the events that stop play or let it go on (Device)
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -484,5 +484,5 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     Dealer: _rule(ops.check_dealer, ops.do_dealer),
     Shift: _rule(ops.check_shift, ops.do_shift),
     StateQuery: (_nothing, _no_effects),
-    Device: (_nothing, lambda t, e: stopped.change(t.state, e)),
+    **{kind: (_nothing, lambda t, e: stopped.change(t.state, e)) for kind in stopped.READINGS},
 }
