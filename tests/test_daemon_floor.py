@@ -120,8 +120,8 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
         )
         assert cleared["msg_seq"] > alarm["msg_seq"] and cleared["discrepancy"] == 0
 
-        # 3. A device fault and its clear: no journalled event, their own messages, one
-        # each way with the stable code, the driver's words in `detail` (the driver
+        # 3. A device fault and its clear: a journalled `device` event each (the
+        # messages carry its seq), their own messages, one each way with the stable code, the driver's words in `detail` (the driver
         # reports the unplug and then the failed reopen: still one fault).
         keypad = daemon.devices.keypad
         assert keypad is not None

@@ -391,7 +391,7 @@ def test_the_cards_alarms_from_the_feed() -> None:
         [1, 3, 4, 6],
         "ana",
     )
-    assert card["clock"] == {"seat": 2, "remaining_ms": 28_000, "warning": False}
+    assert card["clock"] == {"seat": 2, "remaining_ms": 28_000, "warning": False, "running": True}
     # an older state (a retained copy arriving late) changes nothing
     assert (
         board.apply(

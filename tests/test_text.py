@@ -57,6 +57,7 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
     "what": "TRAY UNPLUGGED",
     "round": phrase("word.round_predraw"),
     "situation": phrase("display.call", amount=40),
+    "cause": phrase("stop.display_lost"),
 }
 
 

@@ -4,8 +4,10 @@ the log, the journal's system log, the display and, with a floor link, the floor
 A sticky fault (``controller.faults``) is entered once: logged, put in the system log
 (``fault_entry``), told to the floor in the link status, shown. Device faults and
 their clearing go to the journal's system log, the display and the floor (a fault
-message queued in the outbox: it is no journalled event); a device reported again at
-fault in other words is the same fault. A tray alarm raised, changed or cleared goes
+message queued in the outbox); a device reported again at fault in other words is the
+same fault. A device lost or back is also a journalled ``device`` event (before its
+floor message, which carries its seq): the rules stop play while the keypad or the
+display is lost (``controller.rules.stopped``). A tray alarm raised, changed or cleared goes
 to the log and the system log. The floor link's trouble (down, its outbox alarm, a
 broker refusing messages) is shown on the dealer display after any puck or tray
 alert, and its ups and downs go to the system log; the publisher's thread tells the
@@ -15,6 +17,7 @@ loop through the queue (``LinkNotice``), so nothing here polls it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from controller import device_faults
@@ -25,6 +28,8 @@ from controller.daemon.outputs import FAULT_LINE, Outputs
 from controller.daemon.recorder import Recorder, describe
 from controller.faults import Fault
 from controller.journal import Journal, JournalIntegrityError, LogKind
+from controller.rules import stopped
+from controller.rules.events import DEVICES
 
 log = logging.getLogger("table-controller")
 
@@ -47,6 +52,8 @@ class FaultHandlingMixin:
     if TYPE_CHECKING:
 
         def _show(self) -> None: ...
+
+        def submit(self, event: dict[str, Any], *, source: str) -> Any: ...
 
     def _lock_error(self) -> dict[str, str]:
         """Why an input is refused while play is locked: the fault's own code and words."""
@@ -82,6 +89,7 @@ class FaultHandlingMixin:
             if current is None:
                 return
             del faults[device]
+            self._journal_device(device, current, None)
             if device == "puck":
                 self.display.puck_fault_seats = ()
             log.info("device %s works again (%s cleared)", device, current)
@@ -96,6 +104,7 @@ class FaultHandlingMixin:
                 log.warning("device %s still at fault (%s): %s", device, code, notice.message)
                 self._show()  # the seats of a puck fault may have changed
                 return
+            self._journal_device(device, current, code)
             if current is not None:  # another fault of the same device: the old one ends
                 self._publish_fault(device, current, active=False, detail=None)
             faults[device] = code
@@ -111,6 +120,29 @@ class FaultHandlingMixin:
             except Exception as error:  # the floor link must never stop the table
                 log.warning("floor: the device faults were not sent: %s", describe(error))
         self._show()
+
+    def _journal_device(self, device: str, before: str | None, after: str | None) -> None:
+        """A device lost (its ``<device>_lost`` fault) or back: a ``device`` event,
+        journalled and folded like any input, so that replay knows when play was
+        stopped (``controller.rules.stopped``). Another fault of the device (the puck
+        seen at two seats) is no loss; a device the rules do not name is not told."""
+        if device not in DEVICES:
+            return
+        lost = device_faults.lost(device)
+        was, now = before == lost, after == lost
+        if was != now:
+            status = "lost" if now else "back"
+            self.submit({"type": "device", "device": device, "status": status}, source=device)
+
+    def reconcile_devices(self, working: Callable[[str], bool]) -> None:
+        """At start: a device the recovered state has lost, that works now
+        (``working``), is journalled back; one still lost is reported by its driver."""
+        if self.recorder is None or self.fault is not None:
+            return
+        faults = self.display.device_faults or {}
+        for device in stopped.devices(self.recorder.table.state):
+            if device not in faults and working(device):
+                self.submit({"type": "device", "device": device, "status": "back"}, source=device)
 
     def _log_tray_change(self, tray: tray_check.TrayStatus) -> None:
         """A tray alarm raised, changed or cleared since the last show: the log and the

@@ -70,13 +70,19 @@ from controller.daemon.inqueue import InputQueue
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
-from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
+from controller.daemon.timekeeping import (
+    Clock,
+    SystemClock,
+    Timekeeper,
+    running_clock,
+    tray_stable_after_ms,
+)
 from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, LogKind
 from controller.lights import HALTING_DEVICES
 from controller.rules import Refusal, state_view
-from controller.rules.effects import ClockExpired, HandEnded, Transferred
+from controller.rules.effects import ClockExpired, HandEnded, PlayStopped, Transferred
 from controller.rules.keypad import locked_ms
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
 from controller.rules.text import Message
@@ -310,6 +316,12 @@ class Controller(ConfigMixin, FaultHandlingMixin):
                         "reason": effect.reason,
                     },
                 )
+            elif isinstance(effect, PlayStopped):  # the clock stands still, no hand starts
+                causes = list(effect.causes)
+                log.warning(
+                    "seq %d: play %s", outcome.seq, f"stopped: {causes}" if causes else "goes on"
+                )
+                self._system_log("play_stopped", {"seq": outcome.seq, "causes": causes})
             elif isinstance(effect, PinRejected):  # each wrong PIN and the lock-out: logged
                 log.warning(
                     "wrong PIN for supervisor %s (%d in a row)", effect.supervisor, effect.failures
@@ -359,12 +371,12 @@ class Controller(ConfigMixin, FaultHandlingMixin):
 
     def _time_matters(self) -> bool:
         """Whether the rules' outcome of the next input may depend on the time since the
-        last tick: an action clock runs, the supervisor PIN is locked out, or the chip
+        last tick: an action clock runs (play not stopped), the supervisor PIN is locked out, or the chip
         tray's float check is waiting for a reading to hold still. Otherwise the time
         that passed is dropped, not journalled: nothing in the state depends on it."""
         assert self.recorder is not None
         state = self.recorder.table.state
-        if state.clock is not None:
+        if running_clock(state) is not None:
             return True
         if self.settings.tray.float_counts and state.tray_read:
             return True

@@ -235,6 +235,8 @@ class Daemon:
         )
         self.controller = controller
         controller.start_outputs()
+        # a device the journal left lost that works now is back (none: not stopped)
+        controller.reconcile_devices(lambda name: getattr(devices, name).fault is None)
         if (
             self.journal is not None
             and fault is None

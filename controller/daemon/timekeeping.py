@@ -6,7 +6,7 @@ other input so that replaying the journal gives the same state. A tick every 100
 would fill the journal with noise, so the daemon journals one only when it matters:
 
 - right before any other input event, while time matters to the rules (an action
-  clock runs, the supervisor PIN is locked out, or the chip tray's float check waits
+  clock runs and play is not stopped, the supervisor PIN is locked out, or the chip tray's float check waits
   for a reading to hold still): the time elapsed since the last journalled tick, so the
   event meets the table as it is at that instant. When nothing depends on time, the
   idle time is dropped instead of journalled (``elapsed_ms`` is the table time during
@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from controller.rules.state import Clock as ActionClock
 from controller.rules.state import TableState
 
 PERIODIC_MS = 5000
@@ -127,7 +128,7 @@ class Timekeeper:
         table time (after the last tick) at which something happens.
         """
         after_ms: list[int] = [ms for ms in extra if ms is not None]
-        clock = state.clock
+        clock = running_clock(state)
         if clock is not None:
             after_ms.append(clock.remaining_ms)
             if not clock.warning and clock.remaining_ms > warning_ms:
@@ -143,15 +144,22 @@ class Timekeeper:
         clock = state.clock
         if clock is None:
             return None
+        if state.play_stopped:  # it stands still (controller.rules.stopped)
+            return clock.remaining_ms
         return max(0, clock.remaining_ms - self.pending_ms(now_ns))
 
     def display_due(self, state: TableState, now_ns: int) -> int | None:
         """When the countdown next shows a different whole second."""
         shown = self.countdown_ms(state, now_ns)
-        if not shown:
+        if not shown or state.play_stopped:
             return None
         step = shown % 1000 or 1000
         return now_ns + step * MS - (now_ns - self.accounted_ns) % MS
+
+
+def running_clock(state: TableState) -> ActionClock | None:
+    """The action clock while it counts: none while play is stopped."""
+    return None if state.play_stopped else state.clock
 
 
 def tray_stable_after_ms(state: TableState, stable_seconds: float, checked: bool) -> int | None:

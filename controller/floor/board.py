@@ -6,12 +6,14 @@ No I/O here: `board_server.py` subscribes to the broker and serves the page.
 
 A card holds what a floor supervisor needs at a glance: the table id, game and stakes,
 hand number and phase, pot, the seat to act, the action clock when it runs (seconds
-left, warning), open seats, when the table was last heard from, and the alarms that
+left, warning; standing still while the table's play is stopped or its link is down),
+open seats, when the table was last heard from, and the alarms that
 need someone now:
 
 - a sticky fault that locks play (a memory fault: `status` says it in `fault`);
 - a device fault (`fault` messages: raised until cleared), in the dealer's words;
 - a chip-tray discrepancy (`tray` messages: until resolved);
+- play stopped by the table (the state's `play_stopped`: a lost keypad or display);
 - the table's link down (`status`: the last will, or the daemon stopped);
 - a backlog being sent after an outage (`status` up with unsent messages): a warning.
 
@@ -37,7 +39,7 @@ from typing import Any
 from controller import device_faults
 from controller.config.rules import MAX_SEATS, MIN_SEATS, TABLE_ID_PATTERN
 from controller.floor.consumer import Deduplicator
-from controller.rules.text import render
+from controller.rules.text import msg, render
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class Card:
     state_msg_seq: int = 0
     state_seq: int | None = None  # the journal seq of the state shown
     clock_received_ns: int | None = None
+    clock_held_ns: int | None = None  # when the board heard the table's link go down
     faults: dict[str, str] = field(default_factory=dict)  # device -> code
     tray: dict[str, Any] | None = None
     link: str = "unknown"
@@ -85,6 +88,14 @@ class Card:
                     "text": f"FLOOR OUTBOX {self.outbox.upper()}",
                 }
             )
+        if self.play_stopped():
+            found.append(
+                {
+                    "code": "play_stopped",
+                    "level": "alarm",
+                    "text": render(msg("display.play_stopped"), "en"),
+                }
+            )
         if self.tray is not None:
             found.append(
                 {
@@ -108,6 +119,35 @@ class Card:
             )
         return found
 
+    def play_stopped(self) -> bool:
+        """The table says play is stopped (a lost keypad or display): its clock stands
+        still."""
+        causes = self.state.get("play_stopped")
+        return isinstance(causes, list) and bool(causes)
+
+    def clock_json(self, now_ns: int) -> dict[str, Any] | None:
+        """The action clock as the card shows it: counting down from the state's time
+        left since the state came, or standing still (``running`` false) while play is
+        stopped (the state's time is the clock's) or the table's link is down (the time
+        left when the board heard it go: a stopped table's clock does not run on)."""
+        clock = self.state.get("clock")
+        if not isinstance(clock, Mapping) or self.clock_received_ns is None:
+            return None
+        held = self.link == "down" and self.clock_held_ns is not None
+        until = self.clock_held_ns if held and self.clock_held_ns is not None else now_ns
+        running = not held and not self.play_stopped()
+        elapsed_ms = (
+            0 if self.play_stopped() else max(0, (until - self.clock_received_ns) // 1_000_000)
+        )
+        remaining = clock.get("remaining_ms")
+        remaining = remaining if isinstance(remaining, int) else 0
+        return {
+            "seat": clock.get("seat"),
+            "remaining_ms": max(0, remaining - elapsed_ms),
+            "warning": bool(clock.get("warning")),
+            "running": running,
+        }
+
     def as_json(self, now_ns: int) -> dict[str, Any]:
         state = self.state
         seats_value = state.get("seats")
@@ -121,17 +161,7 @@ class Card:
         to_act = state.get("to_act")
         seat_to_act = seats.get(str(to_act)) if to_act is not None else None
         player = seat_to_act.get("player") if isinstance(seat_to_act, Mapping) else None
-        clock = state.get("clock") if isinstance(state.get("clock"), Mapping) else None
-        clock_json = None
-        if clock is not None and self.clock_received_ns is not None:
-            elapsed_ms = max(0, (now_ns - self.clock_received_ns) // 1_000_000)
-            remaining = clock.get("remaining_ms")
-            remaining = remaining if isinstance(remaining, int) else 0
-            clock_json = {
-                "seat": clock.get("seat"),
-                "remaining_ms": max(0, remaining - elapsed_ms),
-                "warning": bool(clock.get("warning")),
-            }
+        clock_json = self.clock_json(now_ns)
         alarms = self.alarms()
         return {
             "table_id": self.table_id,
@@ -293,7 +323,10 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
     elif kind == "tray":
         card.tray = None if payload.get("resolved") or not payload.get("alarm") else dict(payload)
     elif kind == "status":
-        card.link = str(payload.get("link"))
+        link = str(payload.get("link"))
+        if link == "down" and card.link != "down":
+            card.clock_held_ns = received_ns  # its clock stands still from now
+        card.link = link
         fault = payload.get("fault")
         card.sticky_fault = fault if isinstance(fault, str) else None
         devices = payload.get("device_faults")

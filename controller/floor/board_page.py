@@ -2,7 +2,8 @@
 
 The page opens `/events` (server-sent events, `board_server.py`) and keeps one card per
 table: a `snapshot` replaces every card, a `card` replaces one, `broker` says whether
-the board still hears its broker. Between messages it counts the action clocks down
+the board still hears its broker. Between messages it counts the running action clocks
+down (a clock the board says is not `running`, a stopped table's, stands still)
 and ages "heard ... ago" from the figures the last message gave, against the page's
 own clock (so a browser whose clock differs from the board's still counts right). The
 text scales with the window; with many tables it shrinks until every card fits the
@@ -130,8 +131,10 @@ function tickCard(id) {
   const since = performance.now() - entry.at;
   const clock = node.querySelector(".clock");
   if (c.clock) {
-    const left = Math.max(0, c.clock.remaining_ms - since);
-    clock.textContent = "CLOCK SEAT " + c.clock.seat + ": " + Math.ceil(left / 1000) + " S";
+    // a stopped table's clock stands still (the board says so: running false)
+    const left = Math.max(0, c.clock.remaining_ms - (c.clock.running === false ? 0 : since));
+    clock.textContent = "CLOCK SEAT " + c.clock.seat + ": " + Math.ceil(left / 1000) + " S" +
+                        (c.clock.running === false ? " STOPPED" : "");
     clock.dataset.remaining = String(Math.round(left));
     node.classList.toggle("clock-warning", c.clock.warning || left <= 10000);
   } else {

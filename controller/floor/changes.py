@@ -23,6 +23,7 @@ _TOP_FIELDS: Final = (
     "big_blind",
     "to_act",
     "pot_total",
+    "play_stopped",
 )
 _SEAT_FIELDS: Final = ("player", "stack", "bet", "status", "missed")
 _WHOLE_FIELDS: Final = ("pots", "fees", "showdown_order", "clock", "tray")

@@ -234,6 +234,11 @@ EN: dict[str, str] = {
     "fault.lights_lost": "SEAT LIGHTS LOST: CALL TECH",
     "fault.puck_two_seats": "BUTTON SEEN AT SEATS {seats}: CALL TECH",
     "fault.device_lost": "DEVICE LOST: CALL TECH",
+    # play stopped by the table (controller.rules.stopped): the display, each cause's words
+    "display.play_stopped": "PLAY STOPPED: CLOCK HELD",
+    "refuse.play_stopped": "PLAY STOPPED: {cause}",
+    "stop.keypad_lost": "KEYPAD LOST",
+    "stop.display_lost": "DISPLAY LOST",
     # the sticky faults that lock play (controller.fault_words): the call, then the name
     "fault.lock.fault": "FAULT: CALL TECHNICIAN",
     "fault.lock.memory_fault": "MEMORY FAULT: CALL TECHNICIAN",
@@ -474,6 +479,10 @@ ES: dict[str, str] = {
     "fault.lights_lost": "LUCES PERDIDAS: LLAME AL TECNICO",
     "fault.puck_two_seats": "BOTON EN ASIENTOS {seats}: LLAME AL TECNICO",
     "fault.device_lost": "APARATO PERDIDO: LLAME AL TECNICO",
+    "display.play_stopped": "JUEGO DETENIDO: RELOJ PARADO",
+    "refuse.play_stopped": "JUEGO DETENIDO: {cause}",
+    "stop.keypad_lost": "TECLADO PERDIDO",
+    "stop.display_lost": "PANTALLA PERDIDA",
     "fault.lock.fault": "FALLO: LLAME AL TECNICO",
     "fault.lock.memory_fault": "FALLO DE MEMORIA: LLAME AL TECNICO",
     "fault.lock.storage_fault": "FALLO ALMACENAMIENTO: LLAME AL TECNICO",

@@ -103,6 +103,14 @@ class ClockStarted(Effect):
 
 
 @frozen_record
+class PlayStopped(Effect):
+    """The causes that stop play changed (``controller.rules.stopped``): those present
+    now, none when play goes on."""
+
+    causes: tuple[str, ...]
+
+
+@frozen_record
 class ClockWarning(Effect):
     """The action clock passed its warning point."""
 

@@ -217,6 +217,21 @@ class TrayAck(Event):
     """A supervisor acknowledges the tray's present difference (project event)."""
 
 
+#: The devices a ``device`` event names, and what happened to one.
+DEVICES = ("keypad", "display", "tray", "puck", "lights")
+DEVICE_STATUSES = ("lost", "back")
+
+
+@frozen_kw_record
+class Device(Event):
+    """A device was lost (``status`` ``lost``) or works again (``back``); the daemon
+    journals one at each change. A lost keypad or display stops play
+    (``controller.rules.stopped``)."""
+
+    device: str
+    status: str
+
+
 #: Why a supervisor moves chips between seats (``transfer``).
 TRANSFER_REASONS = ("wrong_payout", "chips_misplaced", "other")
 
@@ -460,6 +475,11 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         amount=_amount(o, "amount", minimum=1),
         reason=_choice(o, "reason", TRANSFER_REASONS, ""),
     ),
+    "device": lambda o, by: Device(
+        by=by,
+        device=_choice(o, "device", DEVICES, ""),
+        status=_choice(o, "status", DEVICE_STATUSES, ""),
+    ),
 }
 
 EVENT_TYPES = tuple(_PARSERS)
@@ -475,7 +495,7 @@ SUPERVISOR_EVENTS = (
     "transfer",
 )
 #: The events only a device (or the controller's own clock) sends.
-DEVICE_EVENTS = ("tick", "puck", "tray")
+DEVICE_EVENTS = ("tick", "puck", "tray", "device")
 
 
 def parse_event(obj: object, *, recorded: bool = False) -> Event:

@@ -41,6 +41,7 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     restored.bought_in, restored.cashed_out = current.bought_in, current.cashed_out
     restored.time_fees_total = current.time_fees_total
     restored.payouts = current.payouts  # none: the voided hand paid nothing
+    restored.play_stopped = current.play_stopped
     seats = {}
     for number, seat in current.seats.items():
         old = restored.seats.get(number)

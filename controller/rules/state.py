@@ -248,6 +248,8 @@ class TableState:
     # the last hand's payouts, [pot index, seat, chips] in pot order, until the next hand
     # is dealt (the dealer display pages them, controller.rules.keypad.pages)
     payouts: list[list[int]] = field(default_factory=list)
+    # play stopped by the table: the causes present (controller.rules.stopped)
+    play_stopped: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _json_form(_plain(self))

@@ -36,6 +36,7 @@ from controller.rules import (
     out_of_turn,
     pushed,
     seating,
+    stopped,
     straddle,
     transfer,
     tray_ledger,
@@ -48,6 +49,7 @@ from controller.rules.events import (
     CallClock,
     Chips,
     DealtInError,
+    Device,
     Event,
     Key,
     Leave,
@@ -157,6 +159,7 @@ class Table:
     # -- hand flow ----------------------------------------------------------------
 
     def _check_start(self, event: StartHand) -> None:
+        stopped.check_start(self.state)
         self._plan = plan_hand(self.state, self.settings)
         if self.start_guard is not None:
             self.start_guard(self.state, self._plan)
@@ -285,6 +288,8 @@ class Table:
 
     def _tick(self, event: Tick) -> Effects:
         self.state.elapsed_ms += event.ms
+        if self.state.play_stopped:  # the clock stands still (controller.rules.stopped)
+            return []
         out, expired = clock.run_down(self.state, self.settings.clock, event.ms)
         if expired and self.state.clock is not None:
             expiry = clock.expire(self.state, self.settings)
@@ -386,6 +391,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         TrayAck,
         Key,
         StateQuery,
+        Device,
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -459,4 +465,5 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     TrayAck: (_nothing, Table._tray_ack),
     Transfer: _rule(transfer.check, transfer.apply),
     StateQuery: (_nothing, _no_effects),
+    Device: (_nothing, lambda t, e: stopped.change(t.state, e)),
 }

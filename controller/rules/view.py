@@ -89,6 +89,7 @@ def state_view(table: Table) -> dict[str, Any]:
             if clock is not None
             else None
         ),
+        "play_stopped": list(state.play_stopped),
         "display": display_lines(table),
         "display_text": [to_json(m) for m in display_messages(table)],
         "keypad": keypad.view(table),
@@ -113,6 +114,8 @@ def display_messages(table: Table) -> list[Message]:
     prompt = keypad.prompt(table)
     if prompt is not None:
         return prompt
+    if table.state.play_stopped:  # what the dealer must know first (rules.stopped)
+        return [msg("display.play_stopped"), _next_lines(table)[0]]
     lines = _next_lines(table)
     notice = keypad.notice(table.state)
     return [notice, lines[0]] if notice is not None else lines

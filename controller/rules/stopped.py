@@ -1,0 +1,70 @@
+"""Play stopped by the table (docs/replay.md, "Play stopped by the table").
+
+While the keypad or the display is lost, play is stopped: the action clock does not
+count (a ``tick`` passes it by: no warning, no expiry, ``Table._tick``) and no hand
+starts (``start_hand``, and ``NEXT`` on the keypad, is refused with ``play_stopped``).
+When every cause has cleared, the clock goes on with the time it had. A lost tray,
+puck sensor or seat lights stops nothing: its event is taken and changes nothing here.
+The state's ``play_stopped`` lists the causes present, in the order of ``CAUSES``.
+
+``CAUSES`` is the one table of what stops play: an event's reading (its type, what it
+reports on, its status) that raises a cause; the same event with another status clears
+it. A further cause is one line there (and, for a new event type, its reading in
+``READINGS``).
+
+Each cause has its words in the catalogue (``stop.<cause>``), for the refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller.rules import effects
+from controller.rules.events import Device, Event
+from controller.rules.state import TableState
+from controller.rules.text import phrase, refuse
+
+#: (event type, what it reports on, the status that raises the cause) -> the cause.
+CAUSES: dict[tuple[str, str, str], str] = {
+    ("device", "keypad", "lost"): "keypad_lost",
+    ("device", "display", "lost"): "display_lost",
+}
+
+#: An event's reading: (event type, what it reports on, its status).
+READINGS: dict[type[Event], Callable[[Any], tuple[str, str, str]]] = {
+    Device: lambda e: ("device", e.device, e.status),
+}
+
+
+def change(state: TableState, event: Event) -> list[effects.Effect]:
+    """Raise or clear the cause the event reports (none: it stops nothing)."""
+    kind, subject, status = READINGS[type(event)](event)
+    present = set(state.play_stopped)
+    for (cause_kind, cause_subject, raising), cause in CAUSES.items():
+        if (cause_kind, cause_subject) == (kind, subject):
+            if status == raising:
+                present.add(cause)
+            else:
+                present.discard(cause)
+    now = [cause for cause in CAUSES.values() if cause in present]
+    if now == state.play_stopped:
+        return []
+    state.play_stopped = now
+    return [effects.PlayStopped(tuple(now))]
+
+
+def check_start(state: TableState) -> None:
+    """No hand starts while play is stopped."""
+    if state.play_stopped:
+        cause = phrase(f"stop.{state.play_stopped[0]}")
+        raise refuse("play_stopped", "refuse.play_stopped", cause=cause)
+
+
+def devices(state: TableState) -> list[str]:
+    """The devices whose loss stops play now."""
+    return [
+        subject
+        for (kind, subject, _), cause in CAUSES.items()
+        if kind == "device" and cause in state.play_stopped
+    ]
