@@ -171,6 +171,8 @@ def test_hands_per_hour_from_the_hand_numbers_seen() -> None:
     table = Table(board)
     table.state(0, hand=10)
     assert card(board, 1 * MIN)["hands_per_hour"] is None  # one hand seen: no pace yet
+    table.state(1 * MIN, hand=11)
+    assert card(board, 2 * MIN)["hands_per_hour"] is None  # two hands a minute apart: none
     for n in range(1, 31):  # a hand every 2 minutes: 30 an hour
         table.state(n * 2 * MIN, hand=10 + n)
     assert card(board, 60 * MIN)["hands_per_hour"] == 30.0
@@ -178,7 +180,8 @@ def test_hands_per_hour_from_the_hand_numbers_seen() -> None:
     assert card(board, 121 * MIN)["hands_per_hour"] == 0.0
     assert len(table.board._cards["T4"].history.pace) <= board_log.PACE_SAMPLES
     table.state(121 * MIN, hand=1)  # a new journal counts from 1: the pace starts again
-    assert card(board, 122 * MIN)["hands_per_hour"] is None
+    table.state(122 * MIN, hand=2)
+    assert card(board, 140 * MIN)["hands_per_hour"] == 3.2  # 1 hand in 19 minutes
 
 
 def test_the_shifts_drop_and_tips_from_the_meters() -> None:

@@ -22,7 +22,7 @@ from controller.floor.clock import Stamp
 from controller.floor.messages import state_message
 from controller.floor.topics import TableTopics
 from tests.daemon_helpers import WAIT
-from tests.floor_board_helpers import NINE_SEAT_NLHE
+from tests.floor_board_helpers import NINE_SEAT_NLHE, viewport
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser as browser  # the fixture  # noqa: F401
@@ -318,14 +318,6 @@ def room_board(broker: LocalBroker) -> Iterator[tuple[Room, BoardServer]]:
     assert assert_valid(room.sent) > 50  # what the room sent holds to the floor's contract
 
 
-def viewport(driver: Any, width: int, height: int, mobile: bool = False) -> None:
-    """The page's own viewport at exactly this size (a window's size counts its frame)."""
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
-    )
-
-
 def card_ids(driver: Any, shown_only: bool = False) -> list[str]:
     from selenium.webdriver.common.by import By
 
@@ -420,6 +412,9 @@ def test_a_supervisors_room(
     assert "SEAT 4 juan RAISE TO 120" in hands[0].text
     assert "HAND 43 ENDED (fold): POT 180, RAKE 5" in hands[0].text
     assert "2 rosa" in detail.find_element(By.CSS_SELECTOR, ".detail-seats").text
+    facts = detail.find_element(By.CSS_SELECTOR, ".detail-game").text
+    assert facts.startswith("NL HOLD'EM 5/10 \u00b7 DEALER D200 15 MIN \u00b7 ")
+    assert "HANDS/HOUR \u00b7 SHIFT DROP 172, TIPS 86" in facts
     shot(browser, "detail.png")
     browser.find_element(By.ID, "detail-close").click()
     until(lambda: not detail.is_displayed(), "the detail closed")

@@ -20,6 +20,7 @@ LINE_CHARS = 120
 ALARMS_KEPT = 10
 PACE_SAMPLES = 120
 PACE_WINDOW_NS = 3600 * 1_000_000_000  # hands per hour over the last hour seen
+PACE_MIN_NS = 10 * 60 * 1_000_000_000  # and not before the board has watched this long
 NAME_CHARS = 24
 
 
@@ -202,8 +203,9 @@ class TableLog:
 
     def hands_per_hour(self, now_ns: int) -> float | None:
         """Hands started per hour over the last hour (over the time since the board
-        first saw a hand, when that is shorter); None before it has seen two."""
-        if len(self.pace) < 2:
+        first saw a hand, when that is shorter); None before it has seen two, or
+        watched for `PACE_MIN_NS` (two hands a second apart are no pace)."""
+        if len(self.pace) < 2 or now_ns - self.pace[0][0] < PACE_MIN_NS:
             return None
         start = now_ns - PACE_WINDOW_NS
         before = [s for s in self.pace if s[0] <= start]

@@ -233,7 +233,7 @@ function render(id) {
   }));
   node.querySelector(".alarm-log").replaceChildren(...log.filter(a => a.cleared_ms_ago != null)
     .map(a => {
-      const li = el("li", "cleared", clockTime(entry, a.ms_ago) + "\u2013" +
+      const li = el("li", "cleared", clockTime(entry, a.ms_ago) + "\\u2013" +
                     clockTime(entry, a.cleared_ms_ago) + " " + a.text);
       li.dataset.code = a.code;
       return li;
@@ -379,8 +379,13 @@ function fillDetail(d) {
   const panel = document.getElementById("detail");
   const entry = {at: performance.now()};
   panel.querySelector(".detail-title").textContent = "TABLE " + d.table_id;
-  panel.querySelector(".detail-game").textContent = (d.game || "") +
-    (d.dealer ? " \\u00b7 DEALER " + d.dealer : "");
+  panel.querySelector(".detail-game").textContent = [d.game,
+    d.dealer ? "DEALER " + d.dealer + " " + Math.floor(d.dealer_ms / 60000) +
+               (d.dealer_change_seen ? "" : "+") + " MIN" + (d.push_due ? ", PUSH DUE" : "")
+             : null,
+    d.hands_per_hour == null ? null : Math.round(d.hands_per_hour) + " HANDS/HOUR",
+    d.money ? "SHIFT DROP " + d.money.drop + ", TIPS " + d.money.tips : null,
+    ...d.alarms.map(a => a.text)].filter(v => v).join(" \\u00b7 ");
   panel.querySelector(".detail-seats").replaceChildren(...d.seat_rows.map(s =>
     el("li", null, seatText(s) + (s.status ? " (" + s.status + ")" : ""))));
   const alarms = d.alarm_log.map(a => el("li", null, clockTime(entry, a.ms_ago) + " " + a.text +
