@@ -21,7 +21,7 @@ ALARMS_KEPT = 10
 PACE_SAMPLES = 120
 PACE_WINDOW_NS = 3600 * 1_000_000_000  # hands per hour over the last hour seen
 PACE_MIN_NS = 10 * 60 * 1_000_000_000  # and not before the board has watched this long
-NAME_CHARS = 24
+NAME_CHARS = 40  # a player's name or a dealer's id, on a card
 
 
 def _ago(now_ns: int, then_ns: int) -> int:
