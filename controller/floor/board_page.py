@@ -196,6 +196,21 @@ function seatText(s) {
          (s.away ? " AWAY" : "") + (s.all_in ? " ALL-IN" : "") + (s.owes ? " OWES" : "");
 }
 
+// A card's list, made again only when what it says changed (200 tables: most changes
+// leave the seats and alarms as they were). Each item: [class, text, data key, since].
+function items(node, cls, rows) {
+  const list = node.querySelector("." + cls);
+  const key = JSON.stringify(rows);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...rows.map(([kind, words, data, since]) => {
+    const li = el("li", kind, words);
+    if (since) li.append(el("span", "since", since));
+    li.dataset[cls === "seats-list" ? "seat" : "code"] = String(data);
+    return li;
+  }));
+}
+
 function render(id) {
   const entry = cards.get(id);
   const c = entry.data;
@@ -216,28 +231,18 @@ function render(id) {
        Math.round(c.hands_per_hour) + " HANDS/HOUR");
   text(node, "money", c.money ? "SHIFT DROP " + c.money.drop + " \\u00b7 TIPS " +
        c.money.tips : "");
-  node.querySelector(".seats-list").replaceChildren(...(c.seat_rows || []).map(s => {
-    const li = el("li", "seat" + (s.away ? " away" : "") + (s.all_in ? " all-in" : "") +
-                        (s.owes ? " owes" : ""), seatText(s));
-    li.dataset.seat = String(s.seat);
-    return li;
-  }));
+  items(node, "seats-list", (c.seat_rows || []).map(s => [
+    "seat" + (s.away ? " away" : "") + (s.all_in ? " all-in" : "") + (s.owes ? " owes" : ""),
+    seatText(s), s.seat]));
   // the alarms now, each with the time the board heard it; below, the ones cleared
   const log = c.alarm_log || [];
-  node.querySelector(".alarms").replaceChildren(...c.alarms.map(a => {
+  items(node, "alarms", c.alarms.map(a => {
     const raised = log.find(e => e.code === a.code && e.cleared_ms_ago == null);
-    const li = el("li", a.level, a.text);
-    if (raised) li.append(el("span", "since", " SINCE " + clockTime(entry, raised.ms_ago)));
-    li.dataset.code = a.code;
-    return li;
+    return [a.level, a.text, a.code, raised ? " SINCE " + clockTime(entry, raised.ms_ago) : ""];
   }));
-  node.querySelector(".alarm-log").replaceChildren(...log.filter(a => a.cleared_ms_ago != null)
-    .map(a => {
-      const li = el("li", "cleared", clockTime(entry, a.ms_ago) + "\\u2013" +
-                    clockTime(entry, a.cleared_ms_ago) + " " + a.text);
-      li.dataset.code = a.code;
-      return li;
-    }));
+  items(node, "alarm-log", log.filter(a => a.cleared_ms_ago != null).map(a => [
+    "cleared", clockTime(entry, a.ms_ago) + "\\u2013" + clockTime(entry, a.cleared_ms_ago) +
+    " " + a.text, a.code]));
   node.classList.toggle("alarm", c.alarm);
   node.classList.toggle("warn", !c.alarm && c.alarms.length > 0);
   node.hidden = !shown(c);
@@ -292,11 +297,13 @@ function summary() {
   const alarms = all.filter(c => c.alarm).length;
   const hidden = all.filter(c => !shown(c)).length;
   const pushes = document.querySelectorAll(".card.push-due").length;
-  document.getElementById("summary").textContent =
+  const line = document.getElementById("summary");
+  const words =
     all.length + (all.length === 1 ? " table" : " tables") +
     (hidden ? " (" + (all.length - hidden) + " shown)" : "") +
     (alarms ? ", " + alarms + " need someone" : "") +
     (pushes ? ", " + pushes + " push due" : "");
+  if (line.textContent !== words) line.textContent = words;
 }
 
 // The open seats of the room by game and stakes, for whoever keeps the waitlist.
@@ -308,18 +315,24 @@ function room() {
     if (!games.has(game)) games.set(game, []);
     games.get(game).push(c);
   }
-  const items = [...games.keys()].sort().map(game => {
-    const tables = games.get(game);
-    const open = tables.reduce((n, c) => n + c.open_seats.length, 0);
-    const li = el("li", null);
-    li.dataset.game = game;
-    li.append(el("b", null, game + ": " + open + " open"),
-              el("span", "where", " " + tables.map(c => c.table_id + " (" +
-                 c.open_seats.length + ")").join(" ")));
-    return li;
+  const rows = [...games.keys()].sort().map(game => {
+    const tables = games.get(game).sort((a, b) =>
+      order(a.table_id, false) < order(b.table_id, false) ? -1 : 1);
+    return [game, tables.reduce((n, c) => n + c.open_seats.length, 0),
+            tables.map(c => c.table_id + " (" + c.open_seats.length + ")").join(" ")];
   });
-  if (!items.length) items.push(el("li", null, "none"));
-  document.querySelector("#room ul").replaceChildren(...items);
+  const list = document.querySelector("#room ul");
+  const key = JSON.stringify(rows);
+  if (list.dataset.key !== key) {
+    list.dataset.key = key;
+    const lines = rows.map(([game, open, where]) => {
+      const li = el("li", null);
+      li.dataset.game = game;
+      li.append(el("b", null, game + ": " + open + " open"), el("span", "where", " " + where));
+      return li;
+    });
+    list.replaceChildren(...(lines.length ? lines : [el("li", null, "none")]));
+  }
   options("f-site", all("site"), filter.site);
   options("f-game", all("game"), filter.game);
 }
@@ -456,11 +469,12 @@ source.addEventListener("snapshot", (e) => {
   fitted = -1;
   refit();
 });
-source.addEventListener("card", (e) => { put(JSON.parse(e.data)); summary(); refit(); });
+source.addEventListener("card", (e) => { put(JSON.parse(e.data)); refit(); });
 source.addEventListener("broker", (e) => broker(JSON.parse(e.data).up));
 setInterval(() => {
   for (const id of cards.keys()) tickCard(id);
-  if (roomDirty) { roomDirty = false; room(); summary(); }
+  if (roomDirty) { roomDirty = false; room(); }
+  summary();
 }, 250);
 </script>
 </body>
