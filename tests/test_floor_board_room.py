@@ -489,3 +489,44 @@ def test_the_board_on_a_phone(
     assert sideways() <= 0
     assert browser.execute_script(SMALL_TEXT, PHONE_MIN_FONT_PX) == []
     shot(browser, "phone_detail.png")
+
+
+def test_two_hundred_tables_arriving_one_by_one_on_the_wall(
+    broker: LocalBroker,
+    browser: Any,  # noqa: F811
+) -> None:
+    """The wall display open before 200 tables come on, one message each: every card
+    shown within seconds, the text fitted once the tables stop coming. (Each new table
+    made the page shrink its text again half a pixel at a time, a layout of every card
+    each step: over 120 s of a busy page for 200 tables.)"""
+    from selenium.webdriver.common.by import By
+
+    from tests.test_floor_board_hostile import publish, state
+
+    board = BoardServer(
+        host=broker.host,
+        port=broker.port,
+        topic_filter=board_filter(None, prefix="casino", site="lv", all_sites=False)[0],
+        site="lv",
+        http_port=0,
+    )
+    board.start()
+    try:
+        assert board.wait_broker(WAIT)
+        viewport(browser, 1920, 1080)
+        browser.get(board.url + "?wall=1")
+        until(lambda: "0 tables" in browser.find_element(By.ID, "summary").text, "the page")
+        started = time.monotonic()
+        publish(broker, [state(f"T{n}", 1) for n in range(1, 201)])
+        until(lambda: len(card_ids(browser)) == 200, "200 cards", timeout=30)
+        until(
+            lambda: browser.execute_script(
+                "return document.documentElement.scrollHeight <= "
+                "document.documentElement.clientHeight + 1 || "
+                "parseFloat(document.documentElement.style.fontSize) <= 12;"
+            ),
+            "the text fitted",
+        )
+        assert time.monotonic() - started < 30
+    finally:
+        board.stop()

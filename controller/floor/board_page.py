@@ -423,19 +423,29 @@ document.getElementById("detail-close").addEventListener("click", () => {
 });
 
 // On the wall display the text shrinks until every card fits (all 40 on one screen),
-// down to a size still readable; elsewhere it scales with the window and scrolls.
+// down to a size still readable; elsewhere it scales with the window and scrolls. The
+// size is found by halving (a few layouts, not one per half pixel), and at most once
+// a second while tables keep arriving (200 tables arriving one by one on the wall).
 function fit() {
   const root = document.documentElement;
-  let size = Math.max(14, Math.min(wall ? 32 : 22, window.innerWidth / (wall ? 60 : 105)));
+  const size = Math.max(14, Math.min(wall ? 32 : 22, window.innerWidth / (wall ? 60 : 105)));
   root.style.fontSize = size + "px";
-  while (wall && root.scrollHeight > root.clientHeight && size > 12) {
-    size -= 0.5;
-    root.style.fontSize = size + "px";
+  if (!wall || root.scrollHeight <= root.clientHeight) return;
+  let fits = 12, over = size;  // 12 px is used even when it does not fit
+  while (over - fits > 0.5) {
+    const middle = (fits + over) / 2;
+    root.style.fontSize = middle + "px";
+    if (root.scrollHeight <= root.clientHeight) fits = middle; else over = middle;
   }
+  root.style.fontSize = fits + "px";
 }
 let fitted = -1;
+let fittedAt = -Infinity;
 function refit() {
-  if (cards.size !== fitted) { fitted = cards.size; fit(); }
+  if (cards.size === fitted || performance.now() - fittedAt < 1000) return;
+  fitted = cards.size;
+  fittedAt = performance.now();
+  fit();
 }
 window.addEventListener("resize", fit);
 
@@ -467,6 +477,7 @@ source.addEventListener("snapshot", (e) => {
   room();
   roomDirty = false;
   fitted = -1;
+  fittedAt = -Infinity;
   refit();
 });
 source.addEventListener("card", (e) => { put(JSON.parse(e.data)); refit(); });
@@ -475,6 +486,7 @@ setInterval(() => {
   for (const id of cards.keys()) tickCard(id);
   if (roomDirty) { roomDirty = false; room(); }
   summary();
+  refit();  // tables that came within the last second
 }, 250);
 </script>
 </body>
