@@ -394,6 +394,8 @@ def test_a_supervisors_room(
     until(lambda: card_ids(browser, shown_only=True) == ["V10", "V11", "V12"], "one game")
     assert "game=FL+TRIPLE+DRAW+10%2F20" in browser.current_url
     assert "(3 shown)" in browser.find_element(By.ID, "summary").text
+    wall_link = browser.find_element(By.ID, "wall-link").get_attribute("href")
+    assert "game=FL+TRIPLE+DRAW+10%2F20" in wall_link and "wall=1" in wall_link
     browser.get(board.url + "?site=east")
     until(lambda: card_ids(browser, shown_only=True) == EAST, "site east by address")
     assert Select(browser.find_element(By.ID, "f-site")).first_selected_option.text == "east"
@@ -416,8 +418,17 @@ def test_a_supervisors_room(
     assert facts.startswith("NL HOLD'EM 5/10 \u00b7 DEALER D200 15 MIN \u00b7 ")
     assert "HANDS/HOUR \u00b7 SHIFT DROP 172, TIPS 86" in facts
     shot(browser, "detail.png")
+    room.hand("T1", 44)  # the open detail follows its table
+    until(lambda: "HAND 44 ENDED" in detail.text, "T1's next hand in its detail")
     browser.find_element(By.ID, "detail-close").click()
     until(lambda: not detail.is_displayed(), "the detail closed")
+    # from the keyboard: Enter on a table opens its detail, Escape closes it
+    from selenium.webdriver.common.keys import Keys
+
+    browser.find_element(By.ID, "card-T2").send_keys(Keys.ENTER)
+    until(lambda: "TABLE T2" in detail.text, "T2's detail from the keyboard")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    until(lambda: not detail.is_displayed(), "the detail closed by Escape")
 
     # The wall display: no controls, no detail on a click, every card in sight.
     viewport(browser, 1920, 1080)

@@ -142,6 +142,7 @@ if (wall) document.body.classList.add("wall");
 let roomDirty = true;
 let openDetail = null;  // the table whose detail is open
 let detailFetched = 0;
+let detailDirty = false;  // the open table changed since its detail was fetched
 
 function el(tag, cls, value) {
   const node = document.createElement(tag);
@@ -164,6 +165,8 @@ function cardNode(id) {
               el("div", "dealer"), el("div", "pace"), el("div", "money"),
               el("ul", "alarm-log"), el("div", "heard"));
   node.addEventListener("click", () => { if (!wall) showDetail(id); });
+  node.addEventListener("keydown", (e) => { if (e.key === "Enter" && !wall) showDetail(id); });
+  if (!wall) node.tabIndex = 0;  // a keyboard reaches a table's detail too
   return node;
 }
 
@@ -363,6 +366,8 @@ function refilter() {
   if (wall) params.set("wall", "1");
   const search = params.toString();
   history.replaceState(null, "", search ? "?" + search : location.pathname);
+  params.set("wall", "1");  // the wall display of the same view
+  document.getElementById("wall-link").href = "?" + params.toString();
   for (const [id, entry] of cards) cardNode(id).hidden = !shown(entry.data);
   summary();
   fit();
@@ -378,10 +383,12 @@ document.getElementById("f-game").addEventListener("change", (e) => {
 document.getElementById("f-needs").addEventListener("change", (e) => {
   filter.needs = e.target.checked; refilter();
 });
+refilter();  // the wall link of the view the page was opened with
 
 // The detail of one table: its seats, its last alarms, its last hands from the feed.
 function showDetail(id) {
   openDetail = id;
+  detailDirty = false;
   detailFetched = performance.now();
   fetch("table/" + encodeURIComponent(id) + ".json").then(r => r.ok ? r.json() : null)
     .then(d => { if (d && openDetail === d.table_id) fillDetail(d); })
@@ -417,10 +424,12 @@ function fillDetail(d) {
   panel.hidden = false;
 }
 
-document.getElementById("detail-close").addEventListener("click", () => {
+function closeDetail() {
   openDetail = null;
   document.getElementById("detail").hidden = true;
-});
+}
+document.getElementById("detail-close").addEventListener("click", closeDetail);
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeDetail(); });
 
 // On the wall display the text shrinks until every card fits (all 40 on one screen),
 // down to a size still readable; elsewhere it scales with the window and scrolls. The
@@ -453,9 +462,7 @@ function put(card) {
   cards.set(card.table_id, {data: card, at: performance.now()});
   render(card.table_id);
   roomDirty = true;
-  if (openDetail === card.table_id && performance.now() - detailFetched > 1000) {
-    showDetail(card.table_id);
-  }
+  if (openDetail === card.table_id) detailDirty = true;
 }
 
 function broker(up) {
@@ -485,6 +492,7 @@ source.addEventListener("broker", (e) => broker(JSON.parse(e.data).up));
 setInterval(() => {
   for (const id of cards.keys()) tickCard(id);
   if (roomDirty) { roomDirty = false; room(); }
+  if (detailDirty && performance.now() - detailFetched > 1000) showDetail(openDetail);
   summary();
   refit();  // tables that came within the last second
 }, 250);
