@@ -38,3 +38,13 @@ def floor_watch_command(broker: LocalBroker, *args: str) -> list[str]:
     return tablectl_command(
         "floor", "watch", "--host", broker.host, "--port", str(broker.port), *args
     )
+
+
+def viewport(driver: Any, width: int, height: int, mobile: bool = False) -> None:
+    """The page's own viewport at exactly this size, through Chromium's DevTools (a
+    window's size counts its frame): screenshots of exactly 1920x1080, a phone's
+    390x844 (``mobile``: the page's viewport meta tag applies)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+    )

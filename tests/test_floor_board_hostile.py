@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from controller.floor import board_log
 from controller.floor.board_server import BoardServer
 from controller.floor.clock import Stamp
 from controller.floor.messages import state_message
@@ -212,6 +213,7 @@ def test_a_players_name_is_shown_as_text_inside_its_card(
                 "pot_total": 120,
                 "seats": seats,
                 "clock": None,
+                "dealer": evil,
             },
             seq=1,
             stamp=Stamp.now(),
@@ -224,6 +226,11 @@ def test_a_players_name_is_shown_as_text_inside_its_card(
         "T2 shown",
     )
     assert evil in browser.find_element(By.CSS_SELECTOR, "#card-T1 .to-act").text
+    shortened = evil[: board_log.NAME_CHARS]  # in the seats and as the dealer
+    assert shortened in browser.find_element(By.CSS_SELECTOR, "#card-T1 .seats-list").text
+    assert shortened in browser.find_element(By.CSS_SELECTOR, "#card-T1 .dealer").text
+    browser.find_element(By.ID, "card-T1").click()  # the detail: text too
+    until(lambda: shortened in browser.find_element(By.ID, "detail").text, "T1's detail")
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
     assert browser.title == "Floor board"
     overflow = browser.execute_script(

@@ -33,6 +33,8 @@ MODULES = [
     "tests/test_floor_board.py",
     "tests/test_floor_board_http.py",
     "tests/test_floor_board_hostile.py",
+    "tests/test_floor_board_card.py",
+    "tests/test_floor_board_room.py",
     "tests/test_floor_bounds.py",
     "tests/test_floor_new_stream.py",
     "tests/test_floor_acl.py",

@@ -334,6 +334,7 @@ def _board(args: argparse.Namespace) -> int:
             subscriber_options=options,
             hosts=board_settings.hosts,
             max_tables=board_settings.max_tables,
+            push_minutes=board_settings.push_minutes,
             on_broker=broker_link_lines("board", host, port),
         )
     except (FloorConfigError, TopicError) as exc:

@@ -39,6 +39,7 @@ from typing import Any
 
 from controller import device_faults
 from controller.config.rules import MAX_SEATS, MIN_SEATS, TABLE_ID_PATTERN
+from controller.floor.board_log import TableLog, seat_rows, shift_money
 from controller.floor.consumer import Deduplicator
 from controller.rules.text import msg, render
 
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 STRUCTURES = {"no_limit": "NL", "pot_limit": "PL", "fixed_limit": "FL"}
+PUSH_MINUTES = 30  # board.push_minutes: a dealer down this long is due a push
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Card:
     last_heard_ns: int = 0
     version: int = 0
     stream: int = 0  # the table's message numbering restarted this many times
+    history: TableLog = field(default_factory=TableLog)  # dealer, pace, hands, alarms seen
 
     def alarms(self) -> list[dict[str, str]]:
         found = [
@@ -152,7 +155,7 @@ class Card:
             "running": running,
         }
 
-    def as_json(self, now_ns: int) -> dict[str, Any]:
+    def as_json(self, now_ns: int, push_after_ms: int = 1 << 62) -> dict[str, Any]:
         state = self.state
         seats_value = state.get("seats")
         seats: Mapping[str, Any] = seats_value if isinstance(seats_value, Mapping) else {}
@@ -188,6 +191,9 @@ class Card:
             else None,
             "seq": self.state_seq,
             "version": self.version,
+            "seat_rows": seat_rows(state),
+            "money": shift_money(state),
+            **self.history.as_json(now_ns, push_after_ms),
         }
 
 
@@ -219,8 +225,14 @@ class Board:
     """Every table's card; thread-safe (the subscriber's thread applies, the web
     server's threads read)."""
 
-    def __init__(self, site: str | None = None, max_tables: int = Deduplicator.MAX_TABLES) -> None:
+    def __init__(
+        self,
+        site: str | None = None,
+        max_tables: int = Deduplicator.MAX_TABLES,
+        push_minutes: int = PUSH_MINUTES,
+    ) -> None:
         self.site = site
+        self.push_after_ms = push_minutes * 60_000  # a dealer down this long: push due
         self._cards: dict[str, Card] = {}
         # at most max_tables cards: a table more drops the one silent the longest
         self._dedupe = Deduplicator(max_tables=max_tables)
@@ -259,6 +271,8 @@ class Board:
             card.site = payload.get("site") if isinstance(payload.get("site"), str) else card.site
             card.last_heard_ns = received_ns
             _fold(card, payload, received_ns)
+            card.history.play(payload, received_ns)
+            card.history.alarms_now(card.alarms(), received_ns)
             card.version += 1
             self.version += 1
             return table_id
@@ -290,12 +304,25 @@ class Board:
 
     def cards(self, now_ns: int) -> list[dict[str, Any]]:
         with self._lock:
-            return [self._cards[t].as_json(now_ns) for t in sorted(self._cards, key=_table_order)]
+            return [
+                self._cards[t].as_json(now_ns, self.push_after_ms)
+                for t in sorted(self._cards, key=_table_order)
+            ]
 
     def card(self, table_id: str, now_ns: int) -> dict[str, Any] | None:
         with self._lock:
             card = self._cards.get(table_id)
-            return card.as_json(now_ns) if card is not None else None
+            return card.as_json(now_ns, self.push_after_ms) if card is not None else None
+
+    def detail(self, table_id: str, now_ns: int) -> dict[str, Any] | None:
+        """A table's card with its last hands' play-by-play (the page's detail)."""
+        with self._lock:
+            card = self._cards.get(table_id)
+            if card is None:
+                return None
+            return card.as_json(now_ns, self.push_after_ms) | {
+                "hands": card.history.hands_json(now_ns)
+            }
 
 
 def problem(payload: Mapping[str, Any], topic: str | None = None) -> str | None:
@@ -329,6 +356,7 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         card.state_seq = payload.get("seq") if isinstance(payload.get("seq"), int) else None
         card.state_msg_seq = msg_seq if isinstance(msg_seq, int) else card.state_msg_seq
         card.clock_received_ns = received_ns if card.state.get("clock") else None
+        card.history.state(card.state, received_ns)
         if isinstance(payload.get("table"), Mapping):
             card.info = dict(payload["table"])
     elif kind == "fault":

@@ -9,6 +9,8 @@ standard-library `ThreadingHTTPServer` serves
                   table changed), `broker` (the board's own link up or down), and a
                   comment every 10 s so proxies keep the stream open
     /cards.json   every card now (scripts, monitoring)
+    /table/T7.json  one table's card with its last hands' play-by-play (the page's
+                  detail panel); 404 for a table the board does not show
 
 Each browser has its own queue; the subscriber's thread puts the changed card on every
 queue (encoded once for all), the browser's HTTP thread writes out what has piled up in
@@ -45,7 +47,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from controller.floor.board import Board, problem
+from controller.floor.board import PUSH_MINUTES, Board, problem
 from controller.floor.board_page import PAGE
 from controller.floor.consumer import Deduplicator, FloorLinkError, FloorMessage, Subscriber
 from controller.floor.settings import FloorSettings
@@ -71,6 +73,7 @@ class BoardSettings:
     port: int = DEFAULT_HTTP_PORT
     hosts: tuple[str, ...] = ()  # names browsers may use besides IP addresses, localhost
     max_tables: int = Deduplicator.MAX_TABLES  # cards kept; more: the longest silent goes
+    push_minutes: int = PUSH_MINUTES  # a dealer down this long is shown PUSH DUE
 
 
 HOST_NAME = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
@@ -168,6 +171,7 @@ def load_board_config(path: Path) -> tuple[FloorSettings | None, BoardSettings]:
         port=board.get_int("port", DEFAULT_HTTP_PORT, 1, 65535),
         hosts=_read_hosts(board),
         max_tables=board.get_int("max_tables", Deduplicator.MAX_TABLES, 1, 100_000),
+        push_minutes=board.get_int("push_minutes", PUSH_MINUTES, 1, 24 * 60),
     )
     report.check_unknown()
     report.raise_if_failed()
@@ -242,8 +246,9 @@ class BoardServer:
         hosts: tuple[str, ...] = (),
         max_tables: int = Deduplicator.MAX_TABLES,
         on_broker: Callable[[bool], None] | None = None,
+        push_minutes: int = PUSH_MINUTES,
     ) -> None:
-        self.board = Board(site, max_tables=max_tables)
+        self.board = Board(site, max_tables=max_tables, push_minutes=push_minutes)
         self._on_broker = on_broker  # hears each loss of the broker and each return
         self._hosts = frozenset(h.lower().rstrip(".") for h in hosts)
         self._broker = (host, port)
@@ -433,6 +438,14 @@ class BoardServer:
                     self._send(200, "application/json", json.dumps(server.snapshot()).encode())
                 elif path == "/events":
                     self._events()
+                elif path.startswith("/table/") and path.endswith(".json"):
+                    detail = server.board.detail(
+                        path[len("/table/") : -len(".json")], server._now()
+                    )
+                    if detail is None:
+                        self._send(404, "text/plain; charset=utf-8", b"no such table here\n")
+                    else:
+                        self._send(200, "application/json", json.dumps(detail).encode())
                 else:
                     self._send(404, "text/plain; charset=utf-8", b"not found\n")
 
