@@ -102,9 +102,21 @@ if [ "$SOURCE" != "$(cd "$target" && pwd -P)" ]; then
 fi
 venv="$target/.venv"
 if [ ! -x "$venv/bin/python" ]; then
-    # The system's site packages: python3-lgpio from apt (Raspberry Pi OS).
-    python3 -m venv --system-site-packages "$venv"
+    python3 -m venv "$venv"
     say "virtual environment created"
+fi
+# The environment sees the system's site packages (python3-lgpio from apt on Raspberry
+# Pi OS), but not while pip works: every dependency goes into the environment itself,
+# where the software verification covers it, even one the system also has (a python3-yaml
+# from apt would otherwise satisfy PyYAML and run unverified).
+system_site() {
+    sed -i "s/^include-system-site-packages = .*/include-system-site-packages = $1/" \
+        "$venv/pyvenv.cfg"
+}
+system_site false
+# pip is taken out of the environment after each install (below): bring it back.
+if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+    "$venv/bin/python" -m ensurepip >/dev/null
 fi
 if [ -n "$WHEELHOUSE" ]; then
     # The release's own wheel (made with `pip wheel --no-deps`), then its dependencies,
@@ -119,6 +131,7 @@ if [ -n "$WHEELHOUSE" ]; then
 else
     "$venv/bin/pip" install --quiet "$target"
 fi
+system_site true
 say "program installed in $PREFIX/.venv"
 # gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
 # system site packages); plain Debian has no such package, so the wheel (aarch64 and
@@ -154,8 +167,14 @@ else
 fi
 
 # --- the manifest (software verification) ---------------------------------------------
+# pip is no part of what runs: out of the environment, so that the digest covers the
+# program, its dependencies and start hooks only (and the start-up check reads half as
+# many files). The manifest's step compiles every module the same way on every install
+# (hash-checked .pyc files), then records every file with its SHA-256.
+"$venv/bin/python" -m pip uninstall --quiet --yes pip >/dev/null 2>&1 || true
 "$venv/bin/tablectl" verify-software --write-manifest >/dev/null
 say "manifest of the installed files written ($PREFIX/.venv/table-controller.manifest)"
+"$venv/bin/tablectl" verify-software | sed -n 's/^sha256: /install: software digest (sha256) /p'
 
 if [ -n "$DESTDIR" ]; then
     say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"

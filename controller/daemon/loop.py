@@ -70,6 +70,7 @@ from controller.daemon.inqueue import InputQueue
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
+from controller.daemon.software_check import SoftwareCheckMixin, SoftwareVerdict, VerifyNow
 from controller.daemon.timekeeping import Clock, SystemClock, Timekeeper, tray_stable_after_ms
 from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
@@ -100,7 +101,7 @@ class Notifier:
         self.interval: Callable[[], float | None] = notify.watchdog_interval
 
 
-class Controller(ConfigMixin, FaultHandlingMixin):
+class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
     def __init__(
         self,
         *,
@@ -115,6 +116,7 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         publisher: Any = None,
         has_puck: bool = False,
         clock: Clock | None = None,
+        bench: bool = False,
     ) -> None:
         self.settings = settings
         self.journal = journal
@@ -132,6 +134,10 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         self.pending_config: Settings | None = None
         self.hands_since_prune = 0
         self.prune_due_ns: int | None = None
+        self.bench = bench  # every device simulated: an unverified program may play
+        self.software_due_ns: int | None = None
+        self.software_running = False
+        self.schedule_software_check()
         self.running = False
         self.stopped_reason: str | None = None
         self._watchdog_every = self.notifier.interval()
@@ -161,17 +167,23 @@ class Controller(ConfigMixin, FaultHandlingMixin):
                 self._ping_watchdog()
                 if self.prune_due_ns is not None:
                     self._guarded(self._prune_if_idle, None)
+                self._guarded(self._software_if_due, None)
         finally:
             self.running = False
 
     def _prune_if_idle(self, _: Any) -> None:
         self.prune_if_idle(self.clock.now_ns(), self.inputs.empty())
 
+    def _software_if_due(self, _: Any) -> None:
+        self.software_check_if_due(self.clock.now_ns(), self.inputs.empty())
+
     def _wake_at(self, now: int) -> int | None:
         """The instant the loop must wake without an input, or None: not before one."""
         dues = [self._watchdog_due_ns()]
         if self.prune_due_ns is not None:  # the deferred prune (reconfig.prune_if_idle)
             dues.append(self.prune_due_ns)
+        if self.software_due_ns is not None and not self.software_running:
+            dues.append(self.software_due_ns)  # the periodic software check
         if self.fault is None and self.recorder is not None:
             state = self.recorder.table.state
             dues.append(self._tick_due())
@@ -207,6 +219,12 @@ class Controller(ConfigMixin, FaultHandlingMixin):
             return
         if isinstance(item, LinkNotice):
             self._link_notice(item.status)
+            return
+        if isinstance(item, SoftwareVerdict):
+            self.software_verdict(item)
+            return
+        if isinstance(item, VerifyNow):
+            self.start_software_check(item.why)
             return
         if isinstance(item, Submit):
             refusal = console_refusal(item.event) if item.console else None

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller import statedir
+from controller import software, statedir
 from controller.config import Settings
 from controller.daemon.fault_handling import fault_entry
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
@@ -43,7 +43,8 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
-from controller.daemon.startup import StartProgress, check_software
+from controller.daemon.software_check import SOFTWARE_CHECK, log_verdict, verdict_fault
+from controller.daemon.startup import StartProgress
 from controller.daemon.timekeeping import Clock, SystemClock
 from controller.faults import Fault, SoftwareFault
 from controller.journal import (
@@ -106,7 +107,9 @@ class Daemon:
         settings = self.settings
         assert settings.hardware is not None
         log.info(
-            "starting: %s (config %s, sha256 %s)",
+            "starting: %s %s: %s (config %s, sha256 %s)",
+            software.DISTRIBUTION,
+            software.version(),
             settings.summary(),
             settings.source,
             settings.sha256,
@@ -131,7 +134,10 @@ class Daemon:
         fault: Fault | None = None
         progress = StartProgress(self.notifier.extend, self.notifier.status)
         progress.step("verifying the software")
-        modified = check_software()
+        program = software.check()
+        bench = bool(self.simulated) or bool(settings.hardware and settings.hardware.simulated)
+        log_verdict(program, "start", bench=bench)
+        modified = verdict_fault(program, bench=bench)
         progress.step("opening the journal")
         try:
             self.journal = Journal.open(
@@ -167,6 +173,7 @@ class Daemon:
                 log.warning("integrity check: %s", warning)
             table: Table | None = None
             last_snapshot = 0
+            _quiet_log(journal, SOFTWARE_CHECK, {"why": "start", **program.log_detail()})
             if modified is not None:
                 _quiet_log(journal, *fault_entry(modified))
             if not verdict.ok:
@@ -232,6 +239,7 @@ class Daemon:
             publisher=self.publisher,
             has_puck=_has_puck(settings),
             clock=self.clock,
+            bench=bench,
         )
         self.controller = controller
         controller.start_outputs()
@@ -252,7 +260,14 @@ class Daemon:
         status = "ready" if fault is None else f"LOCKED: {fault.code}: call a technician"
         self.notifier.ready(status)
         self.ready.set()
-        log.info("READY%s", "" if fault is None else f" (play locked: {fault.code})")
+        log.info(
+            "READY: %s %s, software sha256 %s %s%s",
+            software.DISTRIBUTION,
+            software.version(),
+            program.digest,
+            program.result,
+            "" if fault is None else f" (play locked: {fault.code})",
+        )
         return controller
 
     def _log_start_entries(self, journal: Journal) -> None:

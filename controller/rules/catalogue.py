@@ -260,6 +260,7 @@ EN: dict[str, str] = {
     "fault.name.storage_not_writable": "STORAGE NO ACCESS",
     "fault.name.software_fault": "SOFTWARE FAULT",
     "fault.name.software_modified": "SOFTWARE MODIFIED",
+    "fault.name.software_unverified": "SOFTWARE UNVERIFIED",
     "refused.line": "NO: {reason}",
 }
 
@@ -499,6 +500,7 @@ ES: dict[str, str] = {
     "fault.name.storage_not_writable": "ALMACENAMIENTO SIN ACCESO",
     "fault.name.software_fault": "FALLO DE SOFTWARE",
     "fault.name.software_modified": "SOFTWARE MODIFICADO",
+    "fault.name.software_unverified": "SOFTWARE NO VERIFICADO",
     "refused.line": "NO: {reason}",
 }
 
