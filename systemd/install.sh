@@ -100,52 +100,10 @@ if [ "$SOURCE" != "$(cd "$target" && pwd -P)" ]; then
     chmod -R go-w "$target"
     say "program copied to $PREFIX"
 fi
-venv="$target/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-    say "virtual environment created"
-fi
-# The environment sees the system's site packages (python3-lgpio from apt on Raspberry
-# Pi OS), but not while pip works: every dependency goes into the environment itself,
-# where the software verification covers it, even one the system also has (a python3-yaml
-# from apt would otherwise satisfy PyYAML and run unverified).
-system_site() {
-    sed -i "s/^include-system-site-packages = .*/include-system-site-packages = $1/" \
-        "$venv/pyvenv.cfg"
-}
-system_site false
-# pip is taken out of the environment after each install (below): bring it back.
-if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
-    "$venv/bin/python" -m ensurepip >/dev/null
-fi
-if [ -n "$WHEELHOUSE" ]; then
-    # The release's own wheel (made with `pip wheel --no-deps`), then its dependencies,
-    # all from the wheelhouse. The program is reinstalled even at the same version.
-    set -- "$WHEELHOUSE"/table_controller-*.whl
-    if [ ! -f "$1" ]; then
-        echo "install.sh: no table_controller-*.whl in $WHEELHOUSE (docs/install.md)" >&2
-        exit 1
-    fi
-    "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" "$1"
-    "$venv/bin/pip" install --quiet --no-index --force-reinstall --no-deps "$1"
-else
-    "$venv/bin/pip" install --quiet "$target"
-fi
-system_site true
-say "program installed in $PREFIX/.venv"
-# gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
-# system site packages); plain Debian has no such package, so the wheel (aarch64 and
-# armv7 wheels exist) goes into the environment, from the wheelhouse when given.
-if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
-    if [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
-        "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" lgpio
-        say "lgpio installed from the wheelhouse"
-    elif [ -z "$WHEELHOUSE" ] && case $(uname -m) in aarch64|armv7l) true ;; *) false ;; esac; then
-        "$venv/bin/pip" install --quiet lgpio && say "lgpio installed"
-    else
-        say "warning: lgpio is not installed: the GPIO pins will not open (sudo apt install python3-lgpio, or put an lgpio wheel in the wheelhouse)"
-    fi
-fi
+# The virtual environment, the program and its dependencies in it, the manifest of what
+# runs and its digest: systemd/install-program.sh, the same steps wherever a release is
+# installed.
+"$SOURCE/systemd/install-program.sh" "$target/.venv" "$SOURCE" ${WHEELHOUSE:+"$WHEELHOUSE"}
 
 # --- the unit, the modules, the configuration -----------------------------------------
 install -d -m 0755 "$(at /etc/systemd/system)" "$(at /etc/modules-load.d)"
@@ -165,16 +123,6 @@ if [ ! -e "$(at "$CONF_DIR/table.yaml")" ]; then
 else
     say "configuration $CONF_DIR/table.yaml kept"
 fi
-
-# --- the manifest (software verification) ---------------------------------------------
-# pip is no part of what runs: out of the environment, so that the digest covers the
-# program, its dependencies and start hooks only (and the start-up check reads half as
-# many files). The manifest's step compiles every module the same way on every install
-# (hash-checked .pyc files), then records every file with its SHA-256.
-"$venv/bin/python" -m pip uninstall --quiet --yes pip >/dev/null 2>&1 || true
-"$venv/bin/tablectl" verify-software --write-manifest >/dev/null
-say "manifest of the installed files written ($PREFIX/.venv/table-controller.manifest)"
-"$venv/bin/tablectl" verify-software | sed -n 's/^sha256: /install: software digest (sha256) /p'
 
 if [ -n "$DESTDIR" ]; then
     say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"

@@ -19,18 +19,28 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import tomllib
+import zipfile
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from controller.floor.consumer import Collector, FloorMessage
 from controller.journal import Journal
 from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_for, write_config
+from tests.localbroker import LocalBroker
 from tests.mock_clock import MockClock
+from tests.test_floor_publisher import back_office
+
+__all__ = ["back_office"]  # a pytest fixture, used by name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,23 +58,27 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+#: The digest each install printed, by environment.
+PRINTED: dict[Path, str] = {}
+
+
 def install(target: Path, wheelhouse: Path) -> Path:
-    """A virtual environment with the release in it, as install.sh makes it (the
-    system's site packages hidden from pip)."""
+    """A virtual environment with the release in it, made by the script every install
+    runs (``systemd/install-program.sh``: the dependencies from requirements.lock with
+    the system's site packages hidden, pip taken out, the manifest written)."""
     venv = target / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
-    [wheel] = wheelhouse.glob("table_controller-*.whl")
-    subprocess.run(
-        [*pip, "install", "--quiet", "--no-index", "--find-links", str(wheelhouse), str(wheel)],
-        check=True,
-        timeout=600,
+    result = subprocess.run(
+        [str(ROOT / "systemd" / "install-program.sh"), str(venv), str(ROOT), str(wheelhouse)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
-    config = venv / "pyvenv.cfg"  # the system's site packages seen once pip is done
-    config.write_text(config.read_text().replace("site-packages = false", "site-packages = true"))
-    subprocess.run([*pip, "uninstall", "--quiet", "--yes", "pip"], check=True, timeout=300)
-    written = tablectl(venv, "verify-software", "--write-manifest")
-    assert written.returncode == 0, written.stdout + written.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = [line.split()[-1] for line in result.stdout.splitlines() if "digest" in line]
+    assert len(printed) == 1 and len(printed[0]) == 64, result.stdout
+    PRINTED[venv] = printed[0]
+    assert not (venv / "bin" / "pip").exists()
     return venv
 
 
@@ -110,7 +124,7 @@ def test_the_same_release_gives_the_same_digest_on_every_install(
     other = install(tmp_path / "elsewhere" / "deeper", wheelhouse)
     first, second = tablectl(venv, "verify-software"), tablectl(other, "verify-software")
     assert first.returncode == second.returncode == 0, first.stdout + second.stdout
-    assert digest(first) == digest(second)
+    assert digest(first) == digest(second) == PRINTED[venv] == PRINTED[other]
     seed = ("verify-software", "--seed", "5eed0f7a")
     assert digest(tablectl(venv, *seed)) == digest(tablectl(other, *seed)) != digest(first)
     assert (venv / "table-controller.manifest").read_text() == (
@@ -123,6 +137,11 @@ def test_the_same_release_gives_the_same_digest_on_every_install(
         assert any(wanted in name for name in names), wanted
     assert "bin/tablectl" in names and "pyvenv.cfg" in names and "<python>" in names
     assert not any(name.startswith(str(tmp_path)) for name in names)
+    # The release's version, one source (pyproject.toml), as the installed program says it.
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        release = tomllib.load(file)["project"]["version"]
+    assert tablectl(venv, "--version").stdout.startswith(f"tablectl {release} from ")
+    assert f"program: table-controller {release} in {venv}" in first.stdout
 
 
 def modified(venv: Path, env: dict[str, str] | None = None) -> str:
@@ -328,3 +347,69 @@ def test_the_periodic_check_runs_between_hands(tmp_path: Path) -> None:
             clock.jump(1)
             time.sleep(0.05)
         assert kinds() == ["start", "periodic"]
+
+
+def test_the_floor_status_names_the_release_and_its_digest(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    """The retained link status and the last will carry the version and the digest the
+    daemon found at start (the fixture holds every message to docs/floor.schema.json)."""
+    config = write_config(tmp_path)
+    config.write_text(
+        config.read_text() + f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n"
+    )
+    with running(config) as daemon:
+        digest_at_start = daemon.software_digest
+        statuses: list[dict[str, Any]] = []
+
+        def said(messages: list[FloorMessage]) -> bool:
+            statuses[:] = [
+                dict(m.payload)
+                for m in messages
+                if m.payload is not None and m.payload.get("kind") == "status"
+            ]
+            return bool(statuses)
+
+        assert back_office.wait_for(said, WAIT), "no status"
+    assert len(digest_at_start) == 64
+    assert statuses[0]["software"] == {
+        "version": metadata.version("table-controller"),
+        "sha256": digest_at_start,
+    }
+
+
+def test_the_lock_pins_every_dependency_and_refuses_another_file(
+    wheelhouse: Path, tmp_path: Path
+) -> None:
+    """requirements.lock pins pyproject.toml's dependencies (and theirs) with hashes; a
+    wheel whose bytes differ from the release's, even of the same name and version, is
+    refused by the install's pip."""
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        wanted = tomllib.load(file)["project"]["dependencies"]
+    lock = (ROOT / "requirements.lock").read_text()
+    pinned = {line.split("==")[0].lower() for line in lock.splitlines() if "==" in line}
+    for requirement in wanted:
+        name = requirement.split(">")[0].split("=")[0].split("<")[0].strip().lower()
+        assert name.replace("_", "-") in pinned, requirement
+    assert all("--hash=sha256:" in part for part in lock.split("==")[1:])
+
+    tampered = tmp_path / "wheelhouse"
+    shutil.copytree(wheelhouse, tampered)
+    [serial] = tampered.glob("pyserial-*.whl")
+    with zipfile.ZipFile(serial, "a") as archive:
+        archive.writestr("serial/extra.py", "import os\n")
+    venv = tmp_path / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    refused = subprocess.run(
+        [
+            *(str(venv / "bin/python"), "-m", "pip", "install", "--no-index", "--no-deps"),
+            *("--find-links", str(tampered), "--require-hashes", "-r"),
+            str(ROOT / "requirements.lock"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert refused.returncode != 0
+    assert "DO NOT MATCH THE HASHES" in refused.stderr and "pyserial" in refused.stderr

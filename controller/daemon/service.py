@@ -88,6 +88,7 @@ class Daemon:
         self.settings = settings
         self.config_path = config_path
         self.simulated = simulated
+        self.software_digest = ""  # what runs, as found at start (controller.software)
         self.notifier = notifier or Notifier()
         self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
@@ -135,6 +136,7 @@ class Daemon:
         progress = StartProgress(self.notifier.extend, self.notifier.status)
         progress.step("verifying the software")
         program = software.check()
+        self.software_digest = program.digest
         bench = bool(self.simulated) or bool(settings.hardware and settings.hardware.simulated)
         log_verdict(program, "start", bench=bench)
         modified = verdict_fault(program, bench=bench)
@@ -349,6 +351,7 @@ class Daemon:
             log.error("floor link not started: %s", error)
             controller.link_problem = "LINK ERROR"
             return
+        publisher.software = {"version": software.version(), "sha256": self.software_digest}
         self.publisher = publisher
         controller.publisher = publisher
         if controller.fault is not None:  # the floor hears of it in the link status

@@ -274,6 +274,7 @@ def status_payload(
     device_faults: Mapping[str, str] | None = None,
     tray_discrepancy: int | None = None,
     outbox: str | None = None,
+    software: Mapping[str, str] | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
@@ -287,6 +288,8 @@ def status_payload(
     difference while its alarm is raised, else None (and in the last will). `outbox`:
     `filling` (the outbox alarm: unsent rows past `floor.outbox_alarm_percent`), `full`
     (it reached its bound: sticky until a supervisor acknowledges it), else None.
+    `software`: the release running (`version`) and its digest (`sha256`, as
+    `tablectl verify-software` prints it), in the last will too.
     """
     return dumps(
         _document(
@@ -301,6 +304,7 @@ def status_payload(
             device_faults=dict(device_faults) if device_faults is not None else None,
             tray_discrepancy=tray_discrepancy,
             outbox=outbox,
+            software=dict(software) if software is not None else None,
         )
     )
 

@@ -99,6 +99,8 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._poll_interval = poll_interval
         self._housekeeping_interval = housekeeping_interval
         self._on_status = on_status
+        #: The release and its digest, named in every status (the daemon sets it).
+        self.software: dict[str, str] | None = None
 
         now = time.monotonic()
         self._status = LinkStatus(
@@ -250,6 +252,7 @@ class Publisher(StatusKeeper, InFlightWindow):
             device_faults=self._device_faults,
             tray_discrepancy=self._tray_discrepancy,
             outbox=self._status.outbox_alarm(),
+            software=self.software,
         )
 
     def notify(self) -> None:
@@ -360,6 +363,7 @@ class Publisher(StatusKeeper, InFlightWindow):
                 stamp=Stamp.now(),
                 will=True,
                 fault=self._fault,
+                software=self.software,
             ),
             qos=1,
             retain=True,
