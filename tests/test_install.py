@@ -81,6 +81,15 @@ def install(root: Path, wheelhouse: Path) -> subprocess.CompletedProcess[str]:
     return result
 
 
+#: The software digest each install of the module's root printed.
+PRINTED: list[str] = []
+
+
+def printed_digest(result: subprocess.CompletedProcess[str]) -> str:
+    [line] = [line for line in result.stdout.splitlines() if "software digest" in line]
+    return line.split()[-1]
+
+
 def account(root: Path, name: str, file: str) -> list[str]:
     for line in (root / "etc" / file).read_text().splitlines():
         if line.split(":")[0] == name:
@@ -110,6 +119,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Ite
     root = scratch_root(tmp_path_factory.mktemp("scratch") / "root")
     first = install(root, wheelhouse)
     assert "user tablectl created" in first.stdout and "group gpio created" in first.stdout
+    PRINTED.append(printed_digest(first))
     yield root
 
 
@@ -159,6 +169,8 @@ def test_a_second_run_changes_nothing_and_keeps_the_configuration(
     before = tree(installed)
     second = install(installed, wheelhouse)
     assert "created" not in second.stdout and "kept" in second.stdout
+    # Installed again, a while later: the same digest (pip's .pyc files carry the time).
+    assert printed_digest(second) == PRINTED[0]
     assert tree(installed) == before
     assert configuration.read_text().endswith("# edited by the technician\n")
 
@@ -180,6 +192,7 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
     assert clean.returncode == 0, clean.stdout + clean.stderr
     digest = next(line for line in clean.stdout.splitlines() if line.startswith("sha256: "))
     assert len(digest.split()[1]) == 64 and "software verified" in clean.stdout
+    assert digest.split()[1] == PRINTED[0]  # the one the install printed
     seeded = verify_software(installed, "--seed", "00112233aabbccdd")
     keyed = next(line for line in seeded.stdout.splitlines() if line.startswith("hmac-sha256"))
     assert keyed.split()[-1] != digest.split()[1]
@@ -228,7 +241,7 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
             assert daemon.wait(60) == 0
         assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
         text = log.read_text()
-        assert "SOFTWARE MODIFIED: program sha256 " in text
+        assert "SOFTWARE MODIFIED (start): sha256 " in text
         assert "controller/rules/__init__.py" in text
     finally:
         target.write_bytes(original)

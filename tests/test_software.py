@@ -413,3 +413,28 @@ def test_the_lock_pins_every_dependency_and_refuses_another_file(
     )
     assert refused.returncode != 0
     assert "DO NOT MATCH THE HASHES" in refused.stderr and "pyserial" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("language", "first", "result"),
+    [("en", "TABLE CONTROLLER", "UNVERIFIED"), ("es", "CONTROLADOR DE MESA", "NO VERIFICADO")],
+)
+def test_the_start_screen_names_the_release_and_its_digest(
+    tmp_path: Path, language: str, first: str, result: str
+) -> None:
+    """Shown while the daemon starts, before the recovered state (from the source
+    checkout, whose software is unverified but plays)."""
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + f"display: {{language: {language}}}\n")
+    with running(config) as daemon:
+        assert daemon.devices is not None and daemon.devices.sim is not None
+        display = daemon.devices.sim.display
+        assert display is not None
+        wait_for(lambda: len(display.history) > 1, what="the display told something")
+        texts = [(m.line1, m.line2) for m in display.history if hasattr(m, "line1")]
+        version = metadata.version("table-controller")
+        assert texts[0] == (
+            f"{first} {version}",
+            f"SOFTWARE {daemon.software_digest[:12]} {result}",
+        )
+        assert texts[-1] != texts[0]  # then the table's own screen

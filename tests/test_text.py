@@ -57,6 +57,8 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
     "what": "TRAY UNPLUGGED",
     "round": phrase("word.round_predraw"),
     "situation": phrase("display.call", amount=40),
+    "version": "10.20.300",
+    "digest": "6cf4d697b26e",
 }
 
 

@@ -43,7 +43,12 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
-from controller.daemon.software_check import SOFTWARE_CHECK, log_verdict, verdict_fault
+from controller.daemon.software_check import (
+    SOFTWARE_CHECK,
+    log_verdict,
+    start_screen,
+    verdict_fault,
+)
 from controller.daemon.startup import StartProgress
 from controller.daemon.timekeeping import Clock, SystemClock
 from controller.faults import Fault, SoftwareFault
@@ -137,6 +142,10 @@ class Daemon:
         progress.step("verifying the software")
         program = software.check()
         self.software_digest = program.digest
+        try:  # the start screen, until the recovered state is shown
+            devices.display.show_text(*start_screen(program, settings.display.language))
+        except Exception as error:  # a display that fails is a device fault, found later
+            log.warning("start screen not shown: %s", error)
         bench = bool(self.simulated) or bool(settings.hardware and settings.hardware.simulated)
         log_verdict(program, "start", bench=bench)
         modified = verdict_fault(program, bench=bench)

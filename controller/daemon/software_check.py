@@ -18,8 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from controller import lights as looks
 from controller import software
 from controller.faults import SoftwareFault
+from controller.rules.text import msg, render
 
 log = logging.getLogger("table-controller")
 
@@ -74,6 +76,20 @@ def verdict_fault(verdict: software.Verdict, *, bench: bool) -> SoftwareFault | 
         f"{verdict.summary()}; digest sha256 {verdict.digest}. "
         "Play stays locked: install the approved release again "
         "(systemd/install.sh) and check it with tablectl verify-software."
+    )
+
+
+#: Hex digits of the digest on the display's start screen.
+START_DIGEST_DIGITS = 12
+
+
+def start_screen(verdict: software.Verdict, language: str) -> tuple[str, str]:
+    """The dealer display while the daemon starts: the release, and the first digits of
+    its digest with the start-up check's result."""
+    digest = verdict.digest[:START_DIGEST_DIGITS] or "-"
+    return (
+        looks.fit(render(msg("display.start", version=software.version()), language)),
+        looks.fit(render(msg(f"display.start_software.{verdict.result}", digest=digest), language)),
     )
 
 
