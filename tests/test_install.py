@@ -158,7 +158,11 @@ def test_the_unit_verifies_in_the_installed_root(installed: Path) -> None:
         check=False,
     )
     assert (result.returncode, result.stderr.strip()) == (0, ""), result.stderr
-    assert (installed / PREFIX / ".venv/bin/tablectl").is_file()
+    assert (
+        (installed / PREFIX / ".venv/bin/tablectl")
+        .read_text()
+        .startswith(f"#!/{PREFIX}/.venv/bin/python")
+    )
 
 
 def test_a_second_run_changes_nothing_and_keeps_the_configuration(
@@ -175,9 +179,23 @@ def test_a_second_run_changes_nothing_and_keeps_the_configuration(
     assert configuration.read_text().endswith("# edited by the technician\n")
 
 
+def staged_tablectl(root: Path) -> list[str]:
+    """The staged program's command line, run where it runs on a board: its scripts
+    and pyvenv.cfg name /opt/table-controller, so the staged tree is mounted there in
+    a private mount namespace (nothing on this machine changes)."""
+    unshare = require("unshare", "running the staged program at its final path")
+    mount = (
+        "mount -t tmpfs tmpfs /opt && mkdir /opt/table-controller && "
+        f'mount --bind "{root / PREFIX}" /opt/table-controller && exec "$@"'
+    )
+    return [unshare, "--mount", "--propagation", "private", "sh", "-c", mount, "sh"] + [
+        f"/{PREFIX}/.venv/bin/tablectl"
+    ]
+
+
 def verify_software(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(root / PREFIX / ".venv/bin/tablectl"), "verify-software", *args],
+        [*staged_tablectl(root), "verify-software", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -219,7 +237,7 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
         with log.open("w") as errors:
             daemon = subprocess.Popen(
                 [
-                    str(installed / PREFIX / ".venv/bin/tablectl"),
+                    *staged_tablectl(installed),
                     "run",
                     "--config",
                     str(config),
@@ -246,3 +264,43 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
     finally:
         target.write_bytes(original)
     assert verify_software(installed).returncode == 0
+
+
+def test_a_staged_install_into_an_empty_folder_runs_from_its_final_path(
+    wheelhouse: Path, tmp_path: Path
+) -> None:
+    """DESTDIR into an empty folder (an image being built): no accounts to edit there,
+    so they are left to systemd-sysusers and systemd-tmpfiles on the board; no file
+    names the staging folder; moved to its final path, the program runs and verifies
+    with the digest the install printed."""
+    root = tmp_path / "image"
+    root.mkdir()
+    staged = install(root, wheelhouse)
+    assert "staged: the accounts are made on the board" in staged.stdout
+    digest = printed_digest(staged)
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink() and path.suffix not in (".pyc", ".so"):
+            assert str(root).encode() not in path.read_bytes(), path
+    # The board's first boot: the accounts, then the owners.
+    sysusers = require("systemd-sysusers", "making the staged image's accounts")
+    subprocess.run([sysusers, f"--root={root}"], check=True, timeout=60)
+    user = account(root, "tablectl", "passwd")
+    for group in ("gpio", "dialout"):
+        assert "tablectl" in account(root, group, "group")[3].split(","), group
+    tmpfiles = require("systemd-tmpfiles", "setting the staged image's owners")
+    subprocess.run([tmpfiles, f"--root={root}", "--create"], check=True, timeout=60)
+    uid, gid = int(user[2]), int(user[3])
+    assert owner_mode(root / "var/lib/table-controller") == (uid, gid, "0o750")
+    assert owner_mode(root / "etc/table-controller") == (0, gid, "0o750")
+    assert owner_mode(root / "etc/table-controller/table.yaml") == (0, gid, "0o640")
+    # Copied to a board: the staged program at /opt/table-controller (a private mount).
+    ran = subprocess.run(
+        [*staged_tablectl(root), "verify-software"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert f"sha256: {digest}" in ran.stdout and "software verified" in ran.stdout
+    assert "in /opt/table-controller/.venv," in ran.stdout
