@@ -140,15 +140,7 @@ class Daemon:
         fault: Fault | None = None
         progress = StartProgress(self.notifier.extend, self.notifier.status)
         progress.step("verifying the software")
-        program = software.check()
-        self.software_digest = program.digest
-        try:  # the start screen, until the recovered state is shown
-            devices.display.show_text(*start_screen(program, settings.display.language))
-        except Exception as error:  # a display that fails is a device fault, found later
-            log.warning("start screen not shown: %s", error)
-        bench = bool(self.simulated) or bool(settings.hardware and settings.hardware.simulated)
-        log_verdict(program, "start", bench=bench)
-        modified = verdict_fault(program, bench=bench)
+        program, modified, bench = self._verify_software(devices)
         progress.step("opening the journal")
         try:
             self.journal = Journal.open(
@@ -280,6 +272,21 @@ class Daemon:
             "" if fault is None else f" (play locked: {fault.code})",
         )
         return controller
+
+    def _verify_software(self, devices: Devices) -> tuple[software.Verdict, Fault | None, bool]:
+        """What runs against the install's manifest (``software_check``), shown on the
+        display's start screen; the verdict, the fault it locks play with, and whether
+        this is a bench (every device simulated: an unverified program plays)."""
+        settings = self.settings
+        program = software.check()
+        self.software_digest = program.digest
+        try:  # the start screen, until the recovered state is shown
+            devices.display.show_text(*start_screen(program, settings.display.language))
+        except Exception as error:  # a display that fails is a device fault, found later
+            log.warning("start screen not shown: %s", error)
+        bench = bool(self.simulated) or bool(settings.hardware and settings.hardware.simulated)
+        log_verdict(program, "start", bench=bench)
+        return program, verdict_fault(program, bench=bench), bench
 
     def _log_start_entries(self, journal: Journal) -> None:
         """Repeat on the log what the journal recorded when it opened."""
