@@ -1,3 +1,4 @@
-"""table-controller: firmware of a live, dealer-run casino poker table."""
+"""table-controller: firmware of a live, dealer-run casino poker table.
 
-__version__ = "0.1.0"
+Its version is `pyproject.toml`'s, read where it is needed from the installed metadata
+(`controller.software.version()`, `tablectl --version`)."""

@@ -12,7 +12,10 @@
 #   --enable           also enable and start the service (otherwise it prints the
 #                      steps to take first: configuration, check-config, selftest)
 #   DESTDIR=/scratch   install into a scratch root instead of / (tests, images); no
-#                      systemctl is run there
+#                      systemctl is run there. Into a root with no /etc/group (an
+#                      image being staged in an empty folder) the accounts are left to
+#                      systemd-sysusers and systemd-tmpfiles on the board, and the
+#                      environment names /opt/table-controller, where it runs
 #
 # Steps: the groups gpio and dialout (created if missing) and the system user tablectl
 # in both; /opt/table-controller (the program, root-owned), /etc/table-controller
@@ -35,7 +38,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --wheelhouse) WHEELHOUSE=$(cd "$2" && pwd -P); shift 2 ;;
         --enable) ENABLE=yes; shift ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -53,33 +56,47 @@ if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
 fi
 
 # --- groups and user ------------------------------------------------------------------
-# useradd/groupadd --prefix edit DESTDIR's /etc files (no chroot).
+# useradd/groupadd --prefix edit DESTDIR's /etc files (no chroot). A DESTDIR with no
+# /etc/group is an image being staged: the accounts are made on the board, by
+# systemd-sysusers and systemd-tmpfiles from the files installed below, and everything
+# here is root's until then.
+STAGED=no
+if [ -n "$DESTDIR" ] && [ ! -e "$DESTDIR/etc/group" ]; then
+    STAGED=yes
+fi
 prefix_args() { if [ -n "$DESTDIR" ]; then printf -- '--prefix\n%s\n' "$DESTDIR"; fi; }
 has_group() { grep -q "^$1:" "$(at /etc/group)"; }
 has_user() { grep -q "^$1:" "$(at /etc/passwd)"; }
 
+uid=0
+gid=0
 for group in gpio dialout; do
+    [ "$STAGED" = yes ] && break
     if ! has_group "$group"; then
         # shellcheck disable=SC2046
         groupadd $(prefix_args) --system "$group"
         say "group $group created"
     fi
 done
-if ! has_user "$USER_NAME"; then
+if [ "$STAGED" = no ] && ! has_user "$USER_NAME"; then
     # shellcheck disable=SC2046
     useradd $(prefix_args) --system --user-group --no-create-home \
         --home-dir "$STATE_DIR" --shell /usr/sbin/nologin "$USER_NAME"
     say "user $USER_NAME created"
 fi
 in_group() { grep -q "^$1:[^:]*:[^:]*:\(.*,\)\{0,1\}$USER_NAME\(,.*\)\{0,1\}$" "$(at /etc/group)"; }
-if ! in_group gpio || ! in_group dialout; then
+if [ "$STAGED" = no ] && { ! in_group gpio || ! in_group dialout; }; then
     # shellcheck disable=SC2046
     usermod $(prefix_args) -aG gpio,dialout "$USER_NAME"
     say "user $USER_NAME added to gpio and dialout"
 fi
 # Owners by number, from the target's own files (DESTDIR's, not this machine's).
-uid=$(awk -F: -v u="$USER_NAME" '$1 == u { print $3 }' "$(at /etc/passwd)")
-gid=$(awk -F: -v u="$USER_NAME" '$1 == u { print $3 }' "$(at /etc/group)")
+if [ "$STAGED" = no ]; then
+    uid=$(awk -F: -v u="$USER_NAME" '$1 == u { print $3 }' "$(at /etc/passwd)")
+    gid=$(awk -F: -v u="$USER_NAME" '$1 == u { print $3 }' "$(at /etc/group)")
+else
+    say "staged: the accounts are made on the board (systemd-sysusers, systemd-tmpfiles)"
+fi
 
 # --- directories ----------------------------------------------------------------------
 install -d -o 0 -g 0 -m 0755 "$(at "$PREFIX")"
@@ -100,38 +117,23 @@ if [ "$SOURCE" != "$(cd "$target" && pwd -P)" ]; then
     chmod -R go-w "$target"
     say "program copied to $PREFIX"
 fi
-venv="$target/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    # The system's site packages: python3-lgpio from apt (Raspberry Pi OS).
-    python3 -m venv --system-site-packages "$venv"
-    say "virtual environment created"
+# The virtual environment, the program and its dependencies in it, the manifest of what
+# runs and its digest: systemd/install-program.sh, the same steps wherever a release is
+# installed.
+# With DESTDIR the environment is made and checked where it is (its scripts' first line,
+# pyvenv.cfg and activate name that path: the manifest reads it as {prefix}), then made
+# to name the path it runs from on the board; a second run turns it back first.
+venv_path() {  # FROM TO: the environment's own path, as its text files write it
+    grep -rlF --exclude='*.pyc' --exclude='*.so' "$1" "$target/.venv" | while read -r file; do
+        sed -i -e "s|^$1|$2|g" -e "s|\([^A-Za-z0-9._/-]\)$1|\1$2|g" "$file"
+    done
+}
+if [ -n "$DESTDIR" ] && [ -d "$target/.venv" ]; then
+    venv_path "$PREFIX/.venv" "$target/.venv"
 fi
-if [ -n "$WHEELHOUSE" ]; then
-    # The release's own wheel (made with `pip wheel --no-deps`), then its dependencies,
-    # all from the wheelhouse. The program is reinstalled even at the same version.
-    set -- "$WHEELHOUSE"/table_controller-*.whl
-    if [ ! -f "$1" ]; then
-        echo "install.sh: no table_controller-*.whl in $WHEELHOUSE (docs/install.md)" >&2
-        exit 1
-    fi
-    "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" "$1"
-    "$venv/bin/pip" install --quiet --no-index --force-reinstall --no-deps "$1"
-else
-    "$venv/bin/pip" install --quiet "$target"
-fi
-say "program installed in $PREFIX/.venv"
-# gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
-# system site packages); plain Debian has no such package, so the wheel (aarch64 and
-# armv7 wheels exist) goes into the environment, from the wheelhouse when given.
-if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
-    if [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
-        "$venv/bin/pip" install --quiet --no-index --find-links "$WHEELHOUSE" lgpio
-        say "lgpio installed from the wheelhouse"
-    elif [ -z "$WHEELHOUSE" ] && case $(uname -m) in aarch64|armv7l) true ;; *) false ;; esac; then
-        "$venv/bin/pip" install --quiet lgpio && say "lgpio installed"
-    else
-        say "warning: lgpio is not installed: the GPIO pins will not open (sudo apt install python3-lgpio, or put an lgpio wheel in the wheelhouse)"
-    fi
+"$SOURCE/systemd/install-program.sh" "$target/.venv" "$SOURCE" ${WHEELHOUSE:+"$WHEELHOUSE"}
+if [ -n "$DESTDIR" ]; then
+    venv_path "$target/.venv" "$PREFIX/.venv"
 fi
 
 # --- the unit, the modules, the configuration -----------------------------------------
@@ -142,6 +144,11 @@ install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.modules-load.conf" \
     "$(at /etc/modules-load.d/table-controller.conf)"
 # /dev/gpiochip* to the gpio group (Raspberry Pi OS's own rules do the same; plain
 # Debian leaves them root-only).
+install -d -m 0755 "$(at /usr/lib/sysusers.d)" "$(at /usr/lib/tmpfiles.d)"
+install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.sysusers.conf" \
+    "$(at /usr/lib/sysusers.d/table-controller.conf)"
+install -o 0 -g 0 -m 0644 "$SOURCE/systemd/table-controller.tmpfiles.conf" \
+    "$(at /usr/lib/tmpfiles.d/table-controller.conf)"
 install -d -m 0755 "$(at /etc/udev/rules.d)"
 install -o 0 -g 0 -m 0644 "$SOURCE/systemd/60-table-controller-gpio.rules" \
     "$(at /etc/udev/rules.d/60-table-controller-gpio.rules)"
@@ -152,10 +159,6 @@ if [ ! -e "$(at "$CONF_DIR/table.yaml")" ]; then
 else
     say "configuration $CONF_DIR/table.yaml kept"
 fi
-
-# --- the manifest (software verification) ---------------------------------------------
-"$venv/bin/tablectl" verify-software --write-manifest >/dev/null
-say "manifest of the installed files written ($PREFIX/.venv/table-controller.manifest)"
 
 if [ -n "$DESTDIR" ]; then
     say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"

@@ -813,7 +813,7 @@ def test_yaml_oddities_are_refused_with_their_place() -> None:
         BASE + "defaults: &d {seconds: 30}\nclock:\n  <<: *d\n  warning: !secret 5\n"
     ) == [
         "3:1: unknown section defaults; valid sections: table, game, clock, fees, dealer, hardware, "
-        "journal, display, lights, supervisor, floor, puck, tray, logging",
+        "journal, display, lights, supervisor, floor, puck, tray, logging, software",
         "5:3: clock: merge keys (<<) are not supported; write the options out",
         "6:12: clock.warning: expected an integer from 0 to 3600, got a value tagged !secret 5",
     ]

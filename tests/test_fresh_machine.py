@@ -39,6 +39,7 @@ MODULES = [
     "tests/test_floor_new_stream.py",
     "tests/test_floor_acl.py",
     "tests/test_hostile_lines.py",
+    "tests/test_floor_board_screenshot.py",
 ]
 HIDDEN = ["mosquitto", "mosquitto_passwd", "tmux", "systemd-analyze", "chromium", "chromedriver"]
 

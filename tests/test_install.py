@@ -81,6 +81,15 @@ def install(root: Path, wheelhouse: Path) -> subprocess.CompletedProcess[str]:
     return result
 
 
+#: The software digest each install of the module's root printed.
+PRINTED: list[str] = []
+
+
+def printed_digest(result: subprocess.CompletedProcess[str]) -> str:
+    [line] = [line for line in result.stdout.splitlines() if "software digest" in line]
+    return line.split()[-1]
+
+
 def account(root: Path, name: str, file: str) -> list[str]:
     for line in (root / "etc" / file).read_text().splitlines():
         if line.split(":")[0] == name:
@@ -110,6 +119,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Ite
     root = scratch_root(tmp_path_factory.mktemp("scratch") / "root")
     first = install(root, wheelhouse)
     assert "user tablectl created" in first.stdout and "group gpio created" in first.stdout
+    PRINTED.append(printed_digest(first))
     yield root
 
 
@@ -148,7 +158,11 @@ def test_the_unit_verifies_in_the_installed_root(installed: Path) -> None:
         check=False,
     )
     assert (result.returncode, result.stderr.strip()) == (0, ""), result.stderr
-    assert (installed / PREFIX / ".venv/bin/tablectl").is_file()
+    assert (
+        (installed / PREFIX / ".venv/bin/tablectl")
+        .read_text()
+        .startswith(f"#!/{PREFIX}/.venv/bin/python")
+    )
 
 
 def test_a_second_run_changes_nothing_and_keeps_the_configuration(
@@ -159,13 +173,29 @@ def test_a_second_run_changes_nothing_and_keeps_the_configuration(
     before = tree(installed)
     second = install(installed, wheelhouse)
     assert "created" not in second.stdout and "kept" in second.stdout
+    # Installed again, a while later: the same digest (pip's .pyc files carry the time).
+    assert printed_digest(second) == PRINTED[0]
     assert tree(installed) == before
     assert configuration.read_text().endswith("# edited by the technician\n")
 
 
+def staged_tablectl(root: Path) -> list[str]:
+    """The staged program's command line, run where it runs on a board: its scripts
+    and pyvenv.cfg name /opt/table-controller, so the staged tree is mounted there in
+    a private mount namespace (nothing on this machine changes)."""
+    unshare = require("unshare", "running the staged program at its final path")
+    mount = (
+        "mount -t tmpfs tmpfs /opt && mkdir /opt/table-controller && "
+        f'mount --bind "{root / PREFIX}" /opt/table-controller && exec "$@"'
+    )
+    return [unshare, "--mount", "--propagation", "private", "sh", "-c", mount, "sh"] + [
+        f"/{PREFIX}/.venv/bin/tablectl"
+    ]
+
+
 def verify_software(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(root / PREFIX / ".venv/bin/tablectl"), "verify-software", *args],
+        [*staged_tablectl(root), "verify-software", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -180,6 +210,7 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
     assert clean.returncode == 0, clean.stdout + clean.stderr
     digest = next(line for line in clean.stdout.splitlines() if line.startswith("sha256: "))
     assert len(digest.split()[1]) == 64 and "software verified" in clean.stdout
+    assert digest.split()[1] == PRINTED[0]  # the one the install printed
     seeded = verify_software(installed, "--seed", "00112233aabbccdd")
     keyed = next(line for line in seeded.stdout.splitlines() if line.startswith("hmac-sha256"))
     assert keyed.split()[-1] != digest.split()[1]
@@ -206,7 +237,7 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
         with log.open("w") as errors:
             daemon = subprocess.Popen(
                 [
-                    str(installed / PREFIX / ".venv/bin/tablectl"),
+                    *staged_tablectl(installed),
                     "run",
                     "--config",
                     str(config),
@@ -228,8 +259,48 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
             assert daemon.wait(60) == 0
         assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
         text = log.read_text()
-        assert "SOFTWARE MODIFIED: program sha256 " in text
+        assert "SOFTWARE MODIFIED (start): sha256 " in text
         assert "controller/rules/__init__.py" in text
     finally:
         target.write_bytes(original)
     assert verify_software(installed).returncode == 0
+
+
+def test_a_staged_install_into_an_empty_folder_runs_from_its_final_path(
+    wheelhouse: Path, tmp_path: Path
+) -> None:
+    """DESTDIR into an empty folder (an image being built): no accounts to edit there,
+    so they are left to systemd-sysusers and systemd-tmpfiles on the board; no file
+    names the staging folder; moved to its final path, the program runs and verifies
+    with the digest the install printed."""
+    root = tmp_path / "image"
+    root.mkdir()
+    staged = install(root, wheelhouse)
+    assert "staged: the accounts are made on the board" in staged.stdout
+    digest = printed_digest(staged)
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink() and path.suffix not in (".pyc", ".so"):
+            assert str(root).encode() not in path.read_bytes(), path
+    # The board's first boot: the accounts, then the owners.
+    sysusers = require("systemd-sysusers", "making the staged image's accounts")
+    subprocess.run([sysusers, f"--root={root}"], check=True, timeout=60)
+    user = account(root, "tablectl", "passwd")
+    for group in ("gpio", "dialout"):
+        assert "tablectl" in account(root, group, "group")[3].split(","), group
+    tmpfiles = require("systemd-tmpfiles", "setting the staged image's owners")
+    subprocess.run([tmpfiles, f"--root={root}", "--create"], check=True, timeout=60)
+    uid, gid = int(user[2]), int(user[3])
+    assert owner_mode(root / "var/lib/table-controller") == (uid, gid, "0o750")
+    assert owner_mode(root / "etc/table-controller") == (0, gid, "0o750")
+    assert owner_mode(root / "etc/table-controller/table.yaml") == (0, gid, "0o640")
+    # Copied to a board: the staged program at /opt/table-controller (a private mount).
+    ran = subprocess.run(
+        [*staged_tablectl(root), "verify-software"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert f"sha256: {digest}" in ran.stdout and "software verified" in ran.stdout
+    assert "in /opt/table-controller/.venv," in ran.stdout

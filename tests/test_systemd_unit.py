@@ -81,6 +81,8 @@ def test_unit_declares_what_the_design_requires() -> None:
         f"{INSTALLED_BINARY} run --config /etc/table-controller/table.yaml"
     ]
     assert settings["Service.WatchdogSec"], "a watchdog interval is required"
+    # The state directory is the service's home: no user site folder (usercustomize).
+    assert "PYTHONNOUSERSITE=1" in " ".join(settings["Service.Environment"]).split()
     allowed = set(settings["Service.DeviceAllow"])
     assert {"char-gpiochip rw", "char-ttyUSB rw", "char-ttyACM rw"} <= allowed
 

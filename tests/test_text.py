@@ -59,6 +59,8 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
     "round": phrase("word.round_predraw"),
     "situation": phrase("display.call", amount=40),
     "cause": phrase("stop.display_lost"),
+    "version": "10.20.300",
+    "digest": "6cf4d697b26e",
 }
 
 

@@ -51,16 +51,16 @@ def run(args: argparse.Namespace) -> int:
             path = software.write_manifest()
             print(f"manifest written: {path}")
             return 0
-        files = [
-            name for name in software.program_files() if (software.environment() / name).is_file()
-        ]
-        digest = software.program_digest(files, seed=args.seed)
+        digest = software.program_digest(seed=args.seed)
         verdict = software.check()
     except (software.SoftwareError, OSError) as error:
         print(f"tablectl verify-software: {error}", file=sys.stderr)
         return 1
     kind = "hmac-sha256 (seed " + args.seed.hex() + ")" if args.seed else "sha256"
-    print(f"program: {software.DISTRIBUTION} in {software.environment()}, {len(files)} files")
+    print(
+        f"program: {software.DISTRIBUTION} {software.version()} in {software.environment()}, "
+        f"{verdict.files} files"
+    )
     print(f"{kind}: {digest}")
     print(verdict.summary())
     if verdict.unverified is not None:

@@ -1,5 +1,5 @@
 """The daemon's own small sections: `journal:`, `display:`, `lights:`, `supervisor:`,
-`puck:`, `tray:`, `logging:`.
+`puck:`, `tray:`, `logging:`, `software:`.
 
 Each is a frozen dataclass whose fields are the YAML keys (except `tray.float`, held
 in `float_counts`), with the defaults `config/table.example.yaml` documents.
@@ -47,6 +47,21 @@ class JournalSettings:
 
     archive: bool = False
     """Move hands older than `keep_hands` into archive files instead of deleting them."""
+
+
+#: Seconds between two verifications of the software while the daemon runs.
+VERIFY_EVERY_DEFAULT = 86_400
+VERIFY_EVERY_MIN = 60
+VERIFY_EVERY_MAX = 30 * 86_400
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SoftwareSettings:
+    """`software:` how often the running daemon verifies what runs against the
+    install's manifest (`controller/software.py`; it also does at start and on demand)."""
+
+    verify_every: int = VERIFY_EVERY_DEFAULT
+    """Seconds between two verifications, each run at a moment between hands."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,6 +182,14 @@ def read_lights(section: Section) -> LightPatterns:
 
 
 LIGHT_CONDITIONS: tuple[str, ...] = tuple(LightPatterns.__dataclass_fields__)
+
+
+def read_software(section: Section) -> SoftwareSettings:
+    return SoftwareSettings(
+        verify_every=section.get_int(
+            "verify_every", VERIFY_EVERY_DEFAULT, VERIFY_EVERY_MIN, VERIFY_EVERY_MAX
+        )
+    )
 
 
 def read_supervisor(section: Section) -> SupervisorSettings:

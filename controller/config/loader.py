@@ -14,6 +14,7 @@ from controller.config.daemon import (
     read_lights,
     read_logging,
     read_puck,
+    read_software,
     read_supervisor,
     read_tray,
 )
@@ -105,6 +106,7 @@ def _read(report: Report, node: MappingNode | None, text: str) -> Settings:
         puck=read_puck(root.get_section("puck")),
         tray=read_tray(root.get_section("tray"), rules.game.smallest_chip if chip_ok else None),
         logging=read_logging(root.get_section("logging")),
+        software=read_software(root.get_section("software")),
         source=report.filename,
         config_text=text,
         warnings=tuple(report.warnings()),

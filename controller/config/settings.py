@@ -10,6 +10,7 @@ from controller.config.daemon import (
     JournalSettings,
     LoggingSettings,
     PuckCheckSettings,
+    SoftwareSettings,
     SupervisorSettings,
     TrayFloatSettings,
 )
@@ -44,6 +45,8 @@ class Settings:
     """`lights:` the pattern of each seat condition."""
     supervisor: SupervisorSettings = SupervisorSettings()
     """`supervisor:` where the PIN hashes are kept."""
+    software: SoftwareSettings = SoftwareSettings()
+    """`software:` how often the running daemon verifies the software."""
     warnings: tuple[str, ...] = ()
     """`FILE:LINE:COL: warning: ...` for settings that are valid but probably not meant."""
 

@@ -70,6 +70,7 @@ from controller.daemon.inqueue import InputQueue
 from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import ConfigMixin
 from controller.daemon.recorder import Outcome, Recorder, describe
+from controller.daemon.software_check import SoftwareCheckMixin, SoftwareVerdict, VerifyNow
 from controller.daemon.timekeeping import (
     Clock,
     SystemClock,
@@ -113,7 +114,7 @@ class Notifier:
         self.interval: Callable[[], float | None] = notify.watchdog_interval
 
 
-class Controller(ConfigMixin, FaultHandlingMixin):
+class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
     def __init__(
         self,
         *,
@@ -128,6 +129,7 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         publisher: Any = None,
         has_puck: bool = False,
         clock: Clock | None = None,
+        bench: bool = False,
     ) -> None:
         self.settings = settings
         self.journal = journal
@@ -146,6 +148,10 @@ class Controller(ConfigMixin, FaultHandlingMixin):
         self.config_due_ns: int | None = None  # a reloaded file may be taken (reconfig)
         self.hands_since_prune = 0
         self.prune_due_ns: int | None = None
+        self.bench = bench  # every device simulated: an unverified program may play
+        self.software_due_ns: int | None = None
+        self.software_running = False
+        self.schedule_software_check()
         self.running = False
         self.stopped_reason: str | None = None
         self._watchdog_every = self.notifier.interval()
@@ -180,11 +186,15 @@ class Controller(ConfigMixin, FaultHandlingMixin):
                     self._guarded(self._prune_if_idle, None)
                 if self.config_due_ns is not None:
                     self._guarded(self.take_pending_config, self.clock.now_ns())
+                self._guarded(self._software_if_due, None)
         finally:
             self.running = False
 
     def _prune_if_idle(self, _: Any) -> None:
         self.prune_if_idle(self.clock.now_ns(), self.inputs.empty())
+
+    def _software_if_due(self, _: Any) -> None:
+        self.software_check_if_due(self.clock.now_ns(), self.inputs.empty())
 
     def _wake_at(self, now: int) -> int | None:
         """The instant the loop must wake without an input, or None: not before one."""
@@ -193,6 +203,8 @@ class Controller(ConfigMixin, FaultHandlingMixin):
             dues.append(self.prune_due_ns)
         if self.config_due_ns is not None:  # a reloaded file, once settled (reconfig)
             dues.append(self.config_due_ns)
+        if self.software_due_ns is not None and not self.software_running:
+            dues.append(self.software_due_ns)  # the periodic software check
         if self.fault is None and self.recorder is not None:
             state = self.recorder.table.state
             dues.append(self._tick_due())
@@ -228,6 +240,12 @@ class Controller(ConfigMixin, FaultHandlingMixin):
             return
         if isinstance(item, LinkNotice):
             self._link_notice(item.status)
+            return
+        if isinstance(item, SoftwareVerdict):
+            self.software_verdict(item)
+            return
+        if isinstance(item, VerifyNow):
+            self.start_software_check(item.why)
             return
         if isinstance(item, Submit):
             refusal = console_refusal(item.event) if item.console else None

@@ -2,7 +2,8 @@
 around one ``service.Daemon``.
 
 Signals: SIGTERM/SIGINT end cleanly (``STOPPING=1``, the journal's clean-shutdown
-marker); SIGHUP re-reads the configuration file. They are taken synchronously by the
+marker); SIGHUP re-reads the configuration file; SIGUSR2 verifies the software now
+(``controller.daemon.software_check``). They are taken synchronously by the
 main thread with ``sigwait`` (blocked in every other thread), so no handler ever runs
 in the middle of the loop's work.
 """
@@ -23,6 +24,7 @@ from controller.daemon.inputs import Submit
 from controller.daemon.loop import log
 from controller.daemon.recorder import Outcome
 from controller.daemon.service import Daemon, StartError
+from controller.daemon.software_check import VerifyNow
 from controller.lines import decode_line, event_lines, read_lines
 from controller.rules import BadEvent
 
@@ -30,7 +32,7 @@ EXIT_OK = 0
 EXIT_START_FAILED = 1
 EXIT_CONFIG = 2
 
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1)
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
 
 
 def setup_logging(level: str = "INFO", stream: IO[str] | None = None) -> None:
@@ -95,6 +97,9 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
         if received == signal.SIGHUP:
             log.info("SIGHUP: reloading the configuration")
             daemon.reload()
+        elif received == signal.SIGUSR2:
+            log.info("SIGUSR2: verifying the software")
+            daemon.inputs.put(VerifyNow())
         elif received in (signal.SIGTERM, signal.SIGINT):
             log.info("%s: stopping", signal.Signals(received).name)
             daemon.notifier.stopping("stopping")

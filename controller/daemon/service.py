@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller import statedir
+from controller import software, statedir
 from controller.config import Settings
 from controller.daemon.fault_handling import fault_entry
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
@@ -44,7 +44,13 @@ from controller.daemon.outputs import Outputs
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
-from controller.daemon.startup import StartProgress, check_software
+from controller.daemon.software_check import (
+    SOFTWARE_CHECK,
+    log_verdict,
+    start_screen,
+    verdict_fault,
+)
+from controller.daemon.startup import StartProgress
 from controller.daemon.timekeeping import Clock, SystemClock
 from controller.faults import Fault, SoftwareFault
 from controller.journal import (
@@ -88,6 +94,7 @@ class Daemon:
         self.settings = settings
         self.config_path = config_path
         self.simulated = simulated
+        self.software_digest = ""  # what runs, as found at start (controller.software)
         self.notifier = notifier or Notifier()
         self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
@@ -107,7 +114,9 @@ class Daemon:
         settings = self.settings
         assert settings.hardware is not None
         log.info(
-            "starting: %s (config %s, sha256 %s)",
+            "starting: %s %s: %s (config %s, sha256 %s)",
+            software.DISTRIBUTION,
+            software.version(),
             settings.summary(),
             settings.source,
             settings.sha256,
@@ -132,7 +141,7 @@ class Daemon:
         fault: Fault | None = None
         progress = StartProgress(self.notifier.extend, self.notifier.status)
         progress.step("verifying the software")
-        modified = check_software()
+        program, modified, bench = self._verify_software(devices)
         progress.step("opening the journal")
         try:
             self.journal = Journal.open(
@@ -168,6 +177,7 @@ class Daemon:
                 log.warning("integrity check: %s", warning)
             table: Table | None = None
             last_snapshot = 0
+            _quiet_log(journal, SOFTWARE_CHECK, {"why": "start", **program.log_detail()})
             if modified is not None:
                 _quiet_log(journal, *fault_entry(modified))
             if not verdict.ok:
@@ -233,6 +243,7 @@ class Daemon:
             publisher=self.publisher,
             has_puck=_has_puck(settings),
             clock=self.clock,
+            bench=bench,
         )
         self.controller = controller
         controller.start_outputs()
@@ -255,8 +266,30 @@ class Daemon:
         status = "ready" if fault is None else f"LOCKED: {fault.code}: call a technician"
         self.notifier.ready(status)
         self.ready.set()
-        log.info("READY%s", "" if fault is None else f" (play locked: {fault.code})")
+        log.info(
+            "READY: %s %s, software sha256 %s %s%s",
+            software.DISTRIBUTION,
+            software.version(),
+            program.digest,
+            program.result,
+            "" if fault is None else f" (play locked: {fault.code})",
+        )
         return controller
+
+    def _verify_software(self, devices: Devices) -> tuple[software.Verdict, Fault | None, bool]:
+        """What runs against the install's manifest (``software_check``), shown on the
+        display's start screen; the verdict, the fault it locks play with, and whether
+        this is a bench (every device simulated: an unverified program plays)."""
+        settings = self.settings
+        program = software.check()
+        self.software_digest = program.digest
+        try:  # the start screen, until the recovered state is shown
+            devices.display.show_text(*start_screen(program, settings.display.language))
+        except Exception as error:  # a display that fails is a device fault, found later
+            log.warning("start screen not shown: %s", error)
+        bench = bool(self.simulated) or bool(settings.hardware and settings.hardware.simulated)
+        log_verdict(program, "start", bench=bench)
+        return program, verdict_fault(program, bench=bench), bench
 
     def _log_start_entries(self, journal: Journal) -> None:
         """Repeat on the log what the journal recorded when it opened."""
@@ -337,6 +370,7 @@ class Daemon:
             log.error("floor link not started: %s", error)
             controller.link_problem = "LINK ERROR"
             return
+        publisher.software = {"version": software.version(), "sha256": self.software_digest}
         self.publisher = publisher
         controller.publisher = publisher
         if controller.fault is not None:  # the floor hears of it in the link status

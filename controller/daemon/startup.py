@@ -15,10 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from controller import software
-from controller.daemon.loop import log
-from controller.faults import SoftwareFault
-
 #: Seconds granted by each extension: the longest a step may go without progress.
 STEP_BUDGET_SECONDS = 30.0
 #: Seconds of fold progress between two extensions.
@@ -60,29 +56,3 @@ class StartProgress:
         self._extend(self._budget)
         self._asked_at = self._clock()
         self.extensions += 1
-
-
-class SoftwareModified(SoftwareFault):
-    """The installed program differs from the manifest the install recorded (a file
-    changed, removed or added): play is locked until the release is installed again."""
-
-    code = "software_modified"
-    display = "SOFTWARE MODIFIED"
-
-
-def check_software(root: Any = None) -> SoftwareModified | None:
-    """The program against its manifest (``controller.software``), logged with the
-    program's digest; the fault to lock play with, or None."""
-    verdict = software.check(root)
-    if verdict.unverified is not None:
-        log.warning("%s", verdict.summary())
-        return None
-    if verdict.ok:
-        log.info("software verified: sha256 %s (%d files)", verdict.digest, verdict.files)
-        return None
-    log.error("SOFTWARE MODIFIED: program sha256 %s: %s", verdict.digest, verdict.summary())
-    return SoftwareModified(
-        f"{verdict.summary()}; program sha256 {verdict.digest}. "
-        "Play stays locked: install the approved release again "
-        "(systemd/install.sh) and check it with tablectl verify-software."
-    )

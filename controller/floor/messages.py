@@ -280,6 +280,7 @@ def status_payload(
     tray_discrepancy: int | None = None,
     outbox: str | None = None,
     puck: Mapping[str, Any] | None = None,
+    software: Mapping[str, str] | None = None,
 ) -> str:
     """The retained link status (not an outbox row: no `seq`, no `msg_seq`).
 
@@ -295,6 +296,8 @@ def status_payload(
     (it reached its bound: sticky until a supervisor acknowledges it), else None.
     `puck`: the button puck's warning while the dealer display shows it (`status`
     `moved`, `lifted` or `two_seats`, `expected`, `seen`), else None.
+    `software`: the release running (`version`) and its digest (`sha256`, as
+    `tablectl verify-software` prints it), in the last will too.
     """
     return dumps(
         _document(
@@ -310,6 +313,7 @@ def status_payload(
             tray_discrepancy=tray_discrepancy,
             outbox=outbox,
             puck=dict(puck) if puck is not None else None,
+            software=dict(software) if software is not None else None,
         )
     )
 

@@ -99,6 +99,8 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._poll_interval = poll_interval
         self._housekeeping_interval = housekeeping_interval
         self._on_status = on_status
+        #: The release and its digest, named in every status (the daemon sets it).
+        self.software: dict[str, str] | None = None
 
         now = time.monotonic()
         self._status = LinkStatus(
@@ -264,6 +266,7 @@ class Publisher(StatusKeeper, InFlightWindow):
             tray_discrepancy=self._tray_discrepancy,
             outbox=self._status.outbox_alarm(),
             puck=self._puck_warning,
+            software=self.software,
         )
 
     def notify(self) -> None:
@@ -378,6 +381,7 @@ class Publisher(StatusKeeper, InFlightWindow):
                 stamp=Stamp.now(),
                 will=True,
                 fault=self._fault,
+                software=self.software,
             ),
             qos=1,
             retain=True,

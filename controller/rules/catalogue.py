@@ -140,6 +140,10 @@ EN: dict[str, str] = {
     "choice.transfer_reason": "1 2 OR 3",
     # -- the dealer display: what happens next ------------------------------------------
     "display.ready": "READY",
+    "display.start": "TABLE CONTROLLER {version}",
+    "display.start_software.verified": "SOFTWARE {digest} VERIFIED",
+    "display.start_software.modified": "SOFTWARE {digest} MODIFIED",
+    "display.start_software.unverified": "SOFTWARE {digest} UNVERIFIED",
     "display.hand": "HAND {hand}",
     "display.to_act": "SEAT {seat} TO ACT",
     "display.round_to_act": "{round}: SEAT {seat} TO ACT",
@@ -291,6 +295,7 @@ EN: dict[str, str] = {
     "fault.name.storage_not_writable": "STORAGE NO ACCESS",
     "fault.name.software_fault": "SOFTWARE FAULT",
     "fault.name.software_modified": "SOFTWARE MODIFIED",
+    "fault.name.software_unverified": "SOFTWARE UNVERIFIED",
     "refused.line": "NO: {reason}",
 }
 
@@ -414,6 +419,10 @@ ES: dict[str, str] = {
     "choice.supervisor": "1-9",
     "choice.transfer_reason": "1 2 O 3",
     "display.ready": "LISTO",
+    "display.start": "CONTROLADOR DE MESA {version}",
+    "display.start_software.verified": "SOFTWARE {digest} VERIFICADO",
+    "display.start_software.modified": "SOFTWARE {digest} MODIFICADO",
+    "display.start_software.unverified": "SOFTWARE {digest} NO VERIFICADO",
     "display.hand": "MANO {hand}",
     "display.to_act": "HABLA EL ASIENTO {seat}",
     "display.round_to_act": "{round}: HABLA EL ASIENTO {seat}",
@@ -560,6 +569,7 @@ ES: dict[str, str] = {
     "fault.name.storage_not_writable": "ALMACENAMIENTO SIN ACCESO",
     "fault.name.software_fault": "FALLO DE SOFTWARE",
     "fault.name.software_modified": "SOFTWARE MODIFICADO",
+    "fault.name.software_unverified": "SOFTWARE NO VERIFICADO",
     "refused.line": "NO: {reason}",
 }
 
