@@ -336,7 +336,7 @@ def test_func_menus_seat_players_and_a_supervisor_voids_the_hand_with_a_pin(
         wait_shown(
             daemon,
             line1="1 SEAT 2 OUT 3 IN 4 LEAVE 5 CHIPS",
-            line2="6 MOVE 7 AWARD 8 DEALER 9 PUSH 0 SUPER",
+            line2="6 MOVE 7 AWARD/TIP 8 DEALER 9 PUSH 0 SUP",
         )
         key_in(daemon, "1 2 ENTER")
         wait_shown(daemon, line1="SEAT 2: CHIPS", line2="_")

@@ -202,7 +202,7 @@ HANDS: list[list[Step]] = [
         Keys(
             "",
             "FUNC 2 5 CLEAR FUNC 3 CLEAR FUNC 4 5 ENTER CLEAR FUNC 6 5 ENTER 9 CLEAR "
-            "FUNC 5 5 ENTER 2 0 CLEAR FUNC 7! CLEAR",
+            "FUNC 5 5 ENTER 2 0 CLEAR FUNC 7 5 ENTER 9 9 9 9 ENTER! CLEAR",
         ),
         Keys("FUNC 5 5 ENTER 2 0 0 ENTER", "FUNC 5 4 ENTER! 5 ENTER 2 0 3 ENTER! 2 0 0 ENTER"),
         Keys("NEXT"),

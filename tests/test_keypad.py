@@ -154,6 +154,7 @@ def test_every_key_is_read_or_refused_in_every_entry(key: str) -> None:
         "FUNC 6",
         "FUNC 6 5 ENTER",
         "FUNC 6 5 ENTER 6 ENTER",
+        "FUNC 8",
         "FUNC 9",
         "FUNC 9 5 ENTER",
         "FUNC 0",

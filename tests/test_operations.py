@@ -304,3 +304,17 @@ def test_salvage_keeps_the_shift_the_tips_and_the_dealer_before_the_damage(
         "push_due": False,
     }
     assert resumed["meters"]["tips"] == 10 and resumed["meters"]["cash_outs"] == 590
+
+
+def test_the_state_summary_and_meters_before_any_shift(tmp_path: Path, capsys: Any) -> None:
+    """Before the first open the meters count from the journal's start, and say so."""
+    state_dir, _ = journal(tmp_path, SESSION[2:5] + [{"type": "dealer", "id": "D9"}])
+    assert main(["state", "--state-dir", str(state_dir), "--summary"]) == 0
+    summary = capsys.readouterr().out
+    assert (
+        "dealer D9; shift 0 not open: hands 0, rake 0, jackpot 0, time fees 0, tips 0," in summary
+    )
+    assert main(["meters", "--state-dir", str(state_dir)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("SHIFT 0: no shift opened yet (the figures since the journal began)")
+    assert "float: not counted (no shift opened)" in text

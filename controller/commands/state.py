@@ -125,6 +125,14 @@ def summary(view: dict[str, Any], last_seq: int) -> str:
             f"clock: seat {clock['seat']}, {-(-clock['remaining_ms'] // 1000)} s left{warning}"
         )
     lines.append("display: " + " / ".join(line for line in view["display"] if line))
+    meters = view.get("meters")
+    if meters is not None:
+        shift = view.get("shift") or {}
+        opened = "open" if shift.get("open") else "not open"
+        lines.append(
+            f"dealer {view.get('dealer') or '(none)'}; shift {shift.get('number', 0)} {opened}: "
+            + ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in meters.items())
+        )
     lines.append("")
     lines.append(f"{'seat':>4}  {'player':<16} {'stack':>9} {'bet':>7}  status")
     for number, seat in view["seats"].items():

@@ -9,8 +9,7 @@ return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledRetur
 ``Transferred``: a supervisor's transfer, listed with the hand before it; one made
 before the journal's first hand, chips misplaced at seating say, is listed in an entry
 of its own, hand 0, ``before the first hand``, shown with hand 1). Each hand names
-its dealer, the one signed in when it was dealt (``dealer`` events come between
-hands). Each
+its dealer, the one signed in when it was dealt (``TableState.hand_dealer``). Each
 action keeps its journal seq, who entered it and when (wall times are marked when the
 clock was not synchronised; see ``timekeeping.WallDating``). An undo is listed among
 the actions where it happened, and the action it took back keeps its line, marked
@@ -103,7 +102,7 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     ):
         if record.seq >= start:
             first_round = ROUNDS[table.settings.game.form][0]
-            builder.dealer = table.state.dealer  # a dealer signs in between hands only
+            builder.dealer = table.state.hand_dealer  # who dealt the hand
             builder.record(record, effects, *before, first_round)
         before = _before(table)  # the state the next record meets
     builder.finish(table)
@@ -134,7 +133,7 @@ class _Builder:
         self.hands: list[RecalledHand] = []
         self.current: RecalledHand | None = None
         self.before: RecalledHand | None = None  # transfers before the first hand
-        self.dealer: str | None = None  # the dealer signed in after the record
+        self.dealer: str | None = None  # the hand's dealer after the record
 
     def record(
         self,

@@ -156,7 +156,7 @@ def hand_start(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str,
         "stacks": {s: seats_before.get(s, seats_after[s]).get("stack") for s in dealt_in},
         "posts": posts,
         "dead_money": dead,
-        "dealer": after.get("dealer"),
+        "dealer": after.get("hand_dealer"),
     }
 
 
@@ -196,7 +196,7 @@ def hand_end(
         "fees": fees,
         "awards": awards,
         "stacks": {s: seats_after[s].get("stack") for s in in_hand if s in seats_after},
-        "dealer": before.get("dealer"),
+        "dealer": before.get("hand_dealer"),
         # The pot is fully accounted for: what the seats got plus the fees taken.
         "reconciled": pot_total is not None and sum(awards.values()) + taken == pot_total,
     }

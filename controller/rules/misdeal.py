@@ -43,6 +43,7 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     restored.payouts = current.payouts  # none: the voided hand paid nothing
     restored.play_stopped = current.play_stopped
     restored.dealer, restored.dealer_since_ms = current.dealer, current.dealer_since_ms
+    restored.hand_dealer = current.hand_dealer
     restored.push_due, restored.tips_total = current.push_due, current.tips_total
     restored.shift, restored.shifts = current.shift, current.shifts  # the hand still counts
     seats = {}

@@ -4,8 +4,9 @@
   hands only; a positive multiple of the smallest chip, at most the stack. Not the
   tray's: the tray report lists tips beside the rake, never as a difference.
 - ``dealer`` (id): a dealer signs in; every later hand is dealt by that id until the
-  next sign-in (an id of None signs the dealer out). Between hands only, so the dealer
-  of the hand in progress is always ``TableState.dealer``. With ``dealer.push_minutes``
+  next sign-in (an id of None signs the dealer out). Accepted at any time: the hand in
+  progress keeps the dealer it was dealt by (``TableState.hand_dealer``), and from the
+  sign-in on the money it moves is the new dealer's. With ``dealer.push_minutes``
   set, the push reminder falls due that long (table time, ``tick`` events) after the
   sign-in: a ``PushDue`` effect once, and a line on the display between hands.
 - ``shift`` (action, counts, by, witness): the chip float counted by two people at a
@@ -117,10 +118,6 @@ def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effect
 
 
 # -- dealers ------------------------------------------------------------------------------
-
-
-def dealer_out_of_phase() -> Refusal:
-    return refuse("hand_in_progress", "refuse.dealer_between_hands")
 
 
 def check_dealer(state: TableState, settings: RuleSettings, event: Dealer) -> None:
@@ -321,6 +318,8 @@ def account(
 def _seat_part(state: TableState, event: Event) -> None:
     if isinstance(event, StartHand):
         hand = state.hand
+        if hand is not None:  # the hand's dealer, whoever signs in during it
+            state.hand_dealer = state.dealer
         for seat in hand.dealt if hand is not None else []:
             meters.seat_part(state, seat)["hands"] += 1
         return

@@ -261,6 +261,7 @@ class TableState:
     # record (its counts, the ledger at its open, each seat's and dealer's part) and
     # the last closed shifts' reports
     dealer: str | None = None
+    hand_dealer: str | None = None  # who dealt the hand in progress (or the last hand)
     dealer_since_ms: int = 0
     push_due: bool = False
     tips_total: int = 0

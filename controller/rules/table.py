@@ -405,6 +405,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         Key,
         StateQuery,
         *stopped.READINGS,  # the events that stop play or let it go on (Device)
+        Dealer,
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -412,7 +413,7 @@ _BETTING: frozenset[type[Event]] = frozenset({Act, Push, CallClock, DealtInError
 
 #: The stage of the hand -> the events it accepts (h11's transition table, for a table).
 ACCEPTS: dict[Stage, frozenset[type[Event]]] = {
-    "idle": _ANYTIME | {StartHand, Transfer, Tip, Dealer, Shift},
+    "idle": _ANYTIME | {StartHand, Transfer, Tip, Shift},
     "first_round": _ANYTIME | _BETTING | {Straddle, Misdeal, Undo},
     "later_round": _ANYTIME | _BETTING | {Misdeal, Undo},
     "showdown": _ANYTIME | {Award, Misdeal, Undo},
@@ -439,7 +440,6 @@ OUT_OF_PHASE: dict[type[Event], Callable[[Table], Refusal]] = {
     ),
     Transfer: lambda t: transfer.out_of_phase(),
     Tip: lambda t: ops.tip_out_of_phase(),
-    Dealer: lambda t: ops.dealer_out_of_phase(),
     Shift: lambda t: ops.shift_out_of_phase(),
     Act: _no_action,
     Push: _no_action,

@@ -99,6 +99,7 @@ def state_view(table: Table) -> dict[str, Any]:
         "dealt": list(h.dealt) if h is not None else [],
         "straddle": h.straddle if h is not None else None,
         "dealer": state.dealer,
+        "hand_dealer": state.hand_dealer,
         "meters": meters.current(state),
         "shift": ops.shift_view(state),
     }

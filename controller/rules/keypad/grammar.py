@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from controller.rules import effects, ops
+from controller.rules import effects
 from controller.rules.errors import Refusal
 from controller.rules.events import CallClock, Key, StartHand
 from controller.rules.keypad import award, betting, menus, pages, push, supervisor, tips
@@ -131,8 +131,6 @@ def _fast(p: Press) -> Step:
 def _func(p: Press) -> Step:
     key = p.key
     idle = p.table.state.phase == "idle"
-    if key == "8" and not idle:  # a dealer signs in between hands (the ``dealer`` event)
-        raise ops.dealer_out_of_phase()
     if key in menus.MENUS:
         first, _ = menus.MENUS[key]
         return p.stay(first.copy())

@@ -9,7 +9,7 @@ FUNC  keys after FUNC n                                                    event
 4     seat ENTER, ENTER to confirm                                         ``leave``
 5     seat ENTER, amount ENTER (a busted seat: then 1 WAIT / 2 POST)       ``chips``
 6     from-seat ENTER, to-seat ENTER, 1 WAIT / 2 POST                      ``move_seat``
-8     dealer id ENTER (ENTER alone signs the dealer out); between hands    ``dealer``
+8     dealer id ENTER (ENTER alone signs the dealer out)                   ``dealer``
 ====  ===================================================================  ============
 
 Each step is checked as soon as it is keyed (a taken seat is refused at the seat, a
@@ -142,7 +142,7 @@ def move(p: Press, e: Entry) -> Step:
 
 
 def sign_in(p: Press, e: Entry) -> Step:
-    """The ``dealer`` event (``controller.rules.ops``): between hands only."""
+    """The ``dealer`` event (``controller.rules.ops``)."""
     dealer = p.text(e, empty_ok=True)
     if dealer:
         return p.done(
