@@ -557,6 +557,12 @@ def _make_ca(directory: Path, name: str) -> None:
         "2",
         "-subj",
         f"/CN={name}",
+        # a CA as RFC 5280 makes one: Python 3.13 checks certificates strictly
+        # (VERIFY_X509_STRICT) and refuses a CA without its key usage
+        "-addext",
+        "basicConstraints = critical, CA:TRUE",
+        "-addext",
+        "keyUsage = critical, keyCertSign, cRLSign",
         cwd=directory,
     )
 
@@ -578,7 +584,10 @@ def _make_cert(directory: Path, ca: str, name: str, common_name: str, san: str =
         cwd=directory,
     )
     extensions = directory / f"{name}.ext"
-    extensions.write_text(f"subjectAltName = {san}\n" if san else "basicConstraints = CA:FALSE\n")
+    extensions.write_text(
+        (f"subjectAltName = {san}\n" if san else "basicConstraints = CA:FALSE\n")
+        + "authorityKeyIdentifier = keyid, issuer\nsubjectKeyIdentifier = hash\n"
+    )
     _openssl(
         "x509",
         "-req",
