@@ -278,6 +278,7 @@ def damage(db: Path, needle: bytes | None, offset: int, mask: int = 0x01) -> Non
     db.write_bytes(bytes(data))
 
 
+@pytest.mark.slow  # a salvage per damage: out of the edit loop
 @pytest.mark.parametrize(
     ("what", "needle", "offset", "mask"),
     [
