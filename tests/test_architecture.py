@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,15 @@ DRIVERS = ROOT / "drivers"
 OWN = ("controller", "drivers")
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once for all the scans below."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
 def _imported(path: Path) -> Iterator[str]:
     """Every module a source file imports, wherever in the file (absolute names)."""
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             yield node.module
         elif isinstance(node, ast.Import):
@@ -260,7 +267,7 @@ def test_the_program_keeps_its_start_out_of_the_collectors_way() -> None:
 def _sources() -> Iterator[tuple[Path, ast.Module]]:
     for package in OWN:
         for path in sorted((ROOT / package).rglob("*.py")):
-            yield path, ast.parse(path.read_text(), str(path))
+            yield path, _tree(path)
 
 
 def _names(handler: ast.ExceptHandler) -> list[str]:
@@ -326,7 +333,7 @@ def test_refusals_are_folded_in_one_place() -> None:
     for path in sorted((ROOT / "controller").rglob("*.py")):
         if "rules" in path.relative_to(ROOT / "controller").parts[:1]:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr == "refused"
@@ -346,7 +353,7 @@ def test_the_rules_core_refuses_only_through_the_catalogue() -> None:
     for path in sorted(RULES.rglob("*.py")):
         if path.name in ("errors.py", "text.py"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
@@ -365,7 +372,7 @@ def test_the_pattern_names_are_listed_only_by_the_drivers() -> None:
     lists = []
     for folder in ("controller", "drivers", "bench"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in ast.walk(_tree(path)):
                 items: list[ast.expr | None] = []
                 if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
                     items = list(node.elts)
@@ -385,7 +392,7 @@ def test_the_pattern_names_are_listed_only_by_the_drivers() -> None:
 def test_the_creation_settings_are_applied_in_one_place() -> None:
     users = []
     for path in sorted(JOURNAL.rglob("*.py")):
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for func in ast.walk(tree):
             if isinstance(func, ast.FunctionDef) and any(
                 isinstance(n, ast.Name)
@@ -403,7 +410,7 @@ def test_the_creation_settings_are_applied_in_one_place() -> None:
 def test_only_the_base_makes_a_link() -> None:
     makers = []
     for path in sorted(DRIVERS.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
@@ -421,7 +428,7 @@ def _functions_that(match: type[ast.AST], test: Callable[[Any], bool]) -> list[s
     ``test(node)`` holds."""
     found = []
     for path in sorted(RULES.rglob("*.py")):
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for func in ast.walk(tree):
             if not isinstance(func, ast.FunctionDef):
                 continue

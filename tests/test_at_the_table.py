@@ -194,6 +194,7 @@ def key_in(daemon: Daemon, keys: str) -> None:
 # -- 1. a hand's keypad path -----------------------------------------------------------
 
 
+@pytest.mark.slow  # a daemon session: out of the edit loop
 def test_a_hand_keyed_on_the_keypad_drives_the_seat_pins_and_the_display(
     tmp_path: Path,
 ) -> None:
@@ -541,6 +542,7 @@ def test_a_puck_at_the_wrong_seat_blocks_the_next_hand_until_it_is_moved(
 # -- 5. the chip tray ----------------------------------------------------------------
 
 
+@pytest.mark.slow  # a daemon session: out of the edit loop
 def test_a_tray_discrepancy_alarms_once_stable_and_a_supervisor_clears_it(
     tmp_path: Path,
 ) -> None:

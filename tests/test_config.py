@@ -1149,6 +1149,7 @@ def mutate(text: str, steps: list[tuple[str, int, Any]]) -> str:
     return text
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(mutation, min_size=1, max_size=4))
 def test_mutations_never_raise_anything_but_config_error(

@@ -119,6 +119,7 @@ def test_state_command_prints_the_fold(tmp_path: Path, capsys: pytest.CaptureFix
     assert printed == {"last_seq": last["seq"], "state": last["state"]}
 
 
+@pytest.mark.slow  # random streams: out of the edit loop
 def test_random_streams_with_snapshots_fold_to_the_same_state(tmp_path: Path) -> None:
     import importlib.util
     import sys

@@ -111,6 +111,7 @@ def retained(broker: LocalBroker, topic_filter: str) -> dict[str, bytes]:
     return reader.received
 
 
+@pytest.mark.slow  # a real broker's ACL: out of the edit loop
 def test_the_example_acl_keeps_a_table_to_its_own_site_and_subtree(
     example_broker: LocalBroker,
 ) -> None:

@@ -576,6 +576,7 @@ _state_like = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 @settings(max_examples=100, deadline=None)
 @given(
     event=_json,

@@ -86,6 +86,7 @@ def check_answers(answers: list[dict[str, Any]]) -> None:
     assert {seat: s["player"] for seat, s in seats.items()} == {"2": "ana", "5": "luis"}
 
 
+@pytest.mark.slow  # hostile lines of megabytes: out of the edit loop
 def test_replay_refuses_each_hostile_line_and_goes_on(tmp_path: Path) -> None:
     events = hostile_file(tmp_path / "hostile.jsonl")
     done = tablectl_bytes("replay", "--config", str(SAMPLE), str(events))
@@ -97,6 +98,7 @@ def test_replay_refuses_each_hostile_line_and_goes_on(tmp_path: Path) -> None:
     assert piped.returncode == 0 and piped.stdout == done.stdout
 
 
+@pytest.mark.slow  # hostile lines of megabytes: out of the edit loop
 def test_durable_replay_records_short_audit_rows_and_continues(tmp_path: Path) -> None:
     events = hostile_file(tmp_path / "hostile.jsonl")
     state = tmp_path / "state"

@@ -789,6 +789,7 @@ def test_a_tampered_archive_fails_its_check(journal: Journal) -> None:
     assert isinstance(result.first_problem, ChainBroken) and result.first_problem.seq == 30
 
 
+@pytest.mark.slow  # many hands pruned: out of the edit loop
 def test_size_stays_bounded_with_regular_pruning(journal: Journal) -> None:
     sizes = []
     for _ in range(5):

@@ -76,6 +76,7 @@ def flip(path: Path, offset: int) -> None:
 # ------------------------------------------------------------------ item 1: the ack mark
 
 
+@pytest.mark.slow  # a damaged journal: out of the edit loop
 def test_deleting_the_ack_mark_with_the_wal_no_longer_erases_600_events(tmp_path: Path) -> None:
     crashed = tmp_path / "crashed"
     crashed_after(tmp_path / "live", crashed, 600)
@@ -88,6 +89,7 @@ def test_deleting_the_ack_mark_with_the_wal_no_longer_erases_600_events(tmp_path
     assert verify.returncode == 3 and "FAILED" in verify.stdout and "torn_tail" in verify.stdout
 
 
+@pytest.mark.slow  # a damaged journal: out of the edit loop
 def test_a_truncated_wal_and_one_flipped_ack_byte_is_a_fault_not_a_warning(
     tmp_path: Path,
 ) -> None:
@@ -118,6 +120,7 @@ def test_both_copies_gone_beside_a_journal_is_a_sticky_fault(tmp_path: Path) -> 
     assert detect(crashed) is None
 
 
+@pytest.mark.slow  # a damaged journal: out of the edit loop
 def test_both_copies_and_the_wal_gone_is_still_a_fault(tmp_path: Path) -> None:
     crashed = tmp_path / "crashed"
     crashed_after(tmp_path / "live", crashed, 600)
@@ -243,6 +246,7 @@ def test_salvage_refuses_another_tables_database(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ item 4: tablectl state
 
 
+@pytest.mark.slow  # a damaged journal: out of the edit loop
 def test_tablectl_state_reports_a_missing_database_with_acknowledged_events(
     tmp_path: Path,
 ) -> None:
@@ -291,6 +295,7 @@ def damage(db: Path, needle: bytes | None, offset: int, mask: int = 0x01) -> Non
     db.write_bytes(bytes(data))
 
 
+@pytest.mark.slow  # a salvage per damage: out of the edit loop
 @pytest.mark.parametrize(
     ("what", "needle", "offset", "mask"),
     [
@@ -315,6 +320,7 @@ def test_salvage_keeps_every_event_that_still_verifies(
         assert j.append({"type": "tick", "ms": 1}, accepted=True, by=None) == 1201
 
 
+@pytest.mark.slow  # a damaged journal: out of the edit loop
 def test_salvage_of_a_half_truncated_database_keeps_the_longest_prefix(tmp_path: Path) -> None:
     directory = tmp_path / "state"
     db = closed_journal(directory, 1200)
@@ -343,6 +349,7 @@ def test_salvage_reads_committed_wal_frames_and_never_an_unfinished_one(tmp_path
         assert j.verify().ok and j.last_seq == 199
 
 
+@pytest.mark.slow  # a damaged journal: out of the edit loop
 def test_salvage_on_the_command_line_says_what_it_kept_and_dropped(tmp_path: Path) -> None:
     directory = tmp_path / "state"
     db = closed_journal(directory, 300)

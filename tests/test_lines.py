@@ -177,6 +177,7 @@ def test_the_paths_agree_on_json_objects(
 SEARCHED_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
+@pytest.mark.slow  # a property test: out of the edit loop
 def test_the_pieces_outside_strings_are_those_a_search_for_every_string_leaves() -> None:
     """Every text of up to seven characters made of quotes, backslashes, brackets and a
     letter: the same brackets outside strings as ``re.sub`` over every string."""

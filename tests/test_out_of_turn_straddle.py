@@ -19,10 +19,15 @@ import random
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from controller.rules import Refusal, Table, parse_event
 from controller.rules.out_of_turn import OutOfTurnRecorded, OutOfTurnSettled
 from controller.rules.state import FIRST_ROUNDS
 from tests import rules_fuzz
+
+# slow, out of the edit loop (README, Tests): seeded random hands, every form
+pytestmark = pytest.mark.slow
 
 SEEDS = range(300)
 

@@ -43,6 +43,7 @@ def journal_with_hands(tmp_path: Path, count: int) -> Path:
     return state
 
 
+@pytest.mark.slow  # hands played and recalled: out of the edit loop
 def test_recall_shows_the_last_ten_hands_with_every_action(tmp_path: Path) -> None:
     state = journal_with_hands(tmp_path, 900)
     with Journal.open_readonly(state) as journal:
@@ -59,6 +60,7 @@ def test_recall_shows_the_last_ten_hands_with_every_action(tmp_path: Path) -> No
         assert paid + hand.fees["rake"] + hand.fees["jackpot"] >= posted
 
 
+@pytest.mark.slow  # hands played, pruned and recalled: out of the edit loop
 def test_recall_after_retention_loses_no_action(tmp_path: Path) -> None:
     """Retention keeps the newest snapshot before the last ten hands (and every event
     from it), so all ten are still rebuilt, exactly as before the prune."""
@@ -74,6 +76,7 @@ def test_recall_after_retention_loses_no_action(tmp_path: Path) -> None:
     assert [h.as_dict() for h in after] == [h.as_dict() for h in before]
 
 
+@pytest.mark.slow  # hands played, pruned and recalled: out of the edit loop
 def test_recall_command_rebuilds_ten_hands_after_pruning(tmp_path: Path, capsys: object) -> None:
     """`tablectl recall` on a pruned journal whose newest snapshot falls inside the last
     ten hands: every one of them comes back with its posts, pots and awards."""

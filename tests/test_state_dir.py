@@ -93,6 +93,7 @@ def test_a_state_dir_whose_parent_is_a_file(tmp_path: Path) -> None:
     check_refused(config_with(tmp_path, state), state, "cannot be made: move the file away")
 
 
+@pytest.mark.slow  # a real read-only mount: out of the edit loop
 def test_a_state_dir_on_a_read_only_filesystem(tmp_path: Path) -> None:
     with read_only_folder(tmp_path) as folder:
         for state in (folder, folder / "state"):
