@@ -52,6 +52,7 @@ from controller.rules.events import (
     Dealer,
     DealtInError,
     Device,
+    Door,
     Event,
     Key,
     Leave,
@@ -405,6 +406,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         Key,
         StateQuery,
         Device,
+        Door,
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -485,4 +487,5 @@ _HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any],
     Shift: _rule(ops.check_shift, ops.do_shift),
     StateQuery: (_nothing, _no_effects),
     Device: (_nothing, lambda t, e: stopped.change(t.state, e)),
+    Door: (_nothing, lambda t, e: stopped.change(t.state, e)),
 }
