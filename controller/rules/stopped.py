@@ -20,7 +20,7 @@ own words come from the daemon's device fault).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.rules import effects
@@ -67,9 +67,10 @@ def check_start(state: TableState) -> None:
         raise refuse("play_stopped", "refuse.play_stopped", cause=cause)
 
 
-def display_words(state: TableState) -> Message:
-    """The dealer display's first line while play is stopped."""
-    for cause in state.play_stopped:
+def display_words(causes: Sequence[str]) -> Message:
+    """The dealer display's first line while play is stopped for ``causes`` (the state's
+    ``play_stopped``); the floor board's alarm says the same."""
+    for cause in causes:
         if f"display.{cause}" in EN:
             return msg(f"display.{cause}")
     return msg("display.play_stopped")

@@ -118,7 +118,7 @@ def display_messages(table: Table) -> list[Message]:
     if prompt is not None:
         return prompt
     if table.state.play_stopped:  # what the dealer must know first (rules.stopped)
-        return [stopped.display_words(table.state), _next_lines(table)[0]]
+        return [stopped.display_words(table.state.play_stopped), _next_lines(table)[0]]
     lines = _next_lines(table)
     notice = keypad.notice(table.state) or ops.push_notice(table.state)
     return [notice, lines[0]] if notice is not None else lines
