@@ -356,7 +356,7 @@ def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    for device in ("display", "lights", "puck", "keypad", "tray"):
+    for device in ("display", "lights", "puck", "door", "keypad", "tray"):
         assert any(re.match(rf"PASS +{device} ", line) for line in lines), done.stdout
     assert "9 seat lights" in done.stdout and "all 19 keys" in done.stdout
     assert "200 x 5, 100 x 25, 40 x 100 = 7500" in done.stdout
