@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import Journal
+from drivers.interfaces import Pattern
 from tests.daemon_helpers import (
     journal_events,
     press,
@@ -98,6 +99,11 @@ def test_no_hand_starts_while_the_door_is_open_and_a_bouncing_switch_journals_no
         sim.door.bounce(30, end_open=False)  # closed all along
         sim.door.open()
         wait_for(lambda: view(daemon)["play_stopped"] == ["door_open"], what="play stopped")
+        lights = daemon.devices.lights  # type: ignore[union-attr]
+        wait_for(
+            lambda: all(lights.pattern(s) == Pattern.FAST_BLINK for s in range(1, 10)),
+            what="every seat shows the fault pattern",
+        )
         outcome = daemon.submit({"type": "start_hand"})
         assert not outcome.ok and outcome.error["code"] == "play_stopped"
         assert outcome.error["message"] == "PLAY STOPPED: DOOR OPEN"
@@ -106,6 +112,7 @@ def test_no_hand_starts_while_the_door_is_open_and_a_bouncing_switch_journals_no
         sim.door.open()  # opened twice: the switch is already open
         sim.door.close()
         wait_for(lambda: view(daemon)["play_stopped"] == [], what="play goes on")
+        wait_for(lambda: lights.pattern(1) == Pattern.OFF, what="an empty seat's light off")
         press(daemon, "NEXT")
         wait_for(lambda: view(daemon)["hand"] == 1, what="a hand dealt")
     assert door_events(tmp_path / "state") == ["open", "closed"]
