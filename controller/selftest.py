@@ -7,6 +7,7 @@ Each check drives a device through its real driver and watches what comes back:
 - ``lights``: each seat light on alone, in seat order.
 - ``puck``: the button puck placed at each seat in turn must be read at that seat,
   then lifted.
+- ``door``: the controller's door opened must be read open, then closed read closed.
 - ``keypad``: every key pressed in turn must be read as that key.
 - ``tray``: a reading of the chip tray (value and count of each chip).
 
@@ -29,12 +30,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Protocol
 
-from drivers.absent import AbsentDisplay, AbsentKeypad, AbsentLights, AbsentPuck, AbsentTray
+from drivers.absent import (
+    AbsentDisplay,
+    AbsentDoor,
+    AbsentKeypad,
+    AbsentLights,
+    AbsentPuck,
+    AbsentTray,
+)
 from drivers.build import Devices
 from drivers.events import (
     KEYS,
     DeviceEvent,
     DeviceFault,
+    DoorChanged,
     KeyPressed,
     PuckFault,
     PuckMoved,
@@ -43,7 +52,7 @@ from drivers.events import (
 from drivers.interfaces import Pattern
 from drivers.sim.pins import SimLights
 
-CHECKS = ("display", "lights", "puck", "keypad", "tray")
+CHECKS = ("display", "lights", "puck", "door", "keypad", "tray")
 CONNECT_SECONDS = 5.0
 SIM_SECONDS = 5.0  # a simulated device answers well within this
 TEST_LINE1 = "DISPLAY TEST"
@@ -127,6 +136,7 @@ class Selftest:
             getattr(self.sim, name) is not None or isinstance(getattr(self.devices, name), absent)
             for name, absent in (
                 ("puck", AbsentPuck),
+                ("door", AbsentDoor),
                 ("lights", AbsentLights),
                 ("keypad", AbsentKeypad),
                 ("tray", AbsentTray),
@@ -315,6 +325,34 @@ class Selftest:
                 return f"puck {where} seen at seats {' '.join(map(str, event.seats))} at once"
             if isinstance(event, PuckMoved) and event.seat is not None:
                 return f"puck {where} read at seat {event.seat}: sensors swapped?"
+
+    def check_door(self) -> Result:
+        if isinstance(self.devices.door, AbsentDoor):
+            return Result("door", "SKIP", "no door switch pin in the configuration")
+        sim = self.sim.door if self.sim is not None else None
+        self._drain()
+        for status, verb in (("open", "open"), ("closed", "close")):
+            self._show("SELFTEST DOOR", f"{verb.upper()} THE DOOR")
+            if sim is not None:
+                (sim.open if status == "open" else sim.close)()
+            else:
+                self.technician.say(f"door: {verb} the controller's door")
+            problem = self._door_reads(status)
+            if problem is not None:
+                return Result("door", "FAIL", problem)
+        return Result("door", "PASS", "the door switch read open when opened, closed when closed")
+
+    def _door_reads(self, status: str) -> str | None:
+        """None when the switch reports the door ``status`` (or already did)."""
+        if self.devices.door.status == status:
+            return None
+        deadline = time.monotonic() + self.timeout
+        while True:
+            event = self._next_event((DoorChanged,), max(0.0, deadline - time.monotonic()))
+            if event is None:
+                return f"door {status} not read: check the switch, its pin and open_level"
+            if isinstance(event, DoorChanged) and event.status == status:
+                return None
 
     def check_keypad(self) -> Result:
         keypad = self.devices.keypad

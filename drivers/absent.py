@@ -20,6 +20,13 @@ class AbsentPuck:
         pass
 
 
+class AbsentDoor:
+    status: str | None = None
+
+    def close(self) -> None:
+        pass
+
+
 class AbsentLights:
     seats: tuple[int, ...] = ()
 

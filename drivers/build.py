@@ -26,6 +26,7 @@ stand-in.
 that play the devices; each is None when that device is not simulated::
 
     sim.puck.place(3); sim.puck.lift(); sim.puck.see([2, 5]); sim.puck.bounce(3)
+    sim.door.open(); sim.door.close(); sim.door.bounce(5)   # devices.door -> DoorChanged
     sim.lights.level(4); sim.lights.history(4); sim.lights.wait_for_level(4, 1.0)
     sim.keypad.press("BET", "1", "2", "0", "ENTER")
     sim.tray.set_counts({5: 100, 25: 40}); sim.tray.flood(1000); sim.tray.flood(None)
@@ -49,12 +50,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .absent import AbsentDisplay, AbsentKeypad, AbsentLights, AbsentPuck, AbsentTray
+from .absent import AbsentDisplay, AbsentDoor, AbsentKeypad, AbsentLights, AbsentPuck, AbsentTray
 from .closing import Closing
 from .display import SerialClockDisplay
+from .door import GpioDoorSwitch
 from .errors import HardwareConfigError
 from .events import EventSink
-from .interfaces import ChipTray, ClockDisplay, Keypad, PuckSensor, SeatLights
+from .interfaces import ChipTray, ClockDisplay, DoorSwitch, Keypad, PuckSensor, SeatLights
 from .keypad import SerialKeypad
 from .lights import GpioSeatLights
 from .pins import mock_pin_factory, real_pin_factory
@@ -62,7 +64,7 @@ from .puck import GpioPuckSensor
 from .settings import HardwareSettings, SerialDeviceSettings, validate
 from .sim.display import SimDisplay
 from .sim.keypad import SimKeypad
-from .sim.pins import SimLights, SimPuck
+from .sim.pins import SimDoor, SimLights, SimPuck
 from .sim.tray import SimTray
 from .tray import SerialChipTray
 
@@ -74,6 +76,7 @@ class Simulators:
     directory: Path
     puck: SimPuck | None = None
     lights: SimLights | None = None
+    door: SimDoor | None = None
     keypad: SimKeypad | None = None
     tray: SimTray | None = None
     display: SimDisplay | None = None
@@ -97,10 +100,11 @@ class Devices(Closing):
     display: ClockDisplay
     sim: Simulators | None = None
     pin_factory: Any = None
+    door: DoorSwitch = dataclasses.field(default_factory=AbsentDoor)
 
     def close(self) -> None:
         """Stop every device, then the simulators. Safe to call twice."""
-        for device in (self.keypad, self.tray, self.display, self.puck, self.lights):
+        for device in (self.keypad, self.tray, self.display, self.puck, self.lights, self.door):
             device.close()
         if self.sim is not None:
             self.sim.close()
@@ -125,7 +129,7 @@ def open_devices(
     sim: Simulators | None = None
     try:
         factory: Any = None
-        has_pins = bool(settings.puck.pins or settings.lights.pins)
+        has_pins = bool(settings.puck.pins or settings.lights.pins or settings.door.pin is not None)
         if settings.simulated:
             sim = Simulators(directory=Path(tempfile.mkdtemp(prefix="table-sim-")))
             opened.append(sim)
@@ -147,6 +151,13 @@ def open_devices(
             opened.append(lights)
             if sim is not None:
                 sim.lights = SimLights(settings.lights, factory)
+        door: DoorSwitch = AbsentDoor()
+        if settings.door.pin is not None:
+            door = GpioDoorSwitch(settings.door, events, pin_factory=factory)
+            opened.append(door)
+            if sim is not None:  # a simulated door starts closed (its pull set, then driven)
+                sim.door = SimDoor(settings.door, factory)
+                sim.door.close()
 
         def simulate(device: SerialDeviceSettings) -> bool:
             return settings.simulated or device.simulated
@@ -198,4 +209,5 @@ def open_devices(
         display=display,
         sim=sim,
         pin_factory=factory,
+        door=door,
     )

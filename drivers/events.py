@@ -68,6 +68,18 @@ class PuckFault:
             raise ValueError("a puck fault names at least two seats")
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DoorChanged:
+    """The controller's door switch settled ``open`` or ``closed`` (held for the
+    debounce time): reported at each change, and the first settled reading after start."""
+
+    status: Literal["open", "closed"]
+
+    def __post_init__(self) -> None:
+        if self.status not in ("open", "closed"):
+            raise ValueError(f"door status {self.status!r} is not open or closed")
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrayCounts:
     """A chip tray reading: chip value (in smallest units) -> number of chips.
@@ -103,7 +115,9 @@ class DeviceCleared:
     device: DeviceName
 
 
-DeviceEvent = KeyPressed | PuckMoved | PuckFault | TrayCounts | DeviceFault | DeviceCleared
+DeviceEvent = (
+    KeyPressed | PuckMoved | PuckFault | DoorChanged | TrayCounts | DeviceFault | DeviceCleared
+)
 
 
 class EventSink(Protocol):

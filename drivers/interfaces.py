@@ -9,6 +9,7 @@ interface      real driver                            simulated with
 =============  =====================================  ===================================
 PuckSensor     ``puck.GpioPuckSensor`` (gpiozero)     gpiozero MockFactory + ``SimPuck``
 SeatLights     ``lights.GpioSeatLights`` (gpiozero)   gpiozero MockFactory + ``SimLights``
+DoorSwitch     ``door.GpioDoorSwitch`` (gpiozero)     gpiozero MockFactory + ``SimDoor``
 Keypad         ``keypad.SerialKeypad`` (pyserial)     ``sim.SimKeypad`` on a pty
 ChipTray       ``tray.SerialChipTray`` (pyserial)     ``sim.SimTray`` on a pty
 ClockDisplay   ``display.SerialClockDisplay``         ``sim.SimDisplay`` on a pty
@@ -56,6 +57,14 @@ class PuckSensor(Closeable, Protocol):
     @property
     def fault_seats(self) -> tuple[int, ...]:
         """The seats of a puck fault in force, or ()."""
+
+
+class DoorSwitch(Closeable, Protocol):
+    """The controller's door. Reports ``DoorChanged``."""
+
+    @property
+    def status(self) -> str | None:
+        """``open`` or ``closed`` as last reported (None: no switch, or not yet read)."""
 
 
 class SeatLights(Closeable, Protocol):

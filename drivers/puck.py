@@ -6,9 +6,8 @@ is ``PuckMoved(seat=n)``, two or more is ``PuckFault(seats=...)``. Only changes 
 reported, and the first settled reading after start.
 
 Debouncing is done here rather than by the pin backend (``bounce_time``), because
-backends differ: some report the first edge and ignore the rest, which can leave the
-last (true) level unreported. ``PuckDebouncer`` holds the timing rule, free of threads
-and clocks, so it is tested with made-up times.
+backends differ (``debounce``). ``PuckDebouncer`` holds the timing rule, free of
+threads and clocks, so it is tested with made-up times.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from typing import Any
 from gpiozero import DigitalInputDevice
 
 from .closing import Closing
+from .debounce import Debouncer
 from .errors import GpioUnavailable
 from .events import EventSink, PuckFault, PuckMoved
 from .settings import PuckSettings
@@ -37,34 +37,13 @@ def reading_event(seen: frozenset[int]) -> PuckEvent:
     return PuckMoved(seat=next(iter(seen), None))
 
 
-class PuckDebouncer:
-    """Raw readings with their times in, settled readings out."""
-
-    def __init__(self, debounce: float) -> None:
-        self._debounce = debounce
-        self._raw: frozenset[int] | None = None
-        self._since = 0.0
-        self._reported: frozenset[int] | None = None
-
-    def observe(self, seen: frozenset[int], now: float) -> None:
-        """The sensors read ``seen`` at ``now``."""
-        if seen != self._raw:
-            self._raw = seen
-            self._since = now
-
-    def due(self) -> float | None:
-        """When the current raw reading will have settled, if it is news."""
-        if self._raw is None or self._raw == self._reported:
-            return None
-        return self._since + self._debounce
+class PuckDebouncer(Debouncer[frozenset[int]]):
+    """Raw readings with their times in, settled readings out (``debounce.Debouncer``)."""
 
     def settle(self, now: float) -> PuckEvent | None:
         """The event to report at ``now``, if the raw reading has settled and is news."""
-        due = self.due()
-        if due is None or now < due or self._raw is None:
-            return None
-        self._reported = self._raw
-        return reading_event(self._raw)
+        seen = self.settled(now)
+        return None if seen is None else reading_event(seen)
 
 
 def _input_options(settings: PuckSettings) -> dict[str, Any]:

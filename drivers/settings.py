@@ -19,6 +19,10 @@ Example::
         pins: {1: 17, 2: 27, 3: 22}
         pwm: true
         active_high: true
+      door:
+        pin: 26                   # the compartment door's switch
+        open_level: high
+        debounce_ms: 50
       keypad:  {port: /dev/serial/by-id/usb-Table_Keypad-if00, baud: 115200,
                 keepalive_ms: 5000}
       tray:    {port: /dev/serial/by-id/usb-Table_Tray-if00, baud: 115200}
@@ -111,6 +115,29 @@ class LightsSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DoorSettings:
+    """``hardware.door``: the switch of the controller's locked compartment door, on one
+    GPIO input. An open door stops play until it is closed."""
+
+    pin: int | None = None
+    """BCM pin of the switch. Default: none (the table has no door switch)."""
+
+    open_level: ActiveLevel = "high"
+    """Line level while the door is open: ``high`` (a switch to ground that the closed
+    door holds shut, pulled up: a cut wire reads open, the usual and safe wiring) or
+    ``low``. Default ``high``."""
+
+    pull: Pull = "auto"
+    """Internal pull resistor: ``auto`` (the one that reads a cut wire as an open door:
+    up for open-high, down for open-low), ``up``, ``down`` or ``none`` (the board has
+    its own). Default ``auto``."""
+
+    debounce_ms: int = 50
+    """A reading must hold this long before it is reported; a switch that bounces
+    within it reports nothing new. Default 50."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SerialDeviceSettings:
     """``hardware.keypad``, ``hardware.tray``, ``hardware.display``: a serial device."""
 
@@ -166,6 +193,9 @@ class HardwareSettings:
 
     lights: LightsSettings = field(default_factory=LightsSettings)
     """The seat lights. Default: none."""
+
+    door: DoorSettings = field(default_factory=DoorSettings)
+    """The controller's door switch. Default: none."""
 
     keypad: SerialDeviceSettings = field(default_factory=SerialDeviceSettings)
     """The dealer keypad. Default: enabled, no port."""
@@ -226,6 +256,17 @@ def validate_pins(settings: HardwareSettings) -> list[Problem]:
                     )
                 )
             uses.setdefault(pin, []).append((f"{kind} seat {seat}", (option,)))
+    door = settings.door.pin
+    if door is not None:
+        if door not in HEADER_PINS:
+            problems.append(
+                Problem(
+                    ("hardware.door.pin",),
+                    f"pin {door} (door switch) is not a GPIO on the header "
+                    f"(BCM {HEADER_PINS.start}-{HEADER_PINS.stop - 1})",
+                )
+            )
+        uses.setdefault(door, []).append(("door switch", ("hardware.door.pin",)))
     uart_devices: dict[str, list[str]] = {}
     for name, device in settings.serial_devices().items():
         if device.enabled and device.port is not None and device.port in UART_PORTS:
@@ -280,6 +321,13 @@ def validate(settings: HardwareSettings) -> list[Problem]:
                 (),
                 f"puck pull {puck.pull} reads an active-{puck.active_level} sensor as always "
                 f"seeing the puck: use pull {clash}, none or auto",
+            )
+        )
+    if settings.door.debounce_ms < 0:
+        problems.append(
+            Problem(
+                ("hardware.door.debounce_ms",),
+                f"door debounce_ms {settings.door.debounce_ms} must be 0 or more",
             )
         )
     lights = settings.lights

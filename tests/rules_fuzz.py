@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules.betting import playable, pot_total
-from controller.rules.events import DEVICE_STATUSES, DEVICES, EVENT_TYPES
+from controller.rules.events import DEVICE_STATUSES, DEVICES, DOOR_STATUSES, EVENT_TYPES
 from controller.rules.keypad.base import KEYS as KEYPAD_KEYS
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 from controller.rules.state import FIRST_ROUNDS, Clock, TableState
@@ -470,7 +470,10 @@ STOPPING = {"keypad": "keypad_lost", "display": "display_lost"}
 
 
 def device_event(c: Chooser) -> dict[str, Any]:
-    """A device lost or back; the keypad and the display (which stop play) most often."""
+    """A device lost or back, or the door opened or closed; the keypad and the display
+    (which stop play) most often."""
+    if c.integer(0, 4) == 0:
+        return {"type": "door", "status": c.pick(DOOR_STATUSES)}
     device = c.pick(("keypad", "display", "keypad", "display", *DEVICES))
     return {"type": "device", "device": device, "status": c.pick((*DEVICE_STATUSES, "back"))}
 
@@ -506,8 +509,11 @@ class StoppedBefore:
 
 def expected_causes(causes: list[str], obj: dict[str, Any], accepted: bool) -> set[str]:
     """The causes after ``obj`` by the model: a keypad or display lost raises one, back
-    clears it; nothing else changes them."""
+    clears it; the door open raises ``door_open``, closed clears it; nothing else
+    changes them."""
     model = set(causes)
+    if accepted and obj.get("type") == "door":
+        (model.add if obj.get("status") == "open" else model.discard)("door_open")
     device = STOPPING.get(str(obj.get("device")))
     if accepted and obj.get("type") == "device" and device is not None:
         (model.add if obj.get("status") == "lost" else model.discard)(device)

@@ -271,6 +271,28 @@ def test_script_without_a_screen(tmp_path: Path) -> None:
     assert "the game stays in" in done.stderr
 
 
+def test_script_opens_and_closes_the_door_mid_hand(tmp_path: Path) -> None:
+    """The bench's door (config/bench.yaml hardware.door, key o on the screen, `door` in
+    a script): opened with the clock called, the display says DOOR OPEN: CLOCK HELD and
+    the devices row DOOR OPEN; closed, the hand goes on."""
+    bench_config(tmp_path)
+    script = tmp_path / "door.txt"
+    script.write_text(
+        "sit 2 ana 1000\nsit 6 bob 1000\npuck 6\nkeys NEXT\nwait-for SEAT 6 TO ACT\n"
+        "keys CLOCK\ndoor open\nwait-for DOOR OPEN: CLOCK HELD\ndoor open\nwait 1.5\nscreen\n"
+        "door close\nwait-for door closed\nkeys CHECK\nwait-for SEAT 2 TO ACT\n"
+    )
+    done = tablectl(
+        "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    opened, closed = done.stdout.split(" BENCH  table")[1:]
+    assert "|DOOR OPEN: CLOCK HELD" in opened and "display ok  DOOR OPEN" in opened
+    assert "CLOCK 60" in opened  # 1.5 s after the door opened: held
+    assert "DOOR OPEN" not in closed and "display ok  door closed" in closed
+    assert "|SEAT 2 TO ACT" in closed
+
+
 def test_script_shows_the_rounds_of_a_draw_game(tmp_path: Path) -> None:
     """A triple-draw table on the bench: the title names the game and the round, and
     the dealer display (as the simulated display received it) names the round."""
@@ -334,7 +356,7 @@ def test_selftest_simulated_runs_unattended(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    for device in ("display", "lights", "puck", "keypad", "tray"):
+    for device in ("display", "lights", "puck", "door", "keypad", "tray"):
         assert any(re.match(rf"PASS +{device} ", line) for line in lines), done.stdout
     assert "9 seat lights" in done.stdout and "all 19 keys" in done.stdout
     assert "200 x 5, 100 x 25, 40 x 100 = 7500" in done.stdout

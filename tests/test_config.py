@@ -888,6 +888,40 @@ def test_a_pin_needed_by_the_uart_is_reported_at_the_port() -> None:
     ]
 
 
+def test_the_door_switch_pin_clashing_with_another_pin_names_the_pin() -> None:
+    text = hardware(SIM + "lights: {pins: {1: 16, 2: 17}}\ndoor: {pin: 17}\n")
+    assert problems(text) == [
+        f"{at(text, '17}', text.index('door'))}: hardware.door.pin: pin 17 is used twice: "
+        "lights seat 2 and door switch"
+    ]
+    text = hardware(SIM + "door: {pin: 15}\nkeypad: {port: /dev/serial0}\n")
+    assert problems(text) == [
+        f"{at(text, '/dev/serial0')}: hardware.keypad.port: pin 15 is used twice: door switch "
+        "and keypad serial port /dev/serial0 (UART RX)"
+    ]
+
+
+def test_the_door_section_is_read_with_its_bounds() -> None:
+    text = hardware(SIM + "door: {pin: 40, open_level: ajar, pull: sideways, debounce_ms: -1}\n")
+    assert sorted(problems(text)) == sorted(
+        [
+            f"{at(text, 'ajar')}: hardware.door.open_level: must be one of high, low, got the "
+            "text 'ajar'",
+            f"{at(text, 'sideways')}: hardware.door.pull: must be one of auto, up, down, none, "
+            "got the text 'sideways'",
+            f"{at(text, '-1')}: hardware.door.debounce_ms: must be from 0 to 1000, got -1",
+            f"{at(text, '40')}: hardware.door.pin: pin 40 (door switch) is not a GPIO on the "
+            "header (BCM 0-27)",
+        ]
+    )
+    door = load(hardware(SIM + "door: {pin: 26, open_level: low, debounce_ms: 80}\n"))
+    assert door.hardware is not None
+    assert (door.hardware.door.pin, door.hardware.door.open_level) == (26, "low")
+    assert (door.hardware.door.pull, door.hardware.door.debounce_ms) == ("auto", 80)
+    none = load(hardware(SIM))
+    assert none.hardware is not None and none.hardware.door.pin is None
+
+
 def test_a_pin_used_twice_is_reported_at_the_use_last_in_the_file() -> None:
     # lights: before puck: in the file, not in the drivers' order of puck then lights
     text = hardware(SIM + "lights: {pins: {1: 6}}\npuck: {pins: {2: 6}}\n")

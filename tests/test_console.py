@@ -44,6 +44,7 @@ DEVICE_EVENTS = [
     {"type": "tick", "ms": 300_000},
     {"type": "puck", "seat": 5},
     {"type": "tray", "counts": {"5": 100}},
+    {"type": "door", "status": "closed"},
 ]
 BAD_TEXT = [  # (event, the field the refusal names)
     ({"type": "dealer", "id": "d\u0000204"}, "'id'"),

@@ -46,6 +46,22 @@ def test_the_model_holds_the_clock_of_a_table_whose_play_is_stopped() -> None:
     assert card["alarms"] == []
 
 
+def test_the_model_says_the_door_is_open_and_holds_the_clock() -> None:
+    board = Board("lv")
+    board.apply(state(1, play_stopped=["door_open"]), 1 * S)
+    card = board.card("T4", 60 * S)
+    assert card is not None and card["clock"] == {**CLOCK, "running": False}
+    assert [(a["code"], a["text"]) for a in card["alarms"]] == [
+        ("door_open", "DOOR OPEN: CLOCK HELD")
+    ]
+    board.apply(state(2, play_stopped=["keypad_lost", "door_open"]), 61 * S)
+    card = board.card("T4", 62 * S)
+    assert card is not None and [a["text"] for a in card["alarms"]] == ["DOOR OPEN: CLOCK HELD"]
+    board.apply(state(3, play_stopped=[]), 63 * S)  # closed: it runs again
+    card = board.card("T4", 64 * S)
+    assert card is not None and card["alarms"] == [] and card["clock"]["running"]
+
+
 def test_the_model_holds_the_clock_of_a_table_that_stopped() -> None:
     board = Board("lv")
     board.apply(state(1), 1 * S)

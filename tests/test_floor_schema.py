@@ -174,6 +174,37 @@ def test_faults_status_state_transfer_and_the_chain_head_validate() -> None:
     assert problems({**transfer, "amount": 0})
 
 
+def test_the_door_opened_and_closed_goes_out_as_events_with_play_stopped() -> None:
+    """The door switch's events (journalled by the daemon) reach the floor on `events`
+    with the state's `play_stopped` in their changes, then the retained state; the
+    schema's causes are the rules' own (`controller.rules.stopped.CAUSES`)."""
+    from controller.floor.messages import messages_for
+    from controller.rules import stopped
+
+    causes = SCHEMA["$defs"]["state"]["properties"]["state"]["properties"]["play_stopped"]
+    assert causes["items"]["enum"] == list(stopped.CAUSES.values())
+    closed = {"hand": 2, "phase": "flop", "seats": {}, "play_stopped": []}
+    opened = {**closed, "play_stopped": ["door_open"]}
+    out = []
+    for seq, (status, before, after) in enumerate(
+        [("open", closed, opened), ("closed", opened, closed)], 40
+    ):
+        rows = messages_for(
+            {"seq": seq, "event": {"type": "door", "status": status}},
+            {"ok": True, "effects": []},
+            before,
+            after,
+            topics=TOPICS,
+            stamp=STAMP,
+        )
+        assert [row.topic.rsplit("/", 1)[1] for row in rows] == ["events", "state"]
+        event = json.loads(rows[0].payload)
+        assert event["event"] == {"type": "door", "status": status}
+        assert event["changes"] == {"play_stopped": [before["play_stopped"], after["play_stopped"]]}
+        out += [json.loads(row.payload) for row in rows]
+    assert_valid([{**body, "msg_seq": n} for n, body in enumerate(out, 1)])
+
+
 def test_every_example_in_the_floor_guide_validates() -> None:
     """docs/floor.md shows integrators what arrives: every JSON example in it holds to
     the schema (a block may hold several objects)."""

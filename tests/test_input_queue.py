@@ -13,7 +13,7 @@ from controller.daemon.inputs import Stop, Submit
 from controller.daemon.inqueue import DEVICE_BOUND, InputQueue
 from controller.daemon.service import Daemon
 from controller.journal import Journal
-from drivers.events import DeviceFault, KeyPressed, PuckMoved, TrayCounts
+from drivers.events import DeviceFault, DoorChanged, KeyPressed, PuckMoved, TrayCounts
 from tests.daemon_helpers import RecordingNotifier, wait_for, write_config
 
 
@@ -69,6 +69,17 @@ def test_device_events_are_bounded_and_the_daemons_own_never_dropped() -> None:
     assert got[DEVICE_BOUND - 1] == DeviceFault(
         device="keypad", message=f"noise {DEVICE_BOUND - 1}"
     )
+
+
+def test_a_door_reading_is_never_dropped_behind_a_flood() -> None:
+    """Dropped, a door closed would leave play stopped for good (or an opening unseen)."""
+    inputs = InputQueue()
+    for n in range(DEVICE_BOUND + 10):
+        inputs.put(DeviceFault(device="keypad", message=f"noise {n}"))
+    inputs.put(DoorChanged(status="open"))
+    inputs.put(DoorChanged(status="closed"))
+    got = [inputs.get_nowait() for _ in range(inputs.qsize())]
+    assert got[-2:] == [DoorChanged(status="open"), DoorChanged(status="closed")]
 
 
 def test_the_daemon_handles_a_key_behind_a_tray_flood_with_one_tray_row(tmp_path: Path) -> None:

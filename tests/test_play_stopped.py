@@ -135,9 +135,38 @@ def test_a_misdeal_a_snapshot_and_an_undo_keep_play_stopped() -> None:
     assert TableState.from_dict(old).play_stopped == []
 
 
+def test_an_open_door_stops_play_and_says_so_in_english_and_spanish() -> None:
+    from controller.rules.text import refusal_text, render
+    from controller.rules.view import display_messages
+
+    table = on_the_clock()
+    apply(table, type="tick", ms=4000)
+    assert apply(table, type="door", status="open") == [PlayStopped(("door_open",))]
+    assert apply(table, type="door", status="open") == []  # opened twice: one cause
+    assert apply(table, type="tick", ms=600_000) == []
+    assert table.state.clock is not None and table.state.clock.remaining_ms == 56_000
+    assert [render(m, "en") for m in display_messages(table)][0] == "DOOR OPEN: CLOCK HELD"
+    assert [render(m, "es") for m in display_messages(table)][0] == ("PUERTA ABIERTA: RELOJ PARADO")
+    # with a device lost as well, the door is still what the display names
+    apply(table, type="device", device="keypad", status="lost")
+    assert state_view(table)["display"][0] == "DOOR OPEN: CLOCK HELD"
+    apply(table, type="device", device="keypad", status="back")
+    apply(table, type="act", seat=5, action="fold")
+    with pytest.raises(Refusal) as refused:
+        apply(table, type="start_hand")
+    assert refused.value.code == "play_stopped"
+    assert refusal_text(refused.value, "en") == "PLAY STOPPED: DOOR OPEN"
+    assert refusal_text(refused.value, "es") == "JUEGO DETENIDO: PUERTA ABIERTA"
+    assert apply(table, type="door", status="closed") == [PlayStopped(())]
+    apply(table, type="start_hand")
+    assert table.state.phase == "preflop"
+
+
 @pytest.mark.parametrize(
     ("event", "message"),
     [
+        ({"type": "door"}, "MISSING FIELD 'status'"),
+        ({"type": "door", "status": "ajar"}, "MUST BE ONE OF open, closed"),
         ({"type": "device", "status": "lost"}, "MISSING FIELD 'device'"),
         ({"type": "device", "device": "toaster", "status": "lost"}, "MUST BE ONE OF keypad"),
         ({"type": "device", "device": "keypad", "status": "gone"}, "MUST BE ONE OF lost, back"),

@@ -180,6 +180,30 @@ UNDO_HAND = [
 ]
 
 
+def test_recall_shows_the_door_opened_and_closed_during_a_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.yaml"
+    config.write_text(UNDO_CONFIG)
+    state = tmp_path / "state"
+    events = [
+        *UNDO_HAND[:5],
+        {"type": "door", "status": "open"},  # seq 6
+        {"type": "door", "status": "closed"},  # seq 7
+    ]
+    lines = [json.dumps(event) for event in events]
+    assert durable_replay(load_config(config), str(state), lines, io.StringIO()) == 0
+    with Journal.open_readonly(state) as journal:
+        (hand,) = recall(journal)
+    assert [(c["kind"], c["causes"], c["seq"]) for c in hand.corrections] == [
+        ("play_stopped", ["door_open"], 6),
+        ("play_stopped", [], 7),
+    ]
+    assert main(["recall", "--state-dir", str(state)]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"play stopped \(door open\) at seq 6, .*\n  play goes on at seq 7", text)
+
+
 def test_recall_marks_an_undone_action_where_it_was_taken_back(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -44,8 +44,10 @@ class Hands:
         *,
         wrong_light: int | None = None,
         swap_puck: tuple[int, int] | None = None,
+        stuck_door: bool = False,
     ) -> None:
         self.sim = sim
+        self.stuck_door = stuck_door
         self.wrong_light = wrong_light
         self.swap_puck = swap_puck
         self.said: list[str] = []
@@ -61,6 +63,10 @@ class Hands:
             self.sim.puck.place(seat)
         elif text == "puck: lift the button puck off the table":
             self.sim.puck.lift()
+        elif found := re.fullmatch(r"door: (open|close) the controller's door", text):
+            assert self.sim.door is not None
+            if not self.stuck_door:
+                (self.sim.door.open if found.group(1) == "open" else self.sim.door.close)()
         elif found := re.fullmatch(r"keypad: press (\w+)", text):
             self.sim.keypad.press(found.group(1))
 
@@ -112,7 +118,10 @@ def test_a_technician_walks_through_every_check(table: tuple) -> None:
     test = Selftest(_as_real(devices), events, hands, puck_seats=tuple(range(1, 10)), timeout=5.0)
     results = {r.device: r for r in test.run()}
     assert {name: r.status for name, r in results.items()} == dict.fromkeys(
-        ("display", "lights", "puck", "keypad", "tray"), "PASS"
+        ("display", "lights", "puck", "door", "keypad", "tray"), "PASS"
+    )
+    assert hands.said.index("door: open the controller's door") < hands.said.index(
+        "door: close the controller's door"
     )
     assert "puck: place the button puck at seat 9" in hands.said
     assert "keypad: press FUNC" in hands.said
@@ -120,6 +129,17 @@ def test_a_technician_walks_through_every_check(table: tuple) -> None:
     assert len([q for q in hands.asked if q.startswith("lights:")]) == 9
     assert results["tray"].detail == "read 20 x 5, 3 x 100 = 400"
     assert sim.display.wait_shown(line1="SELFTEST DONE")
+
+
+def test_a_door_switch_that_never_changes_fails(table: tuple) -> None:
+    devices, sim, events = table
+    hands = Hands(sim, stuck_door=True)
+    test = Selftest(_as_real(devices), events, hands, timeout=0.5)
+    (result,) = test.run(("door",))
+    assert (result.status, result.detail) == (
+        "FAIL",
+        "door open not read: check the switch, its pin and open_level",
+    )
 
 
 def test_wiring_mistakes_fail_with_the_seats_named(table: tuple) -> None:

@@ -47,6 +47,7 @@ BENCH_HELP: tuple[tuple[str, str], ...] = (
     ("+/-", "tray"),
     ("r", "balance"),
     ("u", "unplug"),
+    ("o", "door"),
     ("s", "seat"),
     ("d", "demo"),
     ("q", "quit"),

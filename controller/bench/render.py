@@ -300,6 +300,10 @@ def _devices(snap: Snapshot) -> list[tuple[str, str]]:
             pieces.append((f"{name} ok", "ok"))
         else:
             pieces.append((f"{name} ...", "warn"))
+    if snap.door == "open":
+        pieces.append(("DOOR OPEN", "alarm"))
+    elif snap.door == "closed":
+        pieces.append(("door closed", "ok"))
     if "puck" in faults:
         pieces.append((f"puck: {faults['puck']}", "alarm"))
     return pieces

@@ -10,6 +10,7 @@ one (and at every ``screen``)::
     puck 3 | lift           move the button puck / take it off the table
     tray 5=200 25=100       what the chip tray holds
     unplug keypad           also replug; keypad, tray or display
+    door open | door close  open or close the controller's door (hardware.door)
     demo 2                  the demo plays 2 hands (default 3)
     wait 0.5                seconds
     wait-for SEAT 3 TO ACT  until the screen shows the text (10 s at most)
@@ -134,6 +135,13 @@ def _plug(plugged: bool) -> Callable[[Bench, str, IO[str]], str | None]:
     return change
 
 
+def _door(bench: Bench, rest: str, out: IO[str]) -> str | None:
+    if rest not in ("open", "close", "closed"):
+        return "door open or door close"
+    said = bench.set_door(rest == "open")
+    return None if said.startswith("door ") else said
+
+
 def _wait(bench: Bench, rest: str, out: IO[str]) -> str | None:
     time.sleep(float(rest))
     return None
@@ -164,6 +172,7 @@ COMMANDS: dict[str, Callable[[Bench, str, IO[str]], str | None]] = {
     "tray": _tray,
     "unplug": _plug(False),
     "replug": _plug(True),
+    "door": _door,
     "wait": _wait,
     "wait-for": _wait_for,
     "screen": _screen,

@@ -58,6 +58,7 @@ class Snapshot:
     last_seq: int
     log: tuple[str, ...] = ()
     demo: str | None = None
+    door: str | None = None  # the door switch's reading (None: no switch, not yet read)
 
 
 class _Recent(logging.Handler):
@@ -178,6 +179,17 @@ class Bench:
             return "no puck sensor configured"
         puck.lift()
         return None
+
+    def set_door(self, opened: bool | None = None) -> str:
+        """Open or close the controller's door (its switch's simulated pin); None: the
+        other way from where it is. Says which."""
+        door = self.sim.door
+        if door is None:
+            return "no door switch configured (hardware.door.pin)"
+        if opened is None:
+            opened = not door.is_open
+        (door.open if opened else door.close)()
+        return "door opened" if opened else "door closed"
 
     def toggle_plug(self, device: str) -> str:
         """Pull a serial device's cable, or plug it back; says which."""
@@ -361,6 +373,7 @@ class Bench:
             last_seq=recorder.last_seq if recorder is not None else 0,
             log=tuple(self.recent.lines),
             demo=self.demo_status,
+            door=devices.door.status,
         )
 
     def puck_seat(self) -> int | None:

@@ -152,6 +152,7 @@ class App:
             "-": lambda: self._tray(-1),
             "r": self.bench.balance_tray,
             "u": self._ask_unplug,
+            "o": self.bench.set_door,
             "s": self._seat_players,
             "d": self._toggle_demo,
         }

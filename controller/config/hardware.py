@@ -14,6 +14,7 @@ from typing import cast, get_args
 from controller.config.reader import Section, Where, read_value, where_position
 from drivers.settings import (
     ActiveLevel,
+    DoorSettings,
     HardwareSettings,
     LightsSettings,
     Problem,
@@ -66,6 +67,13 @@ def read_hardware(hardware: Section, seats: int) -> HardwareSettings:
         pulse_ms=lights_section.get_int("pulse_ms", 2000, 1, 60_000),
         lamp_test_ms=lights_section.get_int("lamp_test_ms", 300, 1, 60_000),
     )
+    door_section = hardware.get_section("door")
+    door = DoorSettings(
+        pin=door_section.get_optional_int("pin", 0, MAX_PIN, none_means="no door switch"),
+        open_level=cast(ActiveLevel, door_section.get_choice("open_level", ACTIVE_LEVELS, "high")),
+        pull=cast(Pull, door_section.get_choice("pull", PULLS, "auto")),
+        debounce_ms=door_section.get_int("debounce_ms", 50, 0, 1000),
+    )
     devices = {name: _read_serial(hardware.get_section(name), simulated) for name in SERIAL_DEVICES}
     settings = HardwareSettings(
         simulated=simulated,
@@ -73,6 +81,7 @@ def read_hardware(hardware: Section, seats: int) -> HardwareSettings:
         gpiochip=gpiochip,
         puck=puck,
         lights=lights,
+        door=door,
         keypad=devices["keypad"],
         tray=devices["tray"],
         display=devices["display"],

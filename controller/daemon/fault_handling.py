@@ -144,6 +144,28 @@ class FaultHandlingMixin:
             if device not in faults and working(device):
                 self.submit({"type": "device", "device": device, "status": "back"}, source=device)
 
+    def door_reading(self, status: str) -> None:
+        """The door switch settled ``open`` or ``closed``: a ``door`` event, journalled
+        when the state says otherwise (a change, or the first reading after start finding
+        the door not as the journal left it); the same reading again is no news. While
+        play is locked nothing is journalled, but the log and the system log hear it."""
+        if self.recorder is None or self.fault is not None:
+            log.warning("door %s (play is locked: not journalled)", status)
+            self._system_log(LogKind.DOOR, {"status": status, "seq": None})
+            return
+        if ("door_open" in self.recorder.table.state.play_stopped) == (status == "open"):
+            return
+        self.submit({"type": "door", "status": status}, source="door")
+
+    def reconcile_door(self, has_switch: bool) -> None:
+        """At start: a journal that left the door open on a table configured without a
+        door switch any more is journalled closed (no switch can close it again)."""
+        if has_switch or self.recorder is None or self.fault is not None:
+            return
+        if "door_open" in self.recorder.table.state.play_stopped:
+            log.warning("the journal left the door open and hardware.door has no pin: closed")
+            self.submit({"type": "door", "status": "closed"}, source="door")
+
     def _log_tray_change(self, tray: tray_check.TrayStatus) -> None:
         """A tray alarm raised, changed or cleared since the last show: the log and the
         system log (``tray_alarm`` / ``tray_clear``)."""

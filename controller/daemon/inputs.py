@@ -2,7 +2,8 @@
 
 The drivers know nothing of the rules: a key, a puck reading, tray counts, a fault.
 Here a key becomes a ``key`` event, a puck reading a ``puck`` event, tray counts a
-``tray`` event (rules events, journalled and folded); a fault or a recovery becomes a
+``tray`` event, a door switch reading a ``door`` event when the state says otherwise
+(rules events, journalled and folded); a fault or a recovery becomes a
 ``DeviceNotice`` (the journal's system log and the display, never the rules).
 
 Besides device events the loop's one queue carries the daemon's own requests
@@ -23,6 +24,7 @@ from drivers.events import (
     DeviceCleared,
     DeviceEvent,
     DeviceFault,
+    DoorChanged,
     KeyPressed,
     PuckFault,
     PuckMoved,
@@ -107,6 +109,8 @@ def translate(event: DeviceEvent) -> RulesInput | DeviceNotice:
         return RulesInput({"type": "key", "key": event.key}, "keypad")
     if isinstance(event, PuckMoved):
         return RulesInput({"type": "puck", "seat": event.seat}, "puck")
+    if isinstance(event, DoorChanged):
+        return RulesInput({"type": "door", "status": event.status}, "door")
     if isinstance(event, TrayCounts):
         counts = {str(value): count for value, count in sorted(event.counts.items())}
         return RulesInput({"type": "tray", "counts": counts}, "tray")

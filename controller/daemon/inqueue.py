@@ -16,7 +16,8 @@ flooding device from ever delaying a key:
   that a device event is dropped and counted (a stuck key repeating, a device gone
   mad), with a warning the first time and every ``WARN_EVERY`` drops. The daemon's own
   requests (stop, reload, a submitted event, the floor link's notices) are never
-  dropped.
+  dropped, nor is a door switch reading (debounced, it comes at most once per
+  ``debounce_ms``; one dropped would leave the door wrong in the state).
 
 ``put`` never blocks a driver's thread. ``get``/``get_nowait``/``empty``/``qsize``
 are those of ``queue.Queue`` (``queue.Empty`` included), which the loop was written for.

@@ -256,6 +256,8 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         translated = translate(item)
         if isinstance(translated, DeviceNotice):
             self._device_notice(translated)
+        elif translated.source == "door":  # journalled when it is news (fault_handling)
+            self.door_reading(str(translated.event["status"]))
         elif isinstance(translated, RulesInput):
             if translated.source == "puck" and "puck" in (self.display.device_faults or {}):
                 self._device_notice(DeviceNotice("puck", None))
@@ -321,6 +323,10 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         if outcome.event.get("type") not in ("tick", "state"):
             self.display.refusal = None
             self.display.expired = None
+        if outcome.event.get("type") == "door":  # a significant event: the system log
+            status = outcome.event.get("status")
+            log.warning("seq %d: the door is %s", outcome.seq, status)
+            self._system_log(LogKind.DOOR, {"status": status, "seq": outcome.seq})
         for effect in outcome.effects:
             if isinstance(effect, ClockExpired):
                 self.display.expired = (effect.seat, effect.action)
@@ -523,7 +529,7 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
             expired=self.display.expired,
             alerts=alerts,
             puck_seats=puck_seats,
-            halted=bool(set(faults) & HALTING_DEVICES),
+            halted=bool(set(faults) & HALTING_DEVICES) or "door_open" in table.state.play_stopped,
         )
         self._status(_status_line(view, faults))
         self.last_shown = LastShown(view, check, tray, dict(faults))

@@ -5,7 +5,8 @@ what the rules made of them. So recall folds the journal again, from the newest
 snapshot taken before the first recalled hand, and listens to the effects the rules
 return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
 ``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``,
-``Tipped`` (a tip, listed with the hand before it, as a transfer is) and
+``PlayStopped`` (the door opened or closed, the keypad or display lost or back,
+during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before it, as a transfer is) and
 ``Transferred``: a supervisor's transfer, listed with the hand before it; one made
 before the journal's first hand, chips misplaced at seating say, is listed in an entry
 of its own, hand 0, ``before the first hand``, shown with hand 1). Each hand names
@@ -263,6 +264,10 @@ class _Builder:
                 )
             elif isinstance(effect, fx.Corrected):
                 hand.corrections.append({"kind": effect.kind, "seat": effect.seat, **entry})
+            elif isinstance(effect, fx.PlayStopped):  # the door opened, a device lost ...
+                hand.corrections.append(
+                    {"kind": "play_stopped", "causes": list(effect.causes), **entry}
+                )
             elif isinstance(effect, fx.HandEnded) and effect.hand == hand.hand:
                 hand.result = "voided (misdeal)" if effect.voided else "ended"
 
@@ -448,6 +453,11 @@ def as_text(hands: list[RecalledHand]) -> str:
             out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
         for item in hand.corrections:
             what = item["kind"].replace("_", " ")
+            if "causes" in item:  # play stopped, or going on again, during the hand
+                causes = ", ".join(cause.replace("_", " ") for cause in item["causes"])
+                said = f"play stopped ({causes})" if causes else "play goes on"
+                out.append(f"  {said} at seq {item['seq']}, {_clock(item['time'])}")
+                continue
             out.append(
                 f"  {what}: seat {item['seat']}"
                 + (f" ({item['action']})" if "action" in item else "")

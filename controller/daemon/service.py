@@ -249,6 +249,8 @@ class Daemon:
         controller.start_outputs()
         # a device the journal left lost that works now is back (none: not stopped)
         controller.reconcile_devices(lambda name: getattr(devices, name).fault is None)
+        # the door switch's first reading comes from its driver; without a switch none will
+        controller.reconcile_door(_has_door(settings))
         if (
             self.journal is not None
             and fault is None
@@ -528,3 +530,7 @@ def _quiet_log(journal: Journal, kind: str, detail: dict[str, Any]) -> None:
         journal.log_system(kind, detail)
     except Exception as error:
         log.warning("system log entry %s not recorded: %s", kind, error)
+
+
+def _has_door(settings: Settings) -> bool:
+    return bool(settings.hardware is not None and settings.hardware.door.pin is not None)

@@ -14,7 +14,8 @@ need someone now:
 - a device fault (`fault` messages: raised until cleared), in the dealer's words;
 - a chip-tray discrepancy (`tray` messages: until resolved);
 - the button puck's warning (`status` `puck`: `MOVE BUTTON TO SEAT 1`), a warning;
-- play stopped by the table (the state's `play_stopped`: a lost keypad or display);
+- play stopped by the table (the state's `play_stopped`: a lost keypad or display,
+  `PLAY STOPPED: CLOCK HELD`; the controller's door open, `DOOR OPEN: CLOCK HELD`);
 - the table's link down (`status`: the last will, or the daemon stopped);
 - a backlog being sent after an outage (`status` up with unsent messages): a warning.
 
@@ -41,6 +42,7 @@ from controller import device_faults
 from controller.config.rules import MAX_SEATS, MIN_SEATS, TABLE_ID_PATTERN
 from controller.floor.board_log import TableLog, seat_rows, shift_money
 from controller.floor.consumer import Deduplicator
+from controller.rules import stopped as play_stopped
 from controller.rules.text import msg, render
 
 log = logging.getLogger(__name__)
@@ -94,11 +96,12 @@ class Card:
                 }
             )
         if self.play_stopped():
+            causes = [str(cause) for cause in self.state.get("play_stopped") or []]
             found.append(
                 {
-                    "code": "play_stopped",
+                    "code": "door_open" if "door_open" in causes else "play_stopped",
                     "level": "alarm",
-                    "text": render(msg("display.play_stopped"), "en"),
+                    "text": render(play_stopped.display_words(causes), "en"),
                 }
             )
         if self.puck is not None:

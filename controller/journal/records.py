@@ -27,6 +27,7 @@ class LogKind(StrEnum):
     CLOCK_SYNC = "clock_sync"  # wall clock became synchronised (wall and monotonic time)
     DEVICE_FAULT = "device_fault"
     DEVICE_CLEAR = "device_clear"
+    DOOR = "door"  # the controller's door opened or closed (its switch, hardware.door)
     FLOOR_LINK = "floor_link"  # the floor link went down or came up, its outbox alarm
     CORRECTION = "correction"  # a supervisor's correction
     PRUNE = "prune"

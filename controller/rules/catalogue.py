@@ -268,6 +268,8 @@ EN: dict[str, str] = {
     "refuse.play_stopped": "PLAY STOPPED: {cause}",
     "stop.keypad_lost": "KEYPAD LOST",
     "stop.display_lost": "DISPLAY LOST",
+    "stop.door_open": "DOOR OPEN",
+    "display.door_open": "DOOR OPEN: CLOCK HELD",
     # the sticky faults that lock play (controller.fault_words): the call, then the name
     "fault.lock.fault": "FAULT: CALL TECHNICIAN",
     "fault.lock.memory_fault": "MEMORY FAULT: CALL TECHNICIAN",
@@ -542,6 +544,8 @@ ES: dict[str, str] = {
     "refuse.play_stopped": "JUEGO DETENIDO: {cause}",
     "stop.keypad_lost": "TECLADO PERDIDO",
     "stop.display_lost": "PANTALLA PERDIDA",
+    "stop.door_open": "PUERTA ABIERTA",
+    "display.door_open": "PUERTA ABIERTA: RELOJ PARADO",
     "fault.lock.fault": "FALLO: LLAME AL TECNICO",
     "fault.lock.memory_fault": "FALLO DE MEMORIA: LLAME AL TECNICO",
     "fault.lock.storage_fault": "FALLO ALMACENAMIENTO: LLAME AL TECNICO",

@@ -231,6 +231,19 @@ class Device(Event):
     status: str
 
 
+#: What a ``door`` event says of the controller's compartment door.
+DOOR_STATUSES = ("open", "closed")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Door(Event):
+    """The controller's locked compartment door was opened (``status`` ``open``) or
+    closed (``closed``): the door switch, an optional GPIO input; the daemon journals
+    one at each change. An open door stops play (``controller.rules.stopped``)."""
+
+    status: str
+
+
 #: Why a supervisor moves chips between seats (``transfer``).
 TRANSFER_REASONS = ("wrong_payout", "chips_misplaced", "other")
 
@@ -550,6 +563,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         device=_choice(o, "device", DEVICES, ""),
         status=_choice(o, "status", DEVICE_STATUSES, ""),
     ),
+    "door": lambda o, by: Door(by=by, status=_choice(o, "status", DOOR_STATUSES, "")),
     "tip": lambda o, by: Tip(by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1)),
     "dealer": lambda o, by: Dealer(by=by, dealer_id=_dealer_id(o)),
     "shift": _shift,
@@ -569,7 +583,7 @@ SUPERVISOR_EVENTS = (
     "shift",
 )
 #: The events only a device (or the controller's own clock) sends.
-DEVICE_EVENTS = ("tick", "puck", "tray", "device")
+DEVICE_EVENTS = ("tick", "puck", "tray", "device", "door")
 
 
 def parse_event(obj: object, *, recorded: bool = False) -> Event:

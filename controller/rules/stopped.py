@@ -1,6 +1,6 @@
 """Play stopped by the table (docs/replay.md, "Play stopped by the table").
 
-While the keypad or the display is lost, play is stopped: the action clock does not
+While the keypad or the display is lost, or the door is open, play is stopped: the action clock does not
 count (a ``tick`` passes it by: no warning, no expiry, ``Table._tick``) and no hand
 starts (``start_hand``, and ``NEXT`` on the keypad, is refused with ``play_stopped``).
 When every cause has cleared, the clock goes on with the time it had. A lost tray,
@@ -13,23 +13,28 @@ it. A further cause is one line there; a new event type that raises or clears on
 adds its reading to ``READINGS``, and the table takes it at every stage of the hand
 (``table.ACCEPTS``) with ``change`` as its deed.
 
-Each cause has its words in the catalogue (``stop.<cause>``), for the refusal.
+Each cause has its words in the catalogue (``stop.<cause>``), for the refusal; the
+dealer display's first line is ``display.<cause>`` when the catalogue has one (the
+door: ``DOOR OPEN: CLOCK HELD``), else ``PLAY STOPPED: CLOCK HELD`` (a lost device's
+own words come from the daemon's device fault).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.rules import effects
-from controller.rules.events import Device, Event
+from controller.rules.catalogue import EN
+from controller.rules.events import Device, Door, Event
 from controller.rules.state import TableState
-from controller.rules.text import phrase, refuse
+from controller.rules.text import Message, msg, phrase, refuse
 
 #: (event type, what it reports on, the status that raises the cause) -> the cause.
 CAUSES: dict[tuple[str, str, str], str] = {
     ("device", "keypad", "lost"): "keypad_lost",
     ("device", "display", "lost"): "display_lost",
+    ("door", "door", "open"): "door_open",
 }
 
 #: The devices whose loss stops play.
@@ -38,6 +43,7 @@ STOPPING_DEVICES = frozenset(subject for kind, subject, _ in CAUSES if kind == "
 #: An event's reading: (event type, what it reports on, its status).
 READINGS: dict[type[Event], Callable[[Any], tuple[str, str, str]]] = {
     Device: lambda e: ("device", e.device, e.status),
+    Door: lambda e: ("door", "door", e.status),
 }
 
 
@@ -63,6 +69,15 @@ def check_start(state: TableState) -> None:
     if state.play_stopped:
         cause = phrase(f"stop.{state.play_stopped[0]}")
         raise refuse("play_stopped", "refuse.play_stopped", cause=cause)
+
+
+def display_words(causes: Sequence[str]) -> Message:
+    """The dealer display's first line while play is stopped for ``causes`` (the state's
+    ``play_stopped``); the floor board's alarm says the same."""
+    for cause in causes:
+        if f"display.{cause}" in EN:
+            return msg(f"display.{cause}")
+    return msg("display.play_stopped")
 
 
 def devices(state: TableState) -> list[str]:

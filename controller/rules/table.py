@@ -404,7 +404,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         TrayAck,
         Key,
         StateQuery,
-        *stopped.READINGS,  # the events that stop play or let it go on (Device)
+        *stopped.READINGS,  # the events that stop play or let it go on (Device, Door)
         Dealer,
     }
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.rules import hand as hand_flow
-from controller.rules import meters, ops, out_of_turn, tray_ledger
+from controller.rules import meters, ops, out_of_turn, stopped, tray_ledger
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
@@ -119,7 +119,7 @@ def display_messages(table: Table) -> list[Message]:
     if prompt is not None:
         return prompt
     if table.state.play_stopped:  # what the dealer must know first (rules.stopped)
-        return [msg("display.play_stopped"), _next_lines(table)[0]]
+        return [stopped.display_words(table.state.play_stopped), _next_lines(table)[0]]
     lines = _next_lines(table)
     notice = keypad.notice(table.state) or ops.push_notice(table.state)
     return [notice, lines[0]] if notice is not None else lines

@@ -1,4 +1,5 @@
-"""Simulated pins: the hands that move the puck and the eyes that watch the lights.
+"""Simulated pins: the hands that move the puck and open the door, and the eyes that
+watch the lights.
 
 Both work on gpiozero ``MockFactory`` pins, the same pins the real drivers were given,
 so the puck driver sees real edges and the lights' history is the pins' own
@@ -11,7 +12,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..settings import LightsSettings, PuckSettings
+from ..settings import DoorSettings, LightsSettings, PuckSettings
 
 
 class SimPuck:
@@ -59,6 +60,37 @@ class SimPuck:
             pin.drive_high()
         else:
             pin.drive_low()
+
+
+class SimDoor:
+    """Opens and closes the simulated door by driving its switch's mock pin."""
+
+    def __init__(self, settings: DoorSettings, factory: Any) -> None:
+        assert settings.pin is not None
+        self._open_high = settings.open_level == "high"
+        self._pin = factory.pin(settings.pin)
+
+    def open(self) -> None:
+        self._drive(True)
+
+    def close(self) -> None:
+        self._drive(False)
+
+    def bounce(self, times: int = 3, *, end_open: bool = True) -> None:
+        """Chatter the switch ``times`` times, leaving the door open (or closed)."""
+        for _ in range(times):
+            self._drive(not end_open)
+            self._drive(end_open)
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self._pin.state) == self._open_high
+
+    def _drive(self, opened: bool) -> None:
+        if opened == self._open_high:
+            self._pin.drive_high()
+        else:
+            self._pin.drive_low()
 
 
 class SimLights:
