@@ -265,3 +265,7 @@ def test_a_snapshot_with_an_entry_of_an_unknown_mode_is_unreadable_by_name(
         )
         with pytest.raises(SnapshotUnreadable, match="mode 'juggle' is unknown"):
             fold(journal)
+    for entry, found in [({"step": "seat"}, "mode None is unknown"), (5, "not 5")]:
+        t.state.keypad = {"entry": entry}  # type: ignore[typeddict-item]
+        with pytest.raises(ValueError, match=found):
+            snapshots.decode(snapshots.encode(t.state))

@@ -36,8 +36,10 @@ def decode(stored: str) -> TableState:
         if not isinstance(data, dict):
             raise ValueError("a snapshot must hold a JSON object")
         state = TableState.from_dict(data)
-        entry = state.keypad.get("entry")
+        entry: object = state.keypad.get("entry")
         if entry:  # a key would find no mode to read it (BadEvent, a ValueError)
+            if not isinstance(entry, dict):
+                raise ValueError(f"the keypad entry must be a JSON object, not {entry!r}")
             entry_mode(entry)
         return state
     except (zlib.error, ValueError, TypeError, KeyError, UnicodeDecodeError) as error:
