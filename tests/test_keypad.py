@@ -4,6 +4,7 @@ shell uses. The key sequences themselves are proved by tests/scenarios/*keypad*.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +34,7 @@ def test_a_refused_key_changes_nothing() -> None:
 def test_the_keypad_and_display_name_a_draw_games_round() -> None:
     """Triple draw: the bet prompt and the dealer display say which betting round it
     is, in English and Spanish; a hold'em table's words stay as they were."""
-    from controller.rules.keypad.prompt import prompt
+    from controller.rules.keypad.modes import prompt
     from controller.rules.text import render
     from controller.rules.view import display_lines
 
@@ -196,3 +197,75 @@ def _press_or_refuse(t: Table, key: str, opener: str) -> None:
     except Refusal:
         assert json.dumps(t.state.to_dict(), sort_keys=True) == before, opener
     state_view(t)  # the prompt renders whatever the entry
+
+
+def test_the_entry_modes_are_one_list_and_each_has_its_row() -> None:
+    """``records.EntryMode`` is the one list of modes; ``modes.MODES`` has one row
+    each (its reader, its prompt, the keys ending its number), and no other."""
+    from typing import get_args
+
+    from controller.rules.keypad.modes import MODES
+    from controller.rules.records import ENTRY_MODES, EntryMode
+
+    assert get_args(EntryMode) == ENTRY_MODES
+    assert sorted(MODES) == sorted(ENTRY_MODES)
+
+
+def _unknown_mode(t: Table) -> Table:
+    """``t`` with its entry's mode renamed to one the keypad lacks (a damaged snapshot)."""
+    entry = t.state.keypad["entry"]
+    t.state.keypad = {**t.state.keypad, "entry": {**entry, "mode": "juggle"}}  # type: ignore[typeddict-item]
+    return t
+
+
+@pytest.mark.parametrize("opener", ["FUNC 5", "FUNC 5 3", "FUNC", "5", "BET 2"])
+def test_an_entry_of_an_unknown_mode_is_refused_by_name_and_cleared(opener: str) -> None:
+    """Every key but ``CLEAR`` is refused as a bad event naming the mode (it was a
+    ``KeyError`` in the grammar); the refusal leaves the entry as it was; ``CLEAR``
+    drops it and the keypad works again."""
+    from controller.rules import BadEvent
+
+    t = _unknown_mode(table(THREE + keys("NEXT") + keys(opener)))
+    before = json.dumps(t.state.to_dict(), sort_keys=True)
+    for key in ["ENTER", "1", "FOLD", "CHECK", "BET", "ALLIN", "FUNC", "NEXT", "CLOCK"]:
+        event = parse_event({"type": "key", "key": key})
+        with pytest.raises(BadEvent, match="mode 'juggle' is unknown"):
+            t.apply(event)
+        t.refused(event)  # as replay, recovery and the daemon fold a refusal
+        assert json.dumps(t.state.to_dict(), sort_keys=True) == before, key
+    with pytest.raises(BadEvent, match="'juggle'"):
+        pad.prompt(t)
+    feed(t, keys("CLEAR"))
+    assert "entry" not in t.state.keypad
+    feed(t, keys("FUNC 5 8 ENTER"))
+    assert pad.view(t)["entry"] == {"mode": "chips", "step": "amount", "seat": 8}
+
+
+def test_a_snapshot_with_an_entry_of_an_unknown_mode_is_unreadable_by_name(
+    tmp_path: Path,
+) -> None:
+    """Recovery from a real journal whose snapshot holds an entry of a mode this keypad
+    lacks: the snapshot is unreadable, and the fault names the mode (the table used to
+    come up and fail at the next key with a ``KeyError``)."""
+    from controller.daemon import snapshots
+    from controller.daemon.recovery import SnapshotUnreadable, fold
+    from controller.journal import Journal
+    from tests.keypad_tables import settings
+
+    good = table(THREE + keys("NEXT FUNC 5"))
+    assert snapshots.decode(snapshots.encode(good.state)).keypad == good.state.keypad
+    t = _unknown_mode(good)
+    with Journal.open(tmp_path, settings().config_text) as journal:
+        journal.append(
+            {"type": "key", "key": "5"},
+            accepted=True,
+            by=None,
+            hand=1,
+            snapshot=snapshots.encode(t.state),
+        )
+        with pytest.raises(SnapshotUnreadable, match="mode 'juggle' is unknown"):
+            fold(journal)
+    for entry, found in [({"step": "seat"}, "mode None is unknown"), (5, "not 5")]:
+        t.state.keypad = {"entry": entry}  # type: ignore[typeddict-item]
+        with pytest.raises(ValueError, match=found):
+            snapshots.decode(snapshots.encode(t.state))

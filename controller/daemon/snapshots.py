@@ -13,6 +13,7 @@ import json
 import zlib
 from typing import Any
 
+from controller.rules.records import entry_mode
 from controller.rules.state import TableState
 
 PREFIX = "zlib:"
@@ -24,7 +25,8 @@ def encode(state: TableState) -> str:
 
 
 def decode(stored: str) -> TableState:
-    """The state a snapshot holds; ``ValueError`` when it cannot be read."""
+    """The state a snapshot holds; ``ValueError`` when it cannot be read (a keypad
+    entry of a mode the keypad does not have included)."""
     try:
         if stored.startswith(PREFIX):
             raw = zlib.decompress(base64.b64decode(stored[len(PREFIX) :], validate=True))
@@ -33,7 +35,13 @@ def decode(stored: str) -> TableState:
             data = json.loads(stored)
         if not isinstance(data, dict):
             raise ValueError("a snapshot must hold a JSON object")
-        return TableState.from_dict(data)
+        state = TableState.from_dict(data)
+        entry: object = state.keypad.get("entry")
+        if entry:  # a key would find no mode to read it (BadEvent, a ValueError)
+            if not isinstance(entry, dict):
+                raise ValueError(f"the keypad entry must be a JSON object, not {entry!r}")
+            entry_mode(entry)
+        return state
     except (zlib.error, ValueError, TypeError, KeyError, UnicodeDecodeError) as error:
         raise ValueError(f"unreadable snapshot: {error}") from None
 

@@ -8,7 +8,10 @@ write than a dict. The records with behaviour of their own are dataclasses in
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, get_args
+from collections.abc import Mapping
+from typing import Literal, TypedDict, cast, get_args
+
+from controller.rules.errors import BadEvent
 
 #: The betting rounds of every game form (their order per form: ``state.ROUNDS``).
 Street = Literal["preflop", "flop", "turn", "river", "predraw", "draw1", "draw2", "draw3"]
@@ -67,6 +70,54 @@ class OutOfTurnEntry(TypedDict):
 #: The kind of number an entry is typing.
 FieldKind = Literal["seat", "amount", "code"]
 
+#: The keypad's entries (``Entry.mode``): which key sequence is being keyed. Each has
+#: its row in ``controller.rules.keypad.modes.MODES`` (tests/test_keypad.py checks).
+EntryMode = Literal[
+    "seat",  # a seat number typed before an action key (``5 CHECK``)
+    "bet",  # BET amount ENTER
+    "func",  # FUNC, waiting for the menu's digit
+    "sit",  # FUNC 1
+    "sit_out",  # FUNC 2
+    "sit_in",  # FUNC 3
+    "leave",  # FUNC 4
+    "chips",  # FUNC 5
+    "move",  # FUNC 6
+    "sign_in",  # FUNC 8
+    "award",  # FUNC 7 at the showdown (or a seat number)
+    "tip",  # FUNC 7 between hands
+    "push",  # FUNC 9
+    "supervisor",  # FUNC 0
+]
+ENTRY_MODES: tuple[EntryMode, ...] = get_args(EntryMode)
+#: Where an entry stands in its sequence (``Entry.step``).
+EntryStep = Literal[
+    "seat",
+    "chips",
+    "player",
+    "amount",
+    "entry",
+    "confirm",
+    "from",
+    "to",
+    "id",
+    "pin",
+    "menu",
+    "b11_seat",
+    "b11_ruling",
+    "xfer_from",
+    "xfer_to",
+    "xfer_amount",
+    "xfer_reason",
+    "xfer_confirm",
+    "value",
+    "count",
+    "witness",
+    "witness_pin",
+]
+#: The hand, phase and seat to act an entry or a page was keyed in, as the journal and
+#: the snapshots hold it (``keypad.base.Situation`` names the three).
+Context = list[int | str | None]
+
 
 class Entry(TypedDict, total=False):
     """The keypad's unfinished entry (``controller.rules.keypad``): which sequence
@@ -74,11 +125,11 @@ class Entry(TypedDict, total=False):
     ``digits``); for entries tied to the betting, the hand, phase and seat to act when
     it began (``ctx``); and what the earlier steps collected."""
 
-    mode: str
-    step: str
+    mode: EntryMode
+    step: EntryStep
     field: FieldKind
     digits: str
-    ctx: list[int | str | None]
+    ctx: Context
     seat: int
     chips: int | list[int]  # a seat's buy-in (sit), or the chips pushed, one by one (push)
     player: str
@@ -98,11 +149,23 @@ class Entry(TypedDict, total=False):
     held: bool  # a key meant for something else was refused in it (keypad.grammar.holds)
 
 
+def entry_mode(entry: Mapping[str, object]) -> EntryMode:
+    """The mode of a keypad entry read from a snapshot (or any state not folded by
+    this firmware); ``BadEvent`` naming it when it is none of ``ENTRY_MODES``."""
+    mode = entry.get("mode")
+    if mode not in ENTRY_MODES:
+        raise BadEvent(
+            f"the keypad entry's mode {mode!r} is unknown (a damaged snapshot, or one "
+            f"written by another firmware?); the modes are {', '.join(ENTRY_MODES)}"
+        )
+    return cast(EntryMode, mode)
+
+
 class Page(TypedDict):
     """The payout or pot page ``NEXT`` turned to (``keypad.pages``), while the hand,
     phase and seat to act it was keyed in (``ctx``) last."""
 
-    ctx: list[int | str | None]
+    ctx: Context
     index: int
 
 

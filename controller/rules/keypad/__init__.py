@@ -15,7 +15,8 @@ in ``TableState.keypad`` so that it is journalled, snapshotted and replayed.
 
 Modules: ``grammar`` (what each key does), ``betting`` (the fast path), ``menus``
 (FUNC 1-6, 8), ``award`` (FUNC 7), ``push`` (FUNC 9), ``supervisor`` (FUNC 0),
-``prompt`` (the display while an entry is unfinished). ``docs/dealer.md`` is the card.
+``prompt`` (the display while an entry is unfinished); ``modes`` (each entry mode's
+row: the function reading its keys, its prompt, the keys ending its number). ``docs/dealer.md`` is the card.
 
 Why in the rules core and not in the shell (where the project's first layout sketch put it):
 which key is legal depends on the table's state, and an entry half keyed when the
@@ -29,14 +30,13 @@ shell injected into the ``Table``.
 
 from controller.rules.keypad.base import HIDDEN_DIGIT, KEYS
 from controller.rules.keypad.grammar import after_refusal, check, press, translate
+from controller.rules.keypad.modes import prompt, view
 from controller.rules.keypad.prompt import (
     collecting_pin,
     notice,
     pin_entry,
-    prompt,
     signed_in,
     supervisor_in,
-    view,
 )
 from controller.rules.keypad.supervisor import LOCKOUT_MS, MAX_PIN_TRIES, locked_ms
 

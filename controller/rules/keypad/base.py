@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack, cast
 
 from controller.rules import effects
 from controller.rules.events import Event, Key
-from controller.rules.records import Entry, FieldKind, KeypadState, Page
+from controller.rules.records import (
+    Context,
+    Entry,
+    EntryMode,
+    EntryStep,
+    FieldKind,
+    KeypadState,
+    Page,
+    Phase,
+)
 from controller.rules.text import Message, phrase, refuse, to_record
 
 if TYPE_CHECKING:
@@ -89,9 +98,31 @@ class Step:
     effects: list[effects.Effect] = field(default_factory=list)
 
 
-def context(table: Table) -> list[int | str | None]:
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """The hand, the phase and the seat to act when an entry or a page was keyed: while
+    they last, the entry or page does (``live_entry``, ``pages.shown_page``). The
+    keypad's state holds it as the list ``[hand, phase, to_act]`` (``ctx``), the form of
+    the journal and the snapshots (``record``)."""
+
+    hand: int
+    phase: Phase
+    to_act: int | None
+
+    def record(self) -> Context:
+        return [self.hand, self.phase, self.to_act]
+
+
+def situation(table: Table) -> Situation:
     h = table.state.hand
-    return [table.state.hand_number, table.state.phase, h.to_act if h is not None else None]
+    return Situation(
+        table.state.hand_number, table.state.phase, h.to_act if h is not None else None
+    )
+
+
+def context(table: Table) -> Context:
+    """The table's ``Situation`` as the keypad's state records it (``ctx``)."""
+    return situation(table).record()
 
 
 def live_entry(table: Table) -> Entry | None:
@@ -196,7 +227,9 @@ def type_digit(entry: Entry, key: str) -> Entry:
     return {**entry, "digits": digits + key}
 
 
-def field_entry(mode: str, step: str, kind: FieldKind, /, **values: Unpack[Entry]) -> Entry:
+def field_entry(
+    mode: EntryMode, step: EntryStep, kind: FieldKind, /, **values: Unpack[Entry]
+) -> Entry:
     return {"mode": mode, "step": step, "field": kind, "digits": "", **values}
 
 

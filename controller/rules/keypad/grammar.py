@@ -21,7 +21,7 @@ ENTER      nothing to enter (refused)
 
 With an entry, digits type its number, ``ENTER`` ends the number, ``CLEAR`` drops the
 entry (in a pot-by-pot award only the pot being keyed, ``award.clear``), and the
-entry's mode reads every other key (``MODES``). A refused key changes nothing in the
+entry's mode reads every other key (``modes.MODES``). A refused key changes nothing in the
 game; after a refused ``ENTER`` the digits keyed for it are gone and the prompt stays
 (``after_refusal``), so that ``BET 2 ENTER`` refused, then ``5 0 ENTER``, is a bet to
 50, never 250; a seat typed before a refused action key goes too. A key meant for
@@ -33,13 +33,12 @@ ENTER``, never buys seat 2 13 chips.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.rules import effects
 from controller.rules.errors import Refusal
 from controller.rules.events import CallClock, Key, StartHand
-from controller.rules.keypad import award, betting, menus, pages, push, supervisor, tips
+from controller.rules.keypad import award, betting, pages
 from controller.rules.keypad.base import (
     HIDDEN_DIGIT,
     KEYS,
@@ -50,28 +49,13 @@ from controller.rules.keypad.base import (
     seat_to_act,
     type_digit,
 )
+from controller.rules.keypad.modes import MODES, Mode, mode_of
 from controller.rules.keypad.prompt import collecting_pin
 from controller.rules.records import Entry
 from controller.rules.text import refuse
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
-
-MODES: dict[str, Callable[[Press, Entry], Step]] = {
-    "seat": betting.seat_first,
-    "bet": betting.bet,
-    "sit": menus.sit,
-    "sit_out": menus.sit_out,
-    "sit_in": menus.sit_in,
-    "leave": menus.leave,
-    "chips": menus.chips,
-    "move": menus.move,
-    "sign_in": menus.sign_in,
-    "award": award.award,
-    "push": push.push,
-    "supervisor": supervisor.supervisor,
-    "tip": tips.tip,
-}
 
 
 def translate(table: Table, event: Key) -> Step:
@@ -83,20 +67,20 @@ def translate(table: Table, event: Key) -> Step:
         raise refuse("bad_key", "keypad.unknown_key", key=repr(event.key))
     p = Press(table, event)
     entry = p.entry
-    if p.key == "CLEAR":
-        if entry is not None and entry.get("mode") == "award":
-            return award.clear(p, entry)
+    if p.key == "CLEAR":  # drops any entry, even one of a mode this firmware lacks
+        row = _row(entry)
+        if entry is not None and row is not None and row.clear is not None:
+            return row.clear(p, entry)
         return p.done()
     if entry is None:
         return _fast(p)
-    if entry.get("mode") == "func":
-        return _func(p)
+    mode = mode_of(entry)
     if p.held and (p.key.isdigit() or p.key in (HIDDEN_DIGIT, "ENTER")):
         raise refuse("bad_key", "keypad.entry_open")
     if "field" in entry and (p.key.isdigit() or p.key == HIDDEN_DIGIT):
         return p.stay(type_digit(entry, p.key))
     try:
-        return MODES[str(entry["mode"])](p, entry)
+        return mode.read(p, entry)
     except Refusal:
         if holds(entry, p.key):  # the same words whatever the entry: it is held now
             raise refuse("bad_key", "keypad.entry_open") from None
@@ -128,28 +112,18 @@ def _fast(p: Press) -> Step:
     raise refuse("bad_key", "keypad.nothing_to_enter")
 
 
-def _func(p: Press) -> Step:
-    key = p.key
-    idle = p.table.state.phase == "idle"
-    if key in menus.MENUS:
-        first, _ = menus.MENUS[key]
-        return p.stay(first.copy())
-    if key == "7":
-        return tips.start(p) if idle else award.start(p)
-    if key == "9":
-        return push.start(p)
-    if key == "0":
-        return supervisor.start(p)
-    raise refuse("bad_key", "keypad.choose_menu")
-
-
-#: The keys that end a seat typed before an action (``5 FOLD``): refused, the seat goes.
-SEAT_ENDERS = frozenset({"ENTER", *betting.ACTIONS, "BET"})
-#: The keys that end a pushed chip's value besides ENTER (``2 5 CHECK``).
-PUSH_ENDERS = frozenset({"CHECK", "BET"})
-#: Keys meant for something else when an entry refuses them: the entry is held.
+#: Keys meant for something else when an entry refuses them: the entry is held, unless
+#: the key ends the entry's number (``modes.Mode.ends``).
 #: (``NEXT`` and ``CLOCK`` are whole in themselves: refused, they hold nothing.)
 HOLDERS = frozenset({"FUNC", "BET", *betting.ACTIONS})
+
+
+def _row(entry: Entry | None) -> Mode | None:
+    """The row of ``entry``'s mode: None without an entry, or for a mode not in
+    ``MODES`` (what the key is refused for, ``modes.mode_of``)."""
+    if entry is None or entry.get("mode") not in MODES:
+        return None
+    return MODES[entry["mode"]]
 
 
 def holds(entry: Entry, key: str) -> bool:
@@ -158,12 +132,8 @@ def holds(entry: Entry, key: str) -> bool:
     digits and ``ENTER`` keyed next must not complete. Not the menu choice itself
     (``FUNC FUNC 5`` is menu 5), nor the keys that end a seat or a pushed chip (they
     go or lose their digits as at ``ENTER``)."""
-    mode = entry.get("mode")
-    if key not in HOLDERS or mode == "func":
-        return False
-    if mode == "seat" and key in SEAT_ENDERS:
-        return False
-    return not (mode == "push" and key in PUSH_ENDERS)
+    mode = _row(entry)
+    return key in HOLDERS and mode is not None and mode.holds and key not in mode.ends
 
 
 def after_refusal(table: Table, event: Key) -> None:
@@ -182,14 +152,13 @@ def after_refusal(table: Table, event: Key) -> None:
         pad["entry"] = {**pad["entry"], "held": True}
         table.state.keypad = pad
         return
-    if not entry.get("digits"):
+    mode = _row(entry)
+    if not entry.get("digits") or mode is None or event.key not in mode.ends:
         return
-    if entry.get("mode") == "seat" and event.key in SEAT_ENDERS:
+    if mode.whole:
         pad.pop("entry", None)
-    elif event.key == "ENTER" or (entry.get("mode") == "push" and event.key in PUSH_ENDERS):
-        pad["entry"] = {**entry, "digits": ""}
     else:
-        return
+        pad["entry"] = {**entry, "digits": ""}
     table.state.keypad = pad
 
 

@@ -22,9 +22,8 @@ with ``-2``, ``-3`` ... added if that name is already at the table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from controller.rules.events import Chips, Dealer, Leave, MoveSeat, Sit, SitIn, SitOut
+from controller.rules.keypad import award, push, supervisor, tips
 from controller.rules.keypad.base import Press, Step, buy_in, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied, seat_in_range
@@ -151,13 +150,28 @@ def sign_in(p: Press, e: Entry) -> Step:
     return p.done(Dealer(by=p.by, dealer_id=None), notice=msg("notice.dealer_out"))
 
 
-#: FUNC digit -> (the entry it starts, the function reading the keys that follow)
-MENUS: dict[str, tuple[Entry, Callable[[Press, Entry], Step]]] = {
-    "1": (field_entry("sit", "seat", "seat"), sit),
-    "2": (field_entry("sit_out", "seat", "seat"), sit_out),
-    "3": (field_entry("sit_in", "seat", "seat"), sit_in),
-    "4": (field_entry("leave", "seat", "seat"), leave),
-    "5": (field_entry("chips", "seat", "seat"), chips),
-    "6": (field_entry("move", "from", "seat"), move),
-    "8": (field_entry("sign_in", "id", "code"), sign_in),
+#: FUNC digit -> the entry it starts (its mode reads the keys that follow, ``modes.MODES``)
+MENUS: dict[str, Entry] = {
+    "1": field_entry("sit", "seat", "seat"),
+    "2": field_entry("sit_out", "seat", "seat"),
+    "3": field_entry("sit_in", "seat", "seat"),
+    "4": field_entry("leave", "seat", "seat"),
+    "5": field_entry("chips", "seat", "seat"),
+    "6": field_entry("move", "from", "seat"),
+    "8": field_entry("sign_in", "id", "code"),
 }
+
+
+def menu(p: Press, e: Entry) -> Step:
+    """The digit after ``FUNC``: the menu it opens (7 is the tip between hands, the
+    award otherwise)."""
+    key = p.key
+    if key in MENUS:
+        return p.stay(MENUS[key].copy())
+    if key == "7":
+        return tips.start(p) if p.table.state.phase == "idle" else award.start(p)
+    if key == "9":
+        return push.start(p)
+    if key == "0":
+        return supervisor.start(p)
+    raise refuse("bad_key", "keypad.choose_menu")

@@ -1,20 +1,19 @@
-"""What the dealer display says while an entry is unfinished, and the keypad's public view.
+"""What the dealer display says while an entry is unfinished.
 
-``prompt(table)`` gives the two lines (messages, see ``controller.rules.text``) for the
-entry in progress: what to key next, and what has been keyed so far. A PIN shows as
-stars only.
+Each entry mode's prompt (``keypad.modes.MODES``) gives the two lines (messages, see
+``controller.rules.text``) for the entry in progress: what to key next, and what has
+been keyed so far. A PIN shows as stars only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from controller.rules.keypad import supervisor
 from controller.rules.keypad.award import prompt_pot
-from controller.rules.keypad.base import ACTION_WORDS, live_entry, pushed_chips
+from controller.rules.keypad.base import ACTION_WORDS, pushed_chips
 from controller.rules.records import Entry
 from controller.rules.state import TableState
-from controller.rules.text import Message, from_json, msg, phrase, render, round_word
+from controller.rules.text import Message, from_json, msg, phrase, round_word
 
 if TYPE_CHECKING:
     from controller.rules.table import Table
@@ -46,86 +45,106 @@ def _seats(seats: list[int]) -> str:
     return " ".join(str(s) for s in seats) or "-"
 
 
-def prompt(table: Table) -> list[Message] | None:
-    """The entry's two lines, or None when no entry is unfinished."""
-    e = live_entry(table)
-    if e is None:
-        return None
-    mode, step = e["mode"], e.get("step")
+def seat_prompt(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.seat_action", digits=e["digits"]), msg("prompt.seat_action_keys")]
+
+
+def bet_prompt(table: Table, e: Entry) -> list[Message]:
     seat = e.get("seat")
-    if mode == "seat":
-        return [msg("prompt.seat_action", digits=e["digits"]), msg("prompt.seat_action_keys")]
-    if mode == "bet":
-        word = round_word(table.state.phase)
-        if word is not None:  # a draw game: the round the bet is for
-            return [msg("prompt.round_bet", round=word, seat=seat), _typed(e)]
-        return [msg("prompt.bet", seat=seat), _typed(e)]
-    if mode == "func":
-        return [msg("prompt.func_1"), msg("prompt.func_2")]
-    if mode == "sit":
-        if step == "seat":
-            return [msg("prompt.sit_seat"), _typed(e)]
-        if step == "chips":
-            return [msg("prompt.sit_chips", seat=seat), _typed(e)]
-        if step == "player":
-            return [msg("prompt.sit_player", seat=seat), _typed(e)]
-        return [
-            msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
-            msg("prompt.player", player=e["player"]),
-        ]
-    if mode == "sit_out":
-        return [msg("prompt.sit_out_seat"), _typed(e)]
-    if mode == "sit_in":
-        if step == "seat":
-            return [msg("prompt.sit_in_seat"), _typed(e)]
-        return [msg("prompt.sit_in_entry", seat=seat), msg("prompt.enter_house")]
-    if mode == "leave":
-        if step == "seat":
-            return [msg("prompt.leave_seat"), _typed(e)]
-        return [msg("prompt.leave_confirm", seat=seat), CONFIRM]
-    if mode == "chips":
-        if step == "seat":
-            return [msg("prompt.chips_seat"), _typed(e)]
-        if step == "amount":
-            return [msg("prompt.chips_amount", seat=seat), _typed(e)]
-        return [msg("prompt.chips_entry", seat=seat, amount=e["amount"]), ENTER_WAIT]
-    if mode == "move":
-        if step == "from":
-            return [msg("prompt.move_from"), _typed(e)]
-        if step == "to":
-            return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
-        kill = table.settings.game.seat_change_kill  # lowball: a move may kill the pot
-        return [
-            msg(
-                "prompt.move_entry_kill" if kill else "prompt.move_entry",
-                seat_from=e["seat_from"],
-                seat_to=e["seat_to"],
-            ),
-            ENTER_WAIT,
-        ]
-    if mode == "sign_in":
-        return [msg("prompt.sign_in"), _typed(e)]
-    if mode == "award":
-        name, pot = prompt_pot(table, e)
-        first = msg("prompt.award", name=name, amount=pot.amount)
-        if not e["current"]:  # the seats that can win it, until one is keyed
-            return [
-                first,
-                msg("prompt.award_of", seats=_seats(list(pot.eligible)), digits=e["digits"]),
-            ]
-        return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
-    if mode == "tip":
-        if step == "seat":
-            return [msg("prompt.tip_seat"), _typed(e)]
-        return [msg("prompt.tip_amount", seat=seat), _typed(e)]
-    if mode == "push":
-        pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
-        second = _typed(e) if e["digits"] else msg("prompt.push_keys")
-        return [msg("prompt.push", seat=seat, pile=pile), second]
-    return _supervisor(table, e)
+    word = round_word(table.state.phase)
+    if word is not None:  # a draw game: the round the bet is for
+        return [msg("prompt.round_bet", round=word, seat=seat), _typed(e)]
+    return [msg("prompt.bet", seat=seat), _typed(e)]
 
 
-def _supervisor(table: Table, e: Entry) -> list[Message]:
+def func_prompt(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.func_1"), msg("prompt.func_2")]
+
+
+def sit_prompt(table: Table, e: Entry) -> list[Message]:
+    step, seat = e.get("step"), e.get("seat")
+    if step == "seat":
+        return [msg("prompt.sit_seat"), _typed(e)]
+    if step == "chips":
+        return [msg("prompt.sit_chips", seat=seat), _typed(e)]
+    if step == "player":
+        return [msg("prompt.sit_player", seat=seat), _typed(e)]
+    return [
+        msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
+        msg("prompt.player", player=e["player"]),
+    ]
+
+
+def sit_out_prompt(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.sit_out_seat"), _typed(e)]
+
+
+def sit_in_prompt(table: Table, e: Entry) -> list[Message]:
+    if e.get("step") == "seat":
+        return [msg("prompt.sit_in_seat"), _typed(e)]
+    return [msg("prompt.sit_in_entry", seat=e.get("seat")), msg("prompt.enter_house")]
+
+
+def leave_prompt(table: Table, e: Entry) -> list[Message]:
+    if e.get("step") == "seat":
+        return [msg("prompt.leave_seat"), _typed(e)]
+    return [msg("prompt.leave_confirm", seat=e.get("seat")), CONFIRM]
+
+
+def chips_prompt(table: Table, e: Entry) -> list[Message]:
+    step, seat = e.get("step"), e.get("seat")
+    if step == "seat":
+        return [msg("prompt.chips_seat"), _typed(e)]
+    if step == "amount":
+        return [msg("prompt.chips_amount", seat=seat), _typed(e)]
+    return [msg("prompt.chips_entry", seat=seat, amount=e["amount"]), ENTER_WAIT]
+
+
+def move_prompt(table: Table, e: Entry) -> list[Message]:
+    step = e.get("step")
+    if step == "from":
+        return [msg("prompt.move_from"), _typed(e)]
+    if step == "to":
+        return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
+    kill = table.settings.game.seat_change_kill  # lowball: a move may kill the pot
+    return [
+        msg(
+            "prompt.move_entry_kill" if kill else "prompt.move_entry",
+            seat_from=e["seat_from"],
+            seat_to=e["seat_to"],
+        ),
+        ENTER_WAIT,
+    ]
+
+
+def sign_in_prompt(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.sign_in"), _typed(e)]
+
+
+def award_prompt(table: Table, e: Entry) -> list[Message]:
+    name, pot = prompt_pot(table, e)
+    first = msg("prompt.award", name=name, amount=pot.amount)
+    if not e["current"]:  # the seats that can win it, until one is keyed
+        return [
+            first,
+            msg("prompt.award_of", seats=_seats(list(pot.eligible)), digits=e["digits"]),
+        ]
+    return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
+
+
+def tip_prompt(table: Table, e: Entry) -> list[Message]:
+    if e.get("step") == "seat":
+        return [msg("prompt.tip_seat"), _typed(e)]
+    return [msg("prompt.tip_amount", seat=e.get("seat")), _typed(e)]
+
+
+def push_prompt(table: Table, e: Entry) -> list[Message]:
+    pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
+    second = _typed(e) if e["digits"] else msg("prompt.push_keys")
+    return [msg("prompt.push", seat=e.get("seat"), pile=pile), second]
+
+
+def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
     step = e["step"]
     if step == "id":
         return [msg("prompt.supervisor_id"), _typed(e)]
@@ -221,21 +240,3 @@ def pin_entry(state: TableState, key: str) -> tuple[str, str] | None:
         return None
     whose = entry["witness"] if entry.get("step") == "witness_pin" else entry["supervisor"]
     return str(whose), str(entry["digits"])
-
-
-def view(table: Table) -> dict[str, Any]:
-    """The keypad as the state view shows it (never a PIN digit)."""
-    entry = live_entry(table)
-    lines = prompt(table)
-    note = notice(table.state)
-    return {
-        "entry": (
-            None
-            if entry is None
-            else {k: v for k, v in entry.items() if k in ("mode", "step", "seat")}
-        ),
-        "prompt": [render(line) for line in lines] if lines is not None else None,
-        "notice": render(note) if note is not None else None,
-        "dealer": signed_in(table.state),
-        "supervisor_locked_ms": supervisor.locked_ms(table.state),
-    }
