@@ -315,6 +315,27 @@ def test_no_handler_lists_exception_beside_other_types() -> None:
     )
 
 
+#: The most lines a function of the program may span (its signature and docstring
+#: included); ruff's C901 holds its branching at complexity 20 (pyproject.toml).
+FUNCTION_LINES_MAX = 80
+
+
+def test_no_function_is_80_lines_or_longer() -> None:
+    long = []
+    for path, tree in _sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines >= FUNCTION_LINES_MAX:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.name} ({lines})")
+    assert long == [], (
+        f"a function of {FUNCTION_LINES_MAX} lines or more cannot be read in one screen, "
+        "so its next reader changes one branch without seeing the others: split it into "
+        "named steps, or a table of handlers as controller/rules/table.py does (issue 26, "
+        f"item 5): {long}"
+    )
+
+
 # -- one source each: a fact written in one place ---------------------------------------
 
 

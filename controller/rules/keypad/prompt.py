@@ -7,6 +7,7 @@ stars only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from controller.rules.keypad import supervisor
@@ -51,78 +52,105 @@ def prompt(table: Table) -> list[Message] | None:
     e = live_entry(table)
     if e is None:
         return None
-    mode, step = e["mode"], e.get("step")
-    seat = e.get("seat")
-    if mode == "seat":
-        return [msg("prompt.seat_action", digits=e["digits"]), msg("prompt.seat_action_keys")]
-    if mode == "bet":
-        word = round_word(table.state.phase)
-        if word is not None:  # a draw game: the round the bet is for
-            return [msg("prompt.round_bet", round=word, seat=seat), _typed(e)]
-        return [msg("prompt.bet", seat=seat), _typed(e)]
-    if mode == "func":
-        return [msg("prompt.func_1"), msg("prompt.func_2")]
-    if mode == "sit":
-        if step == "seat":
-            return [msg("prompt.sit_seat"), _typed(e)]
-        if step == "chips":
-            return [msg("prompt.sit_chips", seat=seat), _typed(e)]
-        if step == "player":
-            return [msg("prompt.sit_player", seat=seat), _typed(e)]
+    return _PROMPTS.get(e["mode"], _supervisor)(table, e)
+
+
+def _seat(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.seat_action", digits=e["digits"]), msg("prompt.seat_action_keys")]
+
+
+def _bet(table: Table, e: Entry) -> list[Message]:
+    word = round_word(table.state.phase)
+    if word is not None:  # a draw game: the round the bet is for
+        return [msg("prompt.round_bet", round=word, seat=e.get("seat")), _typed(e)]
+    return [msg("prompt.bet", seat=e.get("seat")), _typed(e)]
+
+
+def _func(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.func_1"), msg("prompt.func_2")]
+
+
+def _sit(table: Table, e: Entry) -> list[Message]:
+    step, seat = e.get("step"), e.get("seat")
+    if step == "seat":
+        return [msg("prompt.sit_seat"), _typed(e)]
+    if step == "chips":
+        return [msg("prompt.sit_chips", seat=seat), _typed(e)]
+    if step == "player":
+        return [msg("prompt.sit_player", seat=seat), _typed(e)]
+    return [
+        msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
+        msg("prompt.player", player=e["player"]),
+    ]
+
+
+def _sit_out(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.sit_out_seat"), _typed(e)]
+
+
+def _sit_in(table: Table, e: Entry) -> list[Message]:
+    if e.get("step") == "seat":
+        return [msg("prompt.sit_in_seat"), _typed(e)]
+    return [msg("prompt.sit_in_entry", seat=e.get("seat")), msg("prompt.enter_house")]
+
+
+def _leave(table: Table, e: Entry) -> list[Message]:
+    if e.get("step") == "seat":
+        return [msg("prompt.leave_seat"), _typed(e)]
+    return [msg("prompt.leave_confirm", seat=e.get("seat")), CONFIRM]
+
+
+def _chips(table: Table, e: Entry) -> list[Message]:
+    step, seat = e.get("step"), e.get("seat")
+    if step == "seat":
+        return [msg("prompt.chips_seat"), _typed(e)]
+    if step == "amount":
+        return [msg("prompt.chips_amount", seat=seat), _typed(e)]
+    return [msg("prompt.chips_entry", seat=seat, amount=e["amount"]), ENTER_WAIT]
+
+
+def _move(table: Table, e: Entry) -> list[Message]:
+    step = e.get("step")
+    if step == "from":
+        return [msg("prompt.move_from"), _typed(e)]
+    if step == "to":
+        return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
+    kill = table.settings.game.seat_change_kill  # lowball: a move may kill the pot
+    return [
+        msg(
+            "prompt.move_entry_kill" if kill else "prompt.move_entry",
+            seat_from=e["seat_from"],
+            seat_to=e["seat_to"],
+        ),
+        ENTER_WAIT,
+    ]
+
+
+def _sign_in(table: Table, e: Entry) -> list[Message]:
+    return [msg("prompt.sign_in"), _typed(e)]
+
+
+def _award(table: Table, e: Entry) -> list[Message]:
+    name, pot = prompt_pot(table, e)
+    first = msg("prompt.award", name=name, amount=pot.amount)
+    if not e["current"]:  # the seats that can win it, until one is keyed
         return [
-            msg("prompt.sit_entry", seat=seat, chips=e["chips"]),
-            msg("prompt.player", player=e["player"]),
+            first,
+            msg("prompt.award_of", seats=_seats(list(pot.eligible)), digits=e["digits"]),
         ]
-    if mode == "sit_out":
-        return [msg("prompt.sit_out_seat"), _typed(e)]
-    if mode == "sit_in":
-        if step == "seat":
-            return [msg("prompt.sit_in_seat"), _typed(e)]
-        return [msg("prompt.sit_in_entry", seat=seat), msg("prompt.enter_house")]
-    if mode == "leave":
-        if step == "seat":
-            return [msg("prompt.leave_seat"), _typed(e)]
-        return [msg("prompt.leave_confirm", seat=seat), CONFIRM]
-    if mode == "chips":
-        if step == "seat":
-            return [msg("prompt.chips_seat"), _typed(e)]
-        if step == "amount":
-            return [msg("prompt.chips_amount", seat=seat), _typed(e)]
-        return [msg("prompt.chips_entry", seat=seat, amount=e["amount"]), ENTER_WAIT]
-    if mode == "move":
-        if step == "from":
-            return [msg("prompt.move_from"), _typed(e)]
-        if step == "to":
-            return [msg("prompt.move_to", seat=e["seat_from"]), _typed(e)]
-        kill = table.settings.game.seat_change_kill  # lowball: a move may kill the pot
-        return [
-            msg(
-                "prompt.move_entry_kill" if kill else "prompt.move_entry",
-                seat_from=e["seat_from"],
-                seat_to=e["seat_to"],
-            ),
-            ENTER_WAIT,
-        ]
-    if mode == "sign_in":
-        return [msg("prompt.sign_in"), _typed(e)]
-    if mode == "award":
-        name, pot = prompt_pot(table, e)
-        first = msg("prompt.award", name=name, amount=pot.amount)
-        if not e["current"]:  # the seats that can win it, until one is keyed
-            return [
-                first,
-                msg("prompt.award_of", seats=_seats(list(pot.eligible)), digits=e["digits"]),
-            ]
-        return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
-    if mode == "tip":
-        if step == "seat":
-            return [msg("prompt.tip_seat"), _typed(e)]
-        return [msg("prompt.tip_amount", seat=seat), _typed(e)]
-    if mode == "push":
-        pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
-        second = _typed(e) if e["digits"] else msg("prompt.push_keys")
-        return [msg("prompt.push", seat=seat, pile=pile), second]
-    return _supervisor(table, e)
+    return [first, msg("prompt.award_winners", seats=_seats(e["current"]), digits=e["digits"])]
+
+
+def _tip(table: Table, e: Entry) -> list[Message]:
+    if e.get("step") == "seat":
+        return [msg("prompt.tip_seat"), _typed(e)]
+    return [msg("prompt.tip_amount", seat=e.get("seat")), _typed(e)]
+
+
+def _push(table: Table, e: Entry) -> list[Message]:
+    pile = "+".join(str(c) for c in pushed_chips(e)) or "-"
+    second = _typed(e) if e["digits"] else msg("prompt.push_keys")
+    return [msg("prompt.push", seat=e.get("seat"), pile=pile), second]
 
 
 def _supervisor(table: Table, e: Entry) -> list[Message]:
@@ -183,6 +211,25 @@ def _transfer(e: Entry) -> list[Message]:
             msg("prompt.transfer_reasons"),
         ]
     return [msg("prompt.transfer_confirm", amount=e["amount"], **seats), CONFIRM]
+
+
+#: The two lines of each entry mode, by ``Entry.mode``; any other mode is a
+#: supervisor's function.
+_PROMPTS: dict[str, Callable[[Table, Entry], list[Message]]] = {
+    "seat": _seat,
+    "bet": _bet,
+    "func": _func,
+    "sit": _sit,
+    "sit_out": _sit_out,
+    "sit_in": _sit_in,
+    "leave": _leave,
+    "chips": _chips,
+    "move": _move,
+    "sign_in": _sign_in,
+    "award": _award,
+    "tip": _tip,
+    "push": _push,
+}
 
 
 def notice(state: TableState) -> Message | None:
