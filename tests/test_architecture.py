@@ -336,6 +336,28 @@ def test_no_function_is_80_lines_or_longer() -> None:
     )
 
 
+def test_a_class_written_in_parts_declares_its_attributes_once() -> None:
+    """The controller, the journal and the floor publisher are each written in several
+    modules; their attributes are declared once, in the host class the parts derive from
+    (``controller/daemon/host.py``, ``controller/journal/host.py``,
+    ``controller/floor/host.py``)."""
+    again = []
+    for path, tree in _sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(base).endswith("Host") for base in node.bases
+            ):
+                again += [
+                    f"{path.relative_to(ROOT)}:{item.lineno}: {node.name}.{ast.unparse(item.target)}"
+                    for item in node.body
+                    if isinstance(item, ast.AnnAssign)
+                ]
+    assert again == [], (
+        "a part that declares its host's attributes again can give one a second type "
+        f"that nothing checks against the first: declare it in the host (issue 26, item 4): {again}"
+    )
+
+
 # -- one source each: a fact written in one place ---------------------------------------
 
 
