@@ -125,81 +125,13 @@ def open_devices(
     problems = validate(settings)
     if problems:
         raise HardwareConfigError([problem.message for problem in problems])
-    opened: list[Any] = []
-    sim: Simulators | None = None
+    opening = _Opening(settings, events)
     try:
-        factory: Any = None
-        has_pins = bool(settings.puck.pins or settings.lights.pins or settings.door.pin is not None)
-        if settings.simulated:
-            sim = Simulators(directory=Path(tempfile.mkdtemp(prefix="table-sim-")))
-            opened.append(sim)
-            if has_pins:
-                factory = mock_pin_factory(pwm=settings.lights.pwm)
-                sim.pin_factory = factory
-        elif has_pins:
-            factory = real_pin_factory(settings)
-
-        puck: PuckSensor = AbsentPuck()
-        if settings.puck.pins:
-            puck = GpioPuckSensor(settings.puck, events, pin_factory=factory)
-            opened.append(puck)
-            if sim is not None:
-                sim.puck = SimPuck(settings.puck, factory)
-        lights: SeatLights = AbsentLights()
-        if settings.lights.pins:
-            lights = GpioSeatLights(settings.lights, pin_factory=factory)
-            opened.append(lights)
-            if sim is not None:
-                sim.lights = SimLights(settings.lights, factory)
-        door: DoorSwitch = AbsentDoor()
-        if settings.door.pin is not None:
-            door = GpioDoorSwitch(settings.door, events, pin_factory=factory)
-            opened.append(door)
-            if sim is not None:  # a simulated door starts closed (its pull set, then driven)
-                sim.door = SimDoor(settings.door, factory)
-                sim.door.close()
-
-        def simulate(device: SerialDeviceSettings) -> bool:
-            return settings.simulated or device.simulated
-
-        def sim_dir() -> Simulators:
-            nonlocal sim
-            if sim is None:
-                sim = Simulators(directory=Path(tempfile.mkdtemp(prefix="table-sim-")))
-                opened.append(sim)
-            return sim
-
-        def serial_port(name: str, device: SerialDeviceSettings, simulator: Any) -> str | None:
-            """The device's own port, or the path of a new simulator of it."""
-            if not simulate(device):
-                return device.port
-            simulators = sim_dir()
-            sim_device = simulator(simulators.directory / f"usb-Table_Sim_{name.title()}-if00")
-            setattr(simulators, name, sim_device)
-            return str(sim_device.path)
-
-        keypad: Keypad = AbsentKeypad()
-        if settings.keypad.enabled:
-            port = serial_port("keypad", settings.keypad, SimKeypad)
-            keypad = SerialKeypad(settings.keypad, events, port=port)
-            opened.append(keypad)
-        tray: ChipTray = AbsentTray()
-        if settings.tray.enabled:
-            port = serial_port("tray", settings.tray, SimTray)
-            tray = SerialChipTray(settings.tray, events, port=port)
-            opened.append(tray)
-        display: ClockDisplay = AbsentDisplay()
-        if settings.display.enabled:
-            port = serial_port("display", settings.display, SimDisplay)
-            display = SerialClockDisplay(settings.display, events, port=port)
-            opened.append(display)
+        opening.pin_factory()
+        puck, lights, door = opening.pin_devices()
+        keypad, tray, display = opening.serial_devices()
     except BaseException:
-        for device in reversed(opened):
-            with contextlib.suppress(Exception):
-                device.close()
-        if factory is not None:
-            with contextlib.suppress(Exception):
-                factory.close()
+        opening.close()
         raise
     return Devices(
         puck=puck,
@@ -207,7 +139,95 @@ def open_devices(
         keypad=keypad,
         tray=tray,
         display=display,
-        sim=sim,
-        pin_factory=factory,
+        sim=opening.sim,
+        pin_factory=opening.factory,
         door=door,
     )
+
+
+class _Opening:
+    """The devices opened so far, in order, so that a failure closes them again."""
+
+    def __init__(self, settings: HardwareSettings, events: EventSink) -> None:
+        self.settings = settings
+        self.events = events
+        self.opened: list[Any] = []
+        self.sim: Simulators | None = None
+        self.factory: Any = None
+
+    def close(self) -> None:
+        for device in reversed(self.opened):
+            with contextlib.suppress(Exception):
+                device.close()
+        if self.factory is not None:
+            with contextlib.suppress(Exception):
+                self.factory.close()
+
+    def pin_factory(self) -> None:
+        """The simulators' directory when simulated; the pin factory if a pin is used."""
+        settings = self.settings
+        has_pins = bool(settings.puck.pins or settings.lights.pins or settings.door.pin is not None)
+        if settings.simulated:
+            sim = self.sim_dir()
+            if has_pins:
+                self.factory = mock_pin_factory(pwm=settings.lights.pwm)
+                sim.pin_factory = self.factory
+        elif has_pins:
+            self.factory = real_pin_factory(settings)
+
+    def sim_dir(self) -> Simulators:
+        if self.sim is None:
+            self.sim = Simulators(directory=Path(tempfile.mkdtemp(prefix="table-sim-")))
+            self.opened.append(self.sim)
+        return self.sim
+
+    def pin_devices(self) -> tuple[PuckSensor, SeatLights, DoorSwitch]:
+        settings, factory, sim = self.settings, self.factory, self.sim
+        puck: PuckSensor = AbsentPuck()
+        if settings.puck.pins:
+            puck = GpioPuckSensor(settings.puck, self.events, pin_factory=factory)
+            self.opened.append(puck)
+            if sim is not None:
+                sim.puck = SimPuck(settings.puck, factory)
+        lights: SeatLights = AbsentLights()
+        if settings.lights.pins:
+            lights = GpioSeatLights(settings.lights, pin_factory=factory)
+            self.opened.append(lights)
+            if sim is not None:
+                sim.lights = SimLights(settings.lights, factory)
+        door: DoorSwitch = AbsentDoor()
+        if settings.door.pin is not None:
+            door = GpioDoorSwitch(settings.door, self.events, pin_factory=factory)
+            self.opened.append(door)
+            if sim is not None:  # a simulated door starts closed (its pull set, then driven)
+                sim.door = SimDoor(settings.door, factory)
+                sim.door.close()
+        return puck, lights, door
+
+    def serial_port(self, name: str, device: SerialDeviceSettings, simulator: Any) -> str | None:
+        """The device's own port, or the path of a new simulator of it."""
+        if not (self.settings.simulated or device.simulated):
+            return device.port
+        simulators = self.sim_dir()
+        sim_device = simulator(simulators.directory / f"usb-Table_Sim_{name.title()}-if00")
+        setattr(simulators, name, sim_device)
+        return str(sim_device.path)
+
+    def serial_devices(self) -> tuple[Keypad, ChipTray, ClockDisplay]:
+        settings, events = self.settings, self.events
+        keypad: Keypad = AbsentKeypad()
+        if settings.keypad.enabled:
+            port = self.serial_port("keypad", settings.keypad, SimKeypad)
+            keypad = SerialKeypad(settings.keypad, events, port=port)
+            self.opened.append(keypad)
+        tray: ChipTray = AbsentTray()
+        if settings.tray.enabled:
+            port = self.serial_port("tray", settings.tray, SimTray)
+            tray = SerialChipTray(settings.tray, events, port=port)
+            self.opened.append(tray)
+        display: ClockDisplay = AbsentDisplay()
+        if settings.display.enabled:
+            port = self.serial_port("display", settings.display, SimDisplay)
+            display = SerialClockDisplay(settings.display, events, port=port)
+            self.opened.append(display)
+        return keypad, tray, display

@@ -322,6 +322,49 @@ def test_no_handler_lists_exception_beside_other_types() -> None:
     )
 
 
+#: The most lines a function of the program may span (its signature and docstring
+#: included); ruff's C901 holds its branching at complexity 20 (pyproject.toml).
+FUNCTION_LINES_MAX = 80
+
+
+def test_no_function_is_80_lines_or_longer() -> None:
+    long = []
+    for path, tree in _sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines >= FUNCTION_LINES_MAX:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.name} ({lines})")
+    assert long == [], (
+        f"a function of {FUNCTION_LINES_MAX} lines or more cannot be read in one screen, "
+        "so its next reader changes one branch without seeing the others: split it into "
+        "named steps, or a table of handlers as controller/rules/table.py does (issue 26, "
+        f"item 5): {long}"
+    )
+
+
+def test_a_class_written_in_parts_declares_its_attributes_once() -> None:
+    """The controller, the journal and the floor publisher are each written in several
+    modules; their attributes are declared once, in the host class the parts derive from
+    (``controller/daemon/host.py``, ``controller/journal/host.py``,
+    ``controller/floor/host.py``)."""
+    again = []
+    for path, tree in _sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(base).endswith("Host") for base in node.bases
+            ):
+                again += [
+                    f"{path.relative_to(ROOT)}:{item.lineno}: {node.name}.{ast.unparse(item.target)}"
+                    for item in node.body
+                    if isinstance(item, ast.AnnAssign)
+                ]
+    assert again == [], (
+        "a part that declares its host's attributes again can give one a second type "
+        f"that nothing checks against the first: declare it in the host (issue 26, item 4): {again}"
+    )
+
+
 # -- one source each: a fact written in one place ---------------------------------------
 
 

@@ -18,42 +18,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller import device_faults
 from controller import tray as tray_check
-from controller.daemon.display import Display, LastShown
+from controller.daemon.host import ControllerHost
 from controller.daemon.inputs import DeviceNotice
-from controller.daemon.outputs import FAULT_LINE, Outputs
-from controller.daemon.recorder import Recorder, describe
+from controller.daemon.outputs import FAULT_LINE
+from controller.daemon.recorder import describe
 from controller.faults import Fault
-from controller.journal import Journal, JournalIntegrityError, LogKind
+from controller.journal import JournalIntegrityError, LogKind
 from controller.rules import stopped
 from controller.rules.events import DEVICES
 
 log = logging.getLogger("table-controller")
 
 
-class FaultHandlingMixin:
-    """Sticky faults, device faults, tray alarms and the floor link's trouble; the
-    attributes and ``_show`` are ``Controller``'s."""
-
-    journal: Journal | None
-    recorder: Recorder | None
-    fault: Fault | None
-    outputs: Outputs
-    publisher: Any
-    display: Display
-    last_shown: LastShown | None
-    link_problem: str | None
-    _link_tried: bool
-    _link_logged: tuple[str, bool, bool] | None
-
-    if TYPE_CHECKING:
-
-        def _show(self) -> None: ...
-
-        def submit(self, event: dict[str, Any], *, source: str) -> Any: ...
+class FaultHandlingMixin(ControllerHost):
+    """Sticky faults, device faults, tray alarms and the floor link's trouble."""
 
     def _lock_error(self) -> dict[str, str]:
         """Why an input is refused while play is locked: the fault's own code and words."""

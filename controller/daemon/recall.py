@@ -24,6 +24,7 @@ their raw events (``rebuilt: false``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -152,22 +153,7 @@ class _Builder:
         ).as_json()
         for effect in effects:
             if isinstance(effect, fx.HandStarted):
-                self.current = RecalledHand(
-                    hand=effect.hand,
-                    first_seq=record.seq,
-                    last_seq=record.seq,
-                    started=stamp,
-                    button=effect.button,
-                    small_blind=effect.small_blind,
-                    big_blind=effect.big_blind,
-                    dealt=list(effect.dealt),
-                    dealer=self.dealer,
-                    seats={
-                        str(n): {"player": p, "stack": stack + bet}
-                        for n, (p, stack, bet) in sorted(seats_before.items())
-                    },
-                )
-                self.hands.append(self.current)
+                self._start(effect, record, stamp, seats_before)
                 street = first_round
         hand = self.current
         for effect in effects:
@@ -183,17 +169,7 @@ class _Builder:
                     }
                 )
             if isinstance(effect, fx.Transferred):
-                listed = hand
-                if listed is None:  # before the journal's first hand
-                    listed = self.before = self.before or RecalledHand(
-                        hand=0,
-                        first_seq=record.seq,
-                        last_seq=record.seq,
-                        started=stamp,
-                        result="before the first hand",
-                    )
-                    listed.last_seq = record.seq
-                listed.transfers.append(
+                self._between(hand, record, stamp).transfers.append(
                     {
                         "from": effect.from_seat,
                         "to": effect.to_seat,
@@ -207,69 +183,35 @@ class _Builder:
         if hand is None or hand.result != "in progress":
             return
         hand.last_seq = record.seq
-        entry = {"seq": record.seq, "by": record.by, "time": stamp}
+        at = _At(record, {"seq": record.seq, "by": record.by, "time": stamp}, seats_before, street)
         for effect in effects:
-            if isinstance(effect, fx.Posted):
-                hand.posts.append(
-                    {
-                        "seat": effect.seat,
-                        "kind": effect.kind,
-                        "live": effect.live,
-                        "dead": effect.dead,
-                        **entry,
-                    }
-                )
-            elif isinstance(effect, fx.Acted):
-                _, stack, bet = seats_before.get(effect.seat, ("", 0, 0))
-                put = effect.total - bet
-                all_in = effect.action == "all_in" or (
-                    effect.action in ("call", "bet", "raise") and 0 < stack <= put
-                )
-                hand.actions.append(
-                    {
-                        "street": street,
-                        "seat": effect.seat,
-                        "action": effect.action,
-                        "to": effect.total,
-                        "all_in": all_in,
-                        "entered": _entered(record.event),
-                        "undone_seq": None,
-                        **entry,
-                    }
-                )
-            elif isinstance(effect, fx.Corrected) and effect.kind == "undo":
-                hand.actions.append(_undo(hand.actions, effect.seat, street, record, entry))
-            elif isinstance(effect, fx.StreetDealt):
-                street = effect.street
-                hand.streets.append({"street": effect.street, "seq": record.seq})
-            elif isinstance(effect, fx.UncalledReturned):
-                hand.uncalled.append({"seat": effect.seat, "amount": effect.amount})
-            elif isinstance(effect, fx.PotAwarded):
-                hand.pots.append(
-                    {
-                        "pot": "main" if effect.index == 0 else f"side {effect.index}",
-                        "amount": effect.amount,
-                        "shares": [{"seat": s, "amount": a} for s, a in effect.shares],
-                        **entry,
-                    }
-                )
-            elif isinstance(effect, fx.FeesTaken):
-                hand.fees = {
-                    "rake": hand.fees["rake"] + effect.rake,
-                    "jackpot": hand.fees["jackpot"] + effect.jackpot,
-                }
-            elif isinstance(effect, fx.ClockExpired):
-                hand.corrections.append(
-                    {"kind": "clock_expired", "seat": effect.seat, "action": effect.action, **entry}
-                )
-            elif isinstance(effect, fx.Corrected):
-                hand.corrections.append({"kind": effect.kind, "seat": effect.seat, **entry})
-            elif isinstance(effect, fx.PlayStopped):  # the door opened, a device lost ...
-                hand.corrections.append(
-                    {"kind": "play_stopped", "causes": list(effect.causes), **entry}
-                )
-            elif isinstance(effect, fx.HandEnded) and effect.hand == hand.hand:
-                hand.result = "voided (misdeal)" if effect.voided else "ended"
+            step = _IN_HAND.get(type(effect))
+            if step is not None:
+                step(hand, effect, at)
+
+    def _start(
+        self,
+        effect: fx.HandStarted,
+        record: EventRecord,
+        stamp: Any,
+        seats_before: dict[int, tuple[str, int, int]],
+    ) -> None:
+        self.current = RecalledHand(
+            hand=effect.hand,
+            first_seq=record.seq,
+            last_seq=record.seq,
+            started=stamp,
+            button=effect.button,
+            small_blind=effect.small_blind,
+            big_blind=effect.big_blind,
+            dealt=list(effect.dealt),
+            dealer=self.dealer,
+            seats={
+                str(n): {"player": p, "stack": stack + bet}
+                for n, (p, stack, bet) in sorted(seats_before.items())
+            },
+        )
+        self.hands.append(self.current)
 
     def _between(self, hand: RecalledHand | None, record: EventRecord, stamp: Any) -> RecalledHand:
         """The hand an event between hands is listed with: the one before it, or the
@@ -301,6 +243,111 @@ class _Builder:
                 for k, v in view["seats"].items()
             },
         }
+
+
+@dataclass
+class _At:
+    """What an effect of a hand in progress is recorded with: its record, the entry
+    fields (seq, by, time), each seat's (player, stack, bet) before the record and the
+    betting round (moved on by a street dealt within the record)."""
+
+    record: EventRecord
+    entry: dict[str, Any]
+    seats_before: dict[int, tuple[str, int, int]]
+    street: str | None
+
+
+def _posted(hand: RecalledHand, effect: fx.Posted, at: _At) -> None:
+    hand.posts.append(
+        {"seat": effect.seat, "kind": effect.kind, "live": effect.live, "dead": effect.dead}
+        | at.entry
+    )
+
+
+def _acted(hand: RecalledHand, effect: fx.Acted, at: _At) -> None:
+    _, stack, bet = at.seats_before.get(effect.seat, ("", 0, 0))
+    put = effect.total - bet
+    all_in = effect.action == "all_in" or (
+        effect.action in ("call", "bet", "raise") and 0 < stack <= put
+    )
+    hand.actions.append(
+        {
+            "street": at.street,
+            "seat": effect.seat,
+            "action": effect.action,
+            "to": effect.total,
+            "all_in": all_in,
+            "entered": _entered(at.record.event),
+            "undone_seq": None,
+        }
+        | at.entry
+    )
+
+
+def _corrected(hand: RecalledHand, effect: fx.Corrected, at: _At) -> None:
+    if effect.kind == "undo":
+        hand.actions.append(_undo(hand.actions, effect.seat, at.street, at.record, at.entry))
+    else:
+        hand.corrections.append({"kind": effect.kind, "seat": effect.seat} | at.entry)
+
+
+def _street_dealt(hand: RecalledHand, effect: fx.StreetDealt, at: _At) -> None:
+    at.street = effect.street
+    hand.streets.append({"street": effect.street, "seq": at.record.seq})
+
+
+def _uncalled(hand: RecalledHand, effect: fx.UncalledReturned, at: _At) -> None:
+    hand.uncalled.append({"seat": effect.seat, "amount": effect.amount})
+
+
+def _pot_awarded(hand: RecalledHand, effect: fx.PotAwarded, at: _At) -> None:
+    hand.pots.append(
+        {
+            "pot": "main" if effect.index == 0 else f"side {effect.index}",
+            "amount": effect.amount,
+            "shares": [{"seat": s, "amount": a} for s, a in effect.shares],
+        }
+        | at.entry
+    )
+
+
+def _fees_taken(hand: RecalledHand, effect: fx.FeesTaken, at: _At) -> None:
+    hand.fees = {
+        "rake": hand.fees["rake"] + effect.rake,
+        "jackpot": hand.fees["jackpot"] + effect.jackpot,
+    }
+
+
+def _clock_expired(hand: RecalledHand, effect: fx.ClockExpired, at: _At) -> None:
+    hand.corrections.append(
+        {"kind": "clock_expired", "seat": effect.seat, "action": effect.action} | at.entry
+    )
+
+
+def _play_stopped(hand: RecalledHand, effect: fx.PlayStopped, at: _At) -> None:
+    """The door opened, a device lost ... or play going on again, among the corrections."""
+    hand.corrections.append({"kind": "play_stopped", "causes": list(effect.causes)} | at.entry)
+
+
+def _hand_ended(hand: RecalledHand, effect: fx.HandEnded, at: _At) -> None:
+    if effect.hand == hand.hand:
+        hand.result = "voided (misdeal)" if effect.voided else "ended"
+
+
+#: What each kind of effect adds to the hand in progress it belongs to (one step each;
+#: an effect not listed adds nothing).
+_IN_HAND: dict[type[fx.Effect], Callable[[RecalledHand, Any, _At], None]] = {
+    fx.Posted: _posted,
+    fx.Acted: _acted,
+    fx.Corrected: _corrected,
+    fx.StreetDealt: _street_dealt,
+    fx.UncalledReturned: _uncalled,
+    fx.PotAwarded: _pot_awarded,
+    fx.FeesTaken: _fees_taken,
+    fx.ClockExpired: _clock_expired,
+    fx.PlayStopped: _play_stopped,
+    fx.HandEnded: _hand_ended,
+}
 
 
 def _undo(
@@ -408,17 +455,7 @@ def as_text(hands: list[RecalledHand]) -> str:
             f"{_when(hand.started)}  [{hand.result}]"
         )
         if not hand.rebuilt:
-            out.append(
-                "  (the journal no longer holds the state before this hand; "
-                "its events as recorded:)"
-            )
-            for item in hand.raw:
-                verdict = "ok" if item["accepted"] else f"refused: {item['refusal']}"
-                out.append(
-                    f"  seq {item['seq']} {_clock(item['time'])}: "
-                    f"{_event_text(item['event'])} -> {verdict}{_by(item['by'])}"
-                )
-            out.append("")
+            out += _raw_text(hand)
             continue
         sb = f"SB seat {hand.small_blind}" if hand.small_blind is not None else "SB dead"
         out.append(
@@ -475,6 +512,19 @@ def as_text(hands: list[RecalledHand]) -> str:
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
         out.append("")
     return "\n".join(out)
+
+
+def _raw_text(hand: RecalledHand) -> list[str]:
+    """A hand the journal cannot rebuild: its events as recorded."""
+    out = ["  (the journal no longer holds the state before this hand; its events as recorded:)"]
+    for item in hand.raw:
+        verdict = "ok" if item["accepted"] else f"refused: {item['refusal']}"
+        out.append(
+            f"  seq {item['seq']} {_clock(item['time'])}: "
+            f"{_event_text(item['event'])} -> {verdict}{_by(item['by'])}"
+        )
+    out.append("")
+    return out
 
 
 def _transfer_text(item: dict[str, Any], when: str) -> str:

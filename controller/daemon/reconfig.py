@@ -20,16 +20,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from controller import puck as puck_check
 from controller.config import ConfigError, Settings, load_config, load_config_text
 from controller.config.settings import settings_changes
-from controller.daemon.outputs import Outputs
+from controller.daemon.host import ControllerHost
 from controller.daemon.recorder import Recorder, describe
-from controller.daemon.timekeeping import Clock
-from controller.faults import Fault
-from controller.journal import Journal, JournalError
+from controller.journal import JournalError
 
 log = logging.getLogger("table-controller")
 
@@ -60,22 +57,8 @@ def stranded(recorder: Recorder | None, new: Settings) -> str | None:
     )
 
 
-class ConfigMixin:
-    """``reload``, ``offer_config`` and what runs between hands; the attributes are
-    ``Controller``'s."""
-
-    settings: Settings
-    journal: Journal | None
-    recorder: Recorder | None
-    fault: Fault | None
-    outputs: Outputs
-    config_path: str | None
-    pending_config: Settings | None
-    config_due_ns: int | None
-    hands_since_prune: int
-    prune_due_ns: int | None
-    clock: Clock
-    has_puck: bool
+class ConfigMixin(ControllerHost):
+    """``reload``, ``offer_config`` and what runs between hands."""
 
     def reload(self) -> None:
         """SIGHUP: read the configuration file again; what it says is taken once the
@@ -265,10 +248,6 @@ class ConfigMixin:
             changed,
         )
         log.info("configuration now: %s", new.summary())
-
-    if TYPE_CHECKING:
-
-        def _enter_fault(self, fault: Fault) -> None: ...
 
     def _in_force(self) -> Settings:
         """The configuration the journal has in force (at start the daemon's settings

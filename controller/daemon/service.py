@@ -138,17 +138,53 @@ class Daemon:
         settings = self.settings
         devices = self.devices
         assert devices is not None
-        fault: Fault | None = None
         progress = StartProgress(self.notifier.extend, self.notifier.status)
         progress.step("verifying the software")
         program, modified, bench = self._verify_software(devices)
         progress.step("opening the journal")
+        fault = self._open_journal()
+        recorder: Recorder | None = None
+        if self.journal is not None:
+            recorder, fault = self._recover(self.journal, progress, program, modified, fault)
+        if fault is not None:
+            log.error("%s %s: %s", fault.kind, fault.code, fault.message)
+        controller = self._make_controller(devices, recorder, fault, bench)
+        if (
+            self.journal is not None
+            and fault is None
+            and settings.sha256 != self.journal.config_sha256
+        ):
+            log.info(
+                "the configuration differs from the journal's (sha256 %s)",
+                self.journal.config_sha256[:12],
+            )
+            problem = stranded(recorder, settings)
+            if problem is not None:
+                raise StartError(f"the configuration cannot be taken: {problem}")
+            controller.offer_config(settings)
+        self._start_publisher()
+        status = "ready" if fault is None else f"LOCKED: {fault.code}: call a technician"
+        self.notifier.ready(status)
+        self.ready.set()
+        log.info(
+            "READY: %s %s, software sha256 %s %s%s",
+            software.DISTRIBUTION,
+            software.version(),
+            program.digest,
+            program.result,
+            "" if fault is None else f" (play locked: {fault.code})",
+        )
+        return controller
+
+    def _open_journal(self) -> Fault | None:
+        """Open the journal (``self.journal``); a damaged or failing one is the fault
+        returned, with no journal; a busy or unusable folder stops the start."""
         try:
             self.journal = Journal.open(
                 self.state_dir,
-                settings.config_text,
+                self.settings.config_text,
                 allow_config_change=True,
-                table_id=settings.rules.table_id,
+                table_id=self.settings.rules.table_id,
             )
         except JournalBusy as error:
             raise StartError(
@@ -160,70 +196,69 @@ class Daemon:
                 f"{getattr(error, 'strerror', None) or error}"
             ) from None
         except JournalError as error:  # damaged, or its storage failing: each as itself
-            fault = error if isinstance(error, Fault) else _as_integrity(error)
-        recorder: Recorder | None = None
-        if self.journal is not None:
-            journal = self.journal
-            self._log_start_entries(journal)
-            progress.step("checking the journal")
-            verdict = journal.verify(whole=False)  # after the verified mark
-            log.info(
-                "integrity check: %s (%d event(s) checked, quick_check %s)",
-                "ok" if verdict.ok else "FAILED",
-                verdict.events_checked,
-                verdict.quick_check,
-            )
-            for warning in verdict.warnings:
-                log.warning("integrity check: %s", warning)
-            table: Table | None = None
-            last_snapshot = 0
-            _quiet_log(journal, SOFTWARE_CHECK, {"why": "start", **program.log_detail()})
-            if modified is not None:
-                _quiet_log(journal, *fault_entry(modified))
-            if not verdict.ok:
-                fault = verdict.problems[0]
-            elif fault is None:
-                progress.step("recovering the state")
-                try:
-                    folded = fold(journal, RulesBook(journal), on_record=progress.record)
-                    table = folded.table
-                    last_snapshot = folded.snapshot_seq
-                    log.info(
-                        "recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
-                        folded.last_seq,
-                        table.state.hand_number,
-                        table.state.phase,
-                        folded.snapshot_seq,
-                        folded.replayed,
-                    )
-                except JournalIntegrityError as error:
-                    fault = error
-                except Exception as error:  # a bug in the fold: locked, never a crash loop
-                    log.exception("recovery failed")
-                    fault = SoftwareFault(f"recovery failed: {type(error).__name__}: {error}")
-                if fault is not None:
-                    journal.fault = fault
-                    _quiet_log(journal, *fault_entry(fault))
-            if fault is None:
-                fault = modified
-            if table is None:
-                table = Table(settings.rules)
-            table.pin_verifier = self.pin_verifier
-            if _has_puck(settings):
-                from controller import puck as puck_check
+            return error if isinstance(error, Fault) else _as_integrity(error)
+        return None
 
-                table.start_guard = puck_check.start_guard(settings.puck)
-            recorder = Recorder(
-                journal,
-                table,
-                snapshot_every=settings.journal.snapshot_every,
-                last_snapshot_seq=last_snapshot,
-                fault=fault,
-                outbox=self._floor_outbox(),
-            )
-            self._check_pin_file(journal)
-        if fault is not None:
-            log.error("%s %s: %s", fault.kind, fault.code, fault.message)
+    def _recover(
+        self,
+        journal: Journal,
+        progress: StartProgress,
+        program: software.Verdict,
+        modified: Fault | None,
+        fault: Fault | None,
+    ) -> tuple[Recorder, Fault | None]:
+        """Check the journal, fold it into the table and give both to a recorder; the
+        fault the table starts locked by, if any."""
+        settings = self.settings
+        self._log_start_entries(journal)
+        progress.step("checking the journal")
+        verdict = journal.verify(whole=False)  # after the verified mark
+        log.info(
+            "integrity check: %s (%d event(s) checked, quick_check %s)",
+            "ok" if verdict.ok else "FAILED",
+            verdict.events_checked,
+            verdict.quick_check,
+        )
+        for warning in verdict.warnings:
+            log.warning("integrity check: %s", warning)
+        table: Table | None = None
+        last_snapshot = 0
+        _quiet_log(journal, SOFTWARE_CHECK, {"why": "start", **program.log_detail()})
+        if modified is not None:
+            _quiet_log(journal, *fault_entry(modified))
+        if not verdict.ok:
+            fault = verdict.problems[0]
+        elif fault is None:
+            progress.step("recovering the state")
+            table, last_snapshot, fault = _fold(journal, progress)
+            if fault is not None:
+                journal.fault = fault
+                _quiet_log(journal, *fault_entry(fault))
+        if fault is None:
+            fault = modified
+        if table is None:
+            table = Table(settings.rules)
+        table.pin_verifier = self.pin_verifier
+        if _has_puck(settings):
+            from controller import puck as puck_check
+
+            table.start_guard = puck_check.start_guard(settings.puck)
+        recorder = Recorder(
+            journal,
+            table,
+            snapshot_every=settings.journal.snapshot_every,
+            last_snapshot_seq=last_snapshot,
+            fault=fault,
+            outbox=self._floor_outbox(),
+        )
+        self._check_pin_file(journal)
+        return recorder, fault
+
+    def _make_controller(
+        self, devices: Devices, recorder: Recorder | None, fault: Fault | None, bench: bool
+    ) -> Controller:
+        """The controller, its outputs started and the devices' faults reconciled."""
+        settings = self.settings
         outputs = Outputs(
             devices.lights,
             devices.display,
@@ -251,31 +286,6 @@ class Daemon:
         controller.reconcile_devices(lambda name: getattr(devices, name).fault is None)
         # the door switch's first reading comes from its driver; without a switch none will
         controller.reconcile_door(_has_door(settings))
-        if (
-            self.journal is not None
-            and fault is None
-            and settings.sha256 != self.journal.config_sha256
-        ):
-            log.info(
-                "the configuration differs from the journal's (sha256 %s)",
-                self.journal.config_sha256[:12],
-            )
-            problem = stranded(recorder, settings)
-            if problem is not None:
-                raise StartError(f"the configuration cannot be taken: {problem}")
-            controller.offer_config(settings)
-        self._start_publisher()
-        status = "ready" if fault is None else f"LOCKED: {fault.code}: call a technician"
-        self.notifier.ready(status)
-        self.ready.set()
-        log.info(
-            "READY: %s %s, software sha256 %s %s%s",
-            software.DISTRIBUTION,
-            software.version(),
-            program.digest,
-            program.result,
-            "" if fault is None else f" (play locked: {fault.code})",
-        )
         return controller
 
     def _verify_software(self, devices: Devices) -> tuple[software.Verdict, Fault | None, bool]:
@@ -508,6 +518,28 @@ class Daemon:
                 unavailable_words(),
             )
             _quiet_log(journal, "pin_file", {"ok": False, "problem": str(error)})
+
+
+def _fold(journal: Journal, progress: StartProgress) -> tuple[Table | None, int, Fault | None]:
+    """The table as the journal leaves it and the seq of the snapshot it was folded
+    from; or no table and the fault that stopped the fold."""
+    try:
+        folded = fold(journal, RulesBook(journal), on_record=progress.record)
+    except JournalIntegrityError as error:
+        return None, 0, error
+    except Exception as error:  # a bug in the fold: locked, never a crash loop
+        log.exception("recovery failed")
+        return None, 0, SoftwareFault(f"recovery failed: {type(error).__name__}: {error}")
+    table = folded.table
+    log.info(
+        "recovered: seq %d, hand %d %s (snapshot seq %d + %d event(s))",
+        folded.last_seq,
+        table.state.hand_number,
+        table.state.phase,
+        folded.snapshot_seq,
+        folded.replayed,
+    )
+    return table, folded.snapshot_seq, None
 
 
 def _has_puck(settings: Settings) -> bool:

@@ -33,6 +33,7 @@ attacker points at 127.0.0.1 (DNS rebinding) gets 421 and no table data.
 from __future__ import annotations
 
 import contextlib
+import io
 import ipaddress
 import json
 import logging
@@ -43,6 +44,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -421,7 +423,8 @@ class BoardServer:
 
             def do_GET(self) -> None:  # noqa: N802 - the http.server API
                 path = self.path.split("?", 1)[0]
-                self._skip_body()
+                if not _skip_body(self.headers, self.rfile):
+                    self.close_connection = True
                 host = self.headers.get("Host")
                 if not host_allowed(host, server._hosts):
                     server._refused_host(host, self.client_address[0])
@@ -449,27 +452,6 @@ class BoardServer:
                 else:
                     self._send(404, "text/plain; charset=utf-8", b"not found\n")
 
-            def _skip_body(self) -> None:
-                """A GET has no use for a body: one of up to `BODY_SKIP_MAX` bytes is
-                read and dropped; anything else (chunked, larger, a bad length) ends
-                the connection after the answer. Never read as the next request."""
-                length = self.headers.get("Content-Length")
-                chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
-                if length is None and not chunked:
-                    return
-                try:
-                    size = int(length) if length is not None and not chunked else -1
-                except ValueError:
-                    size = -1
-                if 0 <= size <= BODY_SKIP_MAX:
-                    while size > 0:
-                        data = self.rfile.read(min(size, 65536))
-                        if not data:
-                            break
-                        size -= len(data)
-                else:
-                    self.close_connection = True
-
             def _send(self, status: int, kind: str, body: bytes) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
@@ -496,6 +478,28 @@ class BoardServer:
                         self.wfile.flush()
 
         return Handler
+
+
+def _skip_body(headers: Message, rfile: io.BufferedIOBase) -> bool:
+    """A GET has no use for a body: one of up to `BODY_SKIP_MAX` bytes is read and
+    dropped; anything else (chunked, larger, a bad length) is not read, and False says
+    the connection ends after the answer. Never read as the next request."""
+    length = headers.get("Content-Length")
+    chunked = "chunked" in (headers.get("Transfer-Encoding") or "").lower()
+    if length is None and not chunked:
+        return True
+    try:
+        size = int(length) if length is not None and not chunked else -1
+    except ValueError:
+        size = -1
+    if not 0 <= size <= BODY_SKIP_MAX:
+        return False
+    while size > 0:
+        data = rfile.read(min(size, 65536))
+        if not data:
+            break
+        size -= len(data)
+    return True
 
 
 def _frame(event: str, data: Any) -> bytes:

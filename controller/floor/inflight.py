@@ -13,54 +13,24 @@ cannot publish at all (a bad topic) is kept, marked `UNSENDABLE`, and skipped.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.floor import outbox
-from controller.floor.linkstatus import LinkStatus
+from controller.floor.host import PublisherHost
 from controller.floor.messages import with_msg_seq
-from controller.floor.topics import TableTopics
 from drivers.backoff import backoff_s
 
 UNSENDABLE = -1  # `sent` of a row paho cannot publish at all (a bad topic): kept, logged
 
 
-class InFlightWindow:
-    """`Publisher`'s rows in flight and its watermark; the attributes are the publisher's."""
-
-    topics: TableTopics
-    _window: int
-    _backoff: tuple[float, float]
-    _failures: int
-    _refused: str | None
-    _receive_max: int | None
-    _inflight: OrderedDict[int, tuple[int, str]]  # mid -> (row id, topic)
-    _acked: set[int]
-    _rejected: dict[int, str]
-    _watermark: int  # every row up to this id is sent
-    _cursor: int  # the last row id published on this connection
-    _more: bool  # the outbox may hold rows after the cursor
-    _hold_until: float
-    _count_due: bool
-    _data_version: int | None
-
-    if TYPE_CHECKING:
-
-        def _require_client(self) -> mqtt.Client: ...
-
-        def _require_conn(self) -> sqlite3.Connection: ...
-
-        def _note_error(self, error: str, level: int = logging.WARNING) -> None: ...
-
-        def _update_status(self, change: Callable[[LinkStatus], LinkStatus]) -> None: ...
+class InFlightWindow(PublisherHost):
+    """`Publisher`'s rows in flight and its watermark."""
 
     def _on_publish(
         self,

@@ -12,16 +12,13 @@ records when it was raised and when it cleared, so it is never forgotten).
 from __future__ import annotations
 
 import logging
-import sqlite3
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from controller.floor import outbox
-from controller.floor.settings import FloorSettings
-from controller.floor.topics import TableTopics
+from controller.floor.host import PublisherHost
 
 log = logging.getLogger("controller.floor.publisher")
 
@@ -59,22 +56,8 @@ class LinkStatus:
         return "LINK OK"
 
 
-class StatusKeeper:
-    """Replaces `Publisher`'s status snapshot; the attributes are the publisher's."""
-
-    topics: TableTopics
-    _settings: FloorSettings
-    _status: LinkStatus
-    _changed: threading.Condition
-    _on_status: Callable[[LinkStatus], None] | None
-    _watermark: int
-    _count_due: bool
-    _counted_at: float
-    _status_due: bool  # the retained status must be sent again (its content changed)
-
-    if TYPE_CHECKING:
-
-        def _require_conn(self) -> sqlite3.Connection: ...
+class StatusKeeper(PublisherHost):
+    """Replaces `Publisher`'s status snapshot."""
 
     def _update_status(self, change: Callable[[LinkStatus], LinkStatus]) -> None:
         with self._changed:

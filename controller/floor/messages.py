@@ -132,6 +132,61 @@ def messages_for(
     """
     before = state_before if isinstance(state_before, Mapping) else {}
     after = state_after if isinstance(state_after, Mapping) else before
+    read = _read_input(event_record, result)
+    build = _Builder(
+        topics, int_or_none(value_of(event_record, "seq")), stamp or _stamp_of(event_record)
+    )
+    if not bool(value_of(result, "ok", True)):
+        if read.rules_type not in ROUTINE_REFUSALS:
+            _add_refusal(build, topics, read, result, before)
+        return build.messages
+    changes = state_changes(before, after)
+    event = read.event
+    if read.kind not in QUERIES and (read.kind != "tick" or changes):
+        build.add(
+            topics.keys if read.kind == "key" else topics.events,
+            "event",
+            event=event,
+            hand=after.get("hand"),
+            phase=after.get("phase"),
+            changes=changes,
+        )
+    effects = value_of(result, "effects")
+    effects = list(effects) if isinstance(effects, (list, tuple)) else None
+    if effects:
+        for leaf, kind, play_body in play_messages(
+            read.applied, effects, before, after, by=read.by
+        ):
+            build.add(topics.leaf(leaf), kind, **play_body)
+    tray = tray_change(tray_before, tray_after)
+    if tray is not None:
+        build.add(topics.tray, "tray", event=event, **tray)
+    _add_hands(build, topics, read, result, effects, before, after, chain_head)
+    if changes:
+        build.add(
+            topics.state,
+            "state",
+            retain=True,
+            state=after,
+            **({"table": dict(table)} if table is not None else {}),
+        )
+    return build.messages
+
+
+class _Input(NamedTuple):
+    """What one journaled input was and amounted to."""
+
+    event: Any  # the input event as journaled
+    kind: str | None  # its type
+    # for a key, the event the keypad made of it; otherwise the input itself
+    applied: Mapping[str, Any] | None
+    # the rules' event type: the applied one's, or for a refused key the kind of entry
+    # being keyed ("key" when unknown)
+    rules_type: Any
+    by: str | None  # who entered it
+
+
+def _read_input(event_record: Any, result: Any) -> _Input:
     event = _event_of(event_record)
     event_type = event.get("type") if isinstance(event, Mapping) else None
     kind_of_event = event_type if isinstance(event_type, str) else None
@@ -153,66 +208,49 @@ def messages_for(
         )
     )
     by = value_of(result, "by")
-    by = by if isinstance(by, str) else None
-    build = _Builder(
-        topics, int_or_none(value_of(event_record, "seq")), stamp or _stamp_of(event_record)
-    )
+    return _Input(event, kind_of_event, applied, rules_type, by if isinstance(by, str) else None)
 
-    if not bool(value_of(result, "ok", True)):
-        if rules_type not in ROUTINE_REFUSALS:
-            error = value_of(result, "error")
-            body: dict[str, Any] = {
-                "event": applied if applied is not None else event,
-                "error": {"code": value_of(error, "code"), "message": value_of(error, "message")},
-                "hand": before.get("hand"),
-                "phase": before.get("phase"),
-                "by": by,
-            }
-            if kind_of_event == "key":
-                body["input"] = event
-                if applied is None:  # refused mid-entry: what was being keyed
-                    body["keying"] = rules_type
-            build.add(topics.refusals, "refusal", **body)
-        return build.messages
 
-    changes = state_changes(before, after)
-    if kind_of_event not in QUERIES and (kind_of_event != "tick" or changes):
-        build.add(
-            topics.keys if kind_of_event == "key" else topics.events,
-            "event",
-            event=event,
-            hand=after.get("hand"),
-            phase=after.get("phase"),
-            changes=changes,
-        )
-    effects = value_of(result, "effects")
-    effects = list(effects) if isinstance(effects, (list, tuple)) else None
-    if effects:
-        for leaf, kind, play_body in play_messages(applied, effects, before, after, by=by):
-            build.add(topics.leaf(leaf), kind, **play_body)
-    tray = tray_change(tray_before, tray_after)
-    if tray is not None:
-        build.add(topics.tray, "tray", event=event, **tray)
+def _add_refusal(
+    build: _Builder, topics: TableTopics, read: _Input, result: Any, before: Mapping[str, Any]
+) -> None:
+    error = value_of(result, "error")
+    body: dict[str, Any] = {
+        "event": read.applied if read.applied is not None else read.event,
+        "error": {"code": value_of(error, "code"), "message": value_of(error, "message")},
+        "hand": before.get("hand"),
+        "phase": before.get("phase"),
+        "by": read.by,
+    }
+    if read.kind == "key":
+        body["input"] = read.event
+        if read.applied is None:  # refused mid-entry: what was being keyed
+            body["keying"] = read.rules_type
+    build.add(topics.refusals, "refusal", **body)
+
+
+def _add_hands(
+    build: _Builder,
+    topics: TableTopics,
+    read: _Input,
+    result: Any,
+    effects: list[Any] | None,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    chain_head: str | None,
+) -> None:
+    """The `hands` messages: a hand ended or started, transfers, the operations."""
     if ends_hand(before, after):
-        body = hand_end(ended_by(rules_type, effects), result, before, after)
+        body = hand_end(ended_by(read.rules_type, effects), result, before, after)
         if chain_head is not None:
             body["chain_head"] = chain_head
         build.add(topics.hands, "hand_end", **body)
     if starts_hand(before, after):
         build.add(topics.hands, "hand_start", **hand_start(before, after))
     for transfer in transfers(result):
-        build.add(topics.hands, "transfer", **transfer_body(transfer, event, after))
-    for kind, operation in operation_messages(effects or (), after, by):
+        build.add(topics.hands, "transfer", **transfer_body(transfer, read.event, after))
+    for kind, operation in operation_messages(effects or (), after, read.by):
         build.add(topics.hands, kind, **operation)
-    if changes:
-        build.add(
-            topics.state,
-            "state",
-            retain=True,
-            state=after,
-            **({"table": dict(table)} if table is not None else {}),
-        )
-    return build.messages
 
 
 def state_message(

@@ -25,7 +25,7 @@ or anything with the same attribute names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 PlayMessage = tuple[str, str, dict[str, Any]]
@@ -108,142 +108,14 @@ def play_messages(
     """The play-by-play of one accepted event. `rules_event`: what the input amounted
     to (for a key, the event the keypad made of it; None when it made none)."""
     effects = list(effects)
-    rules_type = rules_event.get("type") if isinstance(rules_event, Mapping) else None
-    seats_before, seats_after = _seats(before), _seats(after)
-    hand, phase = before.get("hand"), before.get("phase")
-    bets = {s: _int(v.get("bet")) for s, v in seats_before.items()}
-    stacks = {s: _int(v.get("stack")) for s, v in seats_before.items()}
-    out: list[PlayMessage] = []
-    award: dict[str, Any] | None = None
-    award_at = 0
-    returned: dict[str, int] = {}
-    fees: dict[str, int] | None = None
-    street = phase
-    expired = False
-    moved = False  # an action has been taken in this event
+    play = _Play(rules_event, before, after, by)
     for effect in effects:
-        name = _name(effect)
-        if name == "Posted":
-            seat = str(getattr(effect, "seat", ""))
-            live = _int(getattr(effect, "live", 0))
-            bets[seat] = bets.get(seat, 0) + live
-            stacks[seat] = stacks.get(seat, 0) - live - _int(getattr(effect, "dead", 0))
-        elif name == "StreetDealt":
-            bets = dict.fromkeys(bets, 0)
-            street = getattr(effect, "street", street)
-        elif name == "Acted":
-            seat = str(getattr(effect, "seat", ""))
-            action = getattr(effect, "action", None)
-            total = _int(getattr(effect, "total", 0))
-            put_in = 0 if action == "fold" else max(0, total - bets.get(seat, 0))
-            bets[seat] = total
-            stacks[seat] = stacks.get(seat, 0) - put_in
-            cause = (
-                "clock"
-                if expired
-                else {"tick": "clock", "leave": "leave", "push": "push"}.get(
-                    rules_type or "", "act"
-                )
-            )
-            acted: dict[str, Any] = {
-                "hand": hand,
-                "phase": street,
-                "seat": _seat_value(seat),
-                "player": seats_before.get(seat, {}).get("player"),
-                "action": action,
-                "amount": put_in,
-                "to": total,
-                "all_in": action != "fold" and stacks[seat] == 0,
-            }
-            full_raise = getattr(effect, "full_raise", None)
-            if action in ("bet", "raise") and isinstance(full_raise, bool):
-                acted["full_raise"] = full_raise  # False: a short all-in, not reopening
-            acted.update({"stack": stacks[seat], "cause": cause, "by": by})
-            out.append(("actions", "action", acted))
-            expired = False
-            moved = True
-        elif name == "UncalledReturned":
-            seat = str(getattr(effect, "seat", ""))
-            amount = _int(getattr(effect, "amount", 0))
-            returned[seat] = returned.get(seat, 0) + amount
-            stacks[seat] = stacks.get(seat, 0) + amount
-        elif name == "FeesTaken":
-            fees = {
-                "rake": _int(getattr(effect, "rake", 0)),
-                "jackpot": _int(getattr(effect, "jackpot", 0)),
-            }
-        elif name == "PotAwarded":
-            if award is None:
-                award = {"hand": hand, "pots": []}
-                award_at = len(out)  # told where the pots were paid: before the busts
-            shares = {
-                str(seat): _int(amount) for seat, amount in getattr(effect, "shares", ()) or ()
-            }
-            award["pots"].append(
-                {
-                    "index": _int(getattr(effect, "index", 0)),
-                    "amount": _int(getattr(effect, "amount", 0)),
-                    "winners": [_seat_value(s) for s in shares],
-                    "shares": shares,
-                }
-            )
-        elif name in ("ClockStarted", "ClockWarning", "ClockExpired"):
-            # a tick restarting the running clock of the same seat before anyone acts:
-            # its time bank; any other start is the shot clock timing the next decision
-            clock_before = before.get("clock")
-            extends = (
-                rules_type == "tick"
-                and not moved
-                and isinstance(clock_before, Mapping)
-                and clock_before.get("seat") == getattr(effect, "seat", None)
-            )
-            started = (
-                "called" if rules_type == "call_clock" else "extended" if extends else "started"
-            )
-            what = {"ClockStarted": started, "ClockWarning": "warning", "ClockExpired": "expired"}[
-                name
-            ]
-            body: dict[str, Any] = {
-                "hand": hand,
-                "seat": getattr(effect, "seat", None),
-                "clock": what,
-            }
-            if name == "ClockExpired":
-                body["action"] = getattr(effect, "action", None)
-                body["remaining_ms"] = 0
-                expired = True
-            else:
-                body["remaining_ms"] = _int(getattr(effect, "remaining_ms", 0))
-            body["by"] = by if what == "called" else None
-            out.append(("clock", "clock", body))
-        elif name == "SeatChanged":
-            out.append(("seats", "seat", _seat_change(effect, seats_before, seats_after, by)))
-        elif name == "Corrected":
-            out.append(
-                (
-                    "actions",
-                    "correction",
-                    {
-                        "hand": hand,
-                        "correction": getattr(effect, "kind", None),
-                        "seat": getattr(effect, "seat", None),
-                        "by": by,
-                    },
-                )
-            )
-    if award is not None:
-        award["ended_by"] = ended_by(rules_type, effects)
-        award["ranking"] = (
-            rules_event.get("ranking")
-            if rules_type == "award" and isinstance(rules_event, Mapping)
-            else None
-        )
-        award["returned"] = returned
-        award["fees"] = fees or {"rake": 0, "jackpot": 0}
-        award["by"] = by
-        out.insert(award_at, ("actions", "award", award))
-    for seat in sorted(seats_before.keys() - seats_after.keys(), key=_seat_order):
-        out.append(
+        step = _STEPS.get(_name(effect))
+        if step is not None:
+            step(play, effect)
+    play.add_award(effects)
+    for seat in sorted(play.seats_before.keys() - play.seats_after.keys(), key=_seat_order):
+        play.out.append(
             (
                 "seats",
                 "seat",
@@ -256,7 +128,182 @@ def play_messages(
                 },
             )
         )
-    return out
+    return play.out
+
+
+class _Play:
+    """The play-by-play of one event as its effects are read, in order: each seat's bet
+    and stack as they move, the betting round, the award being gathered."""
+
+    def __init__(
+        self,
+        rules_event: Mapping[str, Any] | None,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        by: str | None,
+    ) -> None:
+        self.rules_event = rules_event
+        self.rules_type = rules_event.get("type") if isinstance(rules_event, Mapping) else None
+        self.before, self.by = before, by
+        self.seats_before, self.seats_after = _seats(before), _seats(after)
+        self.hand, self.street = before.get("hand"), before.get("phase")
+        self.bets = {s: _int(v.get("bet")) for s, v in self.seats_before.items()}
+        self.stacks = {s: _int(v.get("stack")) for s, v in self.seats_before.items()}
+        self.out: list[PlayMessage] = []
+        self.award: dict[str, Any] | None = None
+        self.award_at = 0
+        self.returned: dict[str, int] = {}
+        self.fees: dict[str, int] | None = None
+        self.expired = False
+        self.moved = False  # an action has been taken in this event
+
+    def posted(self, effect: Any) -> None:
+        seat = str(getattr(effect, "seat", ""))
+        live = _int(getattr(effect, "live", 0))
+        self.bets[seat] = self.bets.get(seat, 0) + live
+        self.stacks[seat] = self.stacks.get(seat, 0) - live - _int(getattr(effect, "dead", 0))
+
+    def street_dealt(self, effect: Any) -> None:
+        self.bets = dict.fromkeys(self.bets, 0)
+        self.street = getattr(effect, "street", self.street)
+
+    def acted(self, effect: Any) -> None:
+        seat = str(getattr(effect, "seat", ""))
+        action = getattr(effect, "action", None)
+        total = _int(getattr(effect, "total", 0))
+        put_in = 0 if action == "fold" else max(0, total - self.bets.get(seat, 0))
+        self.bets[seat] = total
+        self.stacks[seat] = self.stacks.get(seat, 0) - put_in
+        cause = (
+            "clock"
+            if self.expired
+            else {"tick": "clock", "leave": "leave", "push": "push"}.get(
+                self.rules_type or "", "act"
+            )
+        )
+        acted: dict[str, Any] = {
+            "hand": self.hand,
+            "phase": self.street,
+            "seat": _seat_value(seat),
+            "player": self.seats_before.get(seat, {}).get("player"),
+            "action": action,
+            "amount": put_in,
+            "to": total,
+            "all_in": action != "fold" and self.stacks[seat] == 0,
+        }
+        full_raise = getattr(effect, "full_raise", None)
+        if action in ("bet", "raise") and isinstance(full_raise, bool):
+            acted["full_raise"] = full_raise  # False: a short all-in, not reopening
+        acted.update({"stack": self.stacks[seat], "cause": cause, "by": self.by})
+        self.out.append(("actions", "action", acted))
+        self.expired = False
+        self.moved = True
+
+    def uncalled_returned(self, effect: Any) -> None:
+        seat = str(getattr(effect, "seat", ""))
+        amount = _int(getattr(effect, "amount", 0))
+        self.returned[seat] = self.returned.get(seat, 0) + amount
+        self.stacks[seat] = self.stacks.get(seat, 0) + amount
+
+    def fees_taken(self, effect: Any) -> None:
+        self.fees = {
+            "rake": _int(getattr(effect, "rake", 0)),
+            "jackpot": _int(getattr(effect, "jackpot", 0)),
+        }
+
+    def pot_awarded(self, effect: Any) -> None:
+        if self.award is None:
+            self.award = {"hand": self.hand, "pots": []}
+            self.award_at = len(self.out)  # told where the pots were paid: before the busts
+        shares = {str(seat): _int(amount) for seat, amount in getattr(effect, "shares", ()) or ()}
+        self.award["pots"].append(
+            {
+                "index": _int(getattr(effect, "index", 0)),
+                "amount": _int(getattr(effect, "amount", 0)),
+                "winners": [_seat_value(s) for s in shares],
+                "shares": shares,
+            }
+        )
+
+    def clock(self, effect: Any) -> None:
+        name = _name(effect)
+        # a tick restarting the running clock of the same seat before anyone acts:
+        # its time bank; any other start is the shot clock timing the next decision
+        clock_before = self.before.get("clock")
+        extends = (
+            self.rules_type == "tick"
+            and not self.moved
+            and isinstance(clock_before, Mapping)
+            and clock_before.get("seat") == getattr(effect, "seat", None)
+        )
+        started = (
+            "called" if self.rules_type == "call_clock" else "extended" if extends else "started"
+        )
+        what = {"ClockStarted": started, "ClockWarning": "warning", "ClockExpired": "expired"}[name]
+        body: dict[str, Any] = {
+            "hand": self.hand,
+            "seat": getattr(effect, "seat", None),
+            "clock": what,
+        }
+        if name == "ClockExpired":
+            body["action"] = getattr(effect, "action", None)
+            body["remaining_ms"] = 0
+            self.expired = True
+        else:
+            body["remaining_ms"] = _int(getattr(effect, "remaining_ms", 0))
+        body["by"] = self.by if what == "called" else None
+        self.out.append(("clock", "clock", body))
+
+    def seat_changed(self, effect: Any) -> None:
+        self.out.append(
+            ("seats", "seat", _seat_change(effect, self.seats_before, self.seats_after, self.by))
+        )
+
+    def corrected(self, effect: Any) -> None:
+        self.out.append(
+            (
+                "actions",
+                "correction",
+                {
+                    "hand": self.hand,
+                    "correction": getattr(effect, "kind", None),
+                    "seat": getattr(effect, "seat", None),
+                    "by": self.by,
+                },
+            )
+        )
+
+    def add_award(self, effects: list[Any]) -> None:
+        """The award, told where its first pot was paid (before the busts)."""
+        award = self.award
+        if award is None:
+            return
+        award["ended_by"] = ended_by(self.rules_type, effects)
+        award["ranking"] = (
+            self.rules_event.get("ranking")
+            if self.rules_type == "award" and isinstance(self.rules_event, Mapping)
+            else None
+        )
+        award["returned"] = self.returned
+        award["fees"] = self.fees or {"rake": 0, "jackpot": 0}
+        award["by"] = self.by
+        self.out.insert(self.award_at, ("actions", "award", award))
+
+
+#: What each effect (by its class name) adds to the play-by-play; one not listed, none.
+_STEPS: Final[dict[str, Callable[[_Play, Any], None]]] = {
+    "Posted": _Play.posted,
+    "StreetDealt": _Play.street_dealt,
+    "Acted": _Play.acted,
+    "UncalledReturned": _Play.uncalled_returned,
+    "FeesTaken": _Play.fees_taken,
+    "PotAwarded": _Play.pot_awarded,
+    "ClockStarted": _Play.clock,
+    "ClockWarning": _Play.clock,
+    "ClockExpired": _Play.clock,
+    "SeatChanged": _Play.seat_changed,
+    "Corrected": _Play.corrected,
+}
 
 
 def _seat_value(seat: str) -> int | str:

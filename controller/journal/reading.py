@@ -11,26 +11,18 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
-from pathlib import Path
 
 from controller.journal import queries
 from controller.journal.clock import WallClock
 from controller.journal.errors import JournalCorrupt
+from controller.journal.host import JournalHost
 from controller.journal.integrity import ChainBase, chain_base
 from controller.journal.records import ConfigRecord, EventRecord, SystemLogRecord
 from controller.journal.schema import DB_NAME, RECALL_HANDS, head_token, sha256_hex
 
 
-class JournalReader:
-    """The read-only queries of :class:`~controller.journal.store.Journal`; the
-    attributes are the journal's."""
-
-    directory: Path
-    _conn: sqlite3.Connection
-    _mutex: threading.RLock
-    _config: ConfigRecord
-    _chain_base: ChainBase
-    _clock: WallClock
+class JournalReader(JournalHost):
+    """The read-only queries of :class:`~controller.journal.store.Journal`."""
 
     # ------------------------------------------------------------------ reading
 

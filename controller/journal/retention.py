@@ -73,9 +73,44 @@ def prune(
     conn = journal.connection
     bytes_before = journal.size_bytes()
     base = journal.chain_base_value
+    last_seq = journal.last_seq
+    cutoff, oldest_snapshot_kept = _cutoff(journal, keep_hands)
+    archive_path: Path | None = None
+    if cutoff > base.seq + 1 and archive:
+        archive_path = _write_archive(journal, base.seq, base.hash, cutoff - 1)
+    removed = _delete(journal, cutoff, oldest_snapshot_kept, keep_log_entries)
+    journal.log_system(
+        LogKind.PRUNE,
+        {
+            "kept_from_seq": cutoff,
+            "last_seq": last_seq,
+            "removed_events": removed["events"],
+            "removed_snapshots": removed["snapshots"],
+            "archive": str(archive_path) if archive_path else None,
+        },
+    )
+    # Give the freed pages back and leave an empty WAL (checkpoint, vacuum, checkpoint).
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    conn.execute("PRAGMA incremental_vacuum").fetchall()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    return PruneReport(
+        removed_events=removed["events"],
+        removed_snapshots=removed["snapshots"],
+        removed_outbox=removed["outbox"],
+        removed_log_entries=removed["log"],
+        kept_from_seq=cutoff,
+        archive=archive_path,
+        bytes_before=bytes_before,
+        bytes_after=journal.size_bytes(),
+    )
+
+
+def _cutoff(journal: Journal, keep_hands: int) -> tuple[int, int | None]:
+    """The first event kept, and the oldest snapshot kept (None: keep them all)."""
+    conn = journal.connection
+    base = journal.chain_base_value
     snapshot = journal.latest_snapshot()
     recall_start = journal.first_seq_of_last_hands(keep_hands)
-    last_seq = journal.last_seq
     # The snapshot recall folds from: the newest one before its window's first event.
     window_start = journal.first_seq_of_last_hands(RECALL_HANDS)
     recall_base = None if window_start is None else _snapshot_seq_before(conn, window_start)
@@ -91,9 +126,17 @@ def prune(
     oldest_snapshot_kept = (
         recall_base if recall_base is not None else (None if snapshot is None else snapshot[0])
     )
-    archive_path: Path | None = None
-    if cutoff > base.seq + 1 and archive:
-        archive_path = _write_archive(journal, base.seq, base.hash, cutoff - 1)
+    return cutoff, oldest_snapshot_kept
+
+
+def _delete(
+    journal: Journal, cutoff: int, oldest_snapshot_kept: int | None, keep_log_entries: int
+) -> dict[str, int]:
+    """Remove, in one transaction, the events before ``cutoff`` (the chain's base moves
+    to the last one removed), the snapshots before the oldest kept and the system log
+    entries that go; how many of each went."""
+    conn = journal.connection
+    base = journal.chain_base_value
     removed = {"events": 0, "snapshots": 0, "outbox": 0, "log": 0}
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -125,30 +168,7 @@ def prune(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    journal.log_system(
-        LogKind.PRUNE,
-        {
-            "kept_from_seq": cutoff,
-            "last_seq": last_seq,
-            "removed_events": removed["events"],
-            "removed_snapshots": removed["snapshots"],
-            "archive": str(archive_path) if archive_path else None,
-        },
-    )
-    # Give the freed pages back and leave an empty WAL (checkpoint, vacuum, checkpoint).
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    conn.execute("PRAGMA incremental_vacuum").fetchall()
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    return PruneReport(
-        removed_events=removed["events"],
-        removed_snapshots=removed["snapshots"],
-        removed_outbox=removed["outbox"],
-        removed_log_entries=removed["log"],
-        kept_from_seq=cutoff,
-        archive=archive_path,
-        bytes_before=bytes_before,
-        bytes_after=journal.size_bytes(),
-    )
+    return removed
 
 
 def _last_log_entry_to_remove(journal: Journal, keep_log_entries: int) -> tuple[int, object] | None:

@@ -574,6 +574,24 @@ def _read_into(conn: sqlite3.Connection, recovered: Recovered, before: int | Non
         recovered.reason = "the first configuration record is damaged, so no event can be checked"
         return
     recovered.base = base
+    recorded = _read_events(conn, recovered, base, good, before)
+    _read_snapshots(conn, recovered, recorded, meta)
+    try:
+        _read_log(conn, meta, recovered)
+    except sqlite3.DatabaseError as error:
+        recovered.notes.append(f"system log unreadable: {error}")
+    _read_outbox(conn, recovered, meta)
+
+
+def _read_events(
+    conn: sqlite3.Connection,
+    recovered: Recovered,
+    base: ChainBase,
+    good: dict[int, str],
+    before: int | None,
+) -> dict[int, bytes]:
+    """The events whose chain holds (up to ``before``), and why the reading stopped;
+    the digest each recorded snapshot has, by seq."""
     scanner = ChainScanner(conn, base, good)
     recorded: dict[int, bytes] = {}
     cut = False
@@ -596,6 +614,13 @@ def _read_into(conn: sqlite3.Connection, recovered: Recovered, before: int | Non
         recovered.reason = scanner.problem.message
     else:
         recovered.reason = "the hash chain held to the last stored event"
+    return recorded
+
+
+def _read_snapshots(
+    conn: sqlite3.Connection, recovered: Recovered, recorded: dict[int, bytes], meta: dict[str, str]
+) -> None:
+    """The snapshots that match the digest their event recorded; the rest count as pruned."""
     last = recovered.last_seq
     try:
         for seq, state in conn.execute(
@@ -616,10 +641,10 @@ def _read_into(conn: sqlite3.Connection, recovered: Recovered, before: int | Non
     # Snapshots that could not be kept count as pruned, so the rebuilt journal verifies.
     pruned_through = int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0"))
     recovered.snapshots_pruned_through = max([pruned_through, *lost])
-    try:
-        _read_log(conn, meta, recovered)
-    except sqlite3.DatabaseError as error:
-        recovered.notes.append(f"system log unreadable: {error}")
+
+
+def _read_outbox(conn: sqlite3.Connection, recovered: Recovered, meta: dict[str, str]) -> None:
+    last = recovered.last_seq
     try:
         outbox = conn.execute(
             "SELECT id, seq, topic, payload, qos, retain, created_ns, sent FROM outbox "

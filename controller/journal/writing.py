@@ -10,18 +10,15 @@ what opening, closing and verifying in ``store.py`` record through.
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.faults import Fault
 from controller.journal import queries
-from controller.journal.ackmark import AckWriter
-from controller.journal.clock import WallClock, boot_id
+from controller.journal.clock import boot_id
 from controller.journal.errors import JournalError
 from controller.journal.files import Transaction
+from controller.journal.host import JournalHost
 from controller.journal.records import ConfigRecord, LogKind
 from controller.journal.schema import (
     EVENT_COLUMNS,
@@ -38,27 +35,8 @@ from controller.journal.schema import (
 OutboxItem = tuple[str, str] | tuple[str, str, int, bool | int]
 
 
-class JournalWriter:
-    """The recording methods of :class:`~controller.journal.store.Journal`; the
-    attributes are the journal's, the read internals its ``JournalReader``'s."""
-
-    _conn: sqlite3.Connection
-    _clock: WallClock
-    _mutex: threading.RLock
-    _config: ConfigRecord
-    _lock_fd: int | None
-    _ack_writer: AckWriter | None
-    _closed: bool
-    _clock_synced_seen: bool
-    _clock_sync_pending: bool = False
-    fault: Fault | None
-
-    if TYPE_CHECKING:
-
-        def _head(self) -> tuple[int, bytes]: ...
-        def _last_seq(self) -> int: ...
-        def _log_head(self, before: int | None = None) -> tuple[int, bytes]: ...
-        def _current_config(self) -> ConfigRecord: ...
+class JournalWriter(JournalHost):
+    """The recording methods of :class:`~controller.journal.store.Journal`."""
 
     # ------------------------------------------------------------------ writing
 
