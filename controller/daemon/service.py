@@ -12,7 +12,8 @@ Start-up, in order (docs/architecture.md, the journal's theory of operation):
 5. re-drive every output from the recovered state (a running action clock resumes
    with the time it had at the last journalled tick); with a ``floor:`` section, queue
    the recovered state for the floor (the retained ``state`` message) and start the
-   publisher;
+   publisher: after the checks, never before (a table whose checks failed starts it
+   ``held``: its link status with the fault, nothing else);
 6. ``READY=1`` to systemd, then the controller loop.
 
 A failed step 2-4 is a sticky fault (``controller.faults``): a memory fault when the
@@ -300,10 +301,12 @@ class Daemon:
         )
 
     def _start_publisher(self) -> None:
-        """The publisher, after the retained state (the recovered one) has been queued.
-        A publisher that cannot start (a missing password file, say) still queues fault
-        messages in the outbox for a later start, and the display shows LINK ERROR."""
-        if self.settings.floor is None or self.journal is None or self.controller is None:
+        """The publisher, after the start-up checks and the retained state (the recovered
+        one) has been queued. A publisher that cannot start (a missing password file,
+        say) still queues fault messages in the outbox for a later start, and the display
+        shows LINK ERROR. A table whose checks failed (a fault; no journal at all) sends
+        its link status with the fault and nothing else: the publisher is ``held``."""
+        if self.settings.floor is None or self.controller is None:
             return
         controller = self.controller
         inputs = self.inputs
@@ -330,8 +333,9 @@ class Daemon:
             publisher = Publisher(
                 FloorSettings.adapt(self.settings.floor),
                 table_id=self.settings.rules.table_id,
-                db_path=self.journal.path,
+                db_path=self.journal.path if self.journal is not None else self.state_dir,
                 on_status=on_status,
+                held=controller.fault is not None or self.journal is None,
             )
         except Exception as error:  # the table plays on without its floor link
             log.error("floor link not started: %s", error)
@@ -489,7 +493,9 @@ def _as_integrity(error: JournalError) -> JournalIntegrityError:
     return fault
 
 
-def _quiet_log(journal: Journal, kind: str, detail: dict[str, Any]) -> None:
+def _quiet_log(journal: Journal | None, kind: str, detail: dict[str, Any]) -> None:
+    if journal is None:  # none could be opened: the service log has said why
+        return
     try:
         journal.log_system(kind, detail)
     except Exception as error:
