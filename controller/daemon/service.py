@@ -42,6 +42,8 @@ from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.inqueue import InputQueue
 from controller.daemon.loop import Controller, Notifier, log
 from controller.daemon.outputs import Outputs
+from controller.daemon.powerloss import POWER_LOSS, power_loss
+from controller.daemon.powerloss import describe as describe_power_loss
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
@@ -54,6 +56,7 @@ from controller.journal import (
     JournalError,
     JournalIntegrityError,
     LogKind,
+    WallClock,
 )
 from controller.rules import Table
 from controller.supervisor_pins import PinFile, PinFileMissing, unavailable_words
@@ -79,6 +82,7 @@ class Daemon:
         pin_verifier: Callable[[str, str], bool] | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         clock: Clock | None = None,
+        wall_clock: WallClock | None = None,
     ) -> None:
         if settings.hardware is None:
             raise StartError(
@@ -93,6 +97,7 @@ class Daemon:
         self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
         self.clock: Clock = clock or SystemClock()
+        self.wall_clock = wall_clock  # the journal's (tests step it); None: the system's
         self.inputs = InputQueue()  # in order, bounded, tray and puck readings merged
         self.devices: Devices | None = None
         self.journal: Journal | None = None
@@ -140,6 +145,7 @@ class Daemon:
                 self.state_dir,
                 settings.config_text,
                 allow_config_change=True,
+                clock=self.wall_clock,
                 table_id=settings.rules.table_id,
             )
         except JournalBusy as error:
@@ -197,6 +203,7 @@ class Daemon:
                     _quiet_log(journal, *fault_entry(fault))
             if fault is None:
                 fault = modified
+            _record_power_loss(journal, table)
             if table is None:
                 table = Table(settings.rules)
             table.pin_verifier = self.pin_verifier
@@ -476,6 +483,21 @@ class Daemon:
                 unavailable_words(),
             )
             _quiet_log(journal, "pin_file", {"ok": False, "problem": str(error)})
+
+
+def _record_power_loss(journal: Journal, table: Table | None) -> None:
+    """After an unclean stop, the ``power_loss`` entry (``powerloss``): when the power
+    went, when the table came back, the hand in play (None when recovery failed)."""
+    state = table.state if table is not None else None
+    hand = state.hand_number if state is not None and state.hand is not None else None
+    try:
+        detail = power_loss(journal, hand, state.phase if state is not None else None)
+    except Exception as error:  # a report, never a reason not to start
+        log.warning("the power loss was not recorded: %s", error)
+        return
+    if detail is not None:
+        log.warning("%s", describe_power_loss(detail))
+        _quiet_log(journal, POWER_LOSS, detail)
 
 
 def _has_puck(settings: Settings) -> bool:

@@ -1,0 +1,143 @@
+"""A power loss: `tablectl run` killed with SIGKILL in the middle of a hand and started
+again records a ``power_loss`` entry (when the power went, when the table came back,
+the hand in play), and recall shows it where it happened. The wall clock's changes of
+sync and its steps go to the system log."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.daemon.recall import as_text, recall
+from controller.journal import Journal, LogKind, WallClock
+from tests.daemon_helpers import WAIT, running, seat_players, write_config
+from tests.test_daemon_service import ROOT, SITS, Process, environment
+
+
+def _power_losses(state: Path) -> list[Any]:
+    with Journal.open_readonly(state) as journal:
+        return list(journal.iter_system_log(kinds=[LogKind.POWER_LOSS]))
+
+
+def _run(config: Path, log: Path, events: list[dict[str, Any]], *, kill: bool) -> list[Any]:
+    daemon = Process(config, log, environment(None))
+    daemon.send(*events)
+    daemon.wait_acks(len(events))
+    daemon.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+    daemon.finish()
+    return daemon.acks
+
+
+@pytest.mark.slow
+def test_a_power_cut_mid_hand_is_recorded_with_both_times_and_the_hand(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    log = tmp_path / "daemon.log"
+    state = tmp_path / "state"
+    bets = [{"type": "act", "seat": 2, "action": "call"}]
+    acks = _run(config, log, [*SITS, {"type": "start_hand"}, *bets], kill=True)
+    last_seq = max(ack["seq"] for ack in acks)
+    assert _power_losses(state) == []  # nothing is said before the table is back
+    _run(config, log, [{"type": "state"}], kill=False)
+    (entry,) = _power_losses(state)
+    detail = entry.detail
+    assert detail["hand"] == 1 and detail["phase"] == "preflop"
+    assert detail["last_seq"] == last_seq
+    last, restart = detail["last_record"], detail["restart"]
+    with Journal.open_readonly(state) as journal:
+        event = journal.event(last_seq)
+        power_ups = list(journal.iter_system_log(kinds=[LogKind.POWER_UP]))
+    assert event is not None
+    # the last record: the called action's event, or an entry the run logged after it
+    assert last["wall_ns"] >= event.wall_ns and last["wall_ns"] < restart["wall_ns"]
+    assert restart["wall_ns"] == power_ups[-1].wall_ns
+    for stamp in (last, restart):
+        assert isinstance(stamp["clock_synced"], bool)
+        assert stamp["wall"].endswith("Z" if stamp["clock_synced"] else "unsynced")
+    assert "power lost after" in log.read_text() and "hand 1 in play" in log.read_text()
+    # a clean stop and start after it says nothing more
+    _run(config, log, [{"type": "state"}], kill=False)
+    assert len(_power_losses(state)) == 1
+    # recall shows it in hand 1, where it happened
+    with Journal.open_readonly(state) as journal:
+        hands = recall(journal)
+    (hand,) = [h for h in hands if h.hand == 1]
+    assert [p["last_seq"] for p in hand.power_losses] == [last_seq]
+    text = as_text(hands)
+    said = f"POWER LOST during the hand (preflop) after {last['wall']}, last seq {last_seq}"
+    assert said in text and f"back {restart['wall']}" in text
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "recall", "--state-dir", str(state), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=WAIT,
+        check=True,
+    )
+    (shown,) = [h for h in json.loads(result.stdout)["hands"] if h["hand"] == 1]
+    assert shown["power_losses"][0]["hand"] == 1
+
+
+@pytest.mark.slow
+def test_a_power_cut_between_hands_says_no_hand_was_in_play(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    log = tmp_path / "daemon.log"
+    _run(config, log, list(SITS), kill=True)
+    _run(config, log, [{"type": "state"}], kill=False)
+    (entry,) = _power_losses(tmp_path / "state")
+    assert entry.detail["hand"] is None and entry.detail["phase"] == "idle"
+    assert "between hands" in log.read_text()
+
+
+class SteppedWall:
+    """The wall clock as a board sees it: the system's, moved by ``offset_ns`` (a step),
+    synchronised or not as ``synced`` says. The journal's ``WallClock`` reads it as it
+    reads the real one; nothing of the code under test is replaced."""
+
+    def __init__(self) -> None:
+        self.offset_ns = 0
+        self.synced = False
+
+    def time_ns(self) -> int:
+        return time.time_ns() + self.offset_ns
+
+    def probe(self) -> bool:
+        return self.synced
+
+
+def test_sync_changes_and_steps_of_the_wall_clock_go_to_the_system_log(tmp_path: Path) -> None:
+    board = SteppedWall()
+    wall = WallClock(board.probe, time_ns=board.time_ns, recheck_seconds=0)
+    config = write_config(tmp_path)
+    with running(config, wall_clock=wall) as daemon:
+        seat_players(daemon, {2: "ana"})
+        board.offset_ns = 90 * 10**9  # NTP sets the clock 90 s forward at once
+        board.synced = True
+        seat_players(daemon, {5: "luis"})
+        board.offset_ns += 10**9  # a second more: slewed, no step
+        seat_players(daemon, {6: "rosa"})
+        board.synced = False
+        board.offset_ns -= 30 * 10**9  # set back 30 s by hand, sync lost
+        seat_players(daemon, {8: "marta"})
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        entries = [
+            e
+            for e in journal.iter_system_log()
+            if e.kind in (LogKind.CLOCK_SYNC, LogKind.CLOCK_UNSYNC, LogKind.CLOCK_STEP)
+        ]
+    kinds = [(e.kind, round(e.detail.get("step_s", 0))) for e in entries]
+    assert kinds == [
+        (LogKind.CLOCK_SYNC, 0),
+        (LogKind.CLOCK_STEP, 90),
+        (LogKind.CLOCK_UNSYNC, 0),
+        (LogKind.CLOCK_STEP, -30),
+    ], kinds
+    forward, back = (e for e in entries if e.kind == LogKind.CLOCK_STEP)
+    assert forward.detail["synced"] is True and back.detail["synced"] is False
+    assert abs(forward.detail["step_ns"] - 90 * 10**9) < 10**9
