@@ -16,9 +16,19 @@ from typing import Any
 import pytest
 
 from controller.daemon.recall import as_text, recall
+from controller.floor.board import Board
+from controller.floor.consumer import Collector
+from controller.floor.messages import power_message
+from controller.floor.topics import TableTopics
 from controller.journal import Journal, LogKind, WallClock
 from tests.daemon_helpers import WAIT, running, seat_players, write_config
+from tests.floor_schema import assert_valid
+from tests.localbroker import LocalBroker
+from tests.test_daemon_floor import floor_config
 from tests.test_daemon_service import ROOT, SITS, Process, environment
+from tests.test_floor_publisher import _first_copies, back_office
+
+__all__ = ["back_office"]  # a pytest fixture, used by name
 
 
 def _power_losses(state: Path) -> list[Any]:
@@ -141,3 +151,69 @@ def test_sync_changes_and_steps_of_the_wall_clock_go_to_the_system_log(tmp_path:
     forward, back = (e for e in entries if e.kind == LogKind.CLOCK_STEP)
     assert forward.detail["synced"] is True and back.detail["synced"] is False
     assert abs(forward.detail["step_ns"] - 90 * 10**9) < 10**9
+
+
+@pytest.mark.slow
+def test_the_floor_gets_the_power_loss_and_the_board_shows_it(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    """Killed mid-hand with the floor link up, started again: one `power` message (on
+    `faults`, before the state the table resumes with) with both times and the hand,
+    valid against the schema (the back office fixture checks every message); the floor
+    board's card shows it until the next hand starts."""
+    config = floor_config(tmp_path, broker)
+    log = tmp_path / "daemon.log"
+    _run(config, log, [*SITS, {"type": "start_hand"}], kill=True)
+    _run(config, log, [{"type": "state"}], kill=False)
+    assert back_office.wait_for(
+        lambda ms: any(p.get("kind") == "power" for p in _first_copies(ms)), WAIT
+    ), "no power message"
+    payloads = _first_copies(back_office.messages)
+    (power,) = [p for p in payloads if p["kind"] == "power"]
+    (entry,) = _power_losses(tmp_path / "state")
+    assert power["hand"] == 1 and power["phase"] == "preflop" and power["power"] == "restored"
+    assert power["ts_ns"] == entry.detail["restart"]["wall_ns"]
+    assert power["last_record"]["ts_ns"] == entry.detail["last_record"]["wall_ns"]
+    assert power["clock_synced"] == entry.detail["restart"]["clock_synced"]
+    (message,) = [m for m in back_office.messages if (m.payload or {}).get("kind") == "power"]
+    assert message.topic == "casino/lv/table/T1/faults"
+    later = [p for p in payloads if p["msg_seq"] > power["msg_seq"]]
+    assert later and later[0]["kind"] == "state"  # the state it resumes with, after it
+    board = Board("lv")
+    for payload in payloads:
+        board.apply(payload, time.time_ns())
+    shown = board.card("T1", time.time_ns())
+    assert shown is not None
+    (alarm,) = [a for a in shown["alarms"] if a["code"] == "power_loss"]
+    assert alarm["level"] == "warn" and alarm["text"].startswith("POWER LOST IN HAND 1, BACK ")
+    board.apply({**payloads[-1], "kind": "hand_start", "msg_seq": 10**6, "hand": 2}, 0)
+    shown = board.card("T1", time.time_ns())
+    assert shown is not None and not [a for a in shown["alarms"] if a["code"] == "power_loss"]
+
+
+def test_the_power_message_validates_with_unsynced_and_unknown_times() -> None:
+    topics = TableTopics("casino", "lv", "T1")
+    unsynced = {
+        "last_record": {"wall_ns": 5 * 10**9, "clock_synced": False, "wall": "x"},
+        "restart": {"wall_ns": 9 * 10**9, "clock_synced": False, "wall": "y"},
+        "last_seq": 7,
+        "hand": None,
+        "phase": "idle",
+    }
+    unknown = {"last_record": None, "restart": None, "last_seq": 0, "hand": None, "phase": None}
+    rows = [power_message(topics, detail, seq=7) for detail in (unsynced, unknown)]
+    payloads = [{**json.loads(row.payload), "msg_seq": n} for n, row in enumerate(rows, 1)]
+    assert_valid(payloads)
+    first = payloads[0]
+    assert (first["ts"], first["clock_synced"]) == ("1970-01-01T00:00:09.000Z", False)
+    assert first["last_record"] == {
+        "ts": "1970-01-01T00:00:05.000Z",
+        "ts_ns": 5 * 10**9,
+        "clock_synced": False,
+    }
+    assert rows[0].topic == topics.faults and payloads[1]["last_record"] is None
+    card = Board("lv")
+    card.apply(first, 0)
+    shown = card.card("T1", 0)
+    assert shown is not None
+    assert [a["text"] for a in shown["alarms"]] == ["POWER LOST, BACK 00:00:09 UNSYNCED"]

@@ -105,6 +105,7 @@ class Daemon:
         self.publisher: Any = None
         self.thread: threading.Thread | None = None
         self.ready = threading.Event()
+        self.power_loss: dict[str, Any] | None = None  # found at this start (``powerloss``)
 
     # -- start -------------------------------------------------------------------------
 
@@ -203,7 +204,7 @@ class Daemon:
                     _quiet_log(journal, *fault_entry(fault))
             if fault is None:
                 fault = modified
-            _record_power_loss(journal, table)
+            self.power_loss = _record_power_loss(journal, table)
             if table is None:
                 table = Table(settings.rules)
             table.pin_verifier = self.pin_verifier
@@ -352,6 +353,7 @@ class Daemon:
         controller.publisher = publisher
         if controller.fault is not None:  # the floor hears of it in the link status
             publisher.set_fault(controller.fault.code)
+        self._queue_power_loss(publisher)
         self._queue_start_state(publisher)
         try:
             publisher.start()
@@ -372,6 +374,19 @@ class Daemon:
             inputs.put(LinkNotice(publisher.status()))  # the loop shows LINK ERROR
             return
         log.info("floor link started (%s)", self.settings.floor.host)
+
+    def _queue_power_loss(self, publisher: Any) -> None:
+        """The power loss found at this start, to the floor (``power`` on ``faults``),
+        before the state the table resumes with. Held (checks failed): not sent."""
+        if self.power_loss is None or self.journal is None or publisher.held:
+            return
+        from controller.floor.messages import power_message
+
+        seq = self.journal.last_seq
+        try:
+            publisher.enqueue([power_message(publisher.topics, self.power_loss, seq=seq)], seq=seq)
+        except Exception as error:  # the floor link must never stop the table
+            log.error("floor: the power loss was not queued: %s", error)
 
     def _queue_start_state(self, publisher: Any) -> None:
         """The recovered state as the retained ``state`` message, with the journal's last
@@ -485,19 +500,21 @@ class Daemon:
             _quiet_log(journal, "pin_file", {"ok": False, "problem": str(error)})
 
 
-def _record_power_loss(journal: Journal, table: Table | None) -> None:
+def _record_power_loss(journal: Journal, table: Table | None) -> dict[str, Any] | None:
     """After an unclean stop, the ``power_loss`` entry (``powerloss``): when the power
-    went, when the table came back, the hand in play (None when recovery failed)."""
+    went, when the table came back, the hand in play (None when recovery failed).
+    Returns its detail (None: the last run stopped cleanly)."""
     state = table.state if table is not None else None
     hand = state.hand_number if state is not None and state.hand is not None else None
     try:
         detail = power_loss(journal, hand, state.phase if state is not None else None)
     except Exception as error:  # a report, never a reason not to start
         log.warning("the power loss was not recorded: %s", error)
-        return
+        return None
     if detail is not None:
         log.warning("%s", describe_power_loss(detail))
         _quiet_log(journal, POWER_LOSS, detail)
+    return detail
 
 
 def _has_puck(settings: Settings) -> bool:
