@@ -50,11 +50,11 @@ def test_a_power_cut_mid_hand_is_recorded_with_both_times_and_the_hand(tmp_path:
     config = write_config(tmp_path)
     log = tmp_path / "daemon.log"
     state = tmp_path / "state"
-    bets = [{"type": "act", "seat": 2, "action": "call"}]
+    bets = [{"type": "act", "seat": 8, "action": "call"}]  # first to act: 8 (button)
     acks = _run(config, log, [*SITS, {"type": "start_hand"}, *bets], kill=True)
     last_seq = max(ack["seq"] for ack in acks)
     assert _power_losses(state) == []  # nothing is said before the table is back
-    _run(config, log, [{"type": "state"}], kill=False)
+    _run(config, log, [{"type": "act", "seat": 2, "action": "call"}], kill=False)
     (entry,) = _power_losses(state)
     detail = entry.detail
     assert detail["hand"] == 1 and detail["phase"] == "preflop"
@@ -82,6 +82,12 @@ def test_a_power_cut_mid_hand_is_recorded_with_both_times_and_the_hand(tmp_path:
     text = as_text(hands)
     said = f"POWER LOST during the hand (preflop) after {last['wall']}, last seq {last_seq}"
     assert said in text and f"back {restart['wall']}" in text
+    lines = text.splitlines()
+    before, power, after = (
+        next(i for i, line in enumerate(lines) if words in line)
+        for words in ("seat 8 call", "POWER LOST", "seat 2 call")
+    )
+    assert before < power < after, text  # among the actions, where it happened
     result = subprocess.run(
         [sys.executable, "-m", "controller", "recall", "--state-dir", str(state), "--json"],
         capture_output=True,

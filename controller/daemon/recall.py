@@ -453,7 +453,10 @@ def as_text(hands: list[RecalledHand]) -> str:
                 )
             )
         street = None
+        power = sorted(hand.power_losses, key=lambda item: item.get("last_seq") or 0)
         for action in hand.actions:
+            while power and (power[0].get("last_seq") or 0) < action["seq"]:
+                out.append(_power_text(power.pop(0)))  # among the actions, where it was
             if action["street"] != street:
                 street = action["street"]
                 out.append(f"  {street}:")
@@ -478,7 +481,7 @@ def as_text(hands: list[RecalledHand]) -> str:
             out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
         out += [_transfer_text(item, "after the hand") for item in hand.transfers]
         out += [_tip_text(item) for item in hand.tips]
-        out += [_power_text(item) for item in hand.power_losses]
+        out += [_power_text(item) for item in power]
         if hand.now is not None:
             to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
