@@ -5,8 +5,10 @@ sync and its steps go to the system log."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -223,3 +225,26 @@ def test_the_power_message_validates_with_unsynced_and_unknown_times() -> None:
     shown = card.card("T1", 0)
     assert shown is not None
     assert [a["text"] for a in shown["alarms"]] == ["POWER LOST, BACK 00:00:09 UNSYNCED"]
+
+
+@pytest.mark.slow
+def test_a_power_cut_into_a_damaged_journal_says_the_hand_is_not_known(tmp_path: Path) -> None:
+    """The journal fails its check after the cut: the power loss is still recorded
+    (with its times), the hand in play is not known (recovery did not run), and the
+    table stays locked."""
+    config = write_config(tmp_path)
+    log = tmp_path / "daemon.log"
+    _run(config, log, [*SITS, {"type": "start_hand"}], kill=True)
+    with contextlib.closing(sqlite3.connect(tmp_path / "state" / "journal.sqlite3")) as conn:
+        conn.execute("UPDATE events SET event = replace(event, 'p5', 'px')")
+        conn.commit()
+    daemon = Process(config, log, environment(None))
+    daemon.send({"type": "state"})
+    daemon.wait_acks(1)
+    daemon.proc.send_signal(signal.SIGTERM)
+    daemon.finish()
+    assert "MEMORY FAULT chain_broken" in log.read_text()  # locked
+    (entry,) = _power_losses(tmp_path / "state")
+    assert entry.detail["hand"] is None and entry.detail["phase"] is None
+    assert entry.detail["last_record"]["wall_ns"] < entry.detail["restart"]["wall_ns"]
+    assert "the hand in play is not known" in log.read_text()
