@@ -48,6 +48,7 @@ def test_the_schema_lists_every_code_and_kind_from_their_one_source() -> None:
         "transfer",
         "seat",
         "clock",
+        "power",
         *operations.KINDS,
     }
     assert definitions["dealer"]["properties"]["change"]["enum"] == list(operations.DEALER_CHANGES)

@@ -36,7 +36,7 @@ from controller.daemon.recovery import (
     start_table,
 )
 from controller.daemon.timekeeping import WallDating
-from controller.journal import EventRecord, Journal
+from controller.journal import EventRecord, Journal, LogKind
 from controller.rules import Table, state_view
 from controller.rules import effects as fx
 from controller.rules.ops import Tipped
@@ -70,6 +70,8 @@ class RecalledHand:
     transfers: list[dict[str, Any]] = field(default_factory=list)
     dealer: str | None = None  # who dealt it (the ``dealer`` signed in)
     tips: list[dict[str, Any]] = field(default_factory=list)  # tips after the hand
+    # power losses during the hand or after it (``powerloss``: the system log's entries)
+    power_losses: list[dict[str, Any]] = field(default_factory=list)
     result: str = "in progress"
     now: dict[str, Any] | None = None  # the hand in progress: phase, to act, pots
     raw: list[dict[str, Any]] = field(default_factory=list)  # only when not rebuilt
@@ -114,7 +116,21 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     hands = hands[-count:]
     if builder.before is not None and (not hands or hands[0].hand == 1):
         hands.insert(0, builder.before)
+    _place_power_losses(journal, hands)
     return hands
+
+
+def _place_power_losses(journal: Journal, hands: list[RecalledHand]) -> None:
+    """Each ``power_loss`` entry with the hand it happened in (``hand`` in play) or
+    after (between hands: the last hand begun by its ``last_seq``)."""
+    for entry in journal.iter_system_log(kinds=[LogKind.POWER_LOSS]):
+        detail = entry.detail
+        seq = detail.get("last_seq")
+        if not isinstance(seq, int):
+            continue
+        listed = next((h for h in reversed(hands) if h.first_seq <= seq), None)
+        if listed is not None:
+            listed.power_losses.append({"log_id": entry.id, **detail})
 
 
 def _hand_at(journal: Journal, seq: int) -> int | None:
@@ -448,6 +464,7 @@ def as_text(hands: list[RecalledHand]) -> str:
             )
             out += [_transfer_text(item, "before the first hand") for item in hand.transfers]
             out += [_tip_text(item) for item in hand.tips]
+            out += [_power_text(item) for item in hand.power_losses]
             out.append("")
             continue
         out.append(
@@ -477,7 +494,10 @@ def as_text(hands: list[RecalledHand]) -> str:
                 )
             )
         street = None
+        power = sorted(hand.power_losses, key=lambda item: item.get("last_seq") or 0)
         for action in hand.actions:
+            while power and (power[0].get("last_seq") or 0) < action["seq"]:
+                out.append(_power_text(power.pop(0)))  # among the actions, where it was
             if action["street"] != street:
                 street = action["street"]
                 out.append(f"  {street}:")
@@ -507,6 +527,7 @@ def as_text(hands: list[RecalledHand]) -> str:
             out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
         out += [_transfer_text(item, "after the hand") for item in hand.transfers]
         out += [_tip_text(item) for item in hand.tips]
+        out += [_power_text(item) for item in power]
         if hand.now is not None:
             to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
             out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
@@ -550,6 +571,21 @@ def _tip_text(item: dict[str, Any]) -> str:
     return (
         f"  tip: seat {item['seat']} gave {item['amount']} to {to} (toke box)"
         f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}"
+    )
+
+
+def _power_text(item: dict[str, Any]) -> str:
+    """A power loss: when the last record was written, when the table came back."""
+    last = item.get("last_record")
+    since = f"after {last['wall']}" if isinstance(last, dict) else "(time unknown)"
+    restart = item.get("restart") or {}
+    if item.get("hand") is not None:
+        where = f"during the hand ({item.get('phase')})"
+    else:
+        where = "after the hand" if item.get("phase") is not None else "(hand not known)"
+    return (
+        f"  POWER LOST {where} {since}, last seq {item.get('last_seq')}; "
+        f"back {restart.get('wall', '?')}"
     )
 
 

@@ -12,7 +12,8 @@ Start-up, in order (docs/architecture.md, the journal's theory of operation):
 5. re-drive every output from the recovered state (a running action clock resumes
    with the time it had at the last journalled tick); with a ``floor:`` section, queue
    the recovered state for the floor (the retained ``state`` message) and start the
-   publisher;
+   publisher: after the checks, never before (a table whose checks failed starts it
+   ``held``: its link status with the fault, nothing else);
 6. ``READY=1`` to systemd, then the controller loop.
 
 A failed step 2-4 is a sticky fault (``controller.faults``): a memory fault when the
@@ -41,6 +42,8 @@ from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.inqueue import InputQueue
 from controller.daemon.loop import Controller, Notifier, log
 from controller.daemon.outputs import Outputs
+from controller.daemon.powerloss import POWER_LOSS, power_loss
+from controller.daemon.powerloss import describe as describe_power_loss
 from controller.daemon.reconfig import stranded
 from controller.daemon.recorder import Outcome, Recorder
 from controller.daemon.recovery import RulesBook, fold
@@ -59,6 +62,7 @@ from controller.journal import (
     JournalError,
     JournalIntegrityError,
     LogKind,
+    WallClock,
 )
 from controller.rules import Table
 from controller.supervisor_pins import PinFile, PinFileMissing, unavailable_words
@@ -84,6 +88,7 @@ class Daemon:
         pin_verifier: Callable[[str, str], bool] | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         clock: Clock | None = None,
+        wall_clock: WallClock | None = None,
     ) -> None:
         if settings.hardware is None:
             raise StartError(
@@ -99,6 +104,7 @@ class Daemon:
         self.pin_verifier = pin_verifier if pin_verifier is not None else _pin_file(settings)
         self.state_dir = Path(state_dir) if state_dir is not None else settings.journal.state_dir
         self.clock: Clock = clock or SystemClock()
+        self.wall_clock = wall_clock  # the journal's (tests step it); None: the system's
         self.inputs = InputQueue()  # in order, bounded, tray and puck readings merged
         self.devices: Devices | None = None
         self.journal: Journal | None = None
@@ -106,6 +112,7 @@ class Daemon:
         self.publisher: Any = None
         self.thread: threading.Thread | None = None
         self.ready = threading.Event()
+        self.power_loss: dict[str, Any] | None = None  # found at this start (``powerloss``)
 
     # -- start -------------------------------------------------------------------------
 
@@ -184,6 +191,7 @@ class Daemon:
                 self.state_dir,
                 self.settings.config_text,
                 allow_config_change=True,
+                clock=self.wall_clock,
                 table_id=self.settings.rules.table_id,
             )
         except JournalBusy as error:
@@ -236,6 +244,7 @@ class Daemon:
                 _quiet_log(journal, *fault_entry(fault))
         if fault is None:
             fault = modified
+        self.power_loss = _record_power_loss(journal, table)
         if table is None:
             table = Table(settings.rules)
         table.pin_verifier = self.pin_verifier
@@ -345,10 +354,12 @@ class Daemon:
         )
 
     def _start_publisher(self) -> None:
-        """The publisher, after the retained state (the recovered one) has been queued.
-        A publisher that cannot start (a missing password file, say) still queues fault
-        messages in the outbox for a later start, and the display shows LINK ERROR."""
-        if self.settings.floor is None or self.journal is None or self.controller is None:
+        """The publisher, after the start-up checks and the retained state (the recovered
+        one) has been queued. A publisher that cannot start (a missing password file,
+        say) still queues fault messages in the outbox for a later start, and the display
+        shows LINK ERROR. A table whose checks failed (a fault; no journal at all) sends
+        its link status with the fault and nothing else: the publisher is ``held``."""
+        if self.settings.floor is None or self.controller is None:
             return
         controller = self.controller
         inputs = self.inputs
@@ -375,8 +386,9 @@ class Daemon:
             publisher = Publisher(
                 FloorSettings.adapt(self.settings.floor),
                 table_id=self.settings.rules.table_id,
-                db_path=self.journal.path,
+                db_path=self.journal.path if self.journal is not None else self.state_dir,
                 on_status=on_status,
+                held=controller.fault is not None or self.journal is None,
             )
         except Exception as error:  # the table plays on without its floor link
             log.error("floor link not started: %s", error)
@@ -387,6 +399,7 @@ class Daemon:
         controller.publisher = publisher
         if controller.fault is not None:  # the floor hears of it in the link status
             publisher.set_fault(controller.fault.code)
+        self._queue_power_loss(publisher)
         self._queue_start_state(publisher)
         try:
             publisher.start()
@@ -407,6 +420,19 @@ class Daemon:
             inputs.put(LinkNotice(publisher.status()))  # the loop shows LINK ERROR
             return
         log.info("floor link started (%s)", self.settings.floor.host)
+
+    def _queue_power_loss(self, publisher: Any) -> None:
+        """The power loss found at this start, to the floor (``power`` on ``faults``),
+        before the state the table resumes with. Held (checks failed): not sent."""
+        if self.power_loss is None or self.journal is None or publisher.held:
+            return
+        from controller.floor.messages import power_message
+
+        seq = self.journal.last_seq
+        try:
+            publisher.enqueue([power_message(publisher.topics, self.power_loss, seq=seq)], seq=seq)
+        except Exception as error:  # the floor link must never stop the table
+            log.error("floor: the power loss was not queued: %s", error)
 
     def _queue_start_state(self, publisher: Any) -> None:
         """The recovered state as the retained ``state`` message, with the journal's last
@@ -542,6 +568,23 @@ def _fold(journal: Journal, progress: StartProgress) -> tuple[Table | None, int,
     return table, folded.snapshot_seq, None
 
 
+def _record_power_loss(journal: Journal, table: Table | None) -> dict[str, Any] | None:
+    """After an unclean stop, the ``power_loss`` entry (``powerloss``): when the power
+    went, when the table came back, the hand in play (None when recovery failed).
+    Returns its detail (None: the last run stopped cleanly)."""
+    state = table.state if table is not None else None
+    hand = state.hand_number if state is not None and state.hand is not None else None
+    try:
+        detail = power_loss(journal, hand, state.phase if state is not None else None)
+    except Exception as error:  # a report, never a reason not to start
+        log.warning("the power loss was not recorded: %s", error)
+        return None
+    if detail is not None:
+        log.warning("%s", describe_power_loss(detail))
+        _quiet_log(journal, POWER_LOSS, detail)
+    return detail
+
+
 def _has_puck(settings: Settings) -> bool:
     return bool(settings.hardware is not None and settings.hardware.puck.pins)
 
@@ -557,7 +600,9 @@ def _as_integrity(error: JournalError) -> JournalIntegrityError:
     return fault
 
 
-def _quiet_log(journal: Journal, kind: str, detail: dict[str, Any]) -> None:
+def _quiet_log(journal: Journal | None, kind: str, detail: dict[str, Any]) -> None:
+    if journal is None:  # none could be opened: the service log has said why
+        return
     try:
         journal.log_system(kind, detail)
     except Exception as error:

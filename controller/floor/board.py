@@ -17,7 +17,9 @@ need someone now:
 - play stopped by the table (the state's `play_stopped`: a lost keypad or display,
   `PLAY STOPPED: CLOCK HELD`; the controller's door open, `DOOR OPEN: CLOCK HELD`);
 - the table's link down (`status`: the last will, or the daemon stopped);
-- a backlog being sent after an outage (`status` up with unsent messages): a warning.
+- a backlog being sent after an outage (`status` up with unsent messages): a warning;
+- the table came back from a power loss (a `power` message), a warning until its next
+  hand starts.
 
 A message is set aside (`problem()` says why; the server logs it) when its `table_id`
 is one no table can have (the configuration's table id pattern) or is not the table of
@@ -67,6 +69,7 @@ class Card:
     faults: dict[str, str] = field(default_factory=dict)  # device -> code
     tray: dict[str, Any] | None = None
     puck: dict[str, Any] | None = None  # the button puck's warning (status `puck`)
+    power: dict[str, Any] | None = None  # back from a power loss (until the next hand)
     link: str = "unknown"
     link_reason: str | None = None
     sticky_fault: str | None = None  # the table's play is locked (memory fault ...)
@@ -104,6 +107,8 @@ class Card:
                     "text": render(play_stopped.display_words(causes), "en"),
                 }
             )
+        if self.power is not None:
+            found.append({"code": "power_loss", "level": "warn", "text": _power_words(self.power)})
         if self.puck is not None:
             found.append({"code": "puck", "level": "warn", "text": _puck_words(self.puck)})
         if self.tray is not None:
@@ -198,6 +203,18 @@ class Card:
             "money": shift_money(state),
             **self.history.as_json(now_ns, push_after_ms),
         }
+
+
+def _power_words(power: Mapping[str, Any]) -> str:
+    """``POWER LOST IN HAND 12, BACK 21:20:40``: the hand in play, the restart's time
+    of day (marked when the table's clock was not synchronised)."""
+    ts = power.get("ts")
+    back = ts[11:19] if isinstance(ts, str) and len(ts) >= 19 else "?"
+    if power.get("clock_synced") is not True:
+        back += " UNSYNCED"
+    hand = power.get("hand")
+    where = f" IN HAND {hand}" if isinstance(hand, int) else ""
+    return f"POWER LOST{where}, BACK {back}"
 
 
 def _puck_words(warning: Mapping[str, Any]) -> str:
@@ -362,6 +379,10 @@ def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
         card.history.state(card.state, received_ns)
         if isinstance(payload.get("table"), Mapping):
             card.info = dict(payload["table"])
+    elif kind == "power":
+        card.power = dict(payload)
+    elif kind == "hand_start":
+        card.power = None  # play goes on: the power loss is history
     elif kind == "fault":
         device = str(payload.get("device") or payload.get("fault"))
         if payload.get("active"):

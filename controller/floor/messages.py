@@ -305,6 +305,40 @@ def fault_message(
     return build.messages[0]
 
 
+def power_message(
+    topics: TableTopics, detail: Mapping[str, Any], *, seq: int | None
+) -> OutboxMessage:
+    """The power came back after the table stopped without closing (a power cut, a
+    crash): the daemon's ``power_loss`` system log entry (``controller.daemon.powerloss``)
+    on `faults`. Its time is the restart's; `last_record` is when the power went at the
+    latest (the last record journalled before), each with its `clock_synced`; `hand`
+    the hand in play then (null between hands)."""
+    restart = _stamp_fields(detail.get("restart"))
+    stamp = Stamp(restart["ts_ns"], restart["clock_synced"]) if restart else Stamp.now()
+    build = _Builder(topics, seq, stamp)
+    hand = detail.get("hand")
+    phase = detail.get("phase")
+    build.add(
+        topics.faults,
+        "power",
+        power="restored",
+        last_record=_stamp_fields(detail.get("last_record")),
+        last_seq=int_or_none(detail.get("last_seq")),
+        hand=int_or_none(hand),
+        phase=phase if isinstance(phase, str) else None,
+    )
+    return build.messages[0]
+
+
+def _stamp_fields(value: Any) -> dict[str, Any] | None:
+    """``{"ts", "ts_ns", "clock_synced"}`` of a recorded time (``wall_ns``,
+    ``clock_synced``), or None."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("wall_ns"), int):
+        return None
+    stamp = Stamp(int(value["wall_ns"]), bool(value.get("clock_synced")))
+    return {"ts": stamp.iso, "ts_ns": stamp.wall_ns, "clock_synced": stamp.clock_synced}
+
+
 def status_payload(
     topics: TableTopics,
     *,

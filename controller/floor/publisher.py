@@ -33,6 +33,11 @@ callbacks run on this thread, and no lock guards the in-flight bookkeeping.
   queueing it for its loop). `LinkStatus` and the bookkeeping that replaces it are
   in `linkstatus.py`; the window of rows in flight (order, acknowledgements,
   refusals) is in `inflight.py`.
+- **Held.** A table whose start-up checks failed (its journal damaged, its software
+  modified) starts the publisher with `held=True`: it connects and sends its link
+  status, with the fault, and nothing else. It never opens the outbox (a journal that
+  failed its check is evidence, and what it holds is not to be believed), and
+  `enqueue` keeps nothing (the status carries the device faults).
 """
 
 from __future__ import annotations
@@ -87,6 +92,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         poll_interval: float = 0.5,
         housekeeping_interval: float = 10.0,
         on_status: Callable[[LinkStatus], None] | None = None,
+        held: bool = False,
     ) -> None:
         if window < 1:
             raise ValueError(f"window must be at least 1 (got {window})")
@@ -101,6 +107,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._on_status = on_status
         #: The release and its digest, named in every status (the daemon sets it).
         self.software: dict[str, str] | None = None
+        self.held = held  # the status only: the outbox stays shut (module docstring)
 
         now = time.monotonic()
         self._status = LinkStatus(
@@ -177,8 +184,9 @@ class Publisher(StatusKeeper, InFlightWindow):
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
-        conn = outbox.connect(self._db_path)
-        conn.close()  # the schema exists; the thread opens its own connection
+        if not self.held:
+            conn = outbox.connect(self._db_path)
+            conn.close()  # the schema exists; the thread opens its own connection
         self._client = client
         self._thread = threading.Thread(
             target=self._run, name=f"floor-publisher-{self.topics.table_id}", daemon=True
@@ -206,7 +214,9 @@ class Publisher(StatusKeeper, InFlightWindow):
         cleared: `fault_message`; the state re-published at start-up: `state_message`).
         Committed durably in their own transaction, then sent in turn. `seq` is the
         journal's last seq, so that its retention prunes them with the events around
-        them. Safe from any thread, before or after `start()`."""
+        them. Safe from any thread, before or after `start()`. Held: nothing is kept."""
+        if self.held:
+            return []
         with contextlib.closing(outbox.connect(self._db_path)) as conn:
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("BEGIN IMMEDIATE")
@@ -306,10 +316,11 @@ class Publisher(StatusKeeper, InFlightWindow):
 
     def _run(self) -> None:
         try:
-            self._conn = outbox.connect(self._db_path)
-            first = outbox.first_unsent_id(self._conn)
-            self._watermark = first - 1 if first is not None else outbox.last_id(self._conn)
-            self._cursor = self._watermark
+            if not self.held:
+                self._conn = outbox.connect(self._db_path)
+                first = outbox.first_unsent_id(self._conn)
+                self._watermark = first - 1 if first is not None else outbox.last_id(self._conn)
+                self._cursor = self._watermark
             while not self._stopping.is_set():
                 try:
                     self._step()
@@ -343,8 +354,9 @@ class Publisher(StatusKeeper, InFlightWindow):
             client.disconnect()
         elif self._connected and now - self._up_since > STABLE_AFTER_S:
             self._failures = 0  # the link has held: the next outage backs off from the start
-        self._watch_database()
-        self._collect_acks()
+        if not self.held:
+            self._watch_database()
+            self._collect_acks()
         drained = self._backlog_said and self._status.unsent == 0
         if self._connected and (self._status_due or drained):
             self._status_due = self._backlog_said = False
@@ -354,10 +366,11 @@ class Publisher(StatusKeeper, InFlightWindow):
                 qos=1,
                 retain=True,
             )
-        if self._connected:
-            self._fill_window()
-        self._refresh_counts(now)
-        self._housekeeping(now)
+        if not self.held:
+            if self._connected:
+                self._fill_window()
+            self._refresh_counts(now)
+            self._housekeeping(now)
         self._wait(self._wait_timeout(now))
 
     def _require_client(self) -> mqtt.Client:
@@ -425,7 +438,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._backlog_said = self._status.unsent > 0
         client.publish(
             self.topics.status,
-            self._status_now("up", None),
+            self._status_now("up", None, backlog=not self.held),
             qos=1,
             retain=True,
         )
@@ -466,7 +479,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         timeout = self._poll_interval
         if self._client is not None and self._client.socket() is None:
             timeout = min(timeout, max(0.0, self._next_attempt - now))
-        elif self._connected and self._more and self._room() > 0:
+        elif self._connected and self._more and not self.held and self._room() > 0:
             timeout = max(0.0, self._hold_until - now)
         return timeout
 

@@ -17,6 +17,12 @@ How "synchronised" is decided (cheap enough to ask once a minute):
 
 Running ``timedatectl`` per event would cost a process and a D-Bus call; the answer
 is cached for :data:`RECHECK_SECONDS`.
+
+A **step** of the wall clock (NTP setting it at once, a technician's ``date -s``, an
+RTC read late) is seen as a change, between two readings, of the wall clock's offset
+from the monotonic clock by more than :data:`STEP_SECONDS`; a slewing NTP moves it by
+at most 0.5 ms a second, far below. Each step is kept in :attr:`WallClock.steps`, and
+the journal records it in its system log (``clock_step``) with the next record.
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ from __future__ import annotations
 import ctypes
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 RECHECK_SECONDS = 60.0
+STEP_SECONDS = 2.0
 TIMESYNCD_FLAG = Path("/run/systemd/timesync/synchronized")
 _TIME_ERROR = 5
 _TIMEX_BUFFER = 512  # larger than struct timex on every Linux ABI; modes (first field) = 0
@@ -70,13 +78,17 @@ class WallClock:
         time_ns: Callable[[], int] = time.time_ns,
         monotonic_ns: Callable[[], int] = time.monotonic_ns,
         recheck_seconds: float = RECHECK_SECONDS,
+        step_seconds: float = STEP_SECONDS,
     ) -> None:
         self._probe = probe
         self._time_ns = time_ns
         self._monotonic_ns = monotonic_ns
         self._recheck_ns = int(recheck_seconds * 1e9)
+        self._step_ns = int(step_seconds * 1e9)
         self._synced = False
         self._checked_at: int | None = None
+        self._offset_ns: int | None = None  # wall - monotonic at the last reading
+        self.steps: list[ClockStep] = []  # every step seen, oldest first
 
     def synced(self) -> bool:
         now = self._monotonic_ns()
@@ -88,4 +100,20 @@ class WallClock:
     def now(self) -> tuple[int, bool, int]:
         """``(wall_ns, clock_synced, monotonic_ns)`` for one record."""
         synced = self.synced()
-        return self._time_ns(), synced, self._monotonic_ns()
+        wall_ns, mono_ns = self._time_ns(), self._monotonic_ns()
+        offset = wall_ns - mono_ns
+        if self._offset_ns is not None and abs(offset - self._offset_ns) > self._step_ns:
+            self.steps.append(ClockStep(offset - self._offset_ns, wall_ns, mono_ns, synced))
+        self._offset_ns = offset
+        return wall_ns, synced, mono_ns
+
+
+@dataclass(frozen=True)
+class ClockStep:
+    """The wall clock moved by ``step_ns`` against the monotonic clock (positive:
+    forward) before the reading at ``wall_ns`` / ``mono_ns``."""
+
+    step_ns: int
+    wall_ns: int
+    mono_ns: int
+    synced: bool

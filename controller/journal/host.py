@@ -37,6 +37,9 @@ class JournalHost:
     _closed: bool
     _clock_synced_seen: bool
     _clock_sync_pending: bool = False
+    _clock_unsync_pending: bool = False
+    _steps_logged: int = 0  # of ``_clock.steps``, in committed clock_step entries
+    _steps_pending: int = 0  # ... and in the transaction under way
     fault: Fault | None  # sticky: a memory fault, or a failed write's
 
     if TYPE_CHECKING:

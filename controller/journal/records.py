@@ -25,6 +25,9 @@ class LogKind(StrEnum):
     INTEGRITY = "integrity"  # result of verify()
     FAULT = "fault"  # a sticky fault that is no damage to the journal: storage, software
     CLOCK_SYNC = "clock_sync"  # wall clock became synchronised (wall and monotonic time)
+    CLOCK_UNSYNC = "clock_unsync"  # wall clock no longer synchronised
+    CLOCK_STEP = "clock_step"  # wall clock stepped against the monotonic clock (by how much)
+    POWER_LOSS = "power_loss"  # the daemon's start after an unclean stop: when, which hand
     DEVICE_FAULT = "device_fault"
     DEVICE_CLEAR = "device_clear"
     DOOR = "door"  # the controller's door opened or closed (its switch, hardware.door)

@@ -196,11 +196,16 @@ class JournalWriter(JournalHost):
             with Transaction(self._conn):
                 yield
         except BaseException:
-            self._clock_sync_pending = False
+            self._clock_sync_pending = self._clock_unsync_pending = False
+            self._steps_pending = self._steps_logged
             raise
         if self._clock_sync_pending:
             self._clock_sync_pending = False
             self._clock_synced_seen = True
+        if self._clock_unsync_pending:
+            self._clock_unsync_pending = False
+            self._clock_synced_seen = False
+        self._steps_logged = self._steps_pending
 
     def _set_meta(self, key: str, value: str) -> None:
         queries.set_meta(self._conn, key, value)
@@ -230,12 +235,29 @@ class JournalWriter(JournalHost):
         return row_id
 
     def _note_clock_sync(self, synced: bool, wall_ns: int, mono_ns: int) -> None:
-        """Log the moment the wall clock became trustworthy, inside the current transaction
-        (:meth:`_transaction` marks it seen when that transaction commits)."""
+        """Log every change of the wall clock's sync inside the current transaction (the
+        moment it became trustworthy, the moment it stopped being so) and every step
+        it made (``WallClock.steps``); :meth:`_transaction` counts them written when
+        that transaction commits, so a rolled-back one is written with the next."""
         if synced and not self._clock_synced_seen and not self._clock_sync_pending:
             self._clock_sync_pending = True
             self._insert_log(
                 LogKind.CLOCK_SYNC, {"wall_ns": wall_ns, "mono_ns": mono_ns, "boot_id": boot_id()}
             )
-        elif not synced:
-            self._clock_synced_seen = False
+        elif not synced and self._clock_synced_seen and not self._clock_unsync_pending:
+            self._clock_unsync_pending = True
+            self._insert_log(LogKind.CLOCK_UNSYNC, {"wall_ns": wall_ns, "mono_ns": mono_ns})
+        steps = self._clock.steps
+        while self._steps_pending < len(steps):
+            step = steps[self._steps_pending]
+            self._steps_pending += 1
+            self._insert_log(
+                LogKind.CLOCK_STEP,
+                {
+                    "step_ns": step.step_ns,
+                    "step_s": round(step.step_ns / 1e9, 3),
+                    "wall_ns": step.wall_ns,
+                    "mono_ns": step.mono_ns,
+                    "synced": step.synced,
+                },
+            )
