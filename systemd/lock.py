@@ -15,6 +15,7 @@ commit the result with the release (CHANGELOG.md says so).
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,9 +26,15 @@ from pip._vendor.packaging.utils import canonicalize_name, parse_wheel_filename
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
-PYTHON_VERSION = "3.11"
+#: The Pythons of the boards: Bookworm's 3.11 and Trixie's 3.13.
+PYTHON_VERSIONS = ("3.11", "3.13")
 #: pip's platform tags of the boards (64-bit Raspberry Pi OS / Debian) and of a PC bench.
 PLATFORMS = ("manylinux2014_aarch64", "manylinux2014_x86_64")
+#: 32-bit boards (armhf): PyPI has no armv7 wheel of PyYAML; the release carries the
+#: pure-Python wheel built from PyYAML's source (the same bytes on every build: a fixed
+#: SOURCE_DATE_EPOCH), whose hash the lock pins beside the others (release/build.py).
+PURE = ("pyyaml",)
+SOURCE_DATE_EPOCH = "1700000000"
 
 
 def dependencies() -> list[str]:
@@ -35,7 +42,7 @@ def dependencies() -> list[str]:
         return list(tomllib.load(file)["project"]["dependencies"])
 
 
-def download(requirements: list[str], platform: str, folder: Path) -> list[Path]:
+def download(requirements: list[str], platform: str, python: str, folder: Path) -> list[Path]:
     subprocess.run(
         [
             sys.executable,
@@ -50,7 +57,7 @@ def download(requirements: list[str], platform: str, folder: Path) -> list[Path]
             "--platform",
             platform,
             "--python-version",
-            PYTHON_VERSION,
+            python,
             "--implementation",
             "cp",
             *requirements,
@@ -60,17 +67,52 @@ def download(requirements: list[str], platform: str, folder: Path) -> list[Path]
     return sorted(folder.glob("*.whl"))
 
 
+def pure_wheel(requirement: str, folder: Path) -> Path:
+    """The pure-Python wheel of ``requirement`` built from its source, reproducibly (no
+    C extension: the build machine's libyaml headers are not used)."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH, "PYYAML_FORCE_LIBYAML": ""}
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--wheel-dir",
+            str(folder),
+            "--global-option=--without-libyaml",
+            requirement,
+        ],
+        check=True,
+        env=env,
+    )
+    [wheel] = folder.glob("*-py3-none-any.whl")
+    return wheel
+
+
 def main() -> int:
     files: dict[tuple[str, str], set[str]] = {}
     pins: list[str] = dependencies()
     with tempfile.TemporaryDirectory() as scratch:
-        for number, platform in enumerate(PLATFORMS):
-            for wheel in download(pins, platform, Path(scratch) / platform):
+        wheels: list[Path] = []
+        for number, (platform, python) in enumerate(
+            (platform, python) for platform in PLATFORMS for python in PYTHON_VERSIONS
+        ):
+            wheels = download(pins, platform, python, Path(scratch) / f"{platform}-{python}")
+            for wheel in wheels:
                 name, version, _, _ = parse_wheel_filename(wheel.name)
                 key = (canonicalize_name(name), str(version))
                 files.setdefault(key, set()).add(hashlib.sha256(wheel.read_bytes()).hexdigest())
             if number == 0:  # the other platforms take the same versions
                 pins = [f"{name}=={version}" for name, version in sorted(files)]
+        for name, version in sorted(files):
+            if name in PURE:
+                wheel = pure_wheel(f"{name}=={version}", Path(scratch) / "pure")
+                files[(name, version)].add(hashlib.sha256(wheel.read_bytes()).hexdigest())
     names = [name for name, _ in files]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
@@ -78,7 +120,8 @@ def main() -> int:
         return 1
     lines = [
         "# The release's run-time dependencies, pinned with the SHA-256 of every file pip may",
-        f"# install for them (Python {PYTHON_VERSION}; {', '.join(PLATFORMS)}).",
+        f"# install for them (Python {', '.join(PYTHON_VERSIONS)}; {', '.join(PLATFORMS)};",
+        f"# the pure-Python wheel of {', '.join(PURE)} for armv7).",
         "# Written by systemd/lock.py from pyproject.toml: do not edit by hand.",
     ]
     for (name, version), hashes in sorted(files.items()):

@@ -28,6 +28,9 @@ PACKAGES = {
     "chromium": "chromium",
     "chromedriver": "chromium-driver",
     "unshare": "util-linux",
+    "nsenter": "util-linux",
+    "systemd-nspawn": "systemd-container",
+    "debootstrap": "debootstrap",
     "openssl": "openssl",
 }
 

@@ -1326,7 +1326,7 @@ def test_check_config_names_missing_files_as_errors_and_unplugged_ports_as_warni
         f"supervisor: {{pin_file: {pins}}}\n"
         "floor:\n"
         "  site: lv\n"
-        "  host: floor.example\n"
+        "  host: 10.0.0.5  # a host name adds a warning (test_broker_reach)\n"
         "  username: T1\n"
         f"  password_file: {tmp_path / 'floor-password'}\n"
     )

@@ -18,6 +18,7 @@ import sys
 
 from controller import statedir
 from controller.config import ConfigError, load_config
+from controller.config.broker_reach import broker_warning
 from controller.config.files import check_named_paths
 
 HELP = "check a configuration file and list every problem in it"
@@ -46,8 +47,10 @@ def run(args: argparse.Namespace) -> int:
         for line in missing:
             print(line, file=sys.stderr)
         return 1
+    reach = broker_warning(settings.floor.host) if settings.floor else None
     for warning in [
         *settings.warnings,
+        *([f"{filename}: warning: floor.host: {reach}"] if reach else []),
         *(f"{filename}: warning: journal.state_dir: {w}" for w in warnings),
         *may_appear,
         *missing,

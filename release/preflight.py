@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The release bundle's pre-flight check, run on the board before anything is installed
+(``release/install.sh`` runs it first): the Python version, the architecture, the
+virtual-environment module, the real GPIO library, free disk space and the system
+commands the install needs. Each failure is one line saying what to do; the exit status
+is 1 if any failed. Standard library only: it runs on the board's bare ``python3``.
+
+    python3 release/preflight.py [--wheels DIR] [--prefix /opt] [--min-free-mb 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import platform
+import shutil
+import struct
+import sys
+import zipfile
+from pathlib import Path
+
+#: The Pythons a bundle carries wheels for: Bookworm's 3.11 and Trixie's 3.13.
+PYTHONS = ((3, 11), (3, 13))
+#: The architecture of each bundle (release/build.py) and the machine names it runs on.
+MACHINES = {"amd64": ("x86_64",), "arm64": ("aarch64",), "armhf": ("armv7l", "armv8l")}
+
+
+def board_arch() -> str | None:
+    """The bundle this Python takes: a 32-bit Raspberry Pi OS on a 64-bit kernel (the
+    default on a Pi 4 or 5) says aarch64 but runs armhf programs."""
+    machine = platform.machine()
+    if struct.calcsize("P") == 4 and machine in ("aarch64", "armv7l", "armv8l"):
+        return "armhf"
+    return next((arch for arch, names in MACHINES.items() if machine in names), None)
+
+
+#: The system commands install.sh runs, and the Debian package that has each.
+COMMANDS = {
+    "systemctl": "systemd",
+    "useradd": "passwd",
+    "groupadd": "passwd",
+    "install": "coreutils",
+    "tar": "tar",
+}
+FREE_MB = 300
+
+
+def check_python() -> str | None:
+    found = sys.version_info[:2]
+    if found in PYTHONS:
+        return None
+    return (
+        f"Python {found[0]}.{found[1]} found; the release is for Python 3.11 (Debian 12 /"
+        " Raspberry Pi OS Bookworm) or 3.13 (Debian 13 / Trixie): install the board with one"
+        " of those systems"
+    )
+
+
+def check_machine(arch: str | None) -> str | None:
+    board = board_arch()
+    if arch is None or board == arch:
+        return None
+    hint = f"copy table-controller-*-{board}.tar.gz instead" if board else "no bundle fits it"
+    return f"this bundle is for {arch} but the board is {board or platform.machine()}: {hint}"
+
+
+def check_venv() -> str | None:
+    if importlib.util.find_spec("ensurepip") and importlib.util.find_spec("venv"):
+        return None
+    return "Python's venv module is missing: sudo apt install python3-venv"
+
+
+def placeholder(wheel: Path) -> bool:
+    """lgpio 0.0.0.x, a py3-none-any wheel, is an empty placeholder on PyPI (what pip
+    takes for a platform with no real wheel): it installs and imports, and has no GPIO.
+    The real one carries the compiled library (_lgpio*.so)."""
+    parts = wheel.name[: -len(".whl")].split("-")
+    if parts[1].startswith("0.0.") or parts[-1] == "any":
+        return True
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            names = archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return True
+    return not any(Path(name).name.startswith("_lgpio") for name in names)
+
+
+def system_lgpio() -> str:
+    """'real', 'placeholder' or 'none': the system's lgpio (python3-lgpio from apt)."""
+    if importlib.util.find_spec("lgpio") is None:
+        return "none"
+    import lgpio  # type: ignore[import-not-found]
+
+    return "real" if hasattr(lgpio, "gpiochip_open") else "placeholder"
+
+
+def check_lgpio(wheels: Path | None) -> str | None:
+    found = system_lgpio()
+    if found == "placeholder":
+        return (
+            "the system's lgpio module is an empty placeholder (pip's lgpio-0.0.0.x):"
+            " sudo pip uninstall lgpio, then sudo apt install python3-lgpio"
+        )
+    if wheels is None:
+        return None if found == "real" else "no GPIO library: sudo apt install python3-lgpio"
+    offered = sorted(wheels.glob("lgpio-*.whl"))
+    empty = [wheel.name for wheel in offered if placeholder(wheel)]
+    if empty:
+        return f"{empty[0]} is an empty placeholder: rebuild the bundle with release/build.py"
+    if found == "real":
+        return None
+    tag = "cp{}{}".format(*sys.version_info[:2])
+    if any(f"-{tag}-" in wheel.name for wheel in offered):
+        return None
+    return (
+        f"no GPIO library for Python {sys.version_info[0]}.{sys.version_info[1]}: the bundle"
+        " has no lgpio wheel for it; sudo apt install python3-lgpio (Raspberry Pi OS has it)"
+    )
+
+
+def check_space(prefix: Path, need_mb: int) -> str | None:
+    folder = prefix
+    while not folder.exists():
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free // 2**20
+    if free >= need_mb:
+        return None
+    return f"only {free} MB free on {folder}: free at least {need_mb} MB there"
+
+
+def check_commands() -> list[str]:
+    return [
+        f"the command {command} is missing: sudo apt install {package}"
+        for command, package in COMMANDS.items()
+        if shutil.which(command) is None
+    ]
+
+
+def bundle_arch(wheels: Path | None) -> str | None:
+    if wheels is None or not (wheels / "ARCH").is_file():
+        return None
+    return (wheels / "ARCH").read_text().strip()
+
+
+def problems(wheels: Path | None, prefix: Path, need_mb: int) -> list[str]:
+    python = check_python()
+    found = [
+        python,
+        check_machine(bundle_arch(wheels)),
+        check_venv(),
+        None if python else check_lgpio(wheels),  # a wheel for another Python is moot
+        check_space(prefix, need_mb),
+    ]
+    return [problem for problem in found if problem] + check_commands()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wheels", type=Path, help="the bundle's wheels folder")
+    parser.add_argument(
+        "--prefix", type=Path, default=Path(os.environ.get("DESTDIR") or "/") / "opt"
+    )
+    parser.add_argument("--min-free-mb", type=int, default=FREE_MB)
+    args = parser.parse_args(argv)
+    found = problems(args.wheels, args.prefix, args.min_free_mb)
+    for problem in found:
+        print(f"preflight: {problem}", file=sys.stderr)
+    if not found:
+        print("preflight: ok")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""The release bundle (``release/build.py``) and its pre-flight check
+(``release/preflight.py``): the bundle of this machine's architecture installs with no
+network (``unshare -n``) into a scratch root and prints the digest the build printed;
+the pre-flight check refuses each bad case with its one line."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.system_tools import needs
+from tests.test_install import printed_digest, scratch_root
+from tests.test_unit_sandbox import needs_root
+
+ROOT = Path(__file__).resolve().parent.parent
+PREFLIGHT = ROOT / "release" / "preflight.py"
+ARCHES = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}
+PYENV = Path("/root/.pyenv/versions")
+
+
+def other_python(minor: int) -> Path:
+    found = sorted(PYENV.glob(f"3.{minor}.*/bin/python"))
+    if not found:
+        pytest.skip(f"no Python 3.{minor} on this machine (pyenv install 3.{minor})")
+    return found[0]
+
+
+def fake_wheel(folder: Path, name: str, *members: str) -> Path:
+    wheel = folder / name
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for member in members:
+            archive.writestr(member, "")
+    return wheel
+
+
+@pytest.fixture
+def wheels(tmp_path: Path) -> Path:
+    """A bundle's wheels folder for this machine, with a real-looking lgpio wheel."""
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    (folder / "ARCH").write_text(ARCHES.get(platform.machine(), "amd64") + "\n")
+    fake_wheel(folder, "lgpio-0.2.2.0-cp311-cp311-linux_x86_64.whl", "_lgpio.so", "lgpio.py")
+    return folder
+
+
+def preflight(
+    wheels: Path,
+    *extra: str,
+    python: Path | str = sys.executable,
+    env: dict[str, str] | None = None,
+) -> tuple[int, list[str]]:
+    result = subprocess.run(
+        [str(python), str(PREFLIGHT), "--wheels", str(wheels), *extra],
+        capture_output=True,
+        text=True,
+        env=env if env is not None else {**os.environ, "PYTHONPATH": ""},
+        timeout=60,
+    )
+    return result.returncode, result.stderr.splitlines()
+
+
+def test_a_sound_board_passes(wheels: Path) -> None:
+    assert preflight(wheels) == (0, [])
+
+
+def test_another_python_is_refused_with_what_to_do(wheels: Path) -> None:
+    code, lines = preflight(wheels, python=other_python(12))
+    assert code == 1
+    assert lines == [
+        "preflight: Python 3.12 found; the release is for Python 3.11 (Debian 12 / Raspberry"
+        " Pi OS Bookworm) or 3.13 (Debian 13 / Trixie): install the board with one of those"
+        " systems"
+    ]
+
+
+def test_python_3_13_without_the_system_gpio_library_is_told_to_install_it(wheels: Path) -> None:
+    """PyPI has no lgpio wheel for 3.13: the board's python3-lgpio is the GPIO library."""
+    code, lines = preflight(wheels, python=other_python(13))
+    assert (code, len(lines)) == (1, 1)
+    assert "no GPIO library for Python 3.13" in lines[0]
+    assert lines[0].endswith("sudo apt install python3-lgpio (Raspberry Pi OS has it)")
+
+
+@pytest.mark.parametrize(
+    "name, members",
+    [
+        ("lgpio-0.0.0.2-py3-none-any.whl", ("lgpio.py",)),  # what pip download fetches
+        ("lgpio-0.2.2.0-cp311-cp311-linux_x86_64.whl", ("lgpio.py",)),  # renamed, still empty
+    ],
+)
+def test_a_placeholder_gpio_wheel_is_refused(wheels: Path, name: str, members: tuple[str]) -> None:
+    for wheel in wheels.glob("lgpio-*"):
+        wheel.unlink()
+    fake_wheel(wheels, name, *members)
+    code, lines = preflight(wheels)
+    assert (code, lines) == (
+        1,
+        [f"preflight: {name} is an empty placeholder: rebuild the bundle with release/build.py"],
+    )
+
+
+def test_a_placeholder_gpio_module_on_the_system_is_refused(wheels: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "lgpio.py").write_text("")  # imports, and has nothing
+    code, lines = preflight(wheels, env={**os.environ, "PYTHONPATH": str(site)})
+    assert (code, len(lines)) == (1, 1)
+    assert lines[0].startswith("preflight: the system's lgpio module is an empty placeholder")
+
+
+def test_too_little_free_space_is_refused(wheels: Path, tmp_path: Path) -> None:
+    code, lines = preflight(wheels, "--prefix", str(tmp_path / "opt"), "--min-free-mb", "99999999")
+    assert code == 1
+    [line] = lines
+    assert line.startswith("preflight: only ")
+    assert line.endswith(f"MB free on {tmp_path}: free at least 99999999 MB there")
+
+
+def test_a_bundle_of_another_architecture_is_refused(wheels: Path) -> None:
+    (wheels / "ARCH").write_text("armhf\n")
+    code, lines = preflight(wheels)
+    assert code == 1
+    assert lines == [
+        f"preflight: this bundle is for armhf but the board is {ARCHES[platform.machine()]}:"
+        f" copy table-controller-*-{ARCHES[platform.machine()]}.tar.gz instead"
+    ]
+
+
+def test_missing_system_commands_are_named_with_their_package(wheels: Path, tmp_path: Path) -> None:
+    code, lines = preflight(wheels, env={"PATH": str(tmp_path), "PYTHONPATH": ""})
+    assert code == 1
+    assert "preflight: the command systemctl is missing: sudo apt install systemd" in lines
+    assert "preflight: the command useradd is missing: sudo apt install passwd" in lines
+
+
+@pytest.mark.slow
+@needs_root
+@needs("unshare", "installing with no network")
+@needs("systemd-analyze", "verifying the installed unit")
+def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path: Path) -> None:
+    """Built here (with the package index), installed with no network namespace at all."""
+    arch = ARCHES.get(platform.machine())
+    if arch is None:
+        pytest.skip(f"no bundle for a {platform.machine()} machine")
+    built = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "release" / "build.py"),
+            "--arch",
+            arch,
+            "--out",
+            str(tmp_path / "dist"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=True,
+    )
+    [archive] = [
+        line.split()[-1] for line in built.stdout.splitlines() if line.startswith("bundle:")
+    ]
+    [build_digest] = [
+        line.split()[-1] for line in built.stdout.splitlines() if "software digest" in line
+    ]
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path / "stick", filter="tar")
+    [bundle] = (tmp_path / "stick").iterdir()
+    root = scratch_root(tmp_path / "root")
+    installed = subprocess.run(
+        ["unshare", "-n", str(bundle / "release" / "install.sh")],
+        env={**os.environ, "DESTDIR": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert "preflight: ok" in installed.stdout
+    assert printed_digest(installed) == build_digest
+    venv = root / "opt" / "table-controller" / ".venv"
+    check = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import lgpio; print(lgpio.gpiochip_open)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stderr
