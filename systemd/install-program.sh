@@ -23,6 +23,10 @@ SOURCE=$(cd "$2" && pwd -P)
 WHEELHOUSE=
 if [ $# -eq 3 ]; then WHEELHOUSE=$(cd "$3" && pwd -P); fi
 say() { printf 'install: %s\n' "$*"; }
+# Killed right after STEP when a test asks (systemd/install.sh, TABLE_CONTROLLER_INSTALL_KILL_AT).
+step() {
+    if [ "${TABLE_CONTROLLER_INSTALL_KILL_AT:-}" = "$1" ]; then kill -KILL "${INSTALL_PID:-$$}" $$; fi
+}
 
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
@@ -55,9 +59,11 @@ if [ -n "$WHEELHOUSE" ]; then
     fi
     "$venv/bin/python" -m pip install --quiet --no-index --find-links "$WHEELHOUSE" \
         --require-hashes --no-deps -r "$lock"
+    step dependencies
     "$venv/bin/python" -m pip install --quiet --no-index --force-reinstall --no-deps "$1"
 else
     "$venv/bin/python" -m pip install --quiet --require-hashes --no-deps -r "$lock"
+    step dependencies
     "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$SOURCE"
 fi
 system_site true

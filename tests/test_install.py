@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,7 @@ def tree(root: Path) -> dict[str, tuple[int, int, str, str]]:
     found = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
-        if relative.startswith((f"{PREFIX}/.venv", "usr/")) or path.is_symlink():
+        if "/.venv" in relative or relative.startswith("usr/") or path.is_symlink():
             continue
         content = "" if path.is_dir() else path.read_text(errors="replace")
         found[relative] = (*owner_mode(path), content)
@@ -158,10 +159,15 @@ def test_the_unit_verifies_in_the_installed_root(installed: Path) -> None:
         check=False,
     )
     assert (result.returncode, result.stderr.strip()) == (0, ""), result.stderr
+    release = os.readlink(installed / PREFIX / "current")
     assert (
-        (installed / PREFIX / ".venv/bin/tablectl")
+        release.startswith(f"releases/{version('table-controller')}-")
+        and (installed / PREFIX / release).is_dir()
+    )
+    assert (
+        (installed / PREFIX / "current/.venv/bin/tablectl")
         .read_text()
-        .startswith(f"#!/{PREFIX}/.venv/bin/python")
+        .startswith(f"#!/{PREFIX}/{release}/.venv/bin/python\n")
     )
 
 
@@ -173,6 +179,7 @@ def test_a_second_run_changes_nothing_and_keeps_the_configuration(
     before = tree(installed)
     second = install(installed, wheelhouse)
     assert "created" not in second.stdout and "kept" in second.stdout
+    assert "is already installed (built from the same files)" in second.stdout
     # Installed again, a while later: the same digest (pip's .pyc files carry the time).
     assert printed_digest(second) == PRINTED[0]
     assert tree(installed) == before
@@ -189,7 +196,7 @@ def staged_tablectl(root: Path) -> list[str]:
         f'mount --bind "{root / PREFIX}" /opt/table-controller && exec "$@"'
     )
     return [unshare, "--mount", "--propagation", "private", "sh", "-c", mount, "sh"] + [
-        f"/{PREFIX}/.venv/bin/tablectl"
+        f"/{PREFIX}/current/.venv/bin/tablectl"
     ]
 
 
@@ -217,7 +224,7 @@ def test_verify_software_prints_the_digest_and_finds_a_changed_file(
     assert verify_software(installed, "--seed", "00112233aabbccdd").stdout == seeded.stdout
 
     # Someone edits the installed program.
-    site = next((installed / PREFIX / ".venv/lib").glob("python3*/site-packages"))
+    site = next((installed / PREFIX / "current/.venv/lib").glob("python3*/site-packages"))
     target = site / "controller" / "rules" / "__init__.py"
     original = target.read_bytes()
     target.write_bytes(original + b"\n# patched in the field\n")
@@ -303,4 +310,5 @@ def test_a_staged_install_into_an_empty_folder_runs_from_its_final_path(
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert f"sha256: {digest}" in ran.stdout and "software verified" in ran.stdout
-    assert "in /opt/table-controller/.venv," in ran.stdout
+    release = f"{version('table-controller')}-{digest[:12]}"
+    assert f"in /opt/table-controller/releases/{release}/.venv," in ran.stdout

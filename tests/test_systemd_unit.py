@@ -11,7 +11,7 @@ from tests.system_tools import find, needs
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "table-controller.service"
 MODULES = ROOT / "systemd" / "table-controller.modules-load.conf"
-INSTALLED_BINARY = "/opt/table-controller/.venv/bin/tablectl"
+INSTALLED_BINARY = "/opt/table-controller/current/.venv/bin/tablectl"
 MAX_EXPOSURE = 1.5
 
 SYSTEMD_ANALYZE = find("systemd-analyze")

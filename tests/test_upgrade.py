@@ -1,0 +1,282 @@
+"""Upgrades with ``systemd/install.sh`` (issue 23, item 5): releases side by side, the link
+``current`` switched in one rename, the journal copied before the switch, the service
+restarted, an automatic roll back when the new release does not reach READY, and
+``--rollback``. The upgrade is killed (SIGKILL, ``TABLE_CONTROLLER_INSTALL_KILL_AT``)
+right after each of its steps: each time ``current`` names a complete release that
+verifies, and the next run finishes the upgrade.
+
+Into a scratch root (``DESTDIR``), with a stand-in for ``systemctl`` that keeps the
+service's state in a file and records which release each start ran (no systemd here);
+the release's program runs for real, at its board path in a private mount namespace."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from tests.test_install import (  # noqa: F401 (wheelhouse: the fixture)
+    PREFIX,
+    ROOT,
+    needs_root,
+    printed_digest,
+    scratch_root,
+    staged_tablectl,
+    wheelhouse,
+)
+
+pytestmark = [pytest.mark.slow, needs_root]
+
+#: The steps of an upgrade, in order (systemd/install.sh, TABLE_CONTROLLER_INSTALL_KILL_AT).
+STEPS = (
+    "copied",
+    "dependencies",
+    "built",
+    "placed",
+    "stopped",
+    "backed-up",
+    "switched",
+    "system-files",
+    "started",
+    "pruned",
+)
+#: systemctl as the script sees it: the service's state in FAKE_DIR/state, the calls in
+#: FAKE_DIR/log, a start that fails for the release named by FAKE_FAILING.
+SYSTEMCTL = """#!/bin/sh
+echo "$*" >>"$FAKE_DIR/log"
+case $1 in
+    is-active)
+        state=$(cat "$FAKE_DIR/state" 2>/dev/null || echo inactive)
+        [ "$2" = --quiet ] || echo "$state"
+        [ "$state" = active ] ;;
+    stop) echo inactive >"$FAKE_DIR/state" ;;
+    start)
+        running=$(readlink "$FAKE_DIR/root/opt/table-controller/current")
+        echo "started $running" >>"$FAKE_DIR/log"
+        if [ -n "${FAKE_FAILING:-}" ] && [ "$running" = "releases/$FAKE_FAILING" ]; then
+            echo failed >"$FAKE_DIR/state"
+            exit 1
+        fi
+        echo active >"$FAKE_DIR/state" ;;
+esac
+"""
+JOURNAL = "var/lib/table-controller/journal.sqlite"
+
+
+class Board:
+    """The scratch root and its stand-in systemctl."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.root = scratch_root(folder / "root")
+        self.systemctl = folder / "systemctl"
+        self.systemctl.write_text(SYSTEMCTL)
+        self.systemctl.chmod(0o755)
+
+    def run(
+        self, script: Path, *args: str, kill_at: str = "", failing: str = ""
+    ) -> subprocess.CompletedProcess[str]:
+        env = {
+            **os.environ,
+            "DESTDIR": str(self.root),
+            "FAKE_DIR": str(self.folder),
+            "FAKE_FAILING": failing,
+            "TABLE_CONTROLLER_SYSTEMCTL": str(self.systemctl),
+            "TABLE_CONTROLLER_SETTLE": "0",
+            "TABLE_CONTROLLER_INSTALL_KILL_AT": kill_at,
+        }
+        return subprocess.run(
+            [str(script), *args], env=env, capture_output=True, text=True, timeout=600
+        )
+
+    def link(self, name: str) -> str:
+        return os.readlink(self.root / PREFIX / name)
+
+    @property
+    def state(self) -> str:
+        return (self.folder / "state").read_text().strip()
+
+    def starts(self) -> list[str]:
+        log = (self.folder / "log").read_text().splitlines()
+        return [line.split()[1] for line in log if line.startswith("started ")]
+
+    def verified_digest(self) -> str:
+        """The program ``current`` names, run at its board path: verified, its digest."""
+        ran = subprocess.run(
+            [*staged_tablectl(self.root), "verify-software"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert ran.returncode == 0 and "software verified" in ran.stdout, ran.stdout + ran.stderr
+        return next(line for line in ran.stdout.splitlines() if line.startswith("sha256: "))[8:]
+
+
+def release_b(folder: Path, wheels: Path) -> tuple[Path, Path]:
+    """The next release: the source with another version, its wheel beside the same
+    dependencies."""
+    source = folder / "source-b"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "__pycache__", "*.egg-info", "build", ".*_cache", ".hypothesis"
+        ),
+    )
+    pyproject = source / "pyproject.toml"
+    current = version("table-controller")
+    text = pyproject.read_text()
+    assert f'version = "{current}"' in text
+    pyproject.write_text(text.replace(f'version = "{current}"', f'version = "{current}.post1"'))
+    house = folder / "wheelhouse-b"
+    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("table_controller-*"))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--wheel-dir",
+            str(house),
+            str(source),
+        ],
+        check=True,
+        timeout=600,
+    )
+    return source, house
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Board:  # noqa: F811
+    """Release A installed and running, a journal in the state directory."""
+    board = Board(tmp_path_factory.mktemp("board"))
+    first = board.run(ROOT / "systemd" / "install.sh", "--wheelhouse", str(wheelhouse), "--enable")
+    assert first.returncode == 0, first.stdout + first.stderr
+    digest = printed_digest(first)
+    assert board.link("current") == f"releases/{version('table-controller')}-{digest[:12]}"
+    assert board.state == "active" and board.starts() == [board.link("current")]
+    (board.root / JOURNAL).write_bytes(b"the journal of release A")
+    return board
+
+
+@pytest.fixture(scope="module")
+def upgrade(
+    board: Board,
+    tmp_path_factory: pytest.TempPathFactory,
+    wheelhouse: Path,  # noqa: F811
+) -> tuple[Path, Path]:
+    return release_b(tmp_path_factory.mktemp("release-b"), wheelhouse)
+
+
+def test_an_upgrade_killed_after_each_step_is_finished_by_the_next_run(
+    board: Board, upgrade: tuple[Path, Path]
+) -> None:
+    source, house = upgrade
+    old = board.link("current")
+    old_digest = board.verified_digest()
+    assert old.endswith(old_digest[:12])
+    digests: list[str] = []
+    for step in STEPS:
+        killed = board.run(source / "systemd/install.sh", "--wheelhouse", str(house), kill_at=step)
+        assert killed.returncode == -9, (step, killed.stdout, killed.stderr)
+        if "software digest" in killed.stdout:
+            digests.append(printed_digest(killed))
+        current = board.link("current")
+        # current names a complete release: the program it names verifies.
+        assert current.endswith(board.verified_digest()[:12]), step
+        if step in ("stopped", "backed-up", "switched", "system-files"):
+            assert board.state == "inactive", step  # stopped, to be started by the next run
+        if STEPS.index(step) < STEPS.index("switched"):
+            assert current == old, step
+        else:
+            assert current != old, step
+    done = board.run(source / "systemd/install.sh", "--wheelhouse", str(house))
+    assert done.returncode == 0, done.stdout + done.stderr
+    new = board.link("current")
+    assert new.startswith(f"releases/{version('table-controller')}.post1-")
+    assert board.link("previous") == old
+    assert board.state == "active" and board.starts()[-1] == new
+    # Started once after the switch (the kill after "started" came after that start).
+    assert board.starts().count(new) == 1
+    assert new.endswith(board.verified_digest()[:12])
+    # The journal as it was before the switch, copied with the service stopped.
+    backups = sorted((board.root / "var/backups/table-controller").iterdir())
+    assert backups and all(path.name.endswith("-before-" + new[9:]) for path in backups)
+    assert (backups[-1] / "journal.sqlite").read_bytes() == b"the journal of release A"
+    assert not list((board.root / PREFIX / "releases").glob(".new*"))
+    # Each build of the release printed the same digest (built again, later).
+    assert set(digests) == {board.verified_digest()}, digests
+
+
+def test_rollback_goes_back_to_the_previous_release_and_forward_again(board: Board) -> None:
+    new, old = board.link("current"), board.link("previous")
+    script = board.root / PREFIX / "current/systemd/install.sh"
+    back = board.run(script, "--rollback")
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert (board.link("current"), board.link("previous")) == (old, new)
+    assert board.state == "active" and board.starts()[-1] == old
+    assert old.endswith(board.verified_digest()[:12])
+    again = board.run(board.root / PREFIX / "current/systemd/install.sh", "--rollback")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (board.link("current"), board.link("previous")) == (new, old)
+    assert board.starts()[-1] == new
+
+
+def test_a_release_that_does_not_reach_ready_is_rolled_back_by_itself(
+    board: Board,
+    upgrade: tuple[Path, Path],
+    wheelhouse: Path,  # noqa: F811
+) -> None:
+    new, old = board.link("current"), board.link("previous")
+    back = board.run(board.root / PREFIX / "current/systemd/install.sh", "--rollback")
+    assert back.returncode == 0 and board.link("current") == old
+    source, house = upgrade
+    failed = board.run(
+        source / "systemd/install.sh", "--wheelhouse", str(house), failing=new[len("releases/") :]
+    )
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert f"{new} did not reach READY" in failed.stdout
+    assert board.link("current") == old and not (board.root / PREFIX / "previous").exists()
+    assert board.state == "active" and board.starts()[-2:] == [new, old]
+    assert old.endswith(board.verified_digest()[:12])
+    # With nothing to go back to, --rollback says so and changes nothing.
+    none = board.run(board.root / PREFIX / "current/systemd/install.sh", "--rollback")
+    assert none.returncode == 1 and "no previous release" in none.stderr
+    assert board.link("current") == old
+
+
+def test_the_newest_releases_are_kept_and_the_layout_before_releases_goes(
+    board: Board, upgrade: tuple[Path, Path]
+) -> None:
+    releases = board.root / PREFIX / "releases"
+    for number in range(3):  # older releases, as earlier upgrades left them
+        folder = releases / f"0.0.{number}-000000000000"
+        folder.mkdir()
+        os.utime(folder, (time.time() - 86400 * (10 - number),) * 2)
+    legacy = board.root / PREFIX / ".venv"  # an install from before releases
+    legacy.mkdir()
+    source, house = upgrade
+    ran = board.run(source / "systemd/install.sh", "--wheelhouse", str(house), "--keep", "2")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    kept = sorted(path.name for path in releases.iterdir())
+    assert ["releases/" + name for name in kept] == sorted(
+        {board.link("current"), board.link("previous")}
+    )
+    assert "release 0.0.0-000000000000 removed (--keep 2)" in ran.stdout
+    assert not legacy.exists()
+    assert sorted(path.name for path in (board.root / PREFIX).iterdir()) == [
+        "current",
+        "previous",
+        "releases",
+    ]
+    bad = board.run(source / "systemd/install.sh", "--keep", "1")
+    assert bad.returncode == 2 and "--keep needs a number from 2 to 99" in bad.stderr
