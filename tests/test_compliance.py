@@ -10,6 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX = ROOT / "docs" / "compliance.md"
 NAMED = re.compile(r"`(tests/[A-Za-z0-9_/]+\.py)::([A-Za-z0-9_]+)`")
+#: A replay scenario named by its file (run by ``tests/test_scenarios.py::test_scenario``).
+SCENARIO = re.compile(r"`([A-Za-z0-9_]+\.yaml)`")
 STATUSES = ("met", "partial", "not met")
 #: The requirements the matrix must hold a row for (issue 24 item 7).
 REQUIRED = (
@@ -56,7 +58,8 @@ def rows() -> list[list[str]]:
 
 
 def missing_tests(text: str) -> list[str]:
-    """The tests ``text`` names (`tests/FILE.py::TEST`) that do not exist."""
+    """The tests ``text`` names (`tests/FILE.py::TEST`, or a scenario `NAME.yaml`) that do
+    not exist."""
     missing = []
     for path, test in NAMED.findall(text):
         source = ROOT / path
@@ -64,6 +67,9 @@ def missing_tests(text: str) -> list[str]:
             rf"^def {test}\(", source.read_text(encoding="utf-8"), re.M
         ):
             missing.append(f"{path}::{test}")
+    for name in SCENARIO.findall(text):
+        if not (ROOT / "tests" / "scenarios" / name).is_file():
+            missing.append(f"tests/scenarios/{name}")
     return missing
 
 
@@ -89,5 +95,10 @@ def test_the_checker_fails_on_a_test_that_does_not_exist() -> None:
     """The check can fail: a test renamed, a file gone."""
     assert missing_tests(
         "`tests/test_compliance.py::test_no_such_test` `tests/test_gone.py::test_x` "
-        "`tests/test_compliance.py::test_every_test_the_matrix_names_exists`"
-    ) == ["tests/test_compliance.py::test_no_such_test", "tests/test_gone.py::test_x"]
+        "`tests/test_compliance.py::test_every_test_the_matrix_names_exists` "
+        "`P6_door_open_stops_play.yaml` `P6_no_such_scenario.yaml`"
+    ) == [
+        "tests/test_compliance.py::test_no_such_test",
+        "tests/test_gone.py::test_x",
+        "tests/scenarios/P6_no_such_scenario.yaml",
+    ]

@@ -12,7 +12,8 @@ daemon.
   source, the interpreter's version.
 - Modified or unverified software locks play outside a bench, and every verification
   goes into the journal's system log with the digest: at start, on demand (SIGUSR2)
-  and periodically between hands (``software.verify_every``).
+  and periodically between hands (``software.verify_every``); a program modified while
+  it runs is locked by the next check.
 """
 
 from __future__ import annotations
@@ -314,6 +315,54 @@ def test_verified_and_modified_software_go_into_the_system_log(venv: Path, tmp_p
         ("on demand", "modified"),
     ]
     assert checks[0]["sha256"] == expected and "zz_late.pth" in str(checks[2]["added"])
+
+
+def test_a_program_modified_while_it_runs_is_locked_by_the_next_check(
+    venv: Path, tmp_path: Path
+) -> None:
+    """Verified at start and playing; a start hook added beside it while it runs: the
+    next check (on demand here; the periodic one hands its verdict to the same path)
+    finds it modified, records it and locks play for the very next event."""
+    config = tmp_path / "table.yaml"
+    config.write_text(TABLE.format(state=tmp_path / "state"))
+    log = tmp_path / "daemon.log"
+    hook = site_packages(venv) / "zz_while_running.pth"
+    with log.open("w") as errors:
+        daemon = subprocess.Popen(
+            [str(venv / "bin/tablectl"), "run", "--config", str(config), "--stdin-events"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert daemon.stdin is not None and daemon.stdout is not None
+        try:
+            answers = []
+            for seat, player in ((2, "ana"), (5, "luis")):
+                if seat == 5:
+                    hook.write_text("import os\n")
+                    daemon.send_signal(signal.SIGUSR2)
+                    deadline = time.monotonic() + WAIT
+                    while "(on demand)" not in log.read_text() and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                sit = {"type": "sit", "seat": seat, "player": player, "chips": 1000}
+                daemon.stdin.write(json.dumps(sit) + "\n")
+                daemon.stdin.flush()
+                answers.append(json.loads(daemon.stdout.readline()))
+        finally:
+            hook.unlink(missing_ok=True)
+            daemon.terminate()
+            assert daemon.wait(60) == 0
+    assert answers[0]["ok"] is True, answers
+    assert answers[1]["ok"] is False and answers[1]["error"]["code"] == "software_fault", answers
+    assert "SOFTWARE MODIFIED (on demand)" in log.read_text()
+    checks = software_checks(tmp_path / "state")
+    assert [(c["why"], c["result"]) for c in checks] == [
+        ("start", "verified"),
+        ("on demand", "modified"),
+    ]
+    assert "zz_while_running.pth" in str(checks[1]["added"])
 
 
 def test_the_periodic_check_runs_between_hands(tmp_path: Path) -> None:
