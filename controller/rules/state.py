@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import operator
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, Union, cast, get_args, get_origin, get_type_hints
 
 from controller.rules.records import (
     HandStreet,
@@ -359,7 +360,6 @@ def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
 
 _ATOMS = (int, str, bool, float, type(None))
 _ATOM_TYPES = frozenset(_ATOMS)
-_ATOM_NAMES = frozenset({"int", "str", "bool", "float", "None"})
 #: A record's field values, in field order.
 FieldValues = Callable[[Any], tuple[Any, ...]]
 
@@ -375,16 +375,25 @@ _SHAPES: dict[type, _Shape] = {}
 
 def _shape(kind: type) -> _Shape:
     """A record's field names, a getter of their values, and the fields that may hold
-    more than a plain value (by their annotations, which mypy holds the code to:
-    ``int | None`` is plain)."""
+    more than a plain value (by their types, read once, which mypy holds the code to:
+    ``int | None`` and a ``Literal`` of words are plain)."""
     names = tuple(f.name for f in fields(kind))
-    nested = tuple(
-        at
-        for at, f in enumerate(fields(kind))
-        if not _ATOM_NAMES.issuperset(part.strip() for part in str(f.type).split("|"))
-    )
+    hints = get_type_hints(kind)
+    nested = tuple(at for at, name in enumerate(names) if not _is_plain(hints[name]))
     shape = _SHAPES[kind] = _Shape(names, _field_values(names), nested)
     return shape
+
+
+def _is_plain(hint: object) -> bool:
+    """Whether a field of type ``hint`` only ever holds a plain value (``_ATOMS``)."""
+    if hint in _ATOM_TYPES:
+        return True
+    origin = get_origin(hint)
+    if origin is Literal:
+        return _ATOM_TYPES.issuperset(map(type, get_args(hint)))
+    if origin is Union or origin is types.UnionType:
+        return all(_is_plain(arg) for arg in get_args(hint))
+    return False
 
 
 class _Fields:
