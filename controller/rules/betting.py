@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from controller.rules.pots import clockwise_from
 from controller.rules.records import Action, ActionKind
 from controller.rules.settings import GameSettings
 from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
 from controller.rules.text import Phrase, phrase, refuse
+
+
+class LegalView(TypedDict):
+    """``Legal`` in the state view (docs/replay.md)."""
+
+    check: bool
+    call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +39,7 @@ class Legal:
     max_raise_to: int | None
     no_raise_reason: Phrase | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LegalView:
         return {
             "check": self.check,
             "call": self.call,

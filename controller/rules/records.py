@@ -8,7 +8,7 @@ write than a dict. The records with behaviour of their own are dataclasses in
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, get_args
+from typing import Literal, NotRequired, TypedDict, get_args
 
 #: The betting rounds of every game form (their order per form: ``state.ROUNDS``).
 Street = Literal["preflop", "flop", "turn", "river", "predraw", "draw1", "draw2", "draw3"]
@@ -49,6 +49,26 @@ class PostRecord(TypedDict):
     kind: PostKind
     live: int
     dead: int
+
+
+class PlanRecord(TypedDict):
+    """A voided hand's plan, which the next hand deals again (``TableState.redeal``,
+    B7): ``positions.HandPlan`` as JSON values, with the players it deals in."""
+
+    button: int
+    small_blind: int | None
+    sb_position: int
+    big_blind: int
+    dealt: list[int]
+    posts: list[PostRecord]
+    missed: list[list[int | str]]  # [seat, "small" or "big"]
+    settled: list[int]
+    heads_up: bool
+    first_of_game: bool
+    passed: list[int]
+    bb_travel: int
+    kill: NotRequired[int | None]  # (not in the snapshots of earlier versions)
+    players: dict[str, str]  # seat number -> player
 
 
 class OutOfTurnEntry(TypedDict):

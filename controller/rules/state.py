@@ -20,6 +20,7 @@ from controller.rules.records import (
     LogEntry,
     OutOfTurnEntry,
     Phase,
+    PlanRecord,
     PostRecord,
     Street,
     TrayAckRecord,
@@ -241,7 +242,7 @@ class TableState:
     # misdeal restores these
     before_hand: Snapshot | None = None
     # after a misdeal: the voided hand's plan, which the next hand deals again (B7)
-    redeal: dict[str, Any] | None = None
+    redeal: PlanRecord | None = None
     keypad: KeypadState = field(default_factory=lambda: KeypadState())
     # R12: the last action's undo record while it may still be taken back
     undo: UndoRecord | None = None
@@ -361,7 +362,7 @@ def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
 _ATOMS = (int, str, bool, float, type(None))
 _ATOM_TYPES = frozenset(_ATOMS)
 #: A record's field values, in field order.
-FieldValues = Callable[[Any], tuple[Any, ...]]
+FieldValues = Callable[[object], tuple[object, ...]]
 
 
 class _Shape(NamedTuple):
@@ -402,7 +403,7 @@ class _Fields:
 
     __slots__ = ("kind", "values")
 
-    def __init__(self, kind: type, values: tuple[Any, ...]) -> None:
+    def __init__(self, kind: type, values: tuple[object, ...]) -> None:
         self.kind = kind
         self.values = values
 
