@@ -10,9 +10,19 @@ from __future__ import annotations
 import copy
 import operator
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Literal, NamedTuple, Union, cast, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    Literal,
+    NamedTuple,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from controller.rules.records import (
     HandStreet,
@@ -311,16 +321,16 @@ class Snapshot:
 
     __slots__ = ("_kept",)
 
-    def __init__(self, kept: _Fields | dict[str, Any]) -> None:
+    def __init__(self, kept: _Fields | dict[str, object]) -> None:
         """Made by ``of`` or ``from_dict``."""
         self._kept = kept
 
     @classmethod
     def of(cls, state: TableState) -> Snapshot:
-        return cls(_freeze(state))
+        return cls(cast(_Fields, _freeze(state)))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Snapshot:
+    def from_dict(cls, data: Mapping[str, object]) -> Snapshot:
         return cls(_plain(data))  # a copy: the caller's dict may change
 
     def to_dict(self) -> dict[str, Any]:
@@ -350,7 +360,10 @@ def _json_form(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
+_V = TypeVar("_V")
+
+
+def _current(data: Mapping[str, _V], *retired: str) -> dict[str, _V]:
     """A copy of a record's fields without those earlier versions wrote and nothing
     reads any more (``retired``), so that their snapshots still load."""
     data = dict(data)
@@ -408,7 +421,7 @@ class _Fields:
         self.values = values
 
 
-def _freeze(value: Any) -> Any:
+def _freeze(value: object) -> object:
     """A copy of ``value`` that later changes to it cannot reach, taken as quickly as
     may be: records become their field values (``_Fields``), which ``_plain`` makes
     into dicts only when the JSON form is asked for."""
@@ -416,13 +429,15 @@ def _freeze(value: Any) -> Any:
     if kind in _ATOM_TYPES:
         return value
     if kind is list:
-        if _ATOM_TYPES.issuperset(map(type, value)):
-            return value.copy()
-        return [_freeze(item) for item in value]
+        items = cast(list[object], value)
+        if _ATOM_TYPES.issuperset(map(type, items)):
+            return items.copy()
+        return [_freeze(item) for item in items]
     if kind is dict:
-        if _ATOM_TYPES.issuperset(map(type, value.values())):
-            return value.copy()
-        return {key: _freeze(item) for key, item in value.items()}
+        mapping = cast(dict[object, object], value)
+        if _ATOM_TYPES.issuperset(map(type, mapping.values())):
+            return mapping.copy()
+        return {key: _freeze(item) for key, item in mapping.items()}
     shape = _SHAPES.get(kind)
     if shape is None and is_dataclass(value):
         shape = _shape(kind)
@@ -482,7 +497,7 @@ def _plain(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _fields_dict(shape: _Shape, values: tuple[Any, ...]) -> dict[str, Any]:
+def _fields_dict(shape: _Shape, values: tuple[object, ...]) -> dict[str, object]:
     """A record's fields as a dict of plain values, from their values in order."""
     plain = dict(zip(shape.names, values, strict=True))
     for at in shape.nested:

@@ -7,7 +7,7 @@ stars only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from controller.rules.keypad import supervisor
 from controller.rules.keypad.award import prompt_pot
@@ -223,7 +223,17 @@ def pin_entry(state: TableState, key: str) -> tuple[str, str] | None:
     return str(whose), str(entry["digits"])
 
 
-def view(table: Table) -> dict[str, Any]:
+class KeypadView(TypedDict):
+    """The keypad in the state view (docs/replay.md)."""
+
+    entry: dict[str, object] | None  # the entry's mode, step and seat
+    prompt: list[str] | None
+    notice: str | None
+    dealer: str | None
+    supervisor_locked_ms: int
+
+
+def view(table: Table) -> KeypadView:
     """The keypad as the state view shows it (never a PIN digit)."""
     entry = live_entry(table)
     lines = prompt(table)
