@@ -87,15 +87,18 @@ def needs_to_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
 
 
 def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: int) -> int | None:
-    """The first seat clockwise after ``after`` that needs to act (``needs_to_act``)."""
+    """The first seat clockwise after ``after`` that needs to act (``needs_to_act``,
+    written out here: this runs after every action)."""
     dealt = hand.dealt
     if after in dealt:  # dealt is in dealing order, clockwise: rotate it
         at = dealt.index(after) + 1
         order = dealt[at:] + dealt[:at]
     else:
         order = clockwise_from(after, dealt, table_seats)
+    current = hand.current_bet
     for seat in order:
-        if needs_to_act(hand, seats, seat):
+        s = seats[seat]
+        if s.can_act and (s.bet < current or (not s.acted and others_can_act(hand, seats, seat))):
             return seat
     return None
 

@@ -428,16 +428,14 @@ def _freeze(value: object) -> object:
     kind = type(value)
     if kind in _ATOM_TYPES:
         return value
-    if kind is list:
-        items = cast(list[object], value)
-        if _ATOM_TYPES.issuperset(map(type, items)):
-            return items.copy()
-        return [_freeze(item) for item in items]
-    if kind is dict:
-        mapping = cast(dict[object, object], value)
-        if _ATOM_TYPES.issuperset(map(type, mapping.values())):
-            return mapping.copy()
-        return {key: _freeze(item) for key, item in mapping.items()}
+    if type(value) is list:  # (not ``kind``: this narrows the type for mypy)
+        if _ATOM_TYPES.issuperset(map(type, value)):
+            return value.copy()
+        return [_freeze(item) for item in value]
+    if type(value) is dict:
+        if _ATOM_TYPES.issuperset(map(type, value.values())):
+            return value.copy()
+        return {key: _freeze(item) for key, item in value.items()}
     shape = _SHAPES.get(kind)
     if shape is None and is_dataclass(value):
         shape = _shape(kind)
