@@ -17,6 +17,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from controller.rules.errors import BadEvent
@@ -116,6 +117,33 @@ def decode_line(line: bytes | str) -> dict[str, Any]:
     obj = _careful_object(text)
     check_value(obj)
     return obj
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """What an input comes to (``admit``): the event object to hand to the rules
+    (``obj``), or, when it is refused, None, why (``refusal``: ``BadEvent``'s message)
+    and what the journal keeps of it (``audit``)."""
+
+    obj: dict[str, Any] | None
+    refusal: str = ""
+    audit: str = ""
+
+
+def admit(given: bytes | str | dict[str, Any]) -> Admitted:
+    """One input, read once: a line (``decode_line``) or an object handed in directly
+    (``check_value``), with the verdict and, for a refused one, its audit text
+    (``audit_text``). Never raises."""
+    if isinstance(given, dict):
+        try:
+            check_value(given)
+        except BadEvent as refusal:
+            return Admitted(None, refusal.message, audit_text(shown(given)))
+        return Admitted(given)
+    try:
+        return Admitted(decode_line(given))
+    except BadEvent as refusal:
+        return Admitted(None, refusal.message, audit_text(given))
 
 
 def needs_care(text: str) -> bool:

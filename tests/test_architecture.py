@@ -535,3 +535,75 @@ def test_the_button_fallback_is_written_once() -> None:
     assert _functions_that(ast.BoolOp, fallback) == ["hand.button_seat"], (
         "where a hand counts from is one rule: call hand.button_seat"
     )
+
+
+def test_a_seats_standing_in_the_hand_is_tested_in_one_place() -> None:
+    """``in_hand and not folded`` (``Seat.live``) and ``... and not all_in``
+    (``Seat.can_act``) were written out in five places of ``betting`` and ``hand`` for
+    speed; the properties cost nothing the bench can see (bench/rules_throughput.py)."""
+
+    def written_out(node: ast.BoolOp) -> bool:
+        names = {
+            v.attr if isinstance(v, ast.Attribute) else getattr(v.operand, "attr", None)
+            for v in node.values
+            if isinstance(v, ast.Attribute)
+            or (isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Attribute))
+        }
+        return isinstance(node.op, ast.And) and {"in_hand", "folded"} <= names
+
+    assert _functions_that(ast.BoolOp, written_out) == ["state.can_act", "state.live"], (
+        "whether a seat is still in the hand is one rule: read Seat.live or Seat.can_act"
+    )
+
+
+def test_the_raise_cap_is_written_once() -> None:
+    """R4's cap (the bets of the street, three or more able to act) stood in both the
+    refusal of a raise and the action that reaches it."""
+
+    def reads_the_cap(node: ast.Attribute) -> bool:
+        return node.attr == "cap_raises" and isinstance(node.ctx, ast.Load)
+
+    assert _functions_that(ast.Attribute, reads_the_cap) == ["betting.cap_reached"], (
+        "a cap worked out in two places drifts: call betting.cap_reached"
+    )
+
+
+def test_the_table_keeps_nothing_between_a_check_and_its_deed() -> None:
+    """``Table.check`` kept what it found (a hand's plan, an action's kind and total, an
+    award's pots) in hidden fields that the next deed reused when handed the same event,
+    and every copy of a table had to carry them. A check returns it (``Found``) and
+    ``apply`` hands it to the deed."""
+    from controller.rules import Table, parse_event
+    from controller.rules.settings import GameSettings, RuleSettings
+    from controller.rules.table import Found
+
+    table = Table(RuleSettings(seats=6, game=GameSettings(small_blind=1, big_blind=2)))
+    own = set(vars(table))
+    for seat in (1, 2, 3):
+        table.apply(parse_event({"type": "sit", "seat": seat, "player": f"p{seat}", "chips": 100}))
+    start = parse_event({"type": "start_hand"})
+    found = table.check(start)
+    assert isinstance(found, Found) and found.plan is not None
+    assert set(vars(table)) == own, "a check leaves nothing on the table for the deed"
+    table.apply(start)
+    to_act = table.state.hand.to_act if table.state.hand else None
+    act = parse_event({"type": "act", "seat": to_act, "action": "raise", "to": 6})
+    assert table.check(act) == Found(action=("raise", 6))
+    assert set(vars(table)) == own
+
+
+def test_a_snapshot_reads_a_records_field_types_not_their_text() -> None:
+    """A snapshot copies only the fields that may hold more than a plain value; which
+    they are was decided by splitting each annotation's text on ``|``, so that a name
+    for a plain type (``Phase``, a ``Literal`` of words) read as a record. The types
+    themselves are read once (``typing.get_type_hints``)."""
+    from controller.rules import state
+
+    def nested(kind: type) -> set[str]:
+        shape = state._shape(kind)
+        return {shape.names[at] for at in shape.nested}
+
+    assert {"seats", "positions", "hand", "clock", "before_hand"} <= nested(state.TableState)
+    assert not {"phase", "hand_number", "puck", "dealer"} & nested(state.TableState)
+    assert nested(state.Hand) >= {"dealt", "log"} and "street" not in nested(state.Hand)
+    assert nested(state.Seat) == set()

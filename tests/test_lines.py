@@ -219,3 +219,33 @@ def test_a_line_of_thousands_of_unended_strings_is_read_once(
         decode_line(line)
     for (_, end), (start, _) in itertools.pairwise(scans):
         assert end is not None and start >= end  # only the last may find no end
+
+
+@pytest.mark.parametrize("line", [*(line for line, _ in HOSTILE), *EDGES])
+def test_admit_reads_a_line_once_into_its_verdict_and_its_audit_text(line: bytes | str) -> None:
+    """What the recorder journals of a line comes from one call (``admit``): the object
+    ``decode_line`` makes, or its refusal with the audit text of the line."""
+    read = lines.admit(line)
+    try:
+        obj = decode_line(line)
+    except BadEvent as refusal:
+        assert read == lines.Admitted(None, refusal.message, lines.audit_text(line))
+    else:
+        assert read == lines.Admitted(obj)
+
+
+def test_admit_refuses_an_object_no_line_could_carry_with_its_audit_text() -> None:
+    deep: list[object] = []
+    for _ in range(lines.MAX_DEPTH + 1):
+        deep = [deep]
+    for bad, words in (
+        ({"type": "act", "seat": 2**60}, "NUMBER OUT OF RANGE"),
+        ({"type": "act", "to": float("nan")}, "NaN AND Infinity"),
+        ({"type": "sit", "player": "\ud800"}, "UNPAIRED SURROGATE"),
+        ({"type": "act", "x": deep}, "NESTED DEEPER"),
+    ):
+        read = lines.admit(bad)
+        assert read.obj is None and words in read.refusal
+        assert read.audit == lines.audit_text(lines.shown(bad))
+    good = {"type": "act", "seat": 1, "action": "call"}
+    assert lines.admit(good) == lines.Admitted(good)

@@ -37,9 +37,9 @@ from controller.daemon.recovery import INVALID_TYPE
 from controller.faults import Fault
 from controller.journal import Journal, JournalError, StorageFault
 from controller.journal.storage import storage_fault
-from controller.lines import audit_text, check_value, decode_line, shown
+from controller.lines import admit
 from controller.replay import refuse
-from controller.rules import BadEvent, Refusal, Table, parse_event
+from controller.rules import Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand, is_id
 from controller.rules.keypad import supervisor_in, translate
@@ -112,11 +112,10 @@ class Recorder:
     def record_text(self, text: bytes | str) -> Outcome:
         """One line of an event file (blank lines and comments already skipped); a bad
         line (``controller.lines``) is recorded as a refused audit row."""
-        try:
-            obj = decode_line(text)
-        except BadEvent as refusal:
-            return self._invalid(audit_text(text), refusal.message)
-        return self.record(obj)
+        read = admit(text)
+        if read.obj is None:
+            return self._invalid(read.audit, read.refusal)
+        return self._admitted(read.obj, None, None)
 
     def record(
         self,
@@ -130,10 +129,13 @@ class Recorder:
         could carry (NaN, a number out of range, nested too deep) is refused the same
         way as such a line. ``refused``: the shell refuses it (a console line may not
         send a supervisor's event); it is recorded refused, as an audit record."""
-        try:
-            check_value(obj)
-        except BadEvent as refusal:
-            return self._invalid(audit_text(shown(obj)), refusal.message)
+        read = admit(obj)
+        if read.obj is None:
+            return self._invalid(read.audit, read.refusal)
+        return self._admitted(read.obj, by, refused)
+
+    def _admitted(self, obj: dict[str, Any], by: str | None, refused: Refusal | None) -> Outcome:
+        """``record`` of an object ``admit`` let through."""
         obj, digit = self.pins.journal_form(obj, self.table)
         swallowed = refused or self.pins.swallowed(obj)
         if swallowed is not None:

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from controller.rules.pots import clockwise_from
 from controller.rules.records import Action, ActionKind
 from controller.rules.settings import GameSettings
 from controller.rules.state import SMALL_BET_ROUNDS, Hand, Seat
 from controller.rules.text import Phrase, phrase, refuse
+
+
+class LegalView(TypedDict):
+    """``Legal`` in the state view (docs/replay.md)."""
+
+    check: bool
+    call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +39,7 @@ class Legal:
     max_raise_to: int | None
     no_raise_reason: Phrase | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LegalView:
         return {
             "check": self.check,
             "call": self.call,
@@ -65,7 +74,7 @@ def others_can_act(hand: Hand, seats: Mapping[int, Seat], seat: int) -> bool:
     for other in hand.dealt:  # a loop, not any(): next_to_act asks this often
         if other != seat:
             s = seats[other]
-            if s.in_hand and not s.folded and not s.all_in:  # Seat.can_act, written out
+            if s.can_act:
                 return True
     return False
 
@@ -89,12 +98,7 @@ def next_to_act(hand: Hand, seats: Mapping[int, Seat], after: int, table_seats: 
     current = hand.current_bet
     for seat in order:
         s = seats[seat]
-        if (
-            s.in_hand
-            and not s.folded
-            and not s.all_in
-            and (s.bet < current or (not s.acted and others_can_act(hand, seats, seat)))
-        ):
+        if s.can_act and (s.bet < current or (not s.acted and others_can_act(hand, seats, seat))):
             return seat
     return None
 
@@ -103,8 +107,7 @@ def one_left(hand: Hand, seats: Mapping[int, Seat]) -> bool:
     """Everyone else has folded: the hand is over."""
     live = 0
     for seat in hand.dealt:
-        s = seats[seat]
-        if s.in_hand and not s.folded:  # Seat.live, written out: runs after every action
+        if seats[seat].live:
             live += 1
             if live > 1:
                 return False
@@ -114,6 +117,13 @@ def one_left(hand: Hand, seats: Mapping[int, Seat]) -> bool:
 def active_count(hand: Hand, seats: Mapping[int, Seat]) -> int:
     """Seats neither folded nor all-in (R3's "three or more players")."""
     return sum(1 for s in hand.dealt if seats[s].can_act)
+
+
+def cap_reached(hand: Hand, seats: Mapping[int, Seat], game: GameSettings) -> bool:
+    """R4: the fixed-limit street's bets have reached the cap, and it holds: three or
+    more seats can act (heads-up raising is unlimited). Once reached, ``hand.capped``
+    keeps it for the street, even when the action becomes heads-up."""
+    return hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3
 
 
 def pot_total(hand: Hand, seats: Mapping[int, Seat]) -> int:
@@ -144,7 +154,7 @@ def _no_raise_reason(
     if game.structure == "fixed_limit":
         # R4: the cap holds while three or more can act; heads-up raising is unlimited,
         # unless the cap was reached before the action became heads-up (``capped``)
-        if hand.capped or (hand.bets >= game.cap_raises + 1 and active_count(hand, seats) >= 3):
+        if hand.capped or cap_reached(hand, seats, game):
             return phrase("reason.capped")
     elif (
         game.max_raises_big_bet is not None
@@ -289,13 +299,7 @@ def apply_action(
     hand.current_bet = to
     s.acted_at = to
     hand.street_aggressor = seat
-    # R4: the cap is reached only with three or more able to act; once reached it stays
-    if (
-        game.structure == "fixed_limit"
-        and full
-        and hand.bets >= game.cap_raises + 1
-        and active_count(hand, seats) >= 3
-    ):
+    if game.structure == "fixed_limit" and full and cap_reached(hand, seats, game):
         hand.capped = True
 
 

@@ -8,7 +8,6 @@ carries a stable ``code`` for tools and a ``message`` a dealer can act on
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 
 class Refusal(Exception):
@@ -26,7 +25,7 @@ class Refusal(Exception):
         message: str,
         *,
         key: str | None = None,
-        key_args: Mapping[str, Any] | None = None,
+        key_args: Mapping[str, object] | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code

@@ -30,7 +30,7 @@ def current_pots(state: TableState) -> list[Pot]:
     for number in hand.dealt:  # one pass over the seats dealt in
         s = seats[number]
         contributions[number] = s.gathered
-        if s.in_hand and not s.folded:  # Seat.live, written out
+        if s.live:
             live.append(number)
             if s.all_in:
                 all_in.append(number)
@@ -195,9 +195,9 @@ def end_round(state: TableState, settings: RuleSettings) -> list[effects.Effect]
     can_bet = 0  # live seats not all-in
     for number in hand.dealt:
         s = seats[number]
-        if s.in_hand and not s.folded:  # Seat.live and Seat.can_act, written out
+        if s.live:
             live.append(number)
-            if not s.all_in:
+            if s.can_act:
                 can_bet += 1
     if len(live) == 1:
         return out + pay(state, settings, [[live[0]]])

@@ -20,7 +20,7 @@ the hand.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from controller.rules import betting, effects
 from controller.rules.events import Act
@@ -179,7 +179,15 @@ def _with_status(entry: OutOfTurnEntry, status: OutOfTurnStatus) -> OutOfTurnEnt
     return changed
 
 
-def public(hand: Hand | None) -> list[dict[str, Any]]:
+class PendingView(TypedDict):
+    """A pending out-of-turn action in the state view."""
+
+    seat: int
+    action: Action
+    to: int | None
+
+
+def public(hand: Hand | None) -> list[PendingView]:
     """The pending records, for the state view."""
     if hand is None:
         return []

@@ -41,11 +41,10 @@ player of that plan is no longer there to play it is the hand planned afresh.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from controller.rules.betting import playable
-from controller.rules.records import PostKind
+from controller.rules.records import PlanRecord, PostKind, PostRecord
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Seat, TableState
 from controller.rules.text import refuse
@@ -479,24 +478,44 @@ class Planner:
         return None  # B14 lowball (seat_change_post: false): wait, no post
 
 
-def plan_to_dict(plan: HandPlan, state: TableState) -> dict[str, Any]:
+def plan_to_dict(plan: HandPlan, state: TableState) -> PlanRecord:
     """The plan as plain JSON values, with the players it deals in (for a re-deal)."""
-    data: dict[str, Any] = asdict(plan, dict_factory=dict)
-    for name in ("dealt", "settled", "passed"):
-        data[name] = list(data[name])
-    data["posts"] = list(data["posts"])
-    data["missed"] = [list(pair) for pair in data["missed"]]
-    data["players"] = {str(seat): state.seats[seat].player for seat in plan.dealt}
-    return data
+    return {
+        "button": plan.button,
+        "small_blind": plan.small_blind,
+        "sb_position": plan.sb_position,
+        "big_blind": plan.big_blind,
+        "dealt": list(plan.dealt),
+        "posts": [
+            PostRecord(seat=p.seat, kind=p.kind, live=p.live, dead=p.dead) for p in plan.posts
+        ],
+        "missed": [[seat, kind] for seat, kind in plan.missed],
+        "settled": list(plan.settled),
+        "heads_up": plan.heads_up,
+        "first_of_game": plan.first_of_game,
+        "passed": list(plan.passed),
+        "bb_travel": plan.bb_travel,
+        "kill": plan.kill,
+        "players": {str(seat): state.seats[seat].player for seat in plan.dealt},
+    }
 
 
-def plan_from_dict(data: dict[str, Any]) -> HandPlan:
-    fields = {k: v for k, v in data.items() if k != "players"}
-    for name in ("dealt", "settled", "passed"):
-        fields[name] = tuple(fields[name])
-    fields["posts"] = tuple(Post(**post) for post in fields["posts"])
-    fields["missed"] = tuple((seat, kind) for seat, kind in fields["missed"])
-    return HandPlan(**fields)
+def plan_from_dict(data: PlanRecord) -> HandPlan:
+    return HandPlan(
+        button=data["button"],
+        small_blind=data["small_blind"],
+        sb_position=data["sb_position"],
+        big_blind=data["big_blind"],
+        dealt=tuple(data["dealt"]),
+        posts=tuple(Post(**post) for post in data["posts"]),
+        missed=tuple((int(seat), str(kind)) for seat, kind in data["missed"]),
+        settled=tuple(data["settled"]),
+        heads_up=data["heads_up"],
+        first_of_game=data["first_of_game"],
+        passed=tuple(data["passed"]),
+        bb_travel=data["bb_travel"],
+        kill=data.get("kill"),
+    )
 
 
 def plan_hand(state: TableState, settings: RuleSettings) -> HandPlan:

@@ -9,7 +9,7 @@ write than a dict. The records with behaviour of their own are dataclasses in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, TypedDict, cast, get_args
+from typing import Literal, NotRequired, TypedDict, cast, get_args
 
 from controller.rules.errors import BadEvent
 
@@ -52,6 +52,26 @@ class PostRecord(TypedDict):
     kind: PostKind
     live: int
     dead: int
+
+
+class PlanRecord(TypedDict):
+    """A voided hand's plan, which the next hand deals again (``TableState.redeal``,
+    B7): ``positions.HandPlan`` as JSON values, with the players it deals in."""
+
+    button: int
+    small_blind: int | None
+    sb_position: int
+    big_blind: int
+    dealt: list[int]
+    posts: list[PostRecord]
+    missed: list[list[int | str]]  # [seat, "small" or "big"]
+    settled: list[int]
+    heads_up: bool
+    first_of_game: bool
+    passed: list[int]
+    bb_travel: int
+    kill: NotRequired[int | None]  # (not in the snapshots of earlier versions)
+    players: dict[str, str]  # seat number -> player
 
 
 class OutOfTurnEntry(TypedDict):

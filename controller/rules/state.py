@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, NamedTuple, cast
+from typing import (
+    Any,
+    Literal,
+    NamedTuple,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from controller.rules.records import (
     HandStreet,
@@ -19,6 +30,7 @@ from controller.rules.records import (
     LogEntry,
     OutOfTurnEntry,
     Phase,
+    PlanRecord,
     PostRecord,
     Street,
     TrayAckRecord,
@@ -240,7 +252,7 @@ class TableState:
     # misdeal restores these
     before_hand: Snapshot | None = None
     # after a misdeal: the voided hand's plan, which the next hand deals again (B7)
-    redeal: dict[str, Any] | None = None
+    redeal: PlanRecord | None = None
     keypad: KeypadState = field(default_factory=lambda: KeypadState())
     # R12: the last action's undo record while it may still be taken back
     undo: UndoRecord | None = None
@@ -310,16 +322,16 @@ class Snapshot:
 
     __slots__ = ("_kept",)
 
-    def __init__(self, kept: _Fields | dict[str, Any]) -> None:
+    def __init__(self, kept: _Fields | dict[str, object]) -> None:
         """Made by ``of`` or ``from_dict``."""
         self._kept = kept
 
     @classmethod
     def of(cls, state: TableState) -> Snapshot:
-        return cls(_freeze(state))
+        return cls(cast(_Fields, _freeze(state)))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Snapshot:
+    def from_dict(cls, data: Mapping[str, object]) -> Snapshot:
         return cls(_plain(data))  # a copy: the caller's dict may change
 
     def to_dict(self) -> dict[str, Any]:
@@ -349,7 +361,10 @@ def _json_form(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
+_V = TypeVar("_V")
+
+
+def _current(data: Mapping[str, _V], *retired: str) -> dict[str, _V]:
     """A copy of a record's fields without those earlier versions wrote and nothing
     reads any more (``retired``), so that their snapshots still load."""
     data = dict(data)
@@ -360,9 +375,8 @@ def _current(data: dict[str, Any], *retired: str) -> dict[str, Any]:
 
 _ATOMS = (int, str, bool, float, type(None))
 _ATOM_TYPES = frozenset(_ATOMS)
-_ATOM_NAMES = frozenset({"int", "str", "bool", "float", "None"})
 #: A record's field values, in field order.
-FieldValues = Callable[[Any], tuple[Any, ...]]
+FieldValues = Callable[[object], tuple[object, ...]]
 
 
 class _Shape(NamedTuple):
@@ -376,16 +390,25 @@ _SHAPES: dict[type, _Shape] = {}
 
 def _shape(kind: type) -> _Shape:
     """A record's field names, a getter of their values, and the fields that may hold
-    more than a plain value (by their annotations, which mypy holds the code to:
-    ``int | None`` is plain)."""
+    more than a plain value (by their types, read once, which mypy holds the code to:
+    ``int | None`` and a ``Literal`` of words are plain)."""
     names = tuple(f.name for f in fields(kind))
-    nested = tuple(
-        at
-        for at, f in enumerate(fields(kind))
-        if not _ATOM_NAMES.issuperset(part.strip() for part in str(f.type).split("|"))
-    )
+    hints = get_type_hints(kind)
+    nested = tuple(at for at, name in enumerate(names) if not _is_plain(hints[name]))
     shape = _SHAPES[kind] = _Shape(names, _field_values(names), nested)
     return shape
+
+
+def _is_plain(hint: object) -> bool:
+    """Whether a field of type ``hint`` only ever holds a plain value (``_ATOMS``)."""
+    if hint in _ATOM_TYPES:
+        return True
+    origin = get_origin(hint)
+    if origin is Literal:
+        return _ATOM_TYPES.issuperset(map(type, get_args(hint)))
+    if origin is Union or origin is types.UnionType:
+        return all(_is_plain(arg) for arg in get_args(hint))
+    return False
 
 
 class _Fields:
@@ -394,23 +417,23 @@ class _Fields:
 
     __slots__ = ("kind", "values")
 
-    def __init__(self, kind: type, values: tuple[Any, ...]) -> None:
+    def __init__(self, kind: type, values: tuple[object, ...]) -> None:
         self.kind = kind
         self.values = values
 
 
-def _freeze(value: Any) -> Any:
+def _freeze(value: object) -> object:
     """A copy of ``value`` that later changes to it cannot reach, taken as quickly as
     may be: records become their field values (``_Fields``), which ``_plain`` makes
     into dicts only when the JSON form is asked for."""
     kind = type(value)
     if kind in _ATOM_TYPES:
         return value
-    if kind is list:
+    if type(value) is list:  # (not ``kind``: this narrows the type for mypy)
         if _ATOM_TYPES.issuperset(map(type, value)):
             return value.copy()
         return [_freeze(item) for item in value]
-    if kind is dict:
+    if type(value) is dict:
         if _ATOM_TYPES.issuperset(map(type, value.values())):
             return value.copy()
         return {key: _freeze(item) for key, item in value.items()}
@@ -473,7 +496,7 @@ def _plain(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _fields_dict(shape: _Shape, values: tuple[Any, ...]) -> dict[str, Any]:
+def _fields_dict(shape: _Shape, values: tuple[object, ...]) -> dict[str, object]:
     """A record's fields as a dict of plain values, from their values in order."""
     plain = dict(zip(shape.names, values, strict=True))
     for at in shape.nested:

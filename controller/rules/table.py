@@ -22,8 +22,8 @@ An event is checked in two steps:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeVar
 
 from controller.rules import (
     betting,
@@ -92,6 +92,18 @@ PinVerifier = Callable[[str, str], bool]
 StartGuard = Callable[[TableState, HandPlan], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What an event's check worked out that its deed needs again: a hand's plan, an
+    action's kind and total (``betting.check_action``), an award's pots. ``Table.check``
+    returns it (None when the check found nothing to keep) and ``Table.apply`` hands it
+    to the deed: the table keeps nothing between the two."""
+
+    plan: HandPlan | None = None
+    action: tuple[ActionKind, int] | None = None
+    pots: tuple[Pot, ...] | None = None
+
+
 class Table:
     def __init__(
         self,
@@ -105,30 +117,27 @@ class Table:
         self.state = state if state is not None else TableState()
         self.pin_verifier = pin_verifier  # injected by the shell (controller.supervisor_pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
-        self._plan: HandPlan | None = None
-        # what the last check found out (an action's kind and total, an award's pots),
-        # keyed by its event, so that the deed right after it need not work it out again
-        self._found_action: tuple[Act, tuple[ActionKind, int]] | None = None
-        self._found_pots: tuple[Award, list[Pot]] | None = None
 
     # -- public interface ---------------------------------------------------------
 
-    def check(self, event: Event) -> None:
+    def check(self, event: Event) -> Found | None:
+        """Refuse ``event`` (``Refusal``), or return what its check found out for its
+        deed (``Found``; None for most events). Changes nothing."""
         kind = type(event)
         if kind not in _ACCEPTED_IN[self.state.phase]:
             raise OUT_OF_PHASE[kind](self)
-        _HANDLERS[kind][0](self, event)
+        return _HANDLERS[kind][0](self, event)
 
     def apply(self, event: Event) -> Effects:
         kind = type(event)
         if kind not in _ACCEPTED_IN[self.state.phase]:
             raise OUT_OF_PHASE[kind](self)
         checker, deed = _HANDLERS[kind]
-        checker(self, event)
+        found = checker(self, event)
         moves_tray = kind in _TRAY_EVENTS
         tray_before = tray_ledger.signature(self.state) if moves_tray else None
         ledger_before = ops.before(self.state) if kind is not Key else None
-        out = deed(self, event)
+        out = deed(self, event) if found is None else deed(self, event, found)
         if ledger_before is not None:  # a key's own event was accounted when applied
             out += ops.account(self.state, self.settings, event, ledger_before)
         if self.settings.game.out_of_turn == "record":
@@ -165,15 +174,17 @@ class Table:
 
     # -- hand flow ----------------------------------------------------------------
 
-    def _check_start(self, event: StartHand) -> None:
+    def _check_start(self, event: StartHand) -> Found:
         stopped.check_start(self.state)
-        self._plan = plan_hand(self.state, self.settings)
+        plan = plan_hand(self.state, self.settings)
         if self.start_guard is not None:
-            self.start_guard(self.state, self._plan)
+            self.start_guard(self.state, plan)
+        return Found(plan=plan)
 
-    def _start(self, event: StartHand) -> Effects:
-        plan = self._plan or plan_hand(self.state, self.settings)
-        self._plan = None
+    def _start(self, event: StartHand, found: Found | None = None) -> Effects:
+        plan = found.plan if found is not None and found.plan is not None else None
+        if plan is None:
+            plan = plan_hand(self.state, self.settings)
         self.state.undo = None
         before = Snapshot.of(self.state)
         out = hand.begin(self.state, self.settings, plan)
@@ -188,22 +199,21 @@ class Table:
             raise _no_action(self)
         return h
 
-    def _check_act(self, event: Act) -> None:
-        self._found_action = None
+    def _check_act(self, event: Act) -> Found | None:
         h = self._to_act()
         seating.seat_in_range(self.settings, event.seat)
         if event.seat != h.to_act:
             if self.settings.game.out_of_turn == "record":  # R10
                 out_of_turn.check_record(self.state, self.settings, event)
-                return
+                return None
             raise refuse("not_your_turn", "refuse.not_your_turn", seat=event.seat, to_act=h.to_act)
         kind, total = betting.check_action(
             h, self.state.seats, event.seat, event.action, event.to, self.settings.game
         )
         out_of_turn.check_held(h, event.seat, kind)
-        self._found_action = (event, (kind, total))
+        return Found(action=(kind, total))
 
-    def _act(self, event: Act) -> Effects:
+    def _act(self, event: Act, found: Found | None = None) -> Effects:
         h = self.state.hand
         if h is not None and event.seat != h.to_act:
             out = out_of_turn.record(self.state, self.settings, event)
@@ -211,8 +221,7 @@ class Table:
             if lost is not None:  # R11
                 out += [lost, *hand.act(self.state, self.settings, lost.seat, lost.action, None)]
             return out
-        found, self._found_action = self._found_action, None
-        decided = found[1] if found is not None and found[0] is event else None
+        decided = found.action if found is not None else None
         return hand.act(self.state, self.settings, event.seat, event.action, event.to, decided)
 
     def _settle_out_of_turn(self) -> Effects:
@@ -223,14 +232,16 @@ class Table:
             assert h is not None
             act = Act(seat=entry["seat"], action=entry["action"], to=entry["to"])
             binding = out_of_turn.is_binding(h, entry)
+            found = None
             if binding:
                 try:
-                    self._check_act(act)
+                    found = self._check_act(act)
                 except Refusal:
                     binding = False
             out.append(out_of_turn.settle(self.state, entry, binding))
             if binding:
-                out += hand.act(self.state, self.settings, act.seat, act.action, act.to)
+                decided = found.action if found is not None else None
+                out += hand.act(self.state, self.settings, act.seat, act.action, act.to, decided)
         return out
 
     def _check_push(self, event: Push) -> None:
@@ -249,8 +260,7 @@ class Table:
         read = pushed.ChipsRead(event.seat, sum(event.chips), act.action, act.to, rule)
         return [read] + self._act(act)
 
-    def _check_award(self, event: Award) -> None:
-        self._found_pots = None
+    def _check_award(self, event: Award) -> Found:
         h = self.state.hand
         assert h is not None  # the phase table lets an award in only at the showdown
         if not event.ranking:
@@ -273,12 +283,11 @@ class Table:
                 raise refuse(
                     "bad_ranking", "refuse.pot_unranked", name=pot_name(index), seats=seats
                 )
-        self._found_pots = (event, pots)
+        return Found(pots=tuple(pots))
 
-    def _award(self, event: Award) -> Effects:
+    def _award(self, event: Award, found: Found | None = None) -> Effects:
         self.state.undo = None
-        found, self._found_pots = self._found_pots, None
-        pots = found[1] if found is not None and found[0] is event else None
+        pots = list(found.pots) if found is not None and found.pots is not None else None
         return hand.pay(self.state, self.settings, event.ranking, pots)
 
     def _misdeal(self, event: Misdeal) -> Effects:
@@ -367,10 +376,18 @@ def _no_effects(table: Table, event: Event) -> Effects:
     return []
 
 
+#: An event's check: refuses it, or returns what the deed needs of what it found.
+Checker = Callable[[Table, Any], Found | None]
+#: An event's deed: ``(table, event)``, and ``(table, event, found)`` when its check
+#: returned a ``Found``.
+Deed = Callable[..., Effects]
+_E = TypeVar("_E", bound=Event)
+
+
 def _rule(
-    check: Callable[[TableState, RuleSettings, Any], None],
-    deed: Callable[[TableState, RuleSettings, Any], Effects],
-) -> tuple[Callable[[Table, Any], None], Callable[[Table, Any], Effects]]:
+    check: Callable[[TableState, RuleSettings, _E], None],
+    deed: Callable[[TableState, RuleSettings, _E], Effects],
+) -> tuple[Checker, Deed]:
     return (
         lambda t, e: check(t.state, t.settings, e),
         lambda t, e: deed(t.state, t.settings, e),
@@ -455,7 +472,7 @@ OUT_OF_PHASE: dict[type[Event], Callable[[Table], Refusal]] = {
 # reach the table as these events through the keypad grammar's own apply
 _TRAY_EVENTS = frozenset({Tray, Sit, Chips, TrayFill, TrayCredit, TrayAck})
 
-_HANDLERS: dict[type, tuple[Callable[[Table, Any], None], Callable[[Table, Any], Effects]]] = {
+_HANDLERS: dict[type, tuple[Checker, Deed]] = {
     Sit: _rule(seating.check_sit, seating.do_sit),
     Leave: _rule(leave.check, leave.apply),
     SitOut: _rule(seating.check_sit_out, seating.do_sit_out),

@@ -23,7 +23,7 @@ from typing import Any
 from controller.rules.catalogue import CATALOGUES, EN
 from controller.rules.errors import Refusal
 
-Message = tuple[str, dict[str, Any]]
+Message = tuple[str, dict[str, object]]
 
 #: Draw games: the betting rounds' names on the dealer display (flop games show none:
 #: the board tells the dealer where the hand is).
@@ -47,7 +47,7 @@ def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def msg(key: str, /, **args: Any) -> Message:
+def msg(key: str, /, **args: object) -> Message:
     """A message; an unknown key is a programming error, raised at once."""
     if key not in EN:
         raise KeyError(f"no text {key!r} in the catalogue")
@@ -77,16 +77,16 @@ class Phrase(str):
         self.message = message
         return self
 
-    def __reduce__(self) -> tuple[Any, ...]:  # copies and pickles keep the message
+    def __reduce__(self) -> tuple[object, ...]:  # copies and pickles keep the message
         return Phrase, (self.message,)
 
 
-def phrase(key: str, /, **args: Any) -> Phrase:
+def phrase(key: str, /, **args: object) -> Phrase:
     """The message ``key`` as an argument of another message."""
     return Phrase(msg(key, **args))
 
 
-def refuse(code: str, key: str, /, **args: Any) -> Refusal:
+def refuse(code: str, key: str, /, **args: object) -> Refusal:
     """A refusal (raise it): the replay contract's ``code``, and the catalogue message
     its English ``message`` and its words in every language are made from."""
     message = msg(key, **args)
@@ -105,14 +105,14 @@ def refusal_text(refusal: Refusal, language: str) -> str:
     return render(said, language) if said is not None else refusal.message
 
 
-def to_json(message: Message) -> list[Any]:
+def to_json(message: Message) -> list[object]:
     """A message as JSON: a ``Phrase`` argument stays a string, its English words
     (the state view's ``display_text``)."""
     key, args = message
     return [key, dict(args)]
 
 
-def to_record(message: Message) -> list[Any]:
+def to_record(message: Message) -> list[object]:
     """A message to keep in the table's state (journal snapshots): a ``Phrase``
     argument kept as its message, so that it is shown in any language after a restart."""
     key, args = message

@@ -14,7 +14,7 @@ events). Fills and credits are the project events ``tray_fill`` and ``tray_credi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from controller.rules import effects
 from controller.rules.events import TrayAck, TrayCredit, TrayFill
@@ -85,7 +85,19 @@ def record_ack(state: TableState, event: TrayAck) -> list[effects.Effect]:
     return [TrayAcknowledged(event.by)]
 
 
-def view(state: TableState) -> dict[str, Any]:
+class TrayView(TypedDict):
+    """The ledger in the state view (docs/replay.md)."""
+
+    read: bool
+    counts: dict[str, int]
+    unchanged_ms: int
+    sold: int
+    fills: int
+    credits: int
+    acks: int
+
+
+def view(state: TableState) -> TrayView:
     """The ledger as the state view shows it."""
     fills, credits = totals(state)
     return {

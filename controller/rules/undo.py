@@ -1,7 +1,7 @@
 """R12: the last action may be taken back while no later action exists.
 
 Each action leaves an undo record in the state (so that it survives a snapshot): what
-the action changed, and only that, so chips bought or a sit-out meanwhile stay. Any
+the action changed, and only that, so chips bought or a sit-out meanwhile stay. A
 later action, a street or hand ending, a correction or a departure clears it.
 """
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from controller.rules.keypad import award, betting, menus, push, supervisor, tips
 from controller.rules.keypad.base import Press, Step, live_entry
@@ -103,7 +103,17 @@ def prompt(table: Table) -> list[Message] | None:
     return None if entry is None else mode_of(entry).prompt(table, entry)
 
 
-def view(table: Table) -> dict[str, Any]:
+class KeypadView(TypedDict):
+    """The keypad in the state view (docs/replay.md)."""
+
+    entry: dict[str, object] | None  # the entry's mode, step and seat
+    prompt: list[str] | None
+    notice: str | None
+    dealer: str | None
+    supervisor_locked_ms: int
+
+
+def view(table: Table) -> KeypadView:
     """The keypad as the state view shows it (never a PIN digit)."""
     entry = live_entry(table)
     shown = prompt(table)
