@@ -305,6 +305,15 @@ def validate(settings: HardwareSettings) -> list[Problem]:
         problems.append(
             Problem(("hardware.gpiochip",), f"gpiochip {settings.gpiochip} must be 0 or more")
         )
+    problems += _validate_timings(settings)
+    problems += _validate_serial(settings)
+    return problems
+
+
+def _validate_timings(settings: HardwareSettings) -> list[Problem]:
+    """The puck's and the door's debounce, the puck's pull against its level, the
+    lights' periods."""
+    problems: list[Problem] = []
     puck = settings.puck
     if puck.debounce_ms < 0:
         problems.append(
@@ -337,6 +346,12 @@ def validate(settings: HardwareSettings) -> list[Problem]:
             problems.append(
                 Problem((f"hardware.lights.{name}",), f"lights {name} {value} must be more than 0")
             )
+    return problems
+
+
+def _validate_serial(settings: HardwareSettings) -> list[Problem]:
+    """Each enabled serial device's bounds and port, and a port used twice."""
+    problems: list[Problem] = []
     ports: dict[str, list[str]] = {}
     for name, device in settings.serial_devices().items():
         if not device.enabled:

@@ -76,6 +76,7 @@ STORY: list[tuple[dict[str, Any], str | None]] = [
         None,
     ),
     ({"type": "move_seat", "from": 5, "to": 7}, "d17"),
+    ({"type": "door", "status": "open"}, None),  # the controller's door opened
 ]
 
 

@@ -459,13 +459,7 @@ def as_text(hands: list[RecalledHand]) -> str:
     out: list[str] = []
     for hand in hands:
         if hand.hand == 0:
-            out.append(
-                f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  {_when(hand.started)}"
-            )
-            out += [_transfer_text(item, "before the first hand") for item in hand.transfers]
-            out += [_tip_text(item) for item in hand.tips]
-            out += [_power_text(item) for item in hand.power_losses]
-            out.append("")
+            out += _before_first_text(hand)
             continue
         out.append(
             f"HAND {hand.hand}  seq {hand.first_seq}-{hand.last_seq}  "
@@ -474,65 +468,95 @@ def as_text(hands: list[RecalledHand]) -> str:
         if not hand.rebuilt:
             out += _raw_text(hand)
             continue
-        sb = f"SB seat {hand.small_blind}" if hand.small_blind is not None else "SB dead"
-        out.append(
-            f"  button seat {hand.button}, {sb}, BB seat {hand.big_blind}; "
-            f"dealt {' '.join(str(s) for s in hand.dealt)}; "
-            f"dealer {hand.dealer or '(none signed in)'}"
-        )
-        out.append(
-            "  seats: "
-            + ", ".join(f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items())
-        )
-        if hand.posts:
-            out.append(
-                "  posts: "
-                + "; ".join(
-                    f"{POST_NAMES.get(p['kind'], p['kind'].replace('_', ' '))} seat {p['seat']}"
-                    f" {p['live']}" + (f" + {p['dead']} dead" if p["dead"] else "")
-                    for p in hand.posts
-                )
-            )
-        street = None
+        out += _positions_text(hand)
         power = sorted(hand.power_losses, key=lambda item: item.get("last_seq") or 0)
-        for action in hand.actions:
-            while power and (power[0].get("last_seq") or 0) < action["seq"]:
-                out.append(_power_text(power.pop(0)))  # among the actions, where it was
-            if action["street"] != street:
-                street = action["street"]
-                out.append(f"  {street}:")
-            out.append(
-                f"    {_clock(action['time'])}  seq {action['seq']}  "
-                f"{_action_line(action, hand.actions)}{_by(action['by'])}"
-                + (f"  UNDONE (seq {action['undone_seq']})" if action["undone_seq"] else "")
-            )
-        for item in hand.uncalled:
-            out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
-        for item in hand.corrections:
-            what = item["kind"].replace("_", " ")
-            if "causes" in item:  # play stopped, or going on again, during the hand
-                causes = ", ".join(cause.replace("_", " ") for cause in item["causes"])
-                said = f"play stopped ({causes})" if causes else "play goes on"
-                out.append(f"  {said} at seq {item['seq']}, {_clock(item['time'])}")
-                continue
-            out.append(
-                f"  {what}: seat {item['seat']}"
-                + (f" ({item['action']})" if "action" in item else "")
-                + f" at seq {item['seq']}, {_clock(item['time'])}"
-            )
-        for pot in hand.pots:
-            shares = ", ".join(f"seat {s['seat']} {s['amount']}" for s in pot["shares"])
-            out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}  ({_clock(pot['time'])})")
-        if hand.result != "in progress":
-            out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
-        out += [_transfer_text(item, "after the hand") for item in hand.transfers]
-        out += [_tip_text(item) for item in hand.tips]
-        out += [_power_text(item) for item in power]
-        if hand.now is not None:
-            to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
-            out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
+        out += _actions_text(hand, power)
+        out += _ending_text(hand, power)
         out.append("")
     return "\n".join(out)
+
+
+def _before_first_text(hand: RecalledHand) -> list[str]:
+    """What happened before the journal's first hand (hand 0)."""
+    return [
+        f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  {_when(hand.started)}",
+        *(_transfer_text(item, "before the first hand") for item in hand.transfers),
+        *(_tip_text(item) for item in hand.tips),
+        *(_power_text(item) for item in hand.power_losses),
+        "",
+    ]
+
+
+def _positions_text(hand: RecalledHand) -> list[str]:
+    """The positions, the dealer, the seats and the posts."""
+    sb = f"SB seat {hand.small_blind}" if hand.small_blind is not None else "SB dead"
+    out = [
+        f"  button seat {hand.button}, {sb}, BB seat {hand.big_blind}; "
+        f"dealt {' '.join(str(s) for s in hand.dealt)}; "
+        f"dealer {hand.dealer or '(none signed in)'}",
+        "  seats: " + ", ".join(f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items()),
+    ]
+    if hand.posts:
+        out.append(
+            "  posts: "
+            + "; ".join(
+                f"{POST_NAMES.get(p['kind'], p['kind'].replace('_', ' '))} seat {p['seat']}"
+                f" {p['live']}" + (f" + {p['dead']} dead" if p["dead"] else "")
+                for p in hand.posts
+            )
+        )
+    return out
+
+
+def _actions_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:
+    """Every action by street, a power loss among them where it was (taken from
+    ``power``), the uncalled bets and the corrections."""
+    out: list[str] = []
+    street = None
+    for action in hand.actions:
+        while power and (power[0].get("last_seq") or 0) < action["seq"]:
+            out.append(_power_text(power.pop(0)))  # among the actions, where it was
+        if action["street"] != street:
+            street = action["street"]
+            out.append(f"  {street}:")
+        out.append(
+            f"    {_clock(action['time'])}  seq {action['seq']}  "
+            f"{_action_line(action, hand.actions)}{_by(action['by'])}"
+            + (f"  UNDONE (seq {action['undone_seq']})" if action["undone_seq"] else "")
+        )
+    for item in hand.uncalled:
+        out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
+    for item in hand.corrections:
+        what = item["kind"].replace("_", " ")
+        if "causes" in item:  # play stopped, or going on again, during the hand
+            causes = ", ".join(cause.replace("_", " ") for cause in item["causes"])
+            said = f"play stopped ({causes})" if causes else "play goes on"
+            out.append(f"  {said} at seq {item['seq']}, {_clock(item['time'])}")
+            continue
+        out.append(
+            f"  {what}: seat {item['seat']}"
+            + (f" ({item['action']})" if "action" in item else "")
+            + f" at seq {item['seq']}, {_clock(item['time'])}"
+        )
+    return out
+
+
+def _ending_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:
+    """The pots, the fees, what came between this hand and the next, and where a hand
+    in progress stands."""
+    out: list[str] = []
+    for pot in hand.pots:
+        shares = ", ".join(f"seat {s['seat']} {s['amount']}" for s in pot["shares"])
+        out.append(f"  {pot['pot']} pot {pot['amount']}: {shares}  ({_clock(pot['time'])})")
+    if hand.result != "in progress":
+        out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
+    out += [_transfer_text(item, "after the hand") for item in hand.transfers]
+    out += [_tip_text(item) for item in hand.tips]
+    out += [_power_text(item) for item in power]
+    if hand.now is not None:
+        to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
+        out.append(f"  now: {hand.now['phase']}{to_act}, pot {hand.now['pot_total']}")
+    return out
 
 
 def _raw_text(hand: RecalledHand) -> list[str]:
