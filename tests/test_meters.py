@@ -196,3 +196,31 @@ def test_a_shift_report_names_the_meters_the_seats_and_the_dealers() -> None:
         "close": 300,
         "difference": 600,
     }
+
+
+def test_a_hand_ended_by_a_binding_out_of_turn_action_credits_its_rake_to_the_dealer() -> None:
+    """R10: the fold keyed out of turn binds when the action reaches its seat, after the
+    event that brought it there; the rake of the hand it ends is the dealer's (found by
+    the property test above: the shift's rake was more than the dealers' parts)."""
+    from controller.rules import RuleSettings, parse_event
+    from controller.rules.settings import FeeSettings, GameSettings
+
+    game = GameSettings(big_blind=10, small_blind=5, smallest_chip=1, out_of_turn="record")
+    fees = FeeSettings(mode="rake", rake_percent=10, rake_cap=100, no_flop_no_drop=False)
+    table = Table(RuleSettings(seats=3, game=game, fees=fees))
+    for obj in (
+        {"type": "dealer", "id": "D1"},
+        {"type": "sit", "seat": 1, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 2, "player": "bo", "chips": 1000},
+        {"type": "sit", "seat": 3, "player": "cy", "chips": 1000},
+        {"type": "start_hand"},  # button 3 (to act), blinds 1 and 2
+        {"type": "act", "seat": 1, "action": "fold"},  # out of turn: recorded
+    ):
+        table.apply(parse_event(obj))
+    out = table.apply(parse_event({"type": "act", "seat": 3, "action": "fold"}))
+    assert [type(e).__name__ for e in out][:3] == ["Acted", "OutOfTurnSettled", "Acted"]
+    assert table.state.hand is None  # seat 1's fold bound and ended the hand
+    meters = state_view(table)["meters"]
+    assert meters["rake"] == 1 and meters["hands"] == 1
+    part = table.state.shift["dealers"]["D1"]
+    assert {name: part[name] for name in METERS} == meters

@@ -20,7 +20,8 @@ journal's start; the shift keeps their values at its open (``base``), and the st
 ``meters`` are the differences. Every chip that enters or leaves the players' stacks,
 other than from one player to another (pots, ``transfer``), is in exactly one of them.
 The shift also keeps each seat's and each dealer's part (``account``, called by
-``Table.apply`` after every event but keys, whose own events are accounted; and
+``Table.apply`` after every event but keys, whose own events are accounted, with what
+the event set off: an out-of-turn action it made binding; and
 ``seat_cashed_out`` where a seat's chips leave the table).
 """
 

@@ -138,10 +138,11 @@ class Table:
         tray_before = tray_ledger.signature(self.state) if moves_tray else None
         ledger_before = ops.before(self.state) if kind is not Key else None
         out = deed(self, event) if found is None else deed(self, event, found)
-        if ledger_before is not None:  # a key's own event was accounted when applied
-            out += ops.account(self.state, self.settings, event, ledger_before)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
+        if ledger_before is not None:  # a key's own event was accounted when applied
+            # after R10's binding action too: it may end the hand and take its fees
+            out += ops.account(self.state, self.settings, event, ledger_before)
         if self.settings.clock.shot_clock:
             out += self._shot_clock()
         if moves_tray and tray_ledger.signature(self.state) != tray_before:
