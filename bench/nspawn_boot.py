@@ -262,13 +262,18 @@ def bench(template: Path, bundle: Path | None, scratch: Path) -> None:
         container.boot()
         took = wait(container.ready, 120, "READY after the kill")
         after_hand = hand_in_progress(root)
-        # last_seq moves on: the start journals its own record (the recovery)
-        if {**after_hand, "last_seq": None} != {**before, "last_seq": None}:
+        # last_seq moves on: the start journals its own record (the recovery); and the
+        # kill is a power loss, recorded in the hand where it happened
+        unchanged = ("last_seq", "power_losses")
+        if {**after_hand, **dict.fromkeys(unchanged)} != {**before, **dict.fromkeys(unchanged)}:
             raise SystemExit(
                 f"nspawn_boot: the hand changed over the kill:\n{before}\n{after_hand}"
             )
+        lost = after_hand["power_losses"]
+        if [(p["hand"], p["last_seq"]) for p in lost] != [(before["hand"], before["last_seq"])]:
+            raise SystemExit(f"nspawn_boot: the kill is not one power loss in the hand: {lost}")
         print(
-            f"   booted again, READY in {took:.1f} s; the hand in progress unchanged (hand {before['hand']}: {len(before['actions'])} actions, to act {before['now']['to_act']}, pot {before['now']['pot_total']}): nothing lost"
+            f"   booted again, READY in {took:.1f} s; the hand in progress unchanged (hand {before['hand']}: {len(before['actions'])} actions, to act {before['now']['to_act']}, pot {before['now']['pot_total']}): nothing lost; the kill recorded as a power loss after seq {before['last_seq']}"
         )
     finally:
         if container.leader() is not None:

@@ -300,6 +300,11 @@ backup_journal() {  # WHY: a copy of the state directory, taken with the service
         return 0
     fi
     copy=$(date -u +%Y%m%dT%H%M%SZ)-$1
+    n=1
+    while [ -e "$backups/$copy" ]; do  # two upgrades within one second: keep both copies
+        n=$((n + 1))
+        copy=$(date -u +%Y%m%dT%H%M%SZ)-$1-$n
+    done
     cp -a "$(at "$STATE_DIR")" "$backups/$copy.partial"
     mv -T "$backups/$copy.partial" "$backups/$copy"
     say "journal backed up to $BACKUPS/$copy"

@@ -184,7 +184,7 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert "preflight: ok" in installed.stdout
     assert printed_digest(installed) == build_digest
-    venv = root / "opt" / "table-controller" / ".venv"
+    venv = root / "opt" / "table-controller" / "current" / ".venv"
     check = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import lgpio; print(lgpio.gpiochip_open)"],
         capture_output=True,

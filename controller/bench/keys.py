@@ -49,8 +49,8 @@ BENCH_HELP: tuple[tuple[str, str], ...] = (
     ("u", "unplug"),
     ("o", "door"),
     ("s", "seat"),
+    ("q", "quit"),  # before demo: at 80 columns the line ends there, and quit must show
     ("d", "demo"),
-    ("q", "quit"),
 )
 
 #: after ``u``: which serial device's cable to pull or plug back
