@@ -190,5 +190,6 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
         capture_output=True,
         text=True,
         check=False,
+        cwd=tmp_path,  # the real lgpio leaves its notify pipe (.lgd-nfy0) in the cwd
     )
     assert check.returncode == 0, check.stderr

@@ -127,7 +127,14 @@ def release_b(folder: Path, wheels: Path) -> tuple[Path, Path]:
         ROOT,
         source,
         ignore=shutil.ignore_patterns(
-            ".venv", ".git", "__pycache__", "*.egg-info", "build", ".*_cache", ".hypothesis"
+            ".venv",
+            ".git",
+            "__pycache__",
+            "*.egg-info",
+            "build",
+            ".*_cache",
+            ".hypothesis",
+            ".lgd-nfy*",  # the real lgpio's notify pipe, left where a program imported it
         ),
     )
     pyproject = source / "pyproject.toml"
