@@ -55,6 +55,9 @@ def test_watch_prints_a_tables_messages_one_json_line_each(
     )
     publisher.start()
     try:
+        # the link up first: a row queued before it would be a backlog, whose end the
+        # publisher says in a status of its own (live, were the watch already there)
+        assert publisher.wait_for(lambda s: s.link == "up", WAIT)
         _journal_events(db, 1, 1)  # before the watch: its state is retained
         assert publisher.wait_drained(WAIT)
         watch = _watch(

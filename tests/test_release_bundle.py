@@ -50,12 +50,19 @@ def wheels(tmp_path: Path) -> Path:
     return folder
 
 
+def sound_python() -> Path | str:
+    """A Python 3.11, which the `wheels` fixture's lgpio wheel is for (the tests may run
+    under 3.12 or 3.13, where that wheel is rightly refused)."""
+    return sys.executable if sys.version_info[:2] == (3, 11) else other_python(11)
+
+
 def preflight(
     wheels: Path,
     *extra: str,
-    python: Path | str = sys.executable,
+    python: Path | str | None = None,
     env: dict[str, str] | None = None,
 ) -> tuple[int, list[str]]:
+    python = sound_python() if python is None else python
     result = subprocess.run(
         [str(python), str(PREFLIGHT), "--wheels", str(wheels), *extra],
         capture_output=True,
