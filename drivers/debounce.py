@@ -1,8 +1,8 @@
-"""Debouncing a GPIO input's readings, free of threads and clocks (tested with made-up
-times): a reading is reported once it has held for the debounce time; only news is
-reported (a change, and the first settled reading after start). The puck sensors
-(``puck.PuckDebouncer``) and the door switch (``door``) use it, each watched by a
-``DebouncedInput`` thread.
+"""Debouncing a GPIO input's readings: ``Debouncer`` is free of threads and clocks
+(tested with made-up times): a reading is reported once it has held for the debounce
+time; only news is reported (a change, and the first settled reading after start).
+``DebouncedInput`` runs one on a thread of its own, woken by the input's edges. The
+puck sensors (``puck.PuckDebouncer``) and the door switch (``door``) use both.
 
 Debouncing is done here rather than by the pin backend (``bounce_time``), because
 backends differ: some report the first edge and ignore the rest, which can leave the
