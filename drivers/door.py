@@ -10,7 +10,6 @@ reading after start. The line level that means open is ``open_level``; the pull
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, Literal
@@ -18,12 +17,10 @@ from typing import Any, Literal
 from gpiozero import DigitalInputDevice
 
 from .closing import Closing
-from .debounce import Debouncer
+from .debounce import DebouncedInput, Debouncer
 from .errors import GpioUnavailable
 from .events import DoorChanged, EventSink
 from .settings import DoorSettings
-
-POLL_INTERVAL = 0.5  # re-read the switch this often, in case an edge went unseen
 
 DoorStatus = Literal["open", "closed"]
 
@@ -47,11 +44,6 @@ class GpioDoorSwitch(Closing):
     ) -> None:
         assert settings.pin is not None
         self._events = events
-        self._clock = clock
-        self._debouncer: Debouncer[DoorStatus] = Debouncer(settings.debounce_ms / 1000)
-        self._cond = threading.Condition()
-        self._dirty = False
-        self._stop = threading.Event()
         self._status: DoorStatus | None = None
         pull = _pull(settings)
         open_high = settings.open_level == "high"
@@ -69,10 +61,11 @@ class GpioDoorSwitch(Closing):
             )
         except Exception as error:
             raise GpioUnavailable(f"door switch pin cannot be used: {error}") from error
-        self._switch.when_activated = self._changed
-        self._switch.when_deactivated = self._changed
-        self._thread = threading.Thread(target=self._run, name="door", daemon=True)
-        self._thread.start()
+        debouncer: Debouncer[DoorStatus] = Debouncer(settings.debounce_ms / 1000)
+        self._watch = DebouncedInput("door", self.read, debouncer, self._settled, clock)
+        self._switch.when_activated = self._watch.changed
+        self._switch.when_deactivated = self._watch.changed
+        self._watch.start()
 
     @property
     def status(self) -> DoorStatus | None:
@@ -83,31 +76,10 @@ class GpioDoorSwitch(Closing):
         """The switch right now (not debounced)."""
         return "open" if bool(self._switch.is_active) == self._active_is_open else "closed"
 
-    def _changed(self) -> None:
-        with self._cond:
-            self._dirty = True
-            self._cond.notify()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            seen = self.read()  # outside the lock: gpiozero may hold its own
-            now = self._clock()
-            with self._cond:
-                self._debouncer.observe(seen, now)
-                settled = self._debouncer.settled(now)
-                due = self._debouncer.due()
-            if settled is not None:
-                self._status = settled
-                self._events.put(DoorChanged(status=settled))
-            with self._cond:
-                if not self._dirty and not self._stop.is_set():
-                    wait = POLL_INTERVAL if due is None else min(POLL_INTERVAL, due - self._clock())
-                    self._cond.wait(max(wait, 0.0))
-                self._dirty = False
+    def _settled(self, status: DoorStatus) -> None:
+        self._status = status
+        self._events.put(DoorChanged(status=status))
 
     def close(self) -> None:
-        self._stop.set()
-        self._changed()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(5.0)
+        self._watch.close()
         self._switch.close()

@@ -12,7 +12,6 @@ threads and clocks, so it is tested with made-up times.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,12 +19,10 @@ from typing import Any
 from gpiozero import DigitalInputDevice
 
 from .closing import Closing
-from .debounce import Debouncer
+from .debounce import DebouncedInput, Debouncer
 from .errors import GpioUnavailable
 from .events import EventSink, PuckFault, PuckMoved
 from .settings import PuckSettings
-
-POLL_INTERVAL = 0.5  # re-read every sensor this often, in case an edge went unseen
 
 PuckEvent = PuckMoved | PuckFault
 
@@ -67,11 +64,9 @@ class GpioPuckSensor(Closing):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._events = events
-        self._clock = clock
-        self._debouncer = PuckDebouncer(settings.debounce_ms / 1000)
-        self._cond = threading.Condition()
-        self._dirty = False
-        self._stop = threading.Event()
+        self._watch = DebouncedInput(
+            "puck", self.read, PuckDebouncer(settings.debounce_ms / 1000), self._settled, clock
+        )
         self._seat: int | None = None
         self._fault: tuple[int, ...] = ()
         self._sensors: dict[int, Any] = {}
@@ -82,13 +77,12 @@ class GpioPuckSensor(Closing):
                     pin, bounce_time=None, pin_factory=pin_factory, **options
                 )
                 self._sensors[seat] = sensor
-                sensor.when_activated = self._changed
-                sensor.when_deactivated = self._changed
+                sensor.when_activated = self._watch.changed
+                sensor.when_deactivated = self._watch.changed
         except Exception as error:
             self._close_sensors()
             raise GpioUnavailable(f"puck sensor pins cannot be used: {error}") from error
-        self._thread = threading.Thread(target=self._run, name="puck", daemon=True)
-        self._thread.start()
+        self._watch.start()
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -106,38 +100,16 @@ class GpioPuckSensor(Closing):
         """The seats whose sensor sees the puck right now (not debounced)."""
         return frozenset(seat for seat, sensor in self._sensors.items() if sensor.is_active)
 
-    def _changed(self) -> None:
-        with self._cond:
-            self._dirty = True
-            self._cond.notify()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            # Pins are read outside the lock: gpiozero may hold its own locks while it
-            # calls _changed.
-            seen = self.read()
-            now = self._clock()
-            with self._cond:
-                self._debouncer.observe(seen, now)
-                event = self._debouncer.settle(now)
-                due = self._debouncer.due()
-            if event is not None:
-                if isinstance(event, PuckFault):
-                    self._seat, self._fault = None, event.seats
-                else:
-                    self._seat, self._fault = event.seat, ()
-                self._events.put(event)
-            with self._cond:
-                if not self._dirty and not self._stop.is_set():
-                    wait = POLL_INTERVAL if due is None else min(POLL_INTERVAL, due - self._clock())
-                    self._cond.wait(max(wait, 0.0))
-                self._dirty = False
+    def _settled(self, seen: frozenset[int]) -> None:
+        event = reading_event(seen)
+        if isinstance(event, PuckFault):
+            self._seat, self._fault = None, event.seats
+        else:
+            self._seat, self._fault = event.seat, ()
+        self._events.put(event)
 
     def close(self) -> None:
-        self._stop.set()
-        self._changed()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(5.0)
+        self._watch.close()
         self._close_sensors()
 
     def _close_sensors(self) -> None:
