@@ -299,11 +299,12 @@ backup_journal() {  # WHY: a copy of the state directory, taken with the service
     if [ -z "$(ls -A "$(at "$STATE_DIR")")" ]; then
         return 0
     fi
-    copy=$(date -u +%Y%m%dT%H%M%SZ)-$1
+    stamp=$(date -u +%Y%m%dT%H%M%SZ)
+    copy=$stamp-$1
     n=1
     while [ -e "$backups/$copy" ]; do  # two upgrades within one second: keep both copies
         n=$((n + 1))
-        copy=$(date -u +%Y%m%dT%H%M%SZ)-$1-$n
+        copy=$stamp.$n-$1  # sorts after the first copy of that second (its newer)
     done
     cp -a "$(at "$STATE_DIR")" "$backups/$copy.partial"
     mv -T "$backups/$copy.partial" "$backups/$copy"
