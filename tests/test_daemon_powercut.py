@@ -4,27 +4,20 @@ lost, nothing is applied twice, and the state equals a reference replay's."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.bench_harness import load_bench
+
 # slow, out of the edit loop (README, Tests): power cuts: processes killed mid-write, again and again
 pytestmark = pytest.mark.slow
 
-HARNESS = Path(__file__).resolve().parent.parent / "bench" / "daemon_killloop.py"
-
 
 def load_harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("daemon_killloop", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("daemon_killloop")
 
 
 @pytest.mark.slow

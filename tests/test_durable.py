@@ -121,15 +121,9 @@ def test_state_command_prints_the_fold(tmp_path: Path, capsys: pytest.CaptureFix
 
 @pytest.mark.slow  # random streams: out of the edit loop
 def test_random_streams_with_snapshots_fold_to_the_same_state(tmp_path: Path) -> None:
-    import importlib.util
-    import sys
+    from tests.bench_harness import load_bench
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "daemon_killloop.py"
-    spec = importlib.util.spec_from_file_location("daemon_killloop", path)
-    assert spec is not None and spec.loader is not None
-    harness = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = harness
-    spec.loader.exec_module(harness)
+    harness = load_bench("daemon_killloop")
     config = tmp_path / "kill.yaml"
     config.write_text(harness.CONFIG)
     settings = load_config(config)

@@ -3,12 +3,10 @@ also after retention has pruned the journal."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import random
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -19,17 +17,11 @@ from controller.config import load_config
 from controller.daemon.recall import recall
 from controller.durable import durable_replay
 from controller.journal import Journal
-
-HARNESS = Path(__file__).resolve().parent.parent / "bench" / "daemon_killloop.py"
+from tests.bench_harness import load_bench
 
 
 def harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("daemon_killloop", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("daemon_killloop")
 
 
 def journal_with_hands(tmp_path: Path, count: int) -> Path:

@@ -5,24 +5,18 @@ file on disk is in force."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-HARNESS = Path(__file__).resolve().parent.parent / "bench" / "reload_killloop.py"
+from tests.bench_harness import load_bench
 
 
 @pytest.mark.slow
 def test_kill_minus_nine_during_reloads_leaves_journal_and_configuration_agreeing(
     tmp_path: Path,
 ) -> None:
-    spec = importlib.util.spec_from_file_location("reload_killloop", HARNESS)
-    assert spec is not None and spec.loader is not None
-    harness = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = harness  # its dataclasses look their module up
-    spec.loader.exec_module(harness)
+    harness = load_bench("reload_killloop")
     report = harness.kill_loop(tmp_path, kills=5, seed=5)
     assert report.kills == 5 and report.written_in_two_parts >= 1
     assert report.configs_recorded >= 2

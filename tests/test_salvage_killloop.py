@@ -7,31 +7,23 @@ The harness is ``bench/salvage_killloop.py`` (200 trials of 1,200 events); here 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from controller.journal import Journal, TornTail
+from tests.bench_harness import load_bench
 from tests.cli import tablectl
 from tests.test_journal_storage import killed_at_the_marker
 
-HARNESS = Path(__file__).resolve().parent.parent / "bench" / "salvage_killloop.py"
-
 
 def load_harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("salvage_killloop", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("salvage_killloop")
 
 
 @pytest.mark.slow
