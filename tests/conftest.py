@@ -32,3 +32,12 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
     local.start()
     yield local
     local.kill()
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the real browser (the ``browser`` fixture: Chromium over
+    WebDriver, seconds a test) is ``slow``: out of the edit loop, still in CI."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

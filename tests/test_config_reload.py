@@ -35,6 +35,7 @@ def fees_mode(daemon: object) -> str:
     return str(controller.recorder.table.settings.fees.mode)
 
 
+@pytest.mark.slow  # waits for a changed file to hold still (1 s)
 def test_a_held_change_takes_the_file_as_it_is_when_the_hand_ends(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     whole = config.read_text().replace("big_blind: 10", "big_blind: 20") + RAKE
@@ -54,6 +55,7 @@ def test_a_held_change_takes_the_file_as_it_is_when_the_hand_ends(tmp_path: Path
         assert daemon.controller.pending_config is None  # type: ignore[union-attr]
 
 
+@pytest.mark.slow  # waits for a changed file to hold still (1 s)
 def test_a_file_still_changing_when_idle_is_taken_once_it_settles(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

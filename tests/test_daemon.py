@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+import pytest
+
 from controller.daemon.outputs import FAULT_LINE
 from controller.journal import Journal
 from tests.daemon_helpers import (
@@ -184,6 +186,7 @@ def test_device_fault_words_in_spanish(tmp_path: Path) -> None:
         sim.keypad.replug()
 
 
+@pytest.mark.slow  # waits out the 2 s a changed file must hold still
 def test_a_new_configuration_waits_for_the_hand_to_end(tmp_path: Path) -> None:
     config = write_config(tmp_path, big_blind=10)
     with running(config) as daemon:
@@ -264,6 +267,7 @@ def test_with_a_floor_section_events_fill_the_outbox_and_play_goes_on(tmp_path: 
     assert {"events", "hands", "state"} <= topics and orphans == [(1, 0)]
 
 
+@pytest.mark.slow  # watches an idle daemon for a second
 def test_an_idle_daemon_sleeps(tmp_path: Path) -> None:
     """No players, no clock, no watchdog asked for ($WATCHDOG_USEC unset): the loop does
     not wake, and the serial links sleep until their keep-alive instead of polling."""

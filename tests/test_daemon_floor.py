@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.floor.consumer import Collector, FloorMessage, Subscriber
 from controller.journal import Journal, LogKind
 from tests.daemon_helpers import (
@@ -184,6 +186,7 @@ def test_state_at_start_tray_alarm_and_device_faults_reach_the_floor(
     assert kinds.count(LogKind.FLOOR_LINK) >= 2  # up at each start
 
 
+@pytest.mark.slow  # waits for the link to be seen lost (1.1 s)
 def test_a_lost_link_is_shown_to_the_dealer_and_logged(
     tmp_path: Path, broker: LocalBroker, back_office: Collector
 ) -> None:

@@ -135,6 +135,7 @@ def test_the_example_acl_keeps_a_table_to_its_own_site_and_subtree(
     assert set(kept) == {"casino/east/table/T7/state"}
 
 
+@pytest.mark.slow  # a secured Mosquitto with hashed passwords (2 s)
 def test_a_user_name_holding_a_slash_would_widen_the_pattern_line(tmp_path: Path) -> None:
     """Why check-config refuses such names: under the single-site pattern line a user
     named ``T8/x`` writes inside table T8's subtree."""

@@ -689,6 +689,7 @@ def test_forty_tables_on_a_wall_display_and_a_laptop(
             )
             client.publish(topics.status, status, qos=1, retain=True).wait_for_publish(WAIT)
     finally:
+        client.disconnect()  # before loop_stop: it would wait out the loop's 1 s select
         client.loop_stop()
         client.disconnect()
     board = lv_board(broker)

@@ -49,6 +49,7 @@ def publish(broker: LocalBroker, messages: list[tuple[str, bytes | str]]) -> Non
         for topic, payload in messages:
             client.publish(topic, payload, qos=1).wait_for_publish(WAIT)
     finally:
+        client.disconnect()  # before loop_stop: it would wait out the loop's 1 s select
         client.loop_stop()
         client.disconnect()
 

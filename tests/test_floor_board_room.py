@@ -96,8 +96,8 @@ class Room:
         self.offset_ns = minutes * MIN
 
     def close(self) -> None:
+        self.client.disconnect()  # first: the network thread then ends at once
         self.client.loop_stop()
-        self.client.disconnect()
 
     def topics(self, table_id: str) -> TableTopics:
         return TableTopics("casino", "east" if table_id in EAST else "lv", table_id)

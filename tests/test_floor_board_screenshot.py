@@ -18,7 +18,7 @@ from tests.localbroker import LocalBroker
 from tests.system_tools import needs, require
 from tests.test_floor_board_hostile import publish, state, until_card
 
-pytestmark = needs("chromium", "taking the floor board's screenshot")
+pytestmark = [pytest.mark.slow, needs("chromium", "taking the floor board's screenshot")]
 
 
 @pytest.fixture

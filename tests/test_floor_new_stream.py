@@ -14,6 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.floor import outbox
 from controller.floor.board_server import BoardServer
 from controller.floor.consumer import Deduplicator
@@ -121,6 +123,7 @@ def test_resent_messages_are_not_a_new_stream() -> None:
     assert not dedupe.first_time({"table_id": "T1", "kind": "state", "msg_seq": 3})
 
 
+@pytest.mark.slow  # a backlog sent across the link at its pace (1.3 s)
 def test_a_full_outbox_reaches_the_board_until_the_backlog_is_sent(
     broker: LocalBroker, tmp_path: Path
 ) -> None:

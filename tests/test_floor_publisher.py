@@ -624,6 +624,7 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+@pytest.mark.slow  # a TLS broker and certificates made for the test (1.3 s)
 def test_tls_with_the_casinos_ca_and_a_client_certificate_per_table(
     certificates: Path, tmp_path: Path
 ) -> None:
@@ -766,6 +767,7 @@ def test_the_test_broker_is_not_part_of_the_firmware() -> None:
     assert importing_tests == []
 
 
+@pytest.mark.slow  # waits for an idle table's backlog to go (1.2 s)
 def test_the_boards_sending_backlog_clears_once_an_idle_tables_backlog_is_sent(
     broker: LocalBroker, back_office: Collector, tmp_path: Path
 ) -> None:

@@ -122,6 +122,7 @@ def test_watch_says_what_is_wrong(
         secured.kill()
 
 
+@pytest.mark.slow  # a broker stopped and started again (1.3 s)
 def test_watch_prints_each_message_once_across_a_broker_restart(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
@@ -181,6 +182,7 @@ def test_a_configuration_that_cannot_be_used_is_told_alike_by_watch_and_board(
     assert out == "" and err.startswith(f"{config}:3:") and "prot" in err
 
 
+@pytest.mark.slow  # a broker stopped and started again (1.3 s)
 @pytest.mark.parametrize("command", ["watch", "board"])
 def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
     broker: LocalBroker, command: str

@@ -305,6 +305,7 @@ def test_a_floor_consumer_keeps_hostile_payloads_raw_and_goes_on(tmp_path: Path)
         ]
         for payload in payloads:
             sender.publish("casino/lv/table/T1/events", payload, qos=1).wait_for_publish(WAIT)
+        sender.disconnect()  # before loop_stop: it would wait out the loop's 1 s select
         sender.loop_stop()
         sender.disconnect()
         assert collector.wait_for(lambda got: len(got) >= len(payloads), WAIT), collector.messages

@@ -34,12 +34,19 @@ pytestmark = [
 ]
 
 
+#: The interpreter the install scripts run (``python3`` on the path): the wheelhouse
+#: is made for it, as one is made for the board's Python. Not ``sys.executable``: the
+#: tests may run under another Python (3.12, 3.13), whose wheels the board's pip
+#: would not take.
+BOARD_PYTHON = shutil.which("python3") or sys.executable
+
+
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The release's wheel and its dependencies, as made on another machine."""
     folder = tmp_path_factory.mktemp("wheelhouse")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder), str(ROOT)],
+        [BOARD_PYTHON, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder), str(ROOT)],
         check=True,
         timeout=600,
     )

@@ -45,6 +45,7 @@ def subscribed(broker: LocalBroker, received: Path) -> None:
     try:
         wait_for(probed, what="mosquitto_sub's subscription")
     finally:
+        client.disconnect()  # before loop_stop: it would wait out the loop's 1 s select
         client.loop_stop()
         client.disconnect()
 

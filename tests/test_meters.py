@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +124,7 @@ def check(table: Table, at_open: int, unattributed: dict[str, int]) -> None:
         assert last["close"] is not None and last["float"]["close"] is not None
 
 
+@pytest.mark.slow  # a property test: 60 random streams (the seeded sessions below stay quick)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_every_chip_in_or_out_of_the_stacks_is_in_exactly_one_meter(data: st.DataObject) -> None:

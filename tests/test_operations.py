@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.cli import main
 from controller.config import load_config
 from controller.daemon.recall import as_text, recall
@@ -236,6 +238,7 @@ def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) ->
     assert ticks == [60_000, 60_000]
 
 
+@pytest.mark.slow  # a whole bench session, keyed through its script (4 s)
 def test_the_bench_plays_a_tip_a_dealer_change_and_a_shift_close(tmp_path: Path) -> None:
     """`tablectl bench --script` keys the casino's operations on the simulated keypad:
     a dealer signs in, a shift opens behind two supervisors' PINs, a hand is played, a

@@ -29,6 +29,7 @@ def six_seats(config: Path) -> None:
     config.write_text(text.replace(", 7: 22, 8: 23, 9: 24", ""))
 
 
+@pytest.mark.slow  # waits out the 2 s a changed file must hold still
 def test_a_reload_that_would_strand_a_player_is_refused_and_play_goes_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

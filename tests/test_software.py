@@ -23,7 +23,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import tomllib
 import zipfile
@@ -40,23 +39,13 @@ from tests.daemon_helpers import WAIT, press, running, seat_players, view, wait_
 from tests.localbroker import LocalBroker
 from tests.mock_clock import MockClock
 from tests.test_floor_publisher import back_office
+from tests.test_install import BOARD_PYTHON, wheelhouse
 
-__all__ = ["back_office"]  # a pytest fixture, used by name
+__all__ = ["back_office", "wheelhouse"]  # pytest fixtures, used by name
 
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("wheelhouse")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder), str(ROOT)],
-        check=True,
-        timeout=600,
-    )
-    return folder
 
 
 #: The digest each install printed, by environment.
@@ -447,7 +436,7 @@ def test_the_lock_pins_every_dependency_and_refuses_another_file(
     with zipfile.ZipFile(serial, "a") as archive:
         archive.writestr("serial/extra.py", "import os\n")
     venv = tmp_path / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([BOARD_PYTHON, "-m", "venv", str(venv)], check=True, timeout=300)
     refused = subprocess.run(
         [
             *(str(venv / "bin/python"), "-m", "pip", "install", "--no-index", "--no-deps"),

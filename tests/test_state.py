@@ -5,11 +5,16 @@ and a misdeal after a snapshot round trip voids the hand as it would have anyway
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 from controller.rules import RuleSettings, Table, parse_event, state_view
 from controller.rules.settings import GameSettings
-from controller.rules.state import TableState, _plain
+from controller.rules.state import (
+    KEPT_THROUGH_A_VOID,
+    LEFT_OUT_OF_A_SNAPSHOT,
+    TableState,
+    _plain,
+)
 
 SETTINGS = RuleSettings(
     seats=6,
@@ -51,9 +56,12 @@ def test_the_json_form_is_what_asdict_gives_mid_hand() -> None:
     assert state.hand is not None and state.before_hand is not None and state.undo is not None
     assert state.hand.out_of_turn and state.undo.clock is not None  # nested records
     assert state.to_dict() == expected_form(state)
-    # the snapshot is the table as it was just before the hand started
+    # the snapshot is the table as it was just before the hand started, without what
+    # a misdeal takes from the table as it is
     before = expected_form(played(EVENTS[:3]).state)
     del before["before_hand"]
+    for name in LEFT_OUT_OF_A_SNAPSHOT:
+        del before[name]
     assert state.to_dict()["before_hand"] == before
     # taken again after the events of the hand, its JSON form has not moved
     assert state.before_hand.to_dict() == before
@@ -105,3 +113,16 @@ def test_a_misdeal_after_a_snapshot_round_trip_voids_the_hand_as_without_it() ->
     for table in (straight, restored):
         table.apply(parse_event({"type": "start_hand"}))
     assert restored.state.to_dict() == straight.state.to_dict()
+
+
+def test_a_snapshot_leaves_out_only_what_a_misdeal_takes_from_the_table_as_it_is() -> None:
+    """A field left out of the snapshot before the hand must be one the misdeal takes
+    from the current table, or a void would give it its default; and what a snapshot
+    leaves out must load (``from_dict`` gives it its default)."""
+    assert set(KEPT_THROUGH_A_VOID) >= LEFT_OUT_OF_A_SNAPSHOT
+    assert set(KEPT_THROUGH_A_VOID) <= {f.name for f in fields(TableState)}
+    state = played(EVENTS).state
+    assert state.before_hand is not None
+    data = state.before_hand.to_dict()
+    assert not LEFT_OUT_OF_A_SNAPSHOT & set(data)
+    TableState.from_dict(data)

@@ -4,7 +4,9 @@ Every chip of the hand goes back where it was before the hand; the next hand dea
 voided hand's plan again (same button, blinds and seats: a player who sat down
 meanwhile waits). Seats not dealt in keep what happened to them meanwhile (chips
 bought, a time fee paid, a departure, a seat change), and so do the devices, the
-ledger and table time: the voided hand still counts in ``hand``.
+ledger and table time: the voided hand still counts in ``hand``. A seat the floor
+kept in after the deal (B11 ``keep``) is one that was not dealt in: it keeps what
+happened to it before it joined and takes back what it put in.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from controller.rules import effects, hand
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand, plan_to_dict
 from controller.rules.settings import RuleSettings
-from controller.rules.state import TableState
+from controller.rules.state import KEPT_THROUGH_A_VOID, Seat, TableState
 from controller.rules.text import refuse
 
 
@@ -33,22 +35,17 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     assert current.before_hand is not None and current.hand is not None
     dealt = set(current.hand.dealt)
     restored = TableState.from_dict(current.before_hand.to_dict())
-    restored.hand_number = current.hand_number
-    restored.puck, restored.tray, restored.keypad = current.puck, current.tray, current.keypad
-    restored.elapsed_ms, restored.tray_read = current.elapsed_ms, current.tray_read
-    restored.tray_since_ms = current.tray_since_ms
-    restored.tray_moves, restored.tray_acks = current.tray_moves, current.tray_acks
-    restored.bought_in, restored.cashed_out = current.bought_in, current.cashed_out
-    restored.time_fees_total = current.time_fees_total
-    restored.payouts = current.payouts  # none: the voided hand paid nothing
-    restored.play_stopped = current.play_stopped
-    restored.dealer, restored.dealer_since_ms = current.dealer, current.dealer_since_ms
-    restored.hand_dealer = current.hand_dealer
-    restored.push_due, restored.tips_total = current.push_due, current.tips_total
-    restored.shift, restored.shifts = current.shift, current.shifts  # the hand still counts
+    for name in KEPT_THROUGH_A_VOID:  # (payouts: none, the voided hand paid nothing)
+        setattr(restored, name, getattr(current, name))
     seats = {}
+    planned = set(current.positions.dealt)  # dealt when the hand began
     for number, seat in current.seats.items():
         old = restored.seats.get(number)
+        if number in dealt and number not in planned:
+            seats[number] = _kept_in(
+                seat, old if old is not None and old.player == seat.player else None
+            )
+            continue
         if number not in dealt or old is None:
             if old is not None and old.player == seat.player:
                 # the voided hand's plan gave these; the replayed hand decides again
@@ -72,3 +69,23 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     restored.undo = None
     out: list[effects.Effect] = [effects.HandEnded(current.hand_number, voided=True)]
     return restored, out + hand.settle_between_hands(restored, settings)
+
+
+def _kept_in(seat: Seat, before: Seat | None) -> Seat:
+    """A seat the floor kept in the voided hand after it began (B11 ``keep``): as it
+    was when it joined. What happened to it before then stays (chips bought, a time fee
+    paid, the seat taken during the hand), what it put into the hand comes back, and
+    what the ruling gave it is taken back: it was never dealt this hand, so it is not
+    past its first hand and owes no post for it (``before``: the same player's seat
+    before the hand, None for a player who sat down during it)."""
+    seat.stack += seat.bet + seat.gathered
+    hand.clear_hand(seat)
+    if before is None:  # as ``sit`` seated it
+        seat.fresh, seat.last_dealt_hand, seat.owes_post, seat.wait_hands = True, 0, False, 0
+        return seat
+    seat.fresh, seat.last_dealt_hand = before.fresh, before.last_dealt_hand
+    seat.owes_post, seat.wait_hands = before.owes_post, before.wait_hands
+    # as for a seat not dealt in: the voided hand's plan gave these
+    seat.missed_small, seat.missed_big = before.missed_small, before.missed_big
+    seat.absent_hands = before.absent_hands
+    return seat

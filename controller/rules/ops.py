@@ -290,30 +290,39 @@ def float_check(
 SEAT_EVENTS = (Sit, Chips, TimeFee, Tip, StartHand)
 
 
-def before(state: TableState) -> tuple[int, ...]:
-    """What ``account`` compares the ledger with after the event."""
-    return meters.ledger(state)
+def before(state: TableState) -> tuple[int, ...] | None:
+    """What ``account`` compares the ledger with after the event: None when no dealer
+    is signed in, as nothing is credited to a dealer then (only ``do_dealer`` signs one
+    in, and a ``dealer`` event moves no chips)."""
+    return meters.ledger(state) if state.dealer is not None else None
 
 
 def account(
-    state: TableState, settings: RuleSettings, event: Event, was: tuple[int, ...]
+    state: TableState, settings: RuleSettings, event: Event, was: tuple[int, ...] | None
 ) -> list[effects.Effect]:
-    """Credit the event to the seat and the dealer it concerns; the push reminder."""
+    """Credit the event to the seat and the dealer it concerns (``was``: ``before``'s
+    ledger); the push reminder."""
     kind = type(event)
     if kind in SEAT_EVENTS:
         _seat_part(state, event)
-    now = meters.ledger(state)
     dealer = state.dealer
-    if dealer is not None and (now != was or kind is Tick):
-        part = meters.part_of(state.shift, "dealers", dealer, DEALER_FIELDS)
-        for name, after, earlier in zip(METERS, now, was, strict=True):
-            part[name] += after - earlier
-        if kind is Tick:
-            assert isinstance(event, Tick)
-            part["ms"] += event.ms
+    if dealer is not None and was is not None:
+        now = meters.ledger(state)
+        if now != was or kind is Tick:
+            _credit_dealer(state, dealer, event, now, was)
     if kind is Tick and settings.dealer.push_minutes is not None:
         return _push_check(state, settings)
     return []
+
+
+def _credit_dealer(
+    state: TableState, dealer: str, event: Event, now: tuple[int, ...], was: tuple[int, ...]
+) -> None:
+    part = meters.part_of(state.shift, "dealers", dealer, DEALER_FIELDS)
+    for name, after, earlier in zip(METERS, now, was, strict=True):
+        part[name] += after - earlier
+    if isinstance(event, Tick):
+        part["ms"] += event.ms
 
 
 def _seat_part(state: TableState, event: Event) -> None:

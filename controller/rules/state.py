@@ -310,10 +310,47 @@ class TableState:
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
 
 
+#: What a misdeal takes from the table as it is, not from the snapshot before the hand
+#: (``controller.rules.misdeal``): the devices, the ledger and table time, the tray's
+#: ledger, play stopped, and casino operations (the voided hand still counts).
+KEPT_THROUGH_A_VOID = (
+    "hand_number",
+    "puck",
+    "tray",
+    "keypad",
+    "elapsed_ms",
+    "tray_read",
+    "tray_since_ms",
+    "tray_moves",
+    "tray_acks",
+    "bought_in",
+    "cashed_out",
+    "time_fees_total",
+    "payouts",
+    "play_stopped",
+    "dealer",
+    "dealer_since_ms",
+    "hand_dealer",
+    "push_due",
+    "tips_total",
+    "shift",
+    "shifts",
+)
+#: The containers among them, which a snapshot does not copy, as nothing reads them
+#: there (the shift's record alone is most of a snapshot's cost). ``tray`` stays: every
+#: version's ``TableState.from_dict`` needs it, and a release rolled back reads the
+#: snapshots this one wrote.
+LEFT_OUT_OF_A_SNAPSHOT = frozenset(
+    {"keypad", "tray_moves", "tray_acks", "payouts", "play_stopped", "shift", "shifts"}
+)
+
+
 class Snapshot:
     """The table as it was before the hand in progress (``TableState.before_hand``),
     which a misdeal restores; its JSON form is ``TableState.to_dict`` of that moment
-    without its own ``before_hand``.
+    without its own ``before_hand`` and without the fields a misdeal takes from the
+    table as it is (``LEFT_OUT_OF_A_SNAPSHOT``: ``from_dict`` gives them their
+    defaults).
 
     Every hand takes one and few hands are voided, so it is taken the quick way: each
     record's field values (``_Fields``), no dict per record; the JSON form is made only
@@ -328,7 +365,14 @@ class Snapshot:
 
     @classmethod
     def of(cls, state: TableState) -> Snapshot:
-        return cls(cast(_Fields, _freeze(state)))
+        shape = _SHAPES.get(TableState) or _shape(TableState)
+        values = list(shape.values(state))
+        for at in shape.nested:
+            if shape.names[at] in LEFT_OUT_OF_A_SNAPSHOT:
+                values[at] = None  # (``to_dict`` leaves it out)
+            elif type(values[at]) not in _ATOM_TYPES:
+                values[at] = _freeze(values[at])
+        return cls(_Fields(TableState, tuple(values)))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Snapshot:
@@ -340,6 +384,8 @@ class Snapshot:
             return _plain(self._kept)
         data = _json_form(_plain(self._kept))
         data.pop("before_hand", None)
+        for name in LEFT_OUT_OF_A_SNAPSHOT:
+            del data[name]
         return data
 
     def __eq__(self, other: object) -> bool:
@@ -429,14 +475,17 @@ def _freeze(value: object) -> object:
     kind = type(value)
     if kind in _ATOM_TYPES:
         return value
+    # (an atom among a container's items is kept as it is, not passed to a call)
     if type(value) is list:  # (not ``kind``: this narrows the type for mypy)
         if _ATOM_TYPES.issuperset(map(type, value)):
             return value.copy()
-        return [_freeze(item) for item in value]
+        return [item if type(item) in _ATOM_TYPES else _freeze(item) for item in value]
     if type(value) is dict:
         if _ATOM_TYPES.issuperset(map(type, value.values())):
             return value.copy()
-        return {key: _freeze(item) for key, item in value.items()}
+        return {
+            key: item if type(item) in _ATOM_TYPES else _freeze(item) for key, item in value.items()
+        }
     shape = _SHAPES.get(kind)
     if shape is None and is_dataclass(value):
         shape = _shape(kind)

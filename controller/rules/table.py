@@ -22,8 +22,8 @@ An event is checked in two steps:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeVar
+from dataclasses import replace
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from controller.rules import (
     betting,
@@ -92,12 +92,12 @@ PinVerifier = Callable[[str, str], bool]
 StartGuard = Callable[[TableState, HandPlan], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(NamedTuple):
     """What an event's check worked out that its deed needs again: a hand's plan, an
     action's kind and total (``betting.check_action``), an award's pots. ``Table.check``
     returns it (None when the check found nothing to keep) and ``Table.apply`` hands it
-    to the deed: the table keeps nothing between the two."""
+    to the deed: the table keeps nothing between the two. (A named tuple: a check makes
+    one for nearly every action, and it is the cheapest immutable record to make.)"""
 
     plan: HandPlan | None = None
     action: tuple[ActionKind, int] | None = None
@@ -136,11 +136,12 @@ class Table:
         found = checker(self, event)
         moves_tray = kind in _TRAY_EVENTS
         tray_before = tray_ledger.signature(self.state) if moves_tray else None
-        ledger_before = ops.before(self.state) if kind is not Key else None
+        accounted = kind is not Key  # a key's own event was accounted when applied
+        ledger_before = ops.before(self.state) if accounted else None
         out = deed(self, event) if found is None else deed(self, event, found)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
-        if ledger_before is not None:  # a key's own event was accounted when applied
+        if accounted:
             # after R10's binding action too: it may end the hand and take its fees
             out += ops.account(self.state, self.settings, event, ledger_before)
         if self.settings.clock.shot_clock:

@@ -146,6 +146,7 @@ def test_unplugged_display_shows_the_current_state_when_back(
     assert sim.wait_shown(line1="WHILE AWAY", line2="2", clock_ms=12000, warning=True)
 
 
+@pytest.mark.slow  # waits out the 4 s of silence a device is given (PATIENT_RETRIES)
 def test_display_that_stops_acknowledging_faults(
     display: tuple[SimDisplay, SerialClockDisplay], events: queue.Queue[DeviceEvent]
 ) -> None:

@@ -135,6 +135,7 @@ def test_wrong_protocol_version(sim_dir: Path, events: queue.Queue[DeviceEvent])
             assert driver.fault == fault.message and not driver.connected
 
 
+@pytest.mark.slow  # waits out the 4 s of silence a device is given (PATIENT_RETRIES)
 def test_silent_device_faults_and_clears(
     keypad: tuple[SimKeypad, SerialKeypad], events: queue.Queue[DeviceEvent]
 ) -> None:
