@@ -6,12 +6,22 @@ devices. It proves, and times:
 1. the service reaches READY at boot (``Type=notify``) under the unit's hardening;
 2. a stopped daemon (SIGSTOP) is killed and restarted by the watchdog (``WatchdogSec=``);
 3. the container killed mid-hand (SIGKILL to its init: a power cut) boots again, and the
-   hand in progress has every action the daemon acknowledged, nothing lost.
+   hand in progress has every action the daemon acknowledged, nothing lost;
 
-    sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR]
+and with ``--upgrade``, on the running service, as a technician upgrades a board:
+
+4. an upgrade to the next release (this one's files under version ``VERSION.post1``,
+   its own bundle) from its bundle, with no network: READY under the new release, the
+   hand in progress carried over, ``tablectl verify-software`` giving the digest its
+   build printed;
+5. ``install.sh --rollback``: the release before, READY, its digest;
+6. an upgrade to a release whose daemon exits before READY (``VERSION.post2``): the
+   install rolls back by itself, exits 1 and says so, and the release before runs.
+
+    sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR] [--upgrade]
 
 ROOT: a Bookworm root with systemd and Python (copied, never changed), made once with
-``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,python3,python3-venv
+``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,procps,python3,python3-venv
 bookworm ROOT http://deb.debian.org/debian`` (``--make-template`` runs that). TAR: the
 bundle of this machine's architecture (``release/build.py``; built here when not given).
 The container has no network (``--private-network``): the install and the service work
@@ -24,9 +34,11 @@ runs it.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,14 +85,14 @@ def wait(condition: Callable[[], object], timeout: float, what: str) -> float:
 
 
 def run(*command: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload, no-any-return]
+    return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
 
 
 def make_template(folder: Path) -> None:
     run(
         "debootstrap",
         "--variant=minbase",
-        "--include=systemd,systemd-sysv,dbus,python3,python3-venv",
+        "--include=systemd,systemd-sysv,dbus,procps,python3,python3-venv",
         "bookworm",
         str(folder),
         "http://deb.debian.org/debian",
@@ -88,19 +100,49 @@ def make_template(folder: Path) -> None:
     )
 
 
-def build_bundle(scratch: Path) -> Path:
+def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
+    """The bundle of this machine's architecture built from ``source``, and the line
+    its build printed of the digest (with the Python it is for)."""
     arch = ARCHES[platform.machine()]
     out = run(
         sys.executable,
-        str(ROOT / "release/build.py"),
+        str(source / "release/build.py"),
         "--arch",
         arch,
         "--out",
-        str(scratch / "dist"),
+        str(scratch / f"dist-{source.name}"),
         timeout=1800,
     )
     [line] = [line for line in out.stdout.splitlines() if line.startswith("bundle:")]
-    return Path(line.split()[-1])
+    [printed] = [line for line in out.stdout.splitlines() if line.startswith("software digest")]
+    return Path(line.split()[-1]), printed
+
+
+def next_release(scratch: Path, suffix: str, *, broken: bool = False) -> Path:
+    """This release's files (what its build takes: ``release/build.py``'s ``tracked``)
+    under version ``VERSION.SUFFIX``; ``broken``: its daemon exits before READY."""
+    spec = importlib.util.spec_from_file_location("release_build", ROOT / "release/build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    source = scratch / f"source-{suffix}"
+    for relative in build.tracked():
+        (source / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / relative, source / relative)
+    pyproject = source / "pyproject.toml"
+    number = build.version()
+    pyproject.write_text(
+        pyproject.read_text().replace(f'version = "{number}"', f'version = "{number}.{suffix}"')
+    )
+    if broken:
+        command = source / "controller/commands/run.py"
+        text = command.read_text()
+        start = "    from controller.daemon.process import run_service\n"
+        assert start in text
+        command.write_text(text.replace(start, '    raise SystemExit("broken on purpose")\n'))
+    run("git", "init", "-q", str(source))  # the build lists its files with git
+    run("git", "-C", str(source), "add", "-A")
+    return source
 
 
 class Container:
@@ -139,9 +181,37 @@ class Container:
         return int(found[0]) if found else None
 
     def inside(self, *command: str) -> str:
+        return self.run_inside(*command).stdout
+
+    def run_inside(
+        self, *command: str, check: bool = True, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
         leader = self.leader()
         assert leader is not None, "the container is not running"
-        return run("nsenter", "-t", str(leader), "-a", *command, timeout=60).stdout
+        return subprocess.run(
+            ["nsenter", "-t", str(leader), "-a", *command],
+            check=check,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def install(self, bundle: Path, *options: str) -> subprocess.CompletedProcess[str]:
+        """``release/install.sh`` of ``bundle``, unpacked in the container as a technician
+        does from a USB stick (the bench folder is the stick), on the running service."""
+        shutil.copy(bundle, self.bench / bundle.name)
+        name = bundle.name.removesuffix(".tar.gz")
+        script = (
+            f"cd /root && rm -rf {name} && tar -xzf /bench/{bundle.name}"
+            f" && {name}/release/install.sh {' '.join(options)}"
+        )
+        return self.run_inside("sh", "-c", script, check=False, timeout=900)
+
+    def verified(self) -> str:
+        """``tablectl verify-software`` of the running release: its digest."""
+        out = self.inside("/opt/table-controller/current/.venv/bin/tablectl", "verify-software")
+        assert "software verified" in out, out
+        return next(line for line in out.splitlines() if line.startswith("sha256: "))[8:]
 
     def unit(self) -> dict[str, str]:
         try:
@@ -223,9 +293,10 @@ def hand_in_progress(root: Path) -> dict[str, object]:
     return dict(hands[-1])
 
 
-def bench(template: Path, bundle: Path | None, scratch: Path) -> None:
+def bench(template: Path, bundle: Path | None, scratch: Path, upgrade: bool) -> None:
     started = time.monotonic()
-    bundle = bundle or build_bundle(scratch)
+    if bundle is None:
+        bundle, _ = build_bundle(scratch)
     root, bench_dir, installed = prepare(template, bundle, scratch)
     print(f"installed offline in the container: {installed:.1f} s")
     container = Container(root, bench_dir, scratch / "console.log")
@@ -234,52 +305,112 @@ def bench(template: Path, bundle: Path | None, scratch: Path) -> None:
         container.boot()
         took = wait(container.ready, 120, "READY at boot")
         print(f"1. READY at boot (Type=notify): {took:.1f} s after the boot began")
-
-        state = container.unit()
-        container.inside("sh", "-c", f"kill -STOP {state['MainPID']}")
-        stopped = time.monotonic()
-        wait(
-            lambda: int(container.unit().get("NRestarts", "0")) > int(state["NRestarts"]),
-            60,
-            "watchdog restart",
-        )
-        wait(container.ready, 60, "READY after the watchdog's restart")
-        after = container.unit()
-        print(
-            f"2. SIGSTOP at MainPID {state['MainPID']}: restarted by the watchdog, READY again as {after['MainPID']} after {time.monotonic() - stopped:.1f} s (WatchdogSec=10s)"
-        )
-
-        for event in HAND:
-            os.write(writer, (json.dumps(event) + "\n").encode())
-        wait(lambda: len(answers(bench_dir)) >= len(HAND), 60, "the hand's answers")
-        acknowledged = answers(bench_dir)
-        assert all(answer.get("ok") for answer in acknowledged), acknowledged
-        before = hand_in_progress(root)
-        container.kill()
-        print(
-            f"3. killed mid-hand after {len(acknowledged)} acknowledged events (SIGKILL to the container's init)"
-        )
-        container.boot()
-        took = wait(container.ready, 120, "READY after the kill")
-        after_hand = hand_in_progress(root)
-        # last_seq moves on: the start journals its own record (the recovery); and the
-        # kill is a power loss, recorded in the hand where it happened
-        unchanged = ("last_seq", "power_losses")
-        if {**after_hand, **dict.fromkeys(unchanged)} != {**before, **dict.fromkeys(unchanged)}:
-            raise SystemExit(
-                f"nspawn_boot: the hand changed over the kill:\n{before}\n{after_hand}"
-            )
-        lost = after_hand["power_losses"]
-        if [(p["hand"], p["last_seq"]) for p in lost] != [(before["hand"], before["last_seq"])]:
-            raise SystemExit(f"nspawn_boot: the kill is not one power loss in the hand: {lost}")
-        print(
-            f"   booted again, READY in {took:.1f} s; the hand in progress unchanged (hand {before['hand']}: {len(before['actions'])} actions, to act {before['now']['to_act']}, pot {before['now']['pot_total']}): nothing lost; the kill recorded as a power loss after seq {before['last_seq']}"
-        )
+        watchdog(container)
+        power_cut(container, root, bench_dir, writer)
+        if upgrade:
+            upgrades(container, root, scratch)
     finally:
         if container.leader() is not None:
             container.kill()
         os.close(writer)
     print(f"total {time.monotonic() - started:.1f} s")
+
+
+def watchdog(container: Container) -> None:
+    state = container.unit()
+    container.inside("sh", "-c", f"kill -STOP {state['MainPID']}")
+    stopped = time.monotonic()
+    wait(
+        lambda: int(container.unit().get("NRestarts", "0")) > int(state["NRestarts"]),
+        60,
+        "watchdog restart",
+    )
+    wait(container.ready, 60, "READY after the watchdog's restart")
+    after = container.unit()
+    print(
+        f"2. SIGSTOP at MainPID {state['MainPID']}: restarted by the watchdog, READY again as {after['MainPID']} after {time.monotonic() - stopped:.1f} s (WatchdogSec=10s)"
+    )
+
+
+def power_cut(container: Container, root: Path, bench_dir: Path, writer: int) -> None:
+    for event in HAND:
+        os.write(writer, (json.dumps(event) + "\n").encode())
+    wait(lambda: len(answers(bench_dir)) >= len(HAND), 60, "the hand's answers")
+    acknowledged = answers(bench_dir)
+    assert all(answer.get("ok") for answer in acknowledged), acknowledged
+    before = hand_in_progress(root)
+    container.kill()
+    print(
+        f"3. killed mid-hand after {len(acknowledged)} acknowledged events (SIGKILL to the container's init)"
+    )
+    container.boot()
+    took = wait(container.ready, 120, "READY after the kill")
+    after_hand = hand_in_progress(root)
+    same_hand(before, after_hand, "the kill")
+    lost = after_hand["power_losses"]
+    assert isinstance(lost, list)
+    if [(p["hand"], p["last_seq"]) for p in lost] != [(before["hand"], before["last_seq"])]:
+        raise SystemExit(f"nspawn_boot: the kill is not one power loss in the hand: {lost}")
+    now = before["now"]
+    assert isinstance(now, dict) and isinstance(before["actions"], list)
+    print(
+        f"   booted again, READY in {took:.1f} s; the hand in progress unchanged (hand {before['hand']}: {len(before['actions'])} actions, to act {now['to_act']}, pot {now['pot_total']}): nothing lost; the kill recorded as a power loss after seq {before['last_seq']}"
+    )
+
+
+def same_hand(before: dict[str, object], after: dict[str, object], over: str) -> None:
+    """The hand in progress as it was: ``last_seq`` moves on (each start journals its
+    recovery) and a kill is a power loss recorded in the hand."""
+    unchanged = ("last_seq", "power_losses")
+    if {**after, **dict.fromkeys(unchanged)} != {**before, **dict.fromkeys(unchanged)}:
+        raise SystemExit(f"nspawn_boot: the hand changed over {over}:\n{before}\n{after}")
+
+
+def current(root: Path) -> str:
+    return os.readlink(root / "opt/table-controller/current")
+
+
+def upgrades(container: Container, root: Path, scratch: Path) -> None:
+    """Steps 4-6: upgrade, roll back, and a release that does not reach READY."""
+    first, hand, digest = current(root), hand_in_progress(root), container.verified()
+    bundle_b, built = build_bundle(scratch, next_release(scratch, "post1"))
+    bundle_c, _ = build_bundle(scratch, next_release(scratch, "post2", broken=True))
+    done = container.install(bundle_b)
+    if done.returncode != 0 or "is READY" not in done.stdout:
+        raise SystemExit(f"nspawn_boot: the upgrade failed:\n{done.stdout}{done.stderr}")
+    wait(container.ready, 60, "READY after the upgrade")
+    [said] = [line for line in done.stdout.splitlines() if "software digest (sha256)" in line]
+    digest_b = said.split()[-1]
+    if container.verified() != digest_b or not current(root).endswith(digest_b[:12]):
+        raise SystemExit(f"nspawn_boot: after the upgrade {current(root)} is not the new release")
+    same_hand(hand, hand_in_progress(root), "the upgrade")
+    board = container.inside("python3", "-c", "import platform; print(platform.python_version())")
+    relation = (
+        "the build's too"
+        if built.split()[-1] == digest_b
+        else f"not the build's ({built.split('(')[1].split(')')[0]}): the board runs Python {board.strip()}"
+    )
+    print(
+        f"4. upgraded from its bundle to {current(root)}: READY, verify-software gives the digest its install printed ({digest_b[:12]}; {relation}), the hand in progress carried over"
+    )
+    back = container.run_inside(
+        "/opt/table-controller/current/systemd/install.sh", "--rollback", check=False, timeout=600
+    )
+    wait(container.ready, 60, "READY after the rollback")
+    if back.returncode != 0 or current(root) != first or container.verified() != digest:
+        raise SystemExit(f"nspawn_boot: --rollback failed:\n{back.stdout}{back.stderr}")
+    print(f"5. install.sh --rollback: {first} again, READY, its digest ({digest[:12]})")
+    failed = container.install(bundle_c)
+    wait(container.ready, 60, "READY after the automatic rollback")
+    said = failed.stdout
+    if failed.returncode != 1 or "did not reach READY" not in said or current(root) != first:
+        raise SystemExit(f"nspawn_boot: the failed upgrade:\n{said}{failed.stderr}")
+    if "rolled back to" not in said or container.verified() != digest:
+        raise SystemExit(f"nspawn_boot: not rolled back by itself:\n{said}")
+    same_hand(hand, hand_in_progress(root), "the upgrades")
+    print(
+        f"6. a release whose daemon exits before READY: install.sh exit 1, 'did not reach READY', rolled back by itself to {first}, READY, the hand still in progress"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -289,11 +420,14 @@ def main(argv: list[str] | None = None) -> int:
         "--make-template", action="store_true", help="debootstrap it first when missing"
     )
     parser.add_argument("--bundle", type=Path)
+    parser.add_argument(
+        "--upgrade", action="store_true", help="then upgrade, roll back, and fail an upgrade"
+    )
     args = parser.parse_args(argv)
     if args.make_template and not args.template.exists():
         make_template(args.template)
     with tempfile.TemporaryDirectory(prefix="nspawn-boot-") as scratch:
-        bench(args.template, args.bundle, Path(scratch))
+        bench(args.template, args.bundle, Path(scratch), args.upgrade)
     return 0
 
 

@@ -157,14 +157,16 @@ def checksums(wheels: Path) -> None:
     (wheels / "SHA256SUMS").write_text("\n".join(lines) + "\n")
 
 
-def digest(bundle: Path) -> str | None:
+def digest(bundle: Path) -> tuple[str, str] | None:
     """Install the bundle as a board does (install-program.sh, from the wheels only) and
-    return the digest it prints; None on a machine of another architecture."""
+    return the digest it prints with the Python it was installed for (the digest covers
+    the interpreter's version: a board with another Python prints another digest)."""
     with tempfile.TemporaryDirectory() as scratch:
+        venv = Path(scratch) / ".venv"
         result = subprocess.run(
             [
                 str(bundle / "systemd" / "install-program.sh"),
-                str(Path(scratch) / ".venv"),
+                str(venv),
                 str(bundle),
                 str(bundle / "wheels"),
             ],
@@ -172,13 +174,23 @@ def digest(bundle: Path) -> str | None:
             capture_output=True,
             text=True,
         )
+        python = subprocess.run(
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                "import platform; print(platform.python_version())",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
     for line in result.stdout.splitlines():
         if "software digest" in line:
-            return line.split()[-1]
+            return line.split()[-1], python
     return None
 
 
-def build(arch: str, out: Path) -> tuple[Path, str | None]:
+def build(arch: str, out: Path) -> tuple[Path, tuple[str, str] | None]:
     name = f"table-controller-{version()}-{arch}"
     bundle = out / name
     shutil.rmtree(bundle, ignore_errors=True)
@@ -208,8 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     archive, found = build(args.arch, args.out.resolve())
     print(f"bundle: {archive}")
     if found:
-        python = "{}.{}".format(*sys.version_info[:2])
-        print(f"software digest (sha256, Python {python}, {args.arch}) {found}")
+        sha, python = found
+        print(f"software digest (sha256, Python {python}, {args.arch}) {sha}")
     else:
         print(f"software digest: install the bundle once on a {args.arch} board to read it")
     return 0

@@ -35,13 +35,16 @@ def board_arch() -> str | None:
     return next((arch for arch, names in MACHINES.items() if machine in names), None)
 
 
-#: The system commands install.sh runs, and the Debian package that has each.
+#: The system commands install.sh and the service's unit run, and the Debian package
+#: that has each. ``kill``: the unit's ``ExecReload=`` (a minimal Debian has no procps,
+#: and the unit then fails systemd-analyze's check, which stops the install).
 COMMANDS = {
     "systemctl": "systemd",
     "useradd": "passwd",
     "groupadd": "passwd",
     "install": "coreutils",
     "tar": "tar",
+    "kill": "procps",
 }
 FREE_MB = 300
 

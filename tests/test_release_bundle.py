@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.system_tools import needs
-from tests.test_install import printed_digest, scratch_root
+from tests.test_install import BOARD_PYTHON, printed_digest, scratch_root
 from tests.test_unit_sandbox import needs_root
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,6 +147,26 @@ def test_missing_system_commands_are_named_with_their_package(wheels: Path, tmp_
     assert "preflight: the command useradd is missing: sudo apt install passwd" in lines
 
 
+def test_every_command_the_unit_runs_is_checked_before_the_install() -> None:
+    """Found booting the release in a minimal Debian (bench/nspawn_boot.py --upgrade):
+    it had no ``/bin/kill``, the unit's ``ExecReload=``, so systemd-analyze refused the
+    unit and the upgrade stopped half way, after the pre-flight check had said ok. Every
+    program the unit names, other than the release's own, is one the check looks for."""
+    sys.path.insert(0, str(ROOT / "release"))
+    try:
+        from preflight import COMMANDS
+    finally:
+        sys.path.remove(str(ROOT / "release"))
+    unit = (ROOT / "systemd" / "table-controller.service").read_text()
+    programs = {
+        line.split("=", 1)[1].lstrip("-@:+!").split()[0]
+        for line in unit.splitlines()
+        if line.startswith("Exec") and "=" in line and line.split("=", 1)[1].strip()
+    }
+    others = {Path(program).name for program in programs if "/table-controller/" not in program}
+    assert others and others <= set(COMMANDS), others - set(COMMANDS)
+
+
 @pytest.mark.slow
 @needs_root
 @needs("unshare", "installing with no network")
@@ -173,9 +193,17 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
     [archive] = [
         line.split()[-1] for line in built.stdout.splitlines() if line.startswith("bundle:")
     ]
-    [build_digest] = [
-        line.split()[-1] for line in built.stdout.splitlines() if "software digest" in line
-    ]
+    [digest_line] = [line for line in built.stdout.splitlines() if "software digest" in line]
+    build_digest = digest_line.split()[-1]
+    # the digest covers the interpreter's version: the line names the one it is for, the
+    # board's python3 (the install's), to the last digit (3.11.2 on Bookworm)
+    board_python = subprocess.run(
+        [BOARD_PYTHON, "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert f"(sha256, Python {board_python}, " in digest_line, digest_line
     with tarfile.open(archive) as tar:
         tar.extractall(tmp_path / "stick", filter="tar")
     [bundle] = (tmp_path / "stick").iterdir()
