@@ -90,10 +90,13 @@ trap cleanup EXIT INT TERM
 one_release() {
 OUT=$WORK/$SUITE
 CHROOT=$OUT/root
-# Bookworm's Python 3.11 has lgpio wheels on PyPI; Trixie's 3.13 builds it from source.
+# Bookworm's Python 3.11 has lgpio wheels on PyPI; Trixie's 3.13 builds it from source,
+# with the C library inside the module (PYPI=1: lgpio's setup.py then compiles its own
+# src/, as for its PyPI wheels; Debian has no liblgpio to link with, and without it the
+# build stops at "cannot find -llgpio").
 case $SUITE in
-    trixie) build_tools=,gcc,libc6-dev,python3-dev,swig ;;
-    *) build_tools= ;;
+    trixie) build_tools=,gcc,libc6-dev,python3-dev,swig lgpio_build=PYPI=1 ;;
+    *) build_tools= lgpio_build= ;;
 esac
 
 # --- 2. the root -------------------------------------------------------------------------
@@ -157,10 +160,10 @@ $1"
 }
 chroot "$CHROOT" /usr/sbin/update-ca-certificates >/dev/null 2>&1 || true
 started=$(date +%s)
-inside 'set -e
+inside "set -e
 cd /opt/table-controller
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
-.venv/bin/pip install -q -e ".[test]" "lgpio>=0.2"'
+env $lgpio_build .venv/bin/pip install -q -e '.[test]' 'lgpio>=0.2'"
 # SET_BIAS_DISABLE: the real library, not the empty lgpio 0.0.0.2 placeholder on PyPI
 version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, lgpio; lgpio.SET_BIAS_DISABLE; from importlib.metadata import version as v; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", v(\"gpiozero\"), \"lgpio\", v(\"lgpio\"))"')
 say "$SUITE: installed in $(( $(date +%s) - started )) s: $version"
