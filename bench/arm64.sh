@@ -164,8 +164,10 @@ inside "set -e
 cd /opt/table-controller
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
 env $lgpio_build .venv/bin/pip install -q -e '.[test]' 'lgpio>=0.2'"
-# SET_BIAS_DISABLE: the real library, not the empty lgpio 0.0.0.2 placeholder on PyPI
-version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, lgpio; lgpio.SET_BIAS_DISABLE; from importlib.metadata import version as v; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", v(\"gpiozero\"), \"lgpio\", v(\"lgpio\"))"')
+# gpiochip_open: the real library, not the empty lgpio 0.0.0.2 placeholder on PyPI (the
+# pre-flight check's test; lgpio 0.2 has no SET_BIAS_DISABLE, which 0.1 had and gpiozero
+# falls back to)
+version=$(inside '/opt/table-controller/.venv/bin/python -c "import platform, lgpio; lgpio.gpiochip_open; from importlib.metadata import version as v; print(platform.machine(), \"Python\", platform.python_version(), \"gpiozero\", v(\"gpiozero\"), \"lgpio\", v(\"lgpio\"))"')
 say "$SUITE: installed in $(( $(date +%s) - started )) s: $version"
 
 # --- 4. the tests ------------------------------------------------------------------------
