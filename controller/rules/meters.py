@@ -66,10 +66,11 @@ def seat_part(state: TableState, seat: int) -> dict[str, Any]:
     parts = state.shift.setdefault("seats", {})
     part = parts.get(str(seat))
     if part is None:
-        part = parts[str(seat)] = {**dict.fromkeys(SEAT_FIELDS, 0), "players": []}
+        part = parts[str(seat)] = dict.fromkeys(SEAT_FIELDS, 0)
     s = state.seats.get(seat)
-    if s is not None and s.player not in part["players"]:
-        part["players"].append(s.player)
+    players = part.setdefault("players", [])
+    if s is not None and s.player not in players:
+        players.append(s.player)
     return part
 
 
