@@ -1,7 +1,9 @@
 """Many more random streams than the test suite runs: the rules core's invariants
 (``tests/rules_fuzz.py``, ``check_invariants``: chips conserved, refusals change nothing,
 heads-up the button posts the small blind, ...) on small tables, under both button
-methods and every betting structure, and the table-rule oracle's sessions
+methods and every betting structure; on random tables (every setting drawn, up to nine
+seats: ``random_stream``, which found a misdeal losing a kept-in seat's chips at seed 64
+that the small tables never reach); and the table-rule oracle's sessions
 (``tests/test_table_rules_properties.py``). Prints each failure's seed and a count per
 setting.
 
@@ -21,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.rules_fuzz import RandomChooser, play_stream  # noqa: E402
+from tests.rules_fuzz import RandomChooser, play_stream, random_stream  # noqa: E402
 from tests.test_table_rules_properties import session  # noqa: E402
 
 BUTTONS = ("dead", "moving")
@@ -60,6 +62,13 @@ def main() -> int:
                 except AssertionError as error:
                     failures[name] += 1
                     print(f"{name} seed {seed}: {str(error).splitlines()[0][:160]}")
+    for seed in range(6 * args.streams):  # as many streams as the small tables had
+        try:
+            random_stream(RandomChooser(random.Random(seed)), args.steps)
+        except AssertionError as error:
+            failures["stream random table"] += 1
+            print(f"stream random table seed {seed}: {str(error).splitlines()[0][:160]}")
+        events += args.steps
     seconds = time.monotonic() - start
     print(f"{events} events, {hands} oracle hands in {seconds:.0f} s; failures: {dict(failures)}")
     return 1 if failures else 0
