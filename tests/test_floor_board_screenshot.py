@@ -6,28 +6,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from controller.floor.board_server import BoardServer
-from tests.daemon_helpers import WAIT
-from tests.floor_board_helpers import lv_board
 from tests.localbroker import LocalBroker
 from tests.system_tools import needs, require
-from tests.test_floor_board_hostile import publish, state, until_card
+from tests.test_floor_board_hostile import board, publish, state, until_card
+
+__all__ = ["board"]  # a pytest fixture, used by name
 
 pytestmark = [pytest.mark.slow, needs("chromium", "taking the floor board's screenshot")]
-
-
-@pytest.fixture
-def board(broker: LocalBroker) -> Iterator[BoardServer]:
-    server = lv_board(broker)
-    server.start()
-    assert server.wait_broker(WAIT)
-    yield server
-    server.stop()
 
 
 def test_the_documented_screenshot_command_finishes_with_the_cards(
