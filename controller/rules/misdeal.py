@@ -41,17 +41,13 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     planned = set(current.positions.dealt)  # dealt when the hand began
     for number, seat in current.seats.items():
         old = restored.seats.get(number)
+        same = old if old is not None and old.player == seat.player else None
         if number in dealt and number not in planned:
-            seats[number] = _kept_in(
-                seat, old if old is not None and old.player == seat.player else None
-            )
+            seats[number] = _kept_in(seat, same)
             continue
         if number not in dealt or old is None:
-            if old is not None and old.player == seat.player:
-                # the voided hand's plan gave these; the replayed hand decides again
-                seat.missed_small, seat.missed_big = old.missed_small, old.missed_big
-                seat.wait_hands = old.wait_hands
-                seat.absent_hands = old.absent_hands
+            if same is not None:
+                _plan_markers_back(seat, same)
             seats[number] = seat
             continue
         old.pending_chips = seat.pending_chips
@@ -84,8 +80,14 @@ def _kept_in(seat: Seat, before: Seat | None) -> Seat:
         seat.fresh, seat.last_dealt_hand, seat.owes_post, seat.wait_hands = True, 0, False, 0
         return seat
     seat.fresh, seat.last_dealt_hand = before.fresh, before.last_dealt_hand
-    seat.owes_post, seat.wait_hands = before.owes_post, before.wait_hands
-    # as for a seat not dealt in: the voided hand's plan gave these
-    seat.missed_small, seat.missed_big = before.missed_small, before.missed_big
-    seat.absent_hands = before.absent_hands
+    seat.owes_post = before.owes_post
+    _plan_markers_back(seat, before)  # as for a seat not dealt in
     return seat
+
+
+def _plan_markers_back(seat: Seat, before: Seat) -> None:
+    """What the voided hand's plan gave a seat it did not deal in, taken back to the
+    same player's seat before the hand: the replayed hand decides again."""
+    seat.missed_small, seat.missed_big = before.missed_small, before.missed_big
+    seat.wait_hands = before.wait_hands
+    seat.absent_hands = before.absent_hands
