@@ -61,12 +61,8 @@ def part_of(shift: dict[str, Any], group: str, key: str, names: tuple[str, ...])
 
 
 def seat_part(state: TableState, seat: int) -> dict[str, Any]:
-    """The seat's part of the shift, its player among the seat's ``players`` (it runs
-    for each seat dealt in, at every hand)."""
-    parts = state.shift.setdefault("seats", {})
-    part = parts.get(str(seat))
-    if part is None:
-        part = parts[str(seat)] = dict.fromkeys(SEAT_FIELDS, 0)
+    """The seat's part of the shift, its player among the seat's ``players``."""
+    part = part_of(state.shift, "seats", str(seat), SEAT_FIELDS)
     s = state.seats.get(seat)
     players = part.setdefault("players", [])
     if s is not None and s.player not in players:
