@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import operator
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import (
     Any,
@@ -366,13 +366,11 @@ class Snapshot:
     @classmethod
     def of(cls, state: TableState) -> Snapshot:
         shape = _SHAPES.get(TableState) or _shape(TableState)
-        values = list(shape.values(state))
-        for at in shape.nested:
-            if shape.names[at] in LEFT_OUT_OF_A_SNAPSHOT:
-                values[at] = None  # (``to_dict`` leaves it out)
-            elif type(values[at]) not in _ATOM_TYPES:
-                values[at] = _freeze(values[at])
-        return cls(_Fields(TableState, tuple(values)))
+        values = (  # a field left out is None, which ``to_dict`` drops
+            None if name in LEFT_OUT_OF_A_SNAPSHOT else value
+            for name, value in zip(shape.names, shape.values(state), strict=True)
+        )
+        return cls(_record(TableState, values, shape.nested))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Snapshot:
@@ -475,17 +473,14 @@ def _freeze(value: object) -> object:
     kind = type(value)
     if kind in _ATOM_TYPES:
         return value
-    # (an atom among a container's items is kept as it is, not passed to a call)
     if type(value) is list:  # (not ``kind``: this narrows the type for mypy)
         if _ATOM_TYPES.issuperset(map(type, value)):
             return value.copy()
-        return [item if type(item) in _ATOM_TYPES else _freeze(item) for item in value]
+        return [_freeze(item) for item in value]
     if type(value) is dict:
         if _ATOM_TYPES.issuperset(map(type, value.values())):
             return value.copy()
-        return {
-            key: item if type(item) in _ATOM_TYPES else _freeze(item) for key, item in value.items()
-        }
+        return {key: _freeze(item) for key, item in value.items()}
     shape = _SHAPES.get(kind)
     if shape is None and is_dataclass(value):
         shape = _shape(kind)
@@ -494,8 +489,14 @@ def _freeze(value: object) -> object:
     values = shape.values(value)
     if not shape.nested:
         return _Fields(kind, values)
+    return _record(kind, values, shape.nested)
+
+
+def _record(kind: type, values: Iterable[object], nested: tuple[int, ...]) -> _Fields:
+    """A record as a snapshot keeps it: its field values, those at the places ``nested``
+    frozen in turn (``_freeze``)."""
     frozen = list(values)
-    for at in shape.nested:
+    for at in nested:
         if type(frozen[at]) not in _ATOM_TYPES:  # a None where a record may be
             frozen[at] = _freeze(frozen[at])
     return _Fields(kind, tuple(frozen))
