@@ -394,18 +394,24 @@ def test_the_puck_warning_stays_on_the_floor_until_the_puck_is_moved(
             if m.payload and m.payload.get("kind") == "status"
         ]
 
+    def last_puck() -> object:
+        """The last status message's ``puck``; a marker before any status arrived (the
+        wait then goes on: the first status can come after the puck is placed)."""
+        found = statuses()
+        return found[-1].get("puck", 0) if found else "no status yet"
+
     with running(config) as daemon:
         puck = sim(daemon).puck
         assert puck is not None
         seat_players(daemon, {2: "ana", 5: "luis", 8: "marta"})
         puck.place(3)
-        wait_for(lambda: statuses()[-1].get("puck") == warning, what="the warning said")
+        wait_for(lambda: last_puck() == warning, what="the warning said")
         press(daemon, "NEXT")
         wait_for(lambda: view(daemon)["phase"] == "preflop", what="the hand dealt")
         press(daemon, "FOLD")  # the hand goes on, and so does the warning
         wait_for(lambda: view(daemon)["to_act"] == 2, what="seat 2 to act")
         assert daemon.publisher is not None and daemon.publisher.wait_drained(WAIT)
-        assert statuses()[-1].get("puck") == warning
+        assert last_puck() == warning
         board = Board("lv")
         for message in back_office.messages:
             board.apply(message.payload, 0)
@@ -413,5 +419,5 @@ def test_the_puck_warning_stays_on_the_floor_until_the_puck_is_moved(
         assert card is not None
         assert {"code": "puck", "level": "warn", "text": "MOVE BUTTON TO SEAT 8"} in card["alarms"]
         puck.place(8)
-        wait_for(lambda: statuses()[-1].get("puck", 0) is None, what="the warning cleared")
+        wait_for(lambda: last_puck() is None, what="the warning cleared")
         assert view(daemon)["phase"] == "preflop"
