@@ -39,7 +39,6 @@ starts normally from the rebuilt journal.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -82,9 +81,14 @@ from controller.journal.integrity import (
     verify_connection,
 )
 from controller.journal.integrity import verified_configs as _verified_configs
-from controller.journal.opening import SALVAGE_MARKER as MARKER_NAME
 from controller.journal.records import LogKind, SalvageReport
 from controller.journal.recovered import Recovered, keep_matching_outbox
+from controller.journal.salvage_marker import (
+    MARKER_NAME,
+    journal_report,
+    read_marker,
+    write_marker,
+)
 from controller.journal.schema import (
     DAMAGED_DIR,
     DB_NAME,
@@ -189,7 +193,7 @@ def _salvage(directory: Path, options: _Options) -> SalvageReport:
     lock_fd = acquire_lock(directory)
     try:
         _remove_work_leftovers(directory)
-        pending = _read_marker(directory)
+        pending = read_marker(directory)
         if pending is not None:
             return _resume(directory, pending, options)
         remove_leftovers(directory, NEW_NAME)  # an unfinished build of a salvage killed
@@ -237,6 +241,8 @@ def _carry_out(directory: Path, marker: dict[str, Any]) -> SalvageReport:
     """Steps 5 and 6: the damaged files aside, the new journal and its ack mark in place."""
     moved_to = directory / str(marker["moved_to"])
     installed = _is_ours(directory / DB_NAME, str(marker["token"]))
+    # The report and the ack mark are the new journal's own (the marker may lie).
+    report, _ = journal_report(directory, directory / (DB_NAME if installed else NEW_NAME), marker)
     if not installed:
         _move_aside(directory, moved_to)
         install_file(directory / NEW_NAME, directory / DB_NAME)
@@ -248,10 +254,7 @@ def _carry_out(directory: Path, marker: dict[str, Any]) -> SalvageReport:
     with suppress(FileNotFoundError):
         (directory / MARKER_NAME).unlink()
     fsync_directory(directory)
-    report = dict(marker["report"])
-    report["moved_to"] = moved_to
-    report["notes"] = tuple(report["notes"])
-    return SalvageReport(**report)
+    return report
 
 
 def _plan(directory: Path, source: Path, moved_to: Path, options: _Options) -> dict[str, Any]:
@@ -308,7 +311,7 @@ def _plan(directory: Path, source: Path, moved_to: Path, options: _Options) -> d
         "report": report,
     }
     fsync_directory(directory)  # the new journal's name is durable before the marker
-    _write_marker(directory, marker)
+    write_marker(directory, marker)
     return marker
 
 
@@ -422,36 +425,6 @@ def _move_aside(directory: Path, moved_to: Path) -> None:
             os.rename(directory / name, target)
     fsync_directory(moved_to)
     fsync_directory(directory)
-
-
-def _write_marker(directory: Path, marker: dict[str, Any]) -> None:
-    temp = directory / f"{MARKER_NAME}.part"
-    temp.write_text(json.dumps(marker, sort_keys=True), encoding="utf-8")
-    install_file(temp, directory / MARKER_NAME)
-
-
-def _read_marker(directory: Path) -> dict[str, Any] | None:
-    try:
-        text = (directory / MARKER_NAME).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    try:
-        marker = json.loads(text)
-        if not isinstance(marker, dict):
-            raise TypeError("not an object")
-        for key in ("token", "moved_to", "ack_seq", "ack_hash", "report"):
-            if key not in marker:
-                raise KeyError(key)
-    except (ValueError, TypeError, KeyError) as error:
-        raise JournalError(
-            f"{directory / MARKER_NAME}, left by an interrupted salvage, cannot be read "
-            f"({error}). Keep the state directory for the supervisor; then move the "
-            f"marker aside (mv {directory / MARKER_NAME} {directory}/{MARKER_NAME}.bad) "
-            f"and run the salvage again: it starts over from what is in place, and when "
-            f"the database was already moved it names the copy under "
-            f"{directory / DAMAGED_DIR}/ to move back"
-        ) from None
-    return marker
 
 
 def _is_ours(path: Path, token: str) -> bool:
@@ -720,11 +693,9 @@ def _build(
     log_rows = well_formed(recovered.log, _LOG_TYPES)
     outbox_rows = well_formed(recovered.outbox, _OUTBOX_TYPES)
     skipped = len(recovered.log) - len(log_rows) + len(recovered.outbox) - len(outbox_rows)
-    if skipped:
-        detail["notes"] = [
-            *detail.get("notes", []),
-            f"{skipped} malformed system log or outbox row(s) left behind",
-        ]
+    if skipped:  # in the entry and so in the report the technician reads
+        recovered.notes.append(f"{skipped} malformed system log or outbox row(s) left behind")
+        detail["notes"] = list(recovered.notes)
     last_log = log_start.hash
     for row in log_rows:
         if row[0] > log_start.id and isinstance(row[7], bytes):
