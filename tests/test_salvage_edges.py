@@ -189,7 +189,10 @@ def test_a_resumed_salvage_keeps_the_interrupted_runs_before(spy: Spy) -> None:
     interrupted(spy.state, spy, new_journal_installed, before=5)
     (spy.state / NEW).unlink()
     report = salvage(spy.state)  # the technician runs the salvage again, plain
-    assert (report.kept_last_seq, report.reason) == (4, "cut before seq 5, as the salvage was asked to")
+    assert (report.kept_last_seq, report.reason) == (
+        4,
+        "cut before seq 5, as the salvage was asked to",
+    )
     assert events_of(spy.state) == reference
 
 
@@ -303,16 +306,18 @@ def with_marker(spy: Spy, change: Callable[[dict[str, Any]], None]) -> dict[str,
     return marker
 
 
-@pytest.mark.parametrize("moved_to", ["/tmp/elsewhere", "../elsewhere", "damaged/../../x", "."])
+@pytest.mark.parametrize("moved_to", ["ABSOLUTE", "../elsewhere", "damaged/../../x", "."])
 def test_a_marker_cannot_send_the_evidence_out_of_the_state_directory(
     spy: Spy, moved_to: str
 ) -> None:
+    elsewhere = spy.state.parent / "elsewhere"
+    moved_to = str(elsewhere) if moved_to == "ABSOLUTE" else moved_to
     with_marker(spy, lambda marker: marker.update(moved_to=moved_to))
     before = sorted(p.name for p in spy.state.iterdir())
     with pytest.raises(JournalError, match=f"its moved_to '{moved_to}' is not a folder directly"):
         salvage(spy.state)
     assert sorted(p.name for p in spy.state.iterdir()) == before  # nothing moved
-    assert not Path("/tmp/elsewhere").exists() and not (spy.state.parent / "elsewhere").exists()
+    assert not elsewhere.exists() and not (spy.state.parent / "x").exists()
 
 
 def test_a_marker_cannot_send_the_evidence_through_a_symbolic_link(
@@ -349,11 +354,15 @@ def test_the_report_counts_what_the_new_journal_holds_not_what_the_marker_says(
 
     with_marker(spy, inflate)
     report = salvage(spy.state)
-    assert (report.kept_events, report.snapshots_kept, report.dropped_events) == (
-        expected.kept_events,
-        expected.snapshots_kept,
-        expected.dropped_events,
-    ) == (16, 1, 24)
+    assert (
+        (report.kept_events, report.snapshots_kept, report.dropped_events)
+        == (
+            expected.kept_events,
+            expected.snapshots_kept,
+            expected.dropped_events,
+        )
+        == (16, 1, 24)
+    )
     assert report.notes == expected.notes and report.reason == expected.reason
 
 
