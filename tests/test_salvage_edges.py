@@ -68,7 +68,7 @@ class Spy:
 
     state: Path
     calls: list[tuple[str, ...]] = field(default_factory=list)
-    cut_when: Callable[[str, str], bool] = lambda op, target: False
+    cut_when: Callable[[str, str], bool] = field(default=lambda op, target: False)
 
     def new_journal_complete(self) -> bool:
         """Whether ``journal.sqlite3.new`` holds the salvage entry (it is committed last)."""
@@ -334,7 +334,10 @@ def test_a_marker_cannot_send_the_evidence_through_a_symbolic_link(
 
 
 def test_a_marker_missing_keys_is_refused_with_its_own_message(spy: Spy) -> None:
-    with_marker(spy, lambda marker: [marker.pop("owner"), marker.pop("before")])
+    def cut_short(marker: dict[str, Any]) -> None:
+        del marker["owner"], marker["before"]
+
+    with_marker(spy, cut_short)
     with pytest.raises(JournalError) as raised:
         salvage(spy.state)
     assert "it lacks the key(s) owner, before that every salvage writes" in raised.value.message
