@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
@@ -27,6 +26,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.floor import security
 from controller.floor.settings import TlsSettings
+from controller.journal.clock import wall_ns_now
 from controller.lines import decode_document
 from controller.rules import BadEvent
 
@@ -280,7 +280,7 @@ class Subscriber:
                 retain=bool(message.retain),
                 payload=document if isinstance(document, dict) else None,
                 raw=bytes(message.payload),
-                received_ns=time.time_ns(),
+                received_ns=wall_ns_now(),
             )
         )
 

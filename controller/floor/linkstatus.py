@@ -19,6 +19,7 @@ from typing import Literal
 
 from controller.floor import outbox
 from controller.floor.host import PublisherHost
+from controller.journal.clock import wall_ns_now
 
 log = logging.getLogger("controller.floor.publisher")
 
@@ -74,7 +75,7 @@ class StatusKeeper(PublisherHost):
                         log.exception("floor link status callback failed")
 
     def _set_link(self, link: Literal["up", "down"], error: str | None) -> None:
-        stamp_ns, now = time.time_ns(), time.monotonic()
+        stamp_ns, now = wall_ns_now(), time.monotonic()
 
         def change(s: LinkStatus) -> LinkStatus:
             if s.link == link:

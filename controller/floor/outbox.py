@@ -15,12 +15,12 @@ publisher's alarm (publisher.py, docs/floor.md).
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from controller.floor.messages import OutboxMessage
+from controller.journal.clock import wall_ns_now
 from controller.journal.schema import CACHE_PRAGMA
 
 SCHEMA = (
@@ -72,7 +72,7 @@ def enqueue(
     created_ns: int | None = None,
 ) -> list[int]:
     """Insert rows inside the caller's open transaction (no commit); their ids."""
-    created = time.time_ns() if created_ns is None else created_ns
+    created = wall_ns_now() if created_ns is None else created_ns
     ids = []
     for topic, payload, qos, retain in messages:
         cursor = conn.execute(

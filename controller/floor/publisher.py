@@ -67,6 +67,7 @@ from controller.floor.inflight import InFlightWindow
 from controller.floor.linkstatus import LinkStatus, StatusKeeper
 from controller.floor.messages import OutboxMessage, status_payload
 from controller.floor.settings import FloorSettings
+from controller.journal.clock import wall_ns_now
 from drivers.backoff import backoff_s
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         now = time.monotonic()
         self._status = LinkStatus(
             link="down",
-            since_ns=time.time_ns(),
+            since_ns=wall_ns_now(),
             since_monotonic=now,
             unsent=0,
             capacity=settings.outbox_max_messages,

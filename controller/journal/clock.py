@@ -18,6 +18,15 @@ How "synchronised" is decided (cheap enough to ask once a minute):
 Running ``timedatectl`` per event would cost a process and a D-Bus call; the answer
 is cached for :data:`RECHECK_SECONDS`.
 
+A **clock fault**: a wall clock outside what a record can hold (SQLite's integers, so
+nanoseconds since 1970 within a signed 64-bit number: 1677-09-21 to 2262-04-11; an RTC
+or a ``date -s`` gone wrong can read year 2300) is never a traceback. The reading is
+stored as the nearest time that can be held, marked unsynchronised, and the clock
+keeps a :class:`ClockFault` (logged for the technician, and written to the journal's
+system log as ``clock_fault`` with the next record) when it goes out of range; coming
+back is a step like any other. :func:`storable_wall_ns` is the one bound every wall
+time read elsewhere (the floor link's stamps and outbox rows) goes through.
+
 A **step** of the wall clock (NTP setting it at once, a technician's ``date -s``, an
 RTC read late) is seen as a change, between two readings, of the wall clock's offset
 from the monotonic clock by more than :data:`STEP_SECONDS`; a slewing NTP moves it by
@@ -28,16 +37,47 @@ the journal records it in its system log (``clock_step``) with the next record.
 from __future__ import annotations
 
 import ctypes
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from controller.journal.records import LogKind
 
 RECHECK_SECONDS = 60.0
 STEP_SECONDS = 2.0
 TIMESYNCD_FLAG = Path("/run/systemd/timesync/synchronized")
 _TIME_ERROR = 5
 _TIMEX_BUFFER = 512  # larger than struct timex on every Linux ABI; modes (first field) = 0
+WALL_NS_MAX = 2**63 - 1  # SQLite's largest integer: 2262-04-11T23:47:16.854775807Z
+WALL_NS_MIN = -(2**63)  # its smallest: 1677-09-21
+
+log = logging.getLogger(__name__)
+
+
+def _year_of(wall_ns: int) -> int:
+    """The proleptic Gregorian year of ``wall_ns`` (any size: ``datetime`` stops at 9999)."""
+    days = wall_ns // (86_400 * 10**9) + 719_468  # from 0000-03-01
+    era = days // 146_097
+    day_of_era = days - era * 146_097
+    year_of_era = (
+        day_of_era - day_of_era // 1_460 + day_of_era // 36_524 - day_of_era // 146_096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_index = (5 * day_of_year + 2) // 153  # 0 is March
+    return year_of_era + era * 400 + (1 if month_index >= 10 else 0)
+
+
+def storable_wall_ns(wall_ns: int) -> int:
+    """``wall_ns`` bounded to what a record can hold (see "clock fault" above)."""
+    return min(max(wall_ns, WALL_NS_MIN), WALL_NS_MAX)
+
+
+def wall_ns_now() -> int:
+    """The system's wall time in ns, bounded to what a record can hold."""
+    return storable_wall_ns(time.time_ns())
 
 
 def _adjtimex_synced() -> bool:
@@ -88,7 +128,8 @@ class WallClock:
         self._synced = False
         self._checked_at: int | None = None
         self._offset_ns: int | None = None  # wall - monotonic at the last reading
-        self.steps: list[ClockStep] = []  # every step seen, oldest first
+        self._out_of_range = False  # the last reading was a clock fault
+        self.steps: list[ClockStep | ClockFault] = []  # every step and fault, oldest first
 
     def synced(self) -> bool:
         now = self._monotonic_ns()
@@ -100,11 +141,20 @@ class WallClock:
     def now(self) -> tuple[int, bool, int]:
         """``(wall_ns, clock_synced, monotonic_ns)`` for one record."""
         synced = self.synced()
-        wall_ns, mono_ns = self._time_ns(), self._monotonic_ns()
-        offset = wall_ns - mono_ns
+        reading, mono_ns = self._time_ns(), self._monotonic_ns()
+        wall_ns = storable_wall_ns(reading)
+        offset = reading - mono_ns
         if self._offset_ns is not None and abs(offset - self._offset_ns) > self._step_ns:
             self.steps.append(ClockStep(offset - self._offset_ns, wall_ns, mono_ns, synced))
         self._offset_ns = offset
+        if wall_ns != reading:  # a clock fault: never believed, never a traceback
+            if not self._out_of_range:
+                fault = ClockFault(reading, wall_ns, mono_ns)
+                log.error("clock fault: %s", fault.message)
+                self.steps.append(fault)
+            self._out_of_range = True
+            return wall_ns, False, mono_ns
+        self._out_of_range = False
         return wall_ns, synced, mono_ns
 
 
@@ -117,3 +167,46 @@ class ClockStep:
     wall_ns: int
     mono_ns: int
     synced: bool
+
+    def log_entry(self) -> tuple[str, dict[str, Any]]:
+        """The journal's system log entry for it (kind, detail)."""
+        detail = {
+            "step_ns": self.step_ns,
+            "step_s": round(self.step_ns / 1e9, 3),
+            "wall_ns": self.wall_ns,
+            "mono_ns": self.mono_ns,
+            "synced": self.synced,
+        }
+        return LogKind.CLOCK_STEP, detail
+
+
+@dataclass(frozen=True)
+class ClockFault:
+    """The wall clock read ``reading_ns``, outside what a record can hold; records
+    store ``stored_ns`` (the nearest that can be held), unsynchronised, until it is set
+    right."""
+
+    reading_ns: int
+    stored_ns: int
+    mono_ns: int
+
+    @property
+    def message(self) -> str:
+        year = _year_of(self.reading_ns)
+        bound = "2262-04-11" if self.reading_ns > WALL_NS_MAX else "1677-09-21"
+        return (
+            f"the board's wall clock reads about year {year}, beyond what a record can "
+            f"hold: times are recorded as {bound} and marked unsynchronised until the "
+            f"clock is set right (check NTP with timedatectl, or the board's RTC); play "
+            f"goes on, durations use the monotonic clock"
+        )
+
+    def log_entry(self) -> tuple[str, dict[str, Any]]:
+        """The journal's system log entry for it (kind, detail)."""
+        detail = {
+            "reading_ns": str(self.reading_ns),
+            "stored_ns": self.stored_ns,
+            "mono_ns": self.mono_ns,
+            "message": self.message,
+        }
+        return LogKind.CLOCK_FAULT, detail

@@ -27,6 +27,7 @@ class LogKind(StrEnum):
     CLOCK_SYNC = "clock_sync"  # wall clock became synchronised (wall and monotonic time)
     CLOCK_UNSYNC = "clock_unsync"  # wall clock no longer synchronised
     CLOCK_STEP = "clock_step"  # wall clock stepped against the monotonic clock (by how much)
+    CLOCK_FAULT = "clock_fault"  # wall clock out of what a record holds (journal/clock.py)
     POWER_LOSS = "power_loss"  # the daemon's start after an unclean stop: when, which hand
     DEVICE_FAULT = "device_fault"
     DEVICE_CLEAR = "device_clear"

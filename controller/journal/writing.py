@@ -247,17 +247,8 @@ class JournalWriter(JournalHost):
         elif not synced and self._clock_synced_seen and not self._clock_unsync_pending:
             self._clock_unsync_pending = True
             self._insert_log(LogKind.CLOCK_UNSYNC, {"wall_ns": wall_ns, "mono_ns": mono_ns})
-        steps = self._clock.steps
+        steps = self._clock.steps  # and clock faults (``clock_fault``)
         while self._steps_pending < len(steps):
             step = steps[self._steps_pending]
             self._steps_pending += 1
-            self._insert_log(
-                LogKind.CLOCK_STEP,
-                {
-                    "step_ns": step.step_ns,
-                    "step_s": round(step.step_ns / 1e9, 3),
-                    "wall_ns": step.wall_ns,
-                    "mono_ns": step.mono_ns,
-                    "synced": step.synced,
-                },
-            )
+            self._insert_log(*step.log_entry())
