@@ -222,8 +222,16 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
             return
         now = self.clock.now_ns()
         if now >= self._watchdog_next_ns:
+            self._check_place()
             self.notifier.watchdog()
             self._watchdog_next_ns = now + int(self._watchdog_every * 1e9)
+
+    def _check_place(self) -> None:
+        """An idle table notices too that its state directory was moved (journal/place.py)."""
+        if self.fault is None and self.journal is not None:
+            moved = self.journal.check_place()
+            if moved is not None:
+                self._enter_fault(moved)
 
     def _guarded(self, step: Callable[[Any], None], arg: Any) -> None:
         try:

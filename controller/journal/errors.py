@@ -212,6 +212,34 @@ class StorageNotWritable(StorageFault):
         )
 
 
+class StateDirectoryMoved(StorageFault):
+    """The state directory the journal was opened in (or its database) was renamed,
+    replaced or deleted while the journal was open (``place.py``): nothing more is
+    recorded in it."""
+
+    code = "state_dir_moved"
+    display = "STATE DIR MOVED"
+
+    def __init__(self, directory: object, what: str, now_at: str | None) -> None:
+        where = f"; the journal it had open is now {now_at}" if now_at else ""
+        put_back = (
+            f"put it back (mv {now_at} {directory}, after moving aside what is at "
+            f"{directory} now: a copy, or a new journal a second start made) or point "
+            f"journal.state_dir at {now_at}"
+            if now_at
+            else f"keep the state directory {directory} as it is for the supervisor"
+        )
+        super().__init__(
+            directory,
+            "recording an event",
+            f"{what} while the service was running{where}. Nothing more is recorded, so "
+            f"no event is acknowledged into a journal the next start would not read",
+            f"Stop the service; {put_back}; then start the service. Never move, replace or "
+            f"copy back a running table's state directory.",
+        )
+        self.now_at = now_at
+
+
 class ConfigMismatch(JournalError):
     """The journal was started with another configuration than the one given."""
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from controller.journal.ackmark import AckWriter
     from controller.journal.clock import WallClock
     from controller.journal.integrity import ChainBase
+    from controller.journal.place import Place
     from controller.journal.records import ConfigRecord
 
 
@@ -40,6 +41,7 @@ class JournalHost:
     _clock_unsync_pending: bool = False
     _steps_logged: int = 0  # of ``_clock.steps``, in committed clock_step entries
     _steps_pending: int = 0  # ... and in the transaction under way
+    _place: Place | None = None  # where a writer opened it (place.py)
     fault: Fault | None  # sticky: a memory fault, or a failed write's
 
     if TYPE_CHECKING:

@@ -68,6 +68,7 @@ from controller.journal.integrity import (
     verify_connection,
 )
 from controller.journal.opening import last_stop, refuse_foreign, refuse_missing_database
+from controller.journal.place import Place
 from controller.journal.reading import JournalReader
 from controller.journal.records import LogKind, PruneReport, SalvageReport, VerifyResult
 from controller.journal.schema import (
@@ -192,6 +193,7 @@ class Journal(JournalWriter, JournalReader):
                 )
             except sqlite3.DatabaseError as error:
                 raise JournalCorrupt(f"{db_path}: {error}") from error
+            journal._place = Place.of(directory, lock_fd)
             recorded = journal._config
             given_sha = sha256_hex(config_text)
             if recorded.sha256 != given_sha and not allow_config_change:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from controller.faults import Fault
 from controller.journal import queries
 from controller.journal.clock import boot_id
 from controller.journal.errors import JournalError
@@ -63,6 +64,7 @@ class JournalWriter(JournalHost):
         self._writable()
         if self.fault is not None:
             raise self.fault
+        self._stay_in_place()
         if not isinstance(event, Mapping):
             raise TypeError(f"event must be a mapping, got {type(event).__name__}")
         event_json = canonical_json(dict(event))
@@ -115,6 +117,7 @@ class JournalWriter(JournalHost):
                 self._note_clock_sync(synced, wall_ns, mono_ns)
             assert self._ack_writer is not None
             self._ack_writer.write(seq, digest)
+            self._stay_in_place()  # moved during the commit: not acknowledged
         return seq
 
     def record_config(
@@ -129,6 +132,7 @@ class JournalWriter(JournalHost):
         self._writable()
         if self.fault is not None:
             raise self.fault
+        self._stay_in_place()
         sha = sha256_hex(config_text)
         if sha == self._config.sha256:
             return self._config
@@ -180,7 +184,20 @@ class JournalWriter(JournalHost):
             if self._ack_writer is not None:
                 self._ack_writer.sync()
 
+    def check_place(self) -> Fault | None:
+        """The sticky fault of a state directory renamed, replaced or deleted since it
+        was opened (``place.py``), now :attr:`fault`; None while it is in place."""
+        moved = self._place.problem() if self._place is not None else None
+        if moved is not None and self.fault is None:
+            self.fault = moved
+        return moved
+
     # ------------------------------------------------------------------ internals
+
+    def _stay_in_place(self) -> None:
+        moved = self.check_place()
+        if moved is not None:
+            raise moved
 
     def _writable(self) -> None:
         if self._closed:
