@@ -30,6 +30,20 @@ def journalled(state: Path) -> list[int]:
         return [record.seq for record in journal.iter_events()]
 
 
+def seated(tmp_path: Path, log: str, env: dict[str, str]) -> Process:
+    """The daemon as a process, three players seated and acknowledged."""
+    daemon = Process(write_config(tmp_path), tmp_path / log, env)
+    try:
+        daemon.send(*SITS)
+        daemon.wait_acks(len(SITS))
+    except BaseException:
+        daemon.proc.kill()
+        daemon.finish()
+        raise
+    assert all(ack["ok"] for ack in daemon.acks)
+    return daemon
+
+
 def answers_after(daemon: Process, count: int) -> list[dict[str, Any]]:
     daemon.wait_acks(count)
     return daemon.acks[count - len(LATER) : count]
@@ -39,13 +53,9 @@ def answers_after(daemon: Process, count: int) -> list[dict[str, Any]]:
 def test_a_state_directory_replaced_under_the_daemon_locks_play_and_says_where_it_went(
     tmp_path: Path,
 ) -> None:
-    config = write_config(tmp_path)
     state, moved = tmp_path / "state", tmp_path / "state.moved"
-    first = Process(config, tmp_path / "first.log", environment(None))
+    first = seated(tmp_path, "first.log", environment(None))
     try:
-        first.send(*SITS)
-        first.wait_acks(len(SITS))
-        assert all(ack["ok"] for ack in first.acks)
         os.rename(state, moved)  # the directory moved away, a copy put in its place
         shutil.copytree(moved, state)
         first.send(*LATER)
@@ -54,7 +64,7 @@ def test_a_state_directory_replaced_under_the_daemon_locks_play_and_says_where_i
         assert [(a["seq"], a["ok"], a["error"]["code"]) for a in later] == [
             (None, False, "storage_fault")
         ] * len(LATER)
-        second = Process(config, tmp_path / "second.log", environment(None))
+        second = Process(tmp_path / "table.yaml", tmp_path / "second.log", environment(None))
         second.send({"type": "sit", "seat": 1, "player": "next", "chips": 1000})
         second.wait_acks(1)
         second.proc.send_signal(signal.SIGTERM)
@@ -79,13 +89,10 @@ def test_a_state_directory_replaced_under_the_daemon_locks_play_and_says_where_i
 def test_an_idle_daemon_notices_its_state_directory_renamed_at_the_watchdog_ping(
     tmp_path: Path,
 ) -> None:
-    config = write_config(tmp_path)
     state, moved = tmp_path / "state", tmp_path / "state.old"
     notify = NotifySocket()
-    daemon = Process(config, tmp_path / "daemon.log", environment(notify, 200_000))
+    daemon = seated(tmp_path, "daemon.log", environment(notify, 200_000))
     try:
-        daemon.send(*SITS)
-        daemon.wait_acks(len(SITS))
         os.rename(state, moved)
         wait_for(
             lambda: drained(notify) and "state_dir_moved" in (tmp_path / "daemon.log").read_text(),
