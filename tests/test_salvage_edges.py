@@ -333,6 +333,19 @@ def test_a_marker_cannot_send_the_evidence_through_a_symbolic_link(
     assert list(outside.iterdir()) == [] and (spy.state / DB).exists()
 
 
+def test_a_salvage_never_moves_the_evidence_through_a_symbolic_link_named_damaged(
+    tmp_path: Path,
+) -> None:
+    state, outside = tmp_path / "state", tmp_path / "outside"
+    damaged(state)
+    outside.mkdir()
+    (state / "damaged").symlink_to(outside)
+    with pytest.raises(JournalError, match="moves nothing: .*damaged is a symbolic link"):
+        salvage(state)
+    assert list(outside.iterdir()) == [] and (state / DB).exists()
+    assert not (state / NEW).exists() and not (state / MARKER).exists()
+
+
 def test_a_marker_missing_keys_is_refused_with_its_own_message(spy: Spy) -> None:
     def cut_short(marker: dict[str, Any]) -> None:
         del marker["owner"], marker["before"]

@@ -86,6 +86,7 @@ from controller.journal.recovered import Recovered, keep_matching_outbox
 from controller.journal.salvage_marker import (
     MARKER_NAME,
     journal_report,
+    moved_to_problem,
     read_marker,
     write_marker,
 )
@@ -396,9 +397,12 @@ def _new_damaged_dir(directory: Path) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     moved_to = directory / DAMAGED_DIR / stamp
     suffix = 1
-    while moved_to.exists():
+    while moved_to.exists() or moved_to.is_symlink():
         suffix += 1
         moved_to = directory / DAMAGED_DIR / f"{stamp}-{suffix}"
+    problem = moved_to_problem(directory, str(moved_to.relative_to(directory)))
+    if problem is not None:  # damaged/ a symbolic link: the evidence would leave
+        raise JournalError(f"the salvage of {directory} moves nothing: {problem}")
     return moved_to
 
 
