@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller import clock_guard
+from controller.clock_guard import WALL_NS_MAX, WALL_NS_MIN
 from controller.journal.records import LogKind
 
 RECHECK_SECONDS = 60.0
@@ -51,8 +53,6 @@ STEP_SECONDS = 2.0
 TIMESYNCD_FLAG = Path("/run/systemd/timesync/synchronized")
 _TIME_ERROR = 5
 _TIMEX_BUFFER = 512  # larger than struct timex on every Linux ABI; modes (first field) = 0
-WALL_NS_MAX = 2**63 - 1  # SQLite's largest integer: 2262-04-11T23:47:16.854775807Z
-WALL_NS_MIN = -(2**63)  # its smallest: 1677-09-21
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def storable_wall_ns(wall_ns: int) -> int:
 
 def wall_ns_now() -> int:
     """The system's wall time in ns, bounded to what a record can hold."""
-    return storable_wall_ns(time.time_ns())
+    return storable_wall_ns(clock_guard.raw_wall_ns())
 
 
 def _adjtimex_synced() -> bool:
@@ -115,7 +115,7 @@ class WallClock:
         self,
         probe: Callable[[], bool] = kernel_clock_synced,
         *,
-        time_ns: Callable[[], int] = time.time_ns,
+        time_ns: Callable[[], int] = clock_guard.raw_wall_ns,
         monotonic_ns: Callable[[], int] = time.monotonic_ns,
         recheck_seconds: float = RECHECK_SECONDS,
         step_seconds: float = STEP_SECONDS,
