@@ -80,7 +80,7 @@ def test_a_state_directory_replaced_under_the_daemon_locks_play_and_says_where_i
     assert (
         f"STORAGE FAULT state_dir_moved: recording an event failed: the state directory "
         f"{state} was replaced while the service was running; the journal it had open is "
-        f"now {moved}. Nothing more is recorded" in log
+        f"now {moved}. No more events are recorded" in log
     )
     assert f"mv {moved} {state}, after moving aside what is at {state} now" in log
 

@@ -232,8 +232,8 @@ class StateDirectoryMoved(StorageFault):
         super().__init__(
             directory,
             "recording an event",
-            f"{what} while the service was running{where}. Nothing more is recorded, so "
-            f"no event is acknowledged into a journal the next start would not read",
+            f"{what} while the service was running{where}. No more events are recorded, "
+            f"so none is acknowledged into a journal the next start would not read",
             f"Stop the service; {put_back}; then start the service. Never move, replace or "
             f"copy back a running table's state directory.",
         )
