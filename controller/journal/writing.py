@@ -115,9 +115,9 @@ class JournalWriter(JournalHost):
                         [(seq, *row, wall_ns) for row in outbox_rows],
                     )
                 self._note_clock_sync(synced, wall_ns, mono_ns)
+            self._stay_in_place()  # moved during the commit: never acknowledged
             assert self._ack_writer is not None
             self._ack_writer.write(seq, digest)
-            self._stay_in_place()  # moved during the commit: not acknowledged
         return seq
 
     def record_config(
@@ -194,16 +194,16 @@ class JournalWriter(JournalHost):
 
     # ------------------------------------------------------------------ internals
 
-    def _stay_in_place(self) -> None:
-        moved = self.check_place()
-        if moved is not None:
-            raise moved
-
     def _writable(self) -> None:
         if self._closed:
             raise JournalError("the journal is closed")
         if self._lock_fd is None:
             raise JournalError("the journal was opened read-only")
+
+    def _stay_in_place(self) -> None:
+        moved = self.check_place()
+        if moved is not None:
+            raise moved
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
