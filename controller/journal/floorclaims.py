@@ -89,10 +89,11 @@ def claim_problems(
     conn: sqlite3.Connection, claims: Iterable[Claim], unchecked_through: int
 ) -> list[JournalIntegrityError]:
     """Each claim against the rows it names (those queued at or before
-    ``unchecked_through`` may have been pruned with their events)."""
+    ``unchecked_through``, when events were pruned, may have gone with them)."""
     problems: list[JournalIntegrityError] = []
     for claim in claims:
-        if claim.seq <= unchecked_through or len(problems) >= MAX_PROBLEMS:
+        pruned = unchecked_through > 0 and claim.seq <= unchecked_through
+        if pruned or len(problems) >= MAX_PROBLEMS:
             continue
         marks = ",".join("?" * len(claim.ids))
         found = conn.execute(
@@ -135,6 +136,26 @@ def orphan_problems(
         )
         if len(problems) >= MAX_PROBLEMS:
             break
+    return problems
+
+
+def checked_rows_problems(
+    conn: sqlite3.Connection, vouched: set[int], unchecked_through: int, mark: int
+) -> list[JournalIntegrityError]:
+    """The floor messages stored under events up to ``mark`` (the verified mark, which
+    the start-up walk starts after) against the hash their event recorded: a row added
+    or changed there since is caught at start too. Bounded by the outbox, not by the
+    history kept."""
+    problems: list[JournalIntegrityError] = []
+    for seq, rows, recorded in rows_by_seq(conn, vouched, unchecked_through):
+        if seq > mark or len(problems) >= MAX_PROBLEMS:
+            break
+        if seq > 0 and outbox_digest([tuple(row[2:6]) for row in rows]) != recorded:
+            problems.append(
+                ChainBroken(
+                    seq, "its floor messages (outbox) do not match the hash recorded with the event"
+                )
+            )
     return problems
 
 

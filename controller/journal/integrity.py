@@ -434,7 +434,7 @@ def verify_connection(
             problems=tuple(sorted(problems, key=_severity)), warnings=tuple(warnings),
         )  # fmt: skip
     start = _walk_from(conn, base, verified, problems)
-    floor = FloorCheck(conn, meta, base.seq, problems)
+    floor = FloorCheck(conn, meta, base.seq, problems, start.seq)
     scanner, last_seq = _walk(conn, meta, start, configs, config_problems, problems, floor.vouched)
     try:
         problems.extend(
@@ -602,7 +602,8 @@ class FloorCheck:
     """The system log's chain walked (from its base), and with it the floor messages
     of no event (``floorclaims``): ``vouched`` are the outbox rows a claim (or, in a
     journal of 0.2.x not yet started by this version, recognition) accounts for, which
-    the event walk leaves out; ``problems()`` after the walk."""
+    the event walk leaves out; ``problems()`` after the walk, with the rows of events
+    before ``walked_from`` (the verified mark) checked too."""
 
     def __init__(
         self,
@@ -610,8 +611,10 @@ class FloorCheck:
         meta: dict[str, str],
         base_seq: int,
         problems: list[JournalIntegrityError],
+        walked_from: int,
     ) -> None:
         self._conn = conn
+        self._walked_from = walked_from
         self._log_problem: JournalIntegrityError | None = None
         self.unchecked = max(base_seq, outbox_unchecked_through(conn, meta))
         base_of_log = log_base(meta)
@@ -638,6 +641,12 @@ class FloorCheck:
             found.append(self._log_problem)
         found.extend(floorclaims.claim_problems(self._conn, self.claims, self.unchecked))
         found.extend(floorclaims.orphan_problems(self._conn, self.vouched, self.unchecked))
+        if self._walked_from > self.unchecked:  # rows under events the walk left out
+            found.extend(
+                floorclaims.checked_rows_problems(
+                    self._conn, self.vouched, self.unchecked, self._walked_from
+                )
+            )
         return found
 
 
