@@ -240,3 +240,23 @@ def test_recognising_old_rows_lets_no_other_row_in(tmp_path: Path, how: str) -> 
     )
     assert verify_problems(state), how
     assert start_problems(state), how
+
+
+def outbox_table(state: Path) -> list[tuple[object, ...]]:
+    with contextlib.closing(sqlite3.connect(state / "journal.sqlite3")) as conn:
+        return conn.execute("SELECT id, seq, topic, payload FROM outbox ORDER BY id").fetchall()
+
+
+@pytest.mark.parametrize("journal_of", ["this release", "0.2.x"])
+def test_a_salvage_keeps_the_floor_messages_of_no_event(tmp_path: Path, journal_of: str) -> None:
+    """A salvage (forced: the journal is whole) keeps every floor message, claimed or
+    old, and the journal it builds verifies, and still after its next start."""
+    state = tmp_path / "state"
+    (new_journal if journal_of == "this release" else old_journal)(state)
+    rows = outbox_table(state)
+    report = Journal.salvage(state, CONFIG, force=True, table_id="T1")
+    assert report.kept_events == 4 if journal_of == "this release" else 3
+    assert outbox_table(state) == rows
+    assert verify_problems(state) == []
+    assert start_problems(state) == []
+    assert verify_problems(state) == []
