@@ -21,11 +21,17 @@ from pathlib import Path
 
 import pytest
 
+from controller.floor.consumer import Collector
 from controller.journal import Journal, LogKind
 from tests.cli import ROOT, daemon_env, tablectl, tablectl_command
 from tests.daemon_helpers import WAIT, wait_for
 from tests.localbroker import LocalBroker
 from tests.test_bench_tui import bench_config
+from tests.test_daemon_floor import floor_config
+from tests.test_daemon_service import SITS, Process
+from tests.test_floor_publisher import _first_copies, back_office
+
+__all__ = ["back_office"]  # a pytest fixture, used by name
 
 
 def floor_bench(tmp_path: Path, broker: LocalBroker) -> Path:
@@ -198,5 +204,80 @@ def test_a_board_locked_by_0_2_1_is_brought_back_by_the_documented_steps(
     adopted = [c for c in claims(state) if c == "None"]  # the adoption's entries say no `about`
     assert adopted, claims(state)
     assert not list(state.glob("damaged*")) and not (state / "salvage.pending").exists()
+    checked = verify(state)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- a power loss reaches the floor even when the restart dies right after logging it ------
+
+KILL_AFTER_POWER_LOSS = """
+import os, signal, sys
+from contextlib import contextmanager
+from controller.journal.writing import JournalWriter
+
+# A kill point, from outside the firmware: SIGKILL the process as soon as a transaction
+# that wrote a power_loss system log entry has committed.
+insert_log, transaction = JournalWriter._insert_log, JournalWriter._transaction
+def noting(self, kind, detail):
+    if kind == "power_loss":
+        self._kill_after_commit = True
+    return insert_log(self, kind, detail)
+@contextmanager
+def killing(self):
+    with transaction(self):
+        yield
+    if getattr(self, "_kill_after_commit", False):
+        os.kill(os.getpid(), signal.SIGKILL)
+JournalWriter._insert_log, JournalWriter._transaction = noting, killing
+from controller.cli import main
+sys.exit(main(["run", "--config", sys.argv[1], "--stdin-events"]))
+"""
+
+
+def power_messages(collector: Collector) -> list[dict[str, object]]:
+    return [p for p in _first_copies(collector.messages) if p["kind"] == "power"]
+
+
+@pytest.mark.slow  # three daemon processes (about 6 s)
+def test_a_power_loss_reaches_the_floor_when_the_restart_dies_right_after_logging_it(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector
+) -> None:
+    config = floor_config(tmp_path, broker)
+    state = tmp_path / "state"
+    log = tmp_path / "daemon.log"
+    first = Process(config, log, daemon_env())  # 1. seated, then the power goes
+    first.send(*SITS)
+    first.wait_acks(len(SITS))
+    first.proc.send_signal(signal.SIGKILL)
+    first.finish()
+    last_seq = max(int(ack["seq"]) for ack in first.acks)
+    # 2. the restart writes its power_loss entry and dies at once (the kill point)
+    with log.open("a") as err:
+        killed = subprocess.run(
+            [sys.executable, "-c", KILL_AFTER_POWER_LOSS, str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=daemon_env(),
+            cwd=ROOT,
+            timeout=60,
+        )
+    assert killed.returncode == -signal.SIGKILL
+    with Journal.open_readonly(state) as journal:
+        (cut,) = list(journal.iter_system_log(kinds=[LogKind.POWER_LOSS]))
+    real_cut = cut.detail["last_record"]
+    assert cut.detail["last_seq"] == last_seq
+    # 3. started again: the floor hears of the real cut, with its time
+    third = Process(config, log, daemon_env())
+    try:
+        assert back_office.wait_for(
+            lambda _: any(p["last_seq"] == last_seq for p in power_messages(back_office)), WAIT
+        ), power_messages(back_office)
+    finally:
+        third.proc.send_signal(signal.SIGTERM)
+        third.finish()
+    first_power = power_messages(back_office)[0]
+    assert first_power["last_seq"] == last_seq
+    assert first_power["last_record"]["ts_ns"] == real_cut["wall_ns"]  # type: ignore[index]
     checked = verify(state)
     assert checked.returncode == 0, checked.stdout + checked.stderr
