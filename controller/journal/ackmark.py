@@ -25,6 +25,12 @@ whole chain last passed a check. Start-up and ``tablectl state`` check the chain
 after it (the row at the mark must still have the mark's hash); ``tablectl journal
 verify`` checks everything. A mark of seq 0 (a journal made before the mark, a salvage)
 means nothing is known verified: the next check is whole.
+
+And each copy carries the **system log's head** when it was written: the id and hash of
+the last entry committed. An entry at or before it that is gone (the log's tail deleted,
+``DELETE FROM system_log WHERE id >= N``) or differs is a broken chain, whatever the
+log's own chain says (it cannot see its end cut off). The mark is rewritten after every
+log entry, as after every event.
 """
 
 from __future__ import annotations
@@ -45,9 +51,11 @@ TABLE_ID_BYTES = 32
 _MAGIC_V1 = b"TCACK\x00\x01\x00"  # 52 bytes: magic, seq, hash, crc (before the mirror)
 _MAGIC_V2 = b"TCACK\x00\x02\x00"  # 88 bytes: magic, seq, hash, table id, flags, crc
 _MAGIC_V3 = b"TCACK\x00\x03\x00"  # 128 bytes: V2's fields, the verified mark, crc
+_MAGIC_V4 = b"TCACK\x00\x04\x00"  # 168 bytes: V3's fields, the system log's head, crc
 _V1 = struct.Struct(">8sQ32s")
 _V2 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sI")
 _V3 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sIQ32s")
+_V4 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sIQ32sQ32s")
 _CLEAN = 0x1  # written by an orderly close: the last run stopped cleanly
 _CRC = struct.Struct(">I")
 
@@ -62,6 +70,9 @@ class AckMark:
     clean: bool = False  # set by an orderly close (it needs no new disk space)
     verified: tuple[int, bytes] | None = None
     """(seq, chain hash) up to which the chain last passed a check; None: nothing known."""
+    log_head: tuple[int, bytes] | None = None
+    """(id, hash) of the last system log entry committed when it was written; None:
+    not known (a mark of an earlier version, a salvage's)."""
 
 
 class AckMarkDamaged(ValueError):
@@ -73,21 +84,24 @@ def encode_ack(mark: AckMark) -> bytes:
     if len(table) > TABLE_ID_BYTES:
         raise ValueError(f"table id {mark.table_id!r} is longer than {TABLE_ID_BYTES} bytes")
     verified_seq, verified_hash = mark.verified or (0, bytes(32))
-    body = _V3.pack(
-        _MAGIC_V3,
+    log_id, log_hash = mark.log_head or (0, bytes(32))
+    body = _V4.pack(
+        _MAGIC_V4,
         mark.seq,
         mark.hash,
         table,
         _CLEAN if mark.clean else 0,
         verified_seq,
         verified_hash,
+        log_id,
+        log_hash,
     )
     return body + _CRC.pack(zlib.crc32(body))
 
 
 def decode_ack(data: bytes) -> AckMark:
     magic = data[:8]
-    layout = {_MAGIC_V3: _V3, _MAGIC_V2: _V2}.get(magic, _V1)
+    layout = {_MAGIC_V4: _V4, _MAGIC_V3: _V3, _MAGIC_V2: _V2}.get(magic, _V1)
     size = layout.size + _CRC.size
     if len(data) < size:
         raise AckMarkDamaged(f"it is {len(data)} bytes, expected {size}")
@@ -95,11 +109,13 @@ def decode_ack(data: bytes) -> AckMark:
     (crc,) = _CRC.unpack(data[layout.size : size])
     if zlib.crc32(body) != crc:
         raise AckMarkDamaged("its checksum does not match")
-    if magic == _MAGIC_V3:
-        _magic, seq, digest, table, flags, verified_seq, verified_hash = _V3.unpack(body)
+    if magic in (_MAGIC_V4, _MAGIC_V3):
+        fields = layout.unpack(body)
+        _magic, seq, digest, table, flags, verified_seq, verified_hash = fields[:7]
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
         verified = (verified_seq, verified_hash) if verified_seq else None
-        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified)
+        log_head = (fields[7], fields[8]) if magic == _MAGIC_V4 and fields[7] else None
+        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified, log_head)
     if magic == _MAGIC_V2:
         _magic, seq, digest, table, flags = _V2.unpack(body)
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
@@ -230,8 +246,15 @@ class AckWriter:
             self.close()
             raise
 
-    def write(self, seq: int, digest: bytes, *, clean: bool = False) -> None:
-        data = encode_ack(AckMark(seq, digest, self.table_id, clean, self.verified))
+    def write(
+        self,
+        seq: int,
+        digest: bytes,
+        *,
+        clean: bool = False,
+        log_head: tuple[int, bytes] | None = None,
+    ) -> None:
+        data = encode_ack(AckMark(seq, digest, self.table_id, clean, self.verified, log_head))
         for fd in self._fds:
             os.pwrite(fd, data, 0)
 
