@@ -10,6 +10,7 @@ SIGKILLed (a power cut) and started again; ``tablectl journal verify`` after eac
 from __future__ import annotations
 
 import contextlib
+import random
 import signal
 import sqlite3
 import subprocess
@@ -297,3 +298,60 @@ def test_a_power_loss_reaches_the_floor_when_the_restart_dies(
     assert first_power["last_record"]["ts_ns"] == real_cut  # type: ignore[index]
     checked = verify(state)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- any mix of restarts, power cuts, device reseats and broker outages ---------------------
+
+RESEATS = {
+    "keypad": "unplug keypad\nwait-for keypad UNPLUGGED\nreplug keypad\nwait-for keypad ok\n",
+    "tray": "unplug tray\nwait 0.5\nreplug tray\nwait 0.5\n",
+    "display": "unplug display\nwait 0.5\nreplug display\nwait 0.5\n",
+}
+
+
+@pytest.mark.slow  # eight bench runs (about 40 s)
+def test_restarts_cuts_reseats_and_outages_in_any_order_leave_a_journal_that_verifies(
+    tmp_path: Path, broker: LocalBroker
+) -> None:
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    floor_bench(tmp_path, broker)
+    state = tmp_path / "state"
+    first = bench_script(tmp_path, "seat", "sit 2 ana 1000\nsit 6 bob 1000\n")
+    assert first.returncode == 0, first.stderr
+    done: list[str] = []
+    for step in range(6):
+        if rng.random() < 0.3:  # the broker goes away for this run, or comes back
+            (broker.stop if broker.running else broker.start)()
+            done.append("broker " + ("down" if not broker.running else "up"))
+        reseat = "".join(RESEATS[d] for d in rng.sample(sorted(RESEATS), rng.randrange(3)))
+        cut = rng.random() < 0.5
+        done.append(f"run {step}: {reseat.count('unplug')} reseat(s), {'cut' if cut else 'stop'}")
+        script = tmp_path / f"step{step}.txt"
+        script.write_text(reseat + ("wait 60\n" if cut else "screen\n"))
+        before = claims(state).count("fault")
+        proc = subprocess.Popen(
+            tablectl_command("bench", "--config", "bench.yaml", "--script", str(script)),
+            cwd=tmp_path,
+            env=daemon_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        if cut:
+            wanted = before + 2 * reseat.count("unplug")
+            wait_for(
+                lambda wanted=wanted: claims(state).count("fault") >= wanted,
+                what=f"{seed}: {done}",
+            )
+            time.sleep(rng.random() * 0.5)
+            proc.send_signal(signal.SIGKILL)
+        out, _ = proc.communicate(timeout=90)
+        assert "MEMORY FAULT" not in out, (seed, done, out)
+        checked = verify(state)
+        assert checked.returncode == 0, (seed, done, checked.stdout)
+    if not broker.running:
+        broker.start()
+    last = bench_script(tmp_path, "last", "screen\n")
+    assert "MEMORY FAULT" not in last.stdout, (seed, done, last.stdout)
+    assert verify(state).returncode == 0, (seed, done)
