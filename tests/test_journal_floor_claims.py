@@ -134,8 +134,15 @@ TAMPERING: dict[str, Callable[[Path], None]] = {
     "a claimed row removed": lambda state: sql(
         state, "DELETE FROM outbox WHERE id = ?", claimed_id(state, "state")
     ),
-    "a claimed row moved under another seq": lambda state: sql(
+    "a claimed row given another id": lambda state: sql(
         state, "UPDATE outbox SET id = 1000 WHERE id = ?", claimed_id(state, "fault")
+    ),
+    "a claimed row moved under another seq": lambda state: sql(
+        state, "UPDATE outbox SET seq = 1 WHERE id = ?", claimed_id(state, "fault")
+    ),
+    "the marker deleted and a row of an old shape added": lambda state: (
+        sql(state, "DELETE FROM meta WHERE key = ?", META_FLOOR_CLAIMS),
+        old_queue(state, fault_row(4), 4),
     ),
 }
 

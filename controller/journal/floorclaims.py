@@ -97,12 +97,15 @@ def claim_problems(
             continue
         marks = ",".join("?" * len(claim.ids))
         found = conn.execute(
-            f"SELECT id, topic, payload, qos, retain FROM outbox WHERE id IN ({marks}) ORDER BY id",
+            f"SELECT id, seq, topic, payload, qos, retain FROM outbox WHERE id IN ({marks}) "
+            "ORDER BY id",
             claim.ids,
         ).fetchall()
-        if [row[0] for row in found] != sorted(claim.ids) or outbox_digest(
-            [tuple(row[1:]) for row in found]
-        ) != claim.digest:
+        if (
+            [row[0] for row in found] != sorted(claim.ids)
+            or any(row[1] != claim.seq for row in found)
+            or outbox_digest([tuple(row[2:]) for row in found]) != claim.digest
+        ):
             problems.append(
                 ChainBroken(
                     claim.seq,
