@@ -15,9 +15,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tarfile
 import time
-from io import BytesIO
 from pathlib import Path
 
 import pytest
@@ -27,6 +25,7 @@ from controller.journal import Journal, LogKind
 from tests.cli import ROOT, daemon_env, tablectl, tablectl_command
 from tests.daemon_helpers import WAIT, wait_for
 from tests.localbroker import LocalBroker
+from tests.releases import release_tree
 from tests.test_bench_tui import bench_config
 from tests.test_daemon_floor import floor_config
 from tests.test_daemon_service import SITS, Process
@@ -49,6 +48,25 @@ def bench_script(tmp_path: Path, name: str, text: str) -> subprocess.CompletedPr
     return tablectl(
         "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=90
     )
+
+
+def cut_bench(tmp_path: Path, script: Path, *, faults: int, after: float, what: str) -> str:
+    """``tablectl bench --script`` SIGKILLed (a power cut) ``after`` seconds past the
+    moment its journal holds ``faults`` fault messages queued; what it printed."""
+    proc = subprocess.Popen(
+        tablectl_command("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        env=daemon_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        wait_for(lambda: claims(tmp_path / "state").count("fault") >= faults, what=what)
+        time.sleep(after)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+    return proc.communicate(timeout=WAIT)[0]
 
 
 def verify(state: Path) -> subprocess.CompletedProcess[str]:
@@ -83,19 +101,7 @@ def test_a_floor_linked_bench_restarted_reseated_and_cut_verifies(
     script.write_text(
         "unplug keypad\nwait-for keypad UNPLUGGED\nreplug keypad\nwait-for keypad ok\nwait 60\n"
     )
-    proc = subprocess.Popen(
-        tablectl_command("bench", "--config", "bench.yaml", "--script", str(script)),
-        cwd=tmp_path,
-        env=daemon_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for(lambda: claims(state).count("fault") >= 2, what="the fault and its clear queued")
-        time.sleep(0.2)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(WAIT)
+    cut_bench(tmp_path, script, faults=2, after=0.2, what="the fault and its clear queued")
     back = bench_script(tmp_path, "back", "screen\n")
     assert back.returncode == 0, back.stderr
     assert "MEMORY FAULT" not in back.stdout
@@ -115,19 +121,7 @@ RELEASE_0_2_1 = "eb3c95a863c658faea57f78dd9b51edcf843b378"  # "0.2.1: CHANGELOG"
 @pytest.fixture(scope="module")
 def release_0_2_1(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """0.2.1's own code, from this repository's history."""
-    try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", RELEASE_0_2_1, "controller", "drivers"],
-            capture_output=True,
-            check=True,
-            timeout=60,
-        ).stdout
-    except (OSError, subprocess.SubprocessError) as error:
-        pytest.skip(f"0.2.1 ({RELEASE_0_2_1}) is not in this checkout: {error}")
-    tree = tmp_path_factory.mktemp("release-0.2.1")
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(tree, filter="data")
-    return tree
+    return release_tree(tmp_path_factory, RELEASE_0_2_1, "release 0.2.1", "controller", "drivers")
 
 
 def old_bench(old: Path, tmp_path: Path, name: str, text: str, *, kill_after: str = "") -> str:
@@ -329,24 +323,13 @@ def test_restarts_cuts_reseats_and_outages_in_any_order_leave_a_journal_that_ver
         done.append(f"run {step}: {reseat.count('unplug')} reseat(s), {'cut' if cut else 'stop'}")
         script = tmp_path / f"step{step}.txt"
         script.write_text(reseat + ("wait 60\n" if cut else "screen\n"))
-        before = claims(state).count("fault")
-        proc = subprocess.Popen(
-            tablectl_command("bench", "--config", "bench.yaml", "--script", str(script)),
-            cwd=tmp_path,
-            env=daemon_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
         if cut:
-            wanted = before + 2 * reseat.count("unplug")
-            wait_for(
-                lambda wanted=wanted: claims(state).count("fault") >= wanted,
-                what=f"{seed}: {done}",
+            wanted = claims(state).count("fault") + 2 * reseat.count("unplug")
+            out = cut_bench(
+                tmp_path, script, faults=wanted, after=rng.random() * 0.5, what=f"{seed}: {done}"
             )
-            time.sleep(rng.random() * 0.5)
-            proc.send_signal(signal.SIGKILL)
-        out, _ = proc.communicate(timeout=90)
+        else:
+            out = bench_script(tmp_path, f"step{step}", script.read_text()).stdout
         assert "MEMORY FAULT" not in out, (seed, done, out)
         checked = verify(state)
         assert checked.returncode == 0, (seed, done, checked.stdout)
