@@ -8,6 +8,7 @@ back."""
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 from controller.journal import Journal
 from controller.journal.ackmark import ACK_NAMES, read_acks
 from tests.cli import ROOT, tablectl
+from tests.releases import release_tree
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
@@ -131,6 +133,42 @@ def test_the_ack_mark_follows_every_log_entry(tmp_path: Path) -> None:
         a_day_with_a_tail(state, close=round_ % 2 == 0)
         done = tablectl("journal", "verify", "--state-dir", str(state))
         assert done.returncode == 0, done.stdout
+    with opened(state) as journal:
+        assert journal.fault is None and journal.verify().ok
+    assert {mark.log_head is not None for mark in read_acks(state).marks} == {True}
+
+
+ROLLED_BACK = """
+import sys
+from pathlib import Path
+from controller.journal import Journal
+with Journal.open(Path(sys.argv[1]), sys.argv[2], allow_config_change=True, table_id="T1") as j:
+    print(j.fault.code if j.fault else "ok", j.verify().ok, flush=True)
+    j.log_system("door", {"status": "open"})
+"""
+
+
+@pytest.mark.slow  # 0.2.1 from the repository's history (about 2 s)
+def test_a_rollback_to_0_2_1_reads_the_mark_and_the_upgrade_after_it_too(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The log's head follows the 128 bytes 0.2.1 reads (docs/install.md: the older
+    release reads the journal as it is); 0.2.1 rewrites only those, and this release
+    then reads a mark without a head (no check, no false alarm) until it writes one."""
+    old = release_tree(
+        tmp_path_factory, "eb3c95a863c658faea57f78dd9b51edcf843b378", "release 0.2.1", "controller"
+    )
+    state = tmp_path / "state"
+    a_day_with_a_tail(state)
+    done = subprocess.run(
+        [sys.executable, "-c", ROLLED_BACK, str(state), CONFIG],
+        capture_output=True,
+        text=True,
+        cwd=old,
+        env={**os.environ, "PYTHONPATH": str(old)},
+        timeout=60,
+    )
+    assert done.stdout.split() == ["ok", "True"], done.stdout + done.stderr
     with opened(state) as journal:
         assert journal.fault is None and journal.verify().ok
     assert {mark.log_head is not None for mark in read_acks(state).marks} == {True}

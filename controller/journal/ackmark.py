@@ -30,7 +30,9 @@ And each copy carries the **system log's head** when it was written: the id and 
 the last entry committed. An entry at or before it that is gone (the log's tail deleted,
 ``DELETE FROM system_log WHERE id >= N``) or differs is a broken chain, whatever the
 log's own chain says (it cannot see its end cut off). The mark is rewritten after every
-log entry, as after every event.
+log entry, as after every event. The head follows the 128 bytes of the verified mark's
+format, with a CRC of its own over everything before it: an earlier release reads the
+mark as before (a rollback), and a head that release left stale is no head.
 """
 
 from __future__ import annotations
@@ -51,11 +53,12 @@ TABLE_ID_BYTES = 32
 _MAGIC_V1 = b"TCACK\x00\x01\x00"  # 52 bytes: magic, seq, hash, crc (before the mirror)
 _MAGIC_V2 = b"TCACK\x00\x02\x00"  # 88 bytes: magic, seq, hash, table id, flags, crc
 _MAGIC_V3 = b"TCACK\x00\x03\x00"  # 128 bytes: V2's fields, the verified mark, crc
-_MAGIC_V4 = b"TCACK\x00\x04\x00"  # 168 bytes: V3's fields, the system log's head, crc
 _V1 = struct.Struct(">8sQ32s")
 _V2 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sI")
 _V3 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sIQ32s")
-_V4 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sIQ32sQ32s")
+# After V3's 128 bytes (which an earlier release reads, ignoring what follows, so a
+# rollback still reads the mark): the system log's head and a crc over all 168 before.
+_LOG_HEAD = struct.Struct(">Q32s")
 _CLEAN = 0x1  # written by an orderly close: the last run stopped cleanly
 _CRC = struct.Struct(">I")
 
@@ -84,24 +87,22 @@ def encode_ack(mark: AckMark) -> bytes:
     if len(table) > TABLE_ID_BYTES:
         raise ValueError(f"table id {mark.table_id!r} is longer than {TABLE_ID_BYTES} bytes")
     verified_seq, verified_hash = mark.verified or (0, bytes(32))
-    log_id, log_hash = mark.log_head or (0, bytes(32))
-    body = _V4.pack(
-        _MAGIC_V4,
+    body = _V3.pack(
+        _MAGIC_V3,
         mark.seq,
         mark.hash,
         table,
         _CLEAN if mark.clean else 0,
         verified_seq,
         verified_hash,
-        log_id,
-        log_hash,
     )
-    return body + _CRC.pack(zlib.crc32(body))
+    data = body + _CRC.pack(zlib.crc32(body)) + _LOG_HEAD.pack(*(mark.log_head or (0, bytes(32))))
+    return data + _CRC.pack(zlib.crc32(data))
 
 
 def decode_ack(data: bytes) -> AckMark:
     magic = data[:8]
-    layout = {_MAGIC_V4: _V4, _MAGIC_V3: _V3, _MAGIC_V2: _V2}.get(magic, _V1)
+    layout = {_MAGIC_V3: _V3, _MAGIC_V2: _V2}.get(magic, _V1)
     size = layout.size + _CRC.size
     if len(data) < size:
         raise AckMarkDamaged(f"it is {len(data)} bytes, expected {size}")
@@ -109,13 +110,11 @@ def decode_ack(data: bytes) -> AckMark:
     (crc,) = _CRC.unpack(data[layout.size : size])
     if zlib.crc32(body) != crc:
         raise AckMarkDamaged("its checksum does not match")
-    if magic in (_MAGIC_V4, _MAGIC_V3):
-        fields = layout.unpack(body)
-        _magic, seq, digest, table, flags, verified_seq, verified_hash = fields[:7]
+    if magic == _MAGIC_V3:
+        _magic, seq, digest, table, flags, verified_seq, verified_hash = _V3.unpack(body)
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
         verified = (verified_seq, verified_hash) if verified_seq else None
-        log_head = (fields[7], fields[8]) if magic == _MAGIC_V4 and fields[7] else None
-        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified, log_head)
+        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified, _log_head(data, size))
     if magic == _MAGIC_V2:
         _magic, seq, digest, table, flags = _V2.unpack(body)
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
@@ -124,6 +123,20 @@ def decode_ack(data: bytes) -> AckMark:
         raise AckMarkDamaged("it has an unknown format")
     _magic, seq, digest = _V1.unpack(body)
     return AckMark(seq, digest)
+
+
+def _log_head(data: bytes, start: int) -> tuple[int, bytes] | None:
+    """The system log's head after a V3 mark; None when absent (a mark of an earlier
+    release) or not matching the mark before it (an earlier release, rolled back to,
+    rewrote only the mark's first 128 bytes)."""
+    end = start + _LOG_HEAD.size
+    if (
+        len(data) < end + _CRC.size
+        or zlib.crc32(data[:end]) != _CRC.unpack(data[end : end + _CRC.size])[0]
+    ):
+        return None
+    log_id, log_hash = _LOG_HEAD.unpack(data[start:end])
+    return (log_id, log_hash) if log_id else None
 
 
 @dataclass(frozen=True, slots=True)
