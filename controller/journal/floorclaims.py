@@ -16,7 +16,7 @@ event's own rows (the prefix that matches its hash), on this table's ``state`` t
 (retained, kind ``state``) or ``faults`` topic (kind ``fault`` or ``power``), its ``seq``
 the row's seq, and no more of each kind than the system log records occasions for
 (a start, a power loss, two per device fault or clear). Its first start by this version
-**adopts** them: one claim per seq (``"adopted": true``), and ``floor_claims`` set, after
+**adopts** them: one claim per seq (``"about": "adopted"``), and ``floor_claims`` set, after
 which nothing is recognised any more.
 """
 
@@ -273,6 +273,7 @@ def adopt_legacy_rows(conn: sqlite3.Connection, log_entry: Any, unchecked_throug
             log_entry(
                 LogKind.FLOOR_QUEUED,
                 {
+                    "about": "adopted",
                     "adopted": True,
                     CLAIM_KEY: claim_detail(seq, sorted(ids), [tuple(r) for r in rows]),
                 },
