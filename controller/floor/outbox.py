@@ -21,7 +21,7 @@ from pathlib import Path
 
 from controller.floor.messages import OutboxMessage
 from controller.journal.clock import wall_ns_now
-from controller.journal.schema import CACHE_PRAGMA
+from controller.journal.schema import CACHE_PRAGMA, META_OUTBOX_PRUNED_THROUGH
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS outbox ("
@@ -150,5 +150,46 @@ def prune_sent(conn: sqlite3.Connection, keep: int) -> int:
 
 def enforce_bound(conn: sqlite3.Connection, max_rows: int) -> int:
     """Delete the oldest sent rows until at most `max_rows` rows remain (unsent rows
-    are never deleted, so the table may stay above the bound); how many went."""
-    return delete_oldest_sent(conn, count_rows(conn) - max_rows)
+    are never deleted, so the table may stay above the bound); how many went.
+
+    In a journal's outbox the sent rows go by whole seqs, and the journal's meta says
+    up to which seq its floor messages were pruned (`outbox_pruned_through`, as its
+    retention does): the check never reads an event whose messages the bound took as
+    tampered with (docs/journal.md, *The hash chain*)."""
+    excess = count_rows(conn) - max_rows
+    if excess <= 0:
+        return 0
+    if not _in_a_journal(conn):
+        return delete_oldest_sent(conn, excess)
+    row = conn.execute(
+        "SELECT seq FROM (SELECT seq FROM outbox WHERE sent = 1 ORDER BY id LIMIT ?) "
+        "ORDER BY seq DESC LIMIT 1",
+        (excess,),
+    ).fetchone()
+    if row is None or row[0] is None:
+        return 0
+    through = int(row[0])
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        deleted = conn.execute(
+            "DELETE FROM outbox WHERE sent = 1 AND seq <= ?", (through,)
+        ).rowcount
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) SELECT ?, CAST(MAX(?, COALESCE(("
+            "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)) AS TEXT)",
+            (META_OUTBOX_PRUNED_THROUGH, through, META_OUTBOX_PRUNED_THROUGH),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return int(deleted)
+
+
+def _in_a_journal(conn: sqlite3.Connection) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        is not None
+    )

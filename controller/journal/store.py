@@ -61,7 +61,9 @@ from controller.journal.files import (
     remove_leftovers,
     upgrade_schema,
 )
+from controller.journal.floorclaims import adopt_legacy_rows
 from controller.journal.integrity import (
+    outbox_unchecked_through,
     read_meta,
     recorded_table_id,
     tail_problems,
@@ -310,6 +312,12 @@ class Journal(JournalWriter, JournalReader):
                     {"ok": False, "problems": [{"code": tail_problem.code,
                                                 "message": tail_problem.message}]},
                 )  # fmt: skip
+            if tail_problem is None:  # rows 0.2.x queued outside events (floorclaims)
+                adopt_legacy_rows(
+                    self._conn,
+                    self._insert_log,
+                    max(self._chain_base.seq, outbox_unchecked_through(self._conn, meta)),
+                )
             if self.table_id and not meta.get(META_TABLE_ID) and tail_problem is None:
                 # A journal made before the id is adopted once its tail has checked out
                 # (a foreign one fails that check against this table's ack mark).
@@ -323,7 +331,10 @@ class Journal(JournalWriter, JournalReader):
         # The tail holds: both copies of the mark are made whole again (a copy that was
         # missing or unreadable, or a mark written before the mirror and the table id).
         seq, digest = self._head()
-        write_acks(self.directory, AckMark(seq, digest, self.table_id, verified=self._verified))
+        write_acks(
+            self.directory,
+            AckMark(seq, digest, self.table_id, verified=self._verified, log_head=self._log_head()),
+        )
 
     def _check_tail(self) -> JournalIntegrityError | None:
         """The cheap part of verify(): is everything acknowledged still here?"""
@@ -353,9 +364,7 @@ class Journal(JournalWriter, JournalReader):
                         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
                     if self._ack_writer is not None:
                         with suppress(OSError, sqlite3.Error):
-                            if self.fault is None:
-                                seq, digest = self._head()
-                                self._ack_writer.write(seq, digest, clean=True)
+                            self._write_ack(clean=True)
                             self._ack_writer.sync()
                         self._ack_writer.close()
             finally:
@@ -423,8 +432,7 @@ class Journal(JournalWriter, JournalReader):
         if self._ack_writer is not None and self.fault is None:
             self._ack_writer.verified = verified
             with suppress(OSError, sqlite3.Error):
-                seq, digest = self._head()
-                self._ack_writer.write(seq, digest)
+                self._write_ack()
 
     # ------------------------------------------------------------------ retention
 

@@ -19,6 +19,7 @@ from controller.journal import queries
 from controller.journal.clock import boot_id
 from controller.journal.errors import JournalError
 from controller.journal.files import Transaction
+from controller.journal.floorclaims import CLAIM_KEY, claim_detail
 from controller.journal.host import JournalHost
 from controller.journal.records import ConfigRecord, LogKind
 from controller.journal.schema import (
@@ -117,7 +118,7 @@ class JournalWriter(JournalHost):
                 self._note_clock_sync(synced, wall_ns, mono_ns)
             self._stay_in_place()  # moved during the commit: never acknowledged
             assert self._ack_writer is not None
-            self._ack_writer.write(seq, digest)
+            self._ack_writer.write(seq, digest, log_head=self._log_head())
         return seq
 
     def record_config(
@@ -158,6 +159,7 @@ class JournalWriter(JournalHost):
                     },
                 )
             self._config = self._current_config()
+            self._write_ack()
         return self._config
 
     def log_system(self, kind: str, detail: Mapping[str, Any] | None = None) -> int:
@@ -169,8 +171,52 @@ class JournalWriter(JournalHost):
         self._writable()
         if not isinstance(kind, str) or not kind:
             raise ValueError("a system log entry needs a kind")
-        with self._mutex, self._transaction():
-            return self._insert_log(kind, dict(detail or {}))
+        with self._mutex:
+            with self._transaction():
+                row_id = self._insert_log(kind, dict(detail or {}))
+            self._write_ack()
+            return row_id
+
+    def queue_floor(
+        self,
+        outbox: Iterable[OutboxItem],
+        *,
+        about: str,
+        entry: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> list[int]:
+        """Queue floor messages that belong to no event (the state at start-up, a device
+        fault, the power loss), claimed by a ``floor_queued`` system log entry written in
+        the same transaction (``floorclaims.py``); ``about`` says what they are, ``entry``
+        is another system log entry ``(kind, detail)`` to commit with them (the power
+        loss they report). Queued under the last seq; their outbox ids. Works while
+        :attr:`fault` is set, like :meth:`log_system`."""
+        self._writable()
+        rows = [queries.outbox_row(item) for item in outbox]
+        if not rows:
+            return []
+        with self._mutex:
+            wall_ns = self._clock.now()[0]
+            with self._transaction():
+                if entry is not None:
+                    self._insert_log(entry[0], dict(entry[1]))
+                seq = self._last_seq()
+                ids = [
+                    int(
+                        self._conn.execute(
+                            "INSERT INTO outbox (seq, topic, payload, qos, retain, created_ns) "
+                            "VALUES (?, ?, ?, ?, ?, ?)",
+                            (seq, *row, wall_ns),
+                        ).lastrowid
+                        or 0
+                    )
+                    for row in rows
+                ]
+                self._insert_log(
+                    LogKind.FLOOR_QUEUED,
+                    {"about": about, CLAIM_KEY: claim_detail(seq, ids, rows)},
+                )
+            self._write_ack()
+        return ids
 
     def checkpoint(self) -> None:
         """Fold the WAL into the database and truncate it; for idle moments (between hands).
@@ -193,6 +239,15 @@ class JournalWriter(JournalHost):
         return moved
 
     # ------------------------------------------------------------------ internals
+
+    def _write_ack(self, *, clean: bool = False) -> None:
+        """The ack mark rewritten after a commit with no event (a system log entry):
+        the last event as before, the log's new head (``ackmark``). Not while a fault
+        holds the files as found."""
+        if self._ack_writer is None or self.fault is not None:
+            return
+        seq, digest = self._head()
+        self._ack_writer.write(seq, digest, clean=clean, log_head=self._log_head())
 
     def _writable(self) -> None:
         if self._closed:
