@@ -249,6 +249,7 @@ EN: dict[str, str] = {
     "notice.shift_open": "SHIFT OPEN: {supervisor} AND {witness}",
     "notice.shift_close": "SHIFT CLOSED: {supervisor} AND {witness}",
     "display.push_due": "DEALER {dealer}: PUSH DUE",
+    "display.pay_push_due": "{situation}  PUSH DUE",
     # -- lights, clock, puck, tray, faults (controller.lights, .puck, .tray) -----------------
     "clock.expired": "TIME: SEAT {seat} {action}",
     "puck.move": "MOVE BUTTON TO SEAT {seat}",
@@ -527,6 +528,7 @@ ES: dict[str, str] = {
     "notice.shift_open": "TURNO ABIERTO: {supervisor} Y {witness}",
     "notice.shift_close": "TURNO CERRADO: {supervisor} Y {witness}",
     "display.push_due": "CRUPIER {dealer}: TOCA RELEVO",
+    "display.pay_push_due": "{situation}  RELEVO",
     "clock.expired": "TIEMPO: ASIENTO {seat} {action}",
     "puck.move": "MUEVA EL BOTON AL ASIENTO {seat}",
     "puck.place": "PONGA EL BOTON EN EL ASIENTO {seat}",
