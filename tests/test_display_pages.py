@@ -287,7 +287,10 @@ def test_the_push_reminder_never_hides_the_payout_count_or_next_deal() -> None:
         ["PAY SEAT 5: 200  PUSH DUE", "SIDE POT 2 4/5  NEXT: MORE"],
         ["PAY SEAT 7: 200  PUSH DUE", "SIDE POT 2 5/5  NEXT: DEAL"],
     ]
-    assert shown(t, "es") == ["PAGUE AL ASIENTO 7: 200  RELEVO", "BOTE LATERAL 2 5/5  NEXT: REPARTIR"]
+    assert shown(t, "es") == [
+        "PAGUE AL ASIENTO 7: 200  RELEVO",
+        "BOTE LATERAL 2 5/5  NEXT: REPARTIR",
+    ]
     # with nothing paid the reminder has the first line to itself
     t = table(FOUR + DUE, config=PUSH)
     assert shown(t) == ["DEALER 204: PUSH DUE", "READY"]
@@ -295,9 +298,7 @@ def test_the_push_reminder_never_hides_the_payout_count_or_next_deal() -> None:
 
 @pytest.mark.parametrize("language", sorted(CATALOGUES))
 def test_a_payout_with_the_push_reminder_fits_40(language: str) -> None:
-    rich = [
-        {"type": "sit", "seat": s, "player": f"p{s}", "chips": 9_999_995} for s in (9, 10)
-    ]
+    rich = [{"type": "sit", "seat": s, "player": f"p{s}", "chips": 9_999_995} for s in (9, 10)]
     config: dict[str, Any] = {"table": {"seats": 10}, **PUSH}
     t = table(rich + DUE + keys("NEXT ALLIN ALLIN 1 0 ENTER ENTER"), config=config)
     assert t.state.push_due and t.state.payouts == [[0, 10, 19_999_990]]
