@@ -85,8 +85,8 @@ class LampWatcher:
             Pattern.WINK: (wink, settings.pulse_ms / 1000 - wink),
         }
         # long enough to hold a wink's RHYTHM_CHANGES, and the wait for the next one
-        self._window = max(settings.fast_blink_ms, settings.slow_blink_ms, settings.pulse_ms)
-        self._window = self._window / 1000 * (RHYTHM_CHANGES / 2 + 0.2)
+        longest = max(settings.fast_blink_ms, settings.slow_blink_ms, settings.pulse_ms)
+        self._window = longest / 1000 * (RHYTHM_CHANGES / 2 + 0.2)
         now = clock()
         self._seats = {seat: _Seat(now) for seat in pins}
         for seat, pin in pins.items():
