@@ -122,6 +122,18 @@ def test_watch_says_what_is_wrong(
         secured.kill()
 
 
+def _floor_command(broker: LocalBroker, command: str, *extra: str) -> subprocess.Popen[str]:
+    """`tablectl floor COMMAND` on ``broker``, its standard error a pipe to read."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", command]
+        + ["--host", broker.host, "--port", str(broker.port), *extra],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.mark.slow  # a broker stopped and started again (1.3 s)
 def test_watch_prints_each_message_once_across_a_broker_restart(
     broker: LocalBroker, tmp_path: Path
@@ -182,6 +194,18 @@ def test_a_configuration_that_cannot_be_used_is_told_alike_by_watch_and_board(
     assert out == "" and err.startswith(f"{config}:3:") and "prot" in err
 
 
+def _floor_command(broker: LocalBroker, command: str, *extra: str) -> subprocess.Popen[str]:
+    """`tablectl floor COMMAND` on ``broker``, its standard error a pipe to read."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", command]
+        + ["--host", broker.host, "--port", str(broker.port), *extra],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.mark.slow  # a broker stopped and started again (1.3 s)
 @pytest.mark.parametrize("command", ["watch", "board"])
 def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
@@ -192,14 +216,7 @@ def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
     import re
 
     extra = ["--table", "T1"] if command == "watch" else ["--site", "lv", "--http-port", "0"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", command]
-        + ["--host", broker.host, "--port", str(broker.port), *extra],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _floor_command(broker, command, *extra)
     assert process.stderr is not None
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(x) for x in process.stderr], daemon=True)
@@ -242,14 +259,7 @@ def test_watch_and_board_ending_say_no_broker_lost(
         extra += ["--count", "1"]
     if ending == "timeout":
         extra += ["--timeout", "1"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", command]
-        + ["--host", broker.host, "--port", str(broker.port), *extra],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _floor_command(broker, command, *extra)
     assert process.stderr is not None
     start = process.stderr.readline()
     assert start.startswith("watching" if command == "watch" else "floor board on"), start
