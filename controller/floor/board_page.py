@@ -19,9 +19,12 @@ shows 40), but not below a readable size. A click on a card opens its detail
 
 Element ids and classes are stable (the browser test and a house's own CSS rely on
 them): `#card-<table id>` (classes `alarm`, `warn`, `clock-warning`, `push-due`;
-`data-seq`: the journal seq of the state shown, for `bench/floor.py`), and inside it
+`data-seq`: the journal seq of the state shown, for `bench/floor.py`; `data-unreadable`
+on a card the page could not draw, which says so and lets the others be drawn), and
+inside it
 `.table-id`, `.game`, `.needs`, `.hand`, `.pot`, `.to-act`, `.clock`, `.last-action`,
-`.seats-list` (`li.seat`, classes `away`, `all-in`, `owes`), `.open-seats`, `.dealer`,
+`.seats-list` (`li.seat`, classes `away`, `all-in`, `owes`, its parts `.seat-no`,
+`.player`, `.stack`, `.flags`: a name wraps, a number never), `.open-seats`, `.dealer`,
 `.pace`, `.money`, `.alarms`, `.alarm-log`, `.heard`; `#broker` (the board's broker
 link), `#link` (the page's link to the board), `#summary`, `#room`, `#f-site`,
 `#f-game`, `#f-needs`, `#detail` (`#detail-close`, `.detail-hands`).
