@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 STRUCTURES = {"no_limit": "NL", "pot_limit": "PL", "fixed_limit": "FL"}
-PUSH_MINUTES = 30  # board.push_minutes: a dealer down this long is due a push
+PUSH_MINUTES = 30  # board.push_minutes: for a table that says no push of its own
 
 
 @dataclass
