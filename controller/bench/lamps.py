@@ -32,8 +32,8 @@ from drivers.settings import LightsSettings
 
 RHYTHM_CHANGES = 6
 """Changes of a light, its last ones, that must all keep a pattern's time before the
-pattern is named (five gaps: a fast blink is named after 625 ms, a slow one after
-2.5 s, a wink after 4.25 s)."""
+pattern is named (five gaps: a fast blink is named 0.6 to 0.75 s after it starts, a
+slow one 2.5 to 3 s, a wink 4.25 to 6.25 s, the first change being where it was shown)."""
 
 RHYTHM_SLACK = 0.05
 """Seconds a change may be off where the pattern's time puts it (the driver's writes
