@@ -226,6 +226,16 @@ def test_a_seats_stack_is_never_broken_over_two_lines(
         assert row["player"] == (long[:40] if seat % 2 else f"p{seat}"), row
         assert row["lines"] == 1 and row["apart"], row
     assert "ALL-IN" in card_text(browser, "T1", "seats-list")
+    browser.find_element("id", "card-T1").click()  # the detail's rows: the same parts
+    until(lambda: "1234567899" in browser.find_element("id", "detail").text, "T1's detail")
+    stacks = browser.execute_script(
+        "return [...document.querySelectorAll('#detail .detail-seats li')].map(li => {"
+        "  const s = li.querySelector('.stack'); if (!s) return null;"
+        "  const r = document.createRange(); r.selectNodeContents(s);"
+        "  return [s.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size];"
+        "});"
+    )
+    assert stacks == [[str(1_234_567_890 + seat), 1] for seat in range(1, 10)]
 
 
 # -- item 12: one table's message never blanks the board ---------------------------------

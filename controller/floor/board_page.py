@@ -78,7 +78,7 @@ PAGE = """<!doctype html>
   .seats-list { margin: .2rem 0; padding: 0; list-style: none; font-size: .9rem;
                 display: grid; grid-template-columns: 1fr 1fr; gap: 0 .6rem; }
   .seats-list li span { display: inline-block; max-width: 100%; vertical-align: top; }
-  .seats-list .stack, .seats-list .flags { white-space: nowrap; }
+  .seats-list .stack, .seats-list .flags, .detail-seats .stack { white-space: nowrap; }
   .seats-list li.away { color: #999; }
   .seats-list li.all-in { color: #fc6; font-weight: bold; }
   .seats-list li.owes { color: #f96; }
@@ -202,12 +202,6 @@ function clockTime(entry, msAgo) {
 function seatFlags(s) {
   return [s.away ? "AWAY" : "", s.all_in ? "ALL-IN" : "", s.owes ? "OWES" : ""]
     .filter(v => v).join(" ");
-}
-
-function seatText(s) {
-  const flags = seatFlags(s);
-  return s.seat + " " + (s.player || "?") + " " + (s.stack == null ? "" : s.stack) +
-         (flags ? " " + flags : "");
 }
 
 // A seat's row in parts: the player's name may wrap, a number never does.
@@ -443,8 +437,12 @@ function fillDetail(d) {
     d.hands_per_hour == null ? null : Math.round(d.hands_per_hour) + " HANDS/HOUR",
     d.money ? "SHIFT DROP " + d.money.drop + ", TIPS " + d.money.tips : null,
     ...d.alarms.map(a => a.text)].filter(v => v).join(" \\u00b7 ");
-  panel.querySelector(".detail-seats").replaceChildren(...d.seat_rows.map(s =>
-    el("li", null, seatText(s) + (s.status ? " (" + s.status + ")" : ""))));
+  panel.querySelector(".detail-seats").replaceChildren(...d.seat_rows.map(s => {
+    const li = el("li", null);
+    seatParts(s).forEach(([part, value], i) => li.append(...(i ? [" "] : []), el("span", part, value)));
+    if (s.status) li.append(" (" + s.status + ")");
+    return li;
+  }));
   const alarms = d.alarm_log.map(a => el("li", null, clockTime(entry, a.ms_ago) + " " + a.text +
     (a.cleared_ms_ago == null ? " (NOW)" : " (cleared " + clockTime(entry, a.cleared_ms_ago) +
      ")")));
