@@ -122,18 +122,6 @@ def test_watch_says_what_is_wrong(
         secured.kill()
 
 
-def _floor_command(broker: LocalBroker, command: str, *extra: str) -> subprocess.Popen[str]:
-    """`tablectl floor COMMAND` on ``broker``, its standard error a pipe to read."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", command]
-        + ["--host", broker.host, "--port", str(broker.port), *extra],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 @pytest.mark.slow  # a broker stopped and started again (1.3 s)
 def test_watch_prints_each_message_once_across_a_broker_restart(
     broker: LocalBroker, tmp_path: Path
