@@ -153,6 +153,30 @@ def dealer_lines(
     """
     situation = [render(from_json(m), language) for m in view.get("display_text") or []]
     first = situation[0] if situation else ""
+    told = _told(view, first, language, fault, refusal, expired)
+    if told is not None:
+        return told
+    shown = view.get("display_text") or []
+    keying = (view.get("keypad") or {}).get("entry") is not None
+    answered = bool(shown) and str(shown[0][0]).startswith("notice.")  # the key's answer
+    if alerts and not keying and not answered:  # an entry or a notice keeps both lines
+        alert = alerts[0]
+        text = alert if isinstance(alert, str) else render(alert, language)
+        return _with_alert(text, shown, situation, language)
+    lines = situation + ["", ""]
+    return fit(lines[0]), fit(lines[1])
+
+
+def _told(
+    view: Mapping[str, Any],
+    first: str,
+    language: str,
+    fault: Message | str | None,
+    refusal: Message | str | None,
+    expired: tuple[int, str] | None,
+) -> tuple[str, str] | None:
+    """The lines of a fault, a refusal or the clock's expiry, when one is to be shown:
+    it on the first line (a long refusal on both), what happens next below."""
     if isinstance(fault, tuple):  # a device fault's own words (controller.device_faults)
         return fit(render(fault, language)), fit(first)
     if fault is not None:
@@ -168,23 +192,31 @@ def dealer_lines(
         outcome = clock_face(view, expired).outcome
         assert outcome is not None
         return fit(render(outcome, language)), fit(first)
-    keying = (view.get("keypad") or {}).get("entry") is not None
-    shown = view.get("display_text") or []
-    answered = bool(shown) and str(shown[0][0]).startswith("notice.")  # the key's answer
-    if alerts and not keying and not answered:  # an entry or a notice keeps both lines
-        alert = alerts[0]
-        text = alert if isinstance(alert, str) else render(alert, language)
-        # the dealer must still see what happens next: join the situation's two lines
-        # on the first line when they fit, the alert below
-        # (never a payout: it goes below the alert with its page, `PAY SEAT 3: 800
-        # (1/3)`, so that the dealer sees whether NEXT pages on or deals)
-        joined = ": ".join(situation[:2])
-        paying = bool(shown) and shown[0][0] == "display.pay"
-        if len(situation) >= 2 and len(joined) <= LINE and not paying:
-            return fit(joined), fit(text)
-        if paying and len(shown) > 1 and "pages" in shown[1][1]:
-            page = shown[1][1]
-            return fit(text), fit(f"{first} ({page['page']}/{page['pages']})")
-        return fit(text), fit(first)
-    lines = situation + ["", ""]
-    return fit(lines[0]), fit(lines[1])
+    return None
+
+
+#: the payout page's first line, without and with the push reminder beside it
+PAYING = ("display.pay", "display.pay_push_due")
+
+
+def _with_alert(
+    alert: str, shown: list[Any], situation: list[str], language: str
+) -> tuple[str, str]:
+    """An alert with what the dealer must still see: the situation's two lines joined
+    on the first line when they fit, the alert below; else the alert over the first
+    line, a payout with its page (`PAY SEAT 3: 800 (1/3)`: the dealer sees whether NEXT
+    pages on or deals) and the push reminder after it (cut first when too long)."""
+    first = situation[0] if situation else ""
+    paying = bool(shown) and shown[0][0] in PAYING
+    joined = ": ".join(situation[:2])
+    if not paying:
+        if len(situation) >= 2 and len(joined) <= LINE:
+            return fit(joined), fit(alert)
+        return fit(alert), fit(first)
+    page = shown[1][1] if len(shown) > 1 else {}
+    count = f" ({page['page']}/{page['pages']})" if "pages" in page else ""
+    if shown[0][0] == "display.pay":
+        return fit(alert), fit(first + count)
+    pay = shown[0][1]["situation"]  # the payout the reminder is beside
+    pay = render(pay.message, language) if isinstance(pay, Phrase) else str(pay)
+    return fit(alert), fit(render(msg("display.pay_push_due", situation=pay + count), language))

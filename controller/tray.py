@@ -186,24 +186,44 @@ def report(
     out.append(f"fills             {tray.fills:>+10}")
     out.append(f"credits           {-tray.credits:>+10}")
     out.append(f"expected          {tray.expected:>10}")
+    out += _counted_lines(state, tray)
+    out += _drop_lines(state)
+    out += ["", "movements:"]
+    return out + _movement_lines(state, buy_ins)
+
+
+def _counted_lines(state: TableState, tray: TrayStatus) -> list[str]:
+    """What the tray counted and its difference from what was expected, with the
+    verdict (alarm, acknowledged, a reading not yet stable)."""
     if tray.counted is None:
-        out.append("counted           (no tray reading)")
-    else:
-        counts = ", ".join(f"{c} x {v}" for v, c in sorted(state.tray.items())) or "empty"
-        out.append(f"counted           {tray.counted:>10}   ({counts})")
-        acked = tray.difference == tray.acknowledged and tray.difference
-        by = f" by supervisor {tray.acknowledged_by}" if tray.acknowledged_by else ""
-        verdict = "ALARM" if tray.alarm else (f"acknowledged{by}" if acked else "")
-        if not tray.stable:
-            verdict = (verdict + " (reading not yet stable)").strip()
-        out.append(f"difference        {tray.difference:>+10}   {verdict}".rstrip())
-    out.append(f"rake dropped      {state.rake_total:>10}   (drop box, not the tray)")
-    out.append(f"jackpot dropped   {state.jackpot_total:>10}   (drop box, not the tray)")
+        return ["counted           (no tray reading)"]
+    counts = ", ".join(f"{c} x {v}" for v, c in sorted(state.tray.items())) or "empty"
+    acked = tray.difference == tray.acknowledged and tray.difference
+    by = f" by supervisor {tray.acknowledged_by}" if tray.acknowledged_by else ""
+    verdict = "ALARM" if tray.alarm else (f"acknowledged{by}" if acked else "")
+    if not tray.stable:
+        verdict = (verdict + " (reading not yet stable)").strip()
+    return [
+        f"counted           {tray.counted:>10}   ({counts})",
+        f"difference        {tray.difference:>+10}   {verdict}".rstrip(),
+    ]
+
+
+def _drop_lines(state: TableState) -> list[str]:
+    """What went to the drop box and the toke box, never the tray."""
+    out = [
+        f"rake dropped      {state.rake_total:>10}   (drop box, not the tray)",
+        f"jackpot dropped   {state.jackpot_total:>10}   (drop box, not the tray)",
+    ]
     if state.time_fees_total:
         out.append(f"time fees         {state.time_fees_total:>10}   (drop box, not the tray)")
     if state.tips_total:
         out.append(f"tips              {state.tips_total:>10}   (toke box, not the tray)")
-    out += ["", "movements:"]
+    return out
+
+
+def _movement_lines(state: TableState, buy_ins: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every chip sold, fill, credit and acknowledgement, in table order."""
     rows: list[tuple[int, int, str]] = []
     for b in buy_ins:
         rows.append(
@@ -232,8 +252,7 @@ def report(
                 f"{a['counted']}{_by(a['by'], 'supervisor ')}",
             )
         )
-    out += [text for _, _, text in sorted(rows, key=lambda r: r[:2])] or ["  (none)"]
-    return out
+    return [text for _, _, text in sorted(rows, key=lambda r: r[:2])] or ["  (none)"]
 
 
 def _by(who: Any, role: str = "") -> str:

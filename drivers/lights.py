@@ -44,7 +44,8 @@ def effective_pattern(pattern: Pattern, *, pwm: bool) -> Pattern:
     return pattern
 
 
-def _wink_ms(settings: LightsSettings) -> int:
+def wink_ms(settings: LightsSettings) -> int:
+    """How long a wink is lit in each pulse period."""
     return max(settings.pulse_ms // WINK_PARTS, 1)
 
 
@@ -64,7 +65,7 @@ def level_at(pattern: Pattern, ms: int, settings: LightsSettings) -> float:
         phase = (frame % settings.pulse_ms) / settings.pulse_ms
         return round((1 - math.cos(2 * math.pi * phase)) / 2 * PULSE_STEPS) / PULSE_STEPS
     if pattern is Pattern.WINK:
-        return 1.0 if ms % settings.pulse_ms < _wink_ms(settings) else 0.0
+        return 1.0 if ms % settings.pulse_ms < wink_ms(settings) else 0.0
     period = _blink_period(pattern, settings)
     return 1.0 if ms % period < period // 2 else 0.0
 
@@ -76,7 +77,7 @@ def next_change_ms(pattern: Pattern, ms: int, settings: LightsSettings) -> int |
     if pattern is Pattern.PULSE:
         step = PULSE_FRAME_MS
     elif pattern is Pattern.WINK:
-        period, lit = settings.pulse_ms, _wink_ms(settings)
+        period, lit = settings.pulse_ms, wink_ms(settings)
         within = ms % period
         return ms - within + (lit if within < lit else period)
     else:

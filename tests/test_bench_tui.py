@@ -633,6 +633,41 @@ def test_a_light_put_out_after_a_while_on_is_never_read_as_a_blink() -> None:
         assert seen == {"off"}, (dark, lit, seen)
 
 
+def test_fast_keys_never_show_a_blink_or_a_wink() -> None:
+    """Issue 31 item 16: checked back and forth quickly, heads up, each seat's light
+    went on (to act) and off at the rhythm of the keys, and the bench named it `SLOW`
+    or `WINK` for a moment (seen 4 to 31 times in 4 hands). A light the keys switch is
+    `ON`/`off` at every read; the drivers' own blinks and winks are still named."""
+    import random
+
+    from controller.bench.lamps import LampWatcher
+    from drivers.settings import LightsSettings
+
+    settings = LightsSettings()  # blinks of 1000 and 250 ms, a 2000 ms wink
+    rng = random.Random(31)
+    now = [100.0]
+    wrong = []
+    for trial in range(200):
+        now[0] += 10.0  # a fresh light, long dark
+        pin = FakePin(lambda: now[0])
+        watcher = LampWatcher({1: pin}, settings, clock=lambda: now[0])
+        winkish = trial % 2  # to act briefly, then the other seats' turns (long dark)
+        for change in range(16):
+            lit = change % 2 == 0
+            pin.set(1.0 if lit else 0.0)
+            if winkish:
+                gap = rng.uniform(0.15, 0.4) if lit else rng.uniform(0.8, 2.5)
+            else:
+                gap = rng.uniform(0.1, 0.8)
+            for _ in range(int(gap / 0.1)):
+                now[0] += 0.1
+                kind = watcher.read()[1].kind
+                if kind not in ("on", "off"):
+                    wrong.append((trial, change, kind))
+            now[0] += gap % 0.1
+    assert wrong == []
+
+
 def tray_row(screen: str) -> str:
     return next(line for line in screen.splitlines() if line.startswith("TRAY "))
 

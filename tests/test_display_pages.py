@@ -268,3 +268,38 @@ def test_the_supervisor_guide_shows_the_menu_pages_the_display_shows() -> None:
     assert len(pages) >= 2
     drawn = "\n".join("".join(f"{page[row]:<41}" for page in pages).rstrip() for row in range(2))
     assert f"```\n{drawn}\n```" in guide, drawn
+
+
+# -- the push reminder beside the payouts (issue 31, item 9) ------------------------------
+
+PUSH = {"dealer": {"push_minutes": 1}}
+DUE = [{"type": "dealer", "id": "204"}, {"type": "tick", "ms": 60_000}]
+
+
+def test_the_push_reminder_never_hides_the_payout_count_or_next_deal() -> None:
+    t = table(FOUR + DUE + ALL_IN + keys("1 ENTER ENTER 5 ENTER 7 ENTER ENTER"), config=PUSH)
+    assert t.state.push_due
+    pages = [shown(t)] + press(t, "NEXT NEXT NEXT NEXT")
+    assert pages == [
+        ["PAY SEAT 1: 800  PUSH DUE", "MAIN POT 1/5  NEXT: MORE"],
+        ["PAY SEAT 5: 300  PUSH DUE", "SIDE POT 1 2/5  NEXT: MORE"],
+        ["PAY SEAT 7: 300  PUSH DUE", "SIDE POT 1 3/5  NEXT: MORE"],
+        ["PAY SEAT 5: 200  PUSH DUE", "SIDE POT 2 4/5  NEXT: MORE"],
+        ["PAY SEAT 7: 200  PUSH DUE", "SIDE POT 2 5/5  NEXT: DEAL"],
+    ]
+    assert shown(t, "es") == [
+        "PAGUE AL ASIENTO 7: 200  RELEVO",
+        "BOTE LATERAL 2 5/5  NEXT: REPARTIR",
+    ]
+    # with nothing paid the reminder has the first line to itself
+    t = table(FOUR + DUE, config=PUSH)
+    assert shown(t) == ["DEALER 204: PUSH DUE", "READY"]
+
+
+@pytest.mark.parametrize("language", sorted(CATALOGUES))
+def test_a_payout_with_the_push_reminder_fits_40(language: str) -> None:
+    rich = [{"type": "sit", "seat": s, "player": f"p{s}", "chips": 9_999_995} for s in (9, 10)]
+    config: dict[str, Any] = {"table": {"seats": 10}, **PUSH}
+    t = table(rich + DUE + keys("NEXT ALLIN ALLIN 1 0 ENTER ENTER"), config=config)
+    assert t.state.push_due and t.state.payouts == [[0, 10, 19_999_990]]
+    assert all(len(line) <= 40 for line in shown(t, language)), shown(t, language)

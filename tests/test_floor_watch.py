@@ -182,6 +182,18 @@ def test_a_configuration_that_cannot_be_used_is_told_alike_by_watch_and_board(
     assert out == "" and err.startswith(f"{config}:3:") and "prot" in err
 
 
+def _floor_command(broker: LocalBroker, command: str, *extra: str) -> subprocess.Popen[str]:
+    """`tablectl floor COMMAND` on ``broker``, its standard error a pipe to read."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", command]
+        + ["--host", broker.host, "--port", str(broker.port), *extra],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.mark.slow  # a broker stopped and started again (1.3 s)
 @pytest.mark.parametrize("command", ["watch", "board"])
 def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
@@ -192,14 +204,7 @@ def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
     import re
 
     extra = ["--table", "T1"] if command == "watch" else ["--site", "lv", "--http-port", "0"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "controller", "floor", command]
-        + ["--host", broker.host, "--port", str(broker.port), *extra],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _floor_command(broker, command, *extra)
     assert process.stderr is not None
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(x) for x in process.stderr], daemon=True)
@@ -223,3 +228,45 @@ def test_watch_and_board_say_when_they_lose_and_regain_the_broker(
     finally:
         process.terminate()
         process.wait(WAIT)
+
+
+@pytest.mark.slow  # two commands started and ended (about 2 s)
+@pytest.mark.parametrize(
+    ("command", "ending"),
+    [("watch", "count"), ("watch", "ctrl-c"), ("board", "timeout"), ("board", "ctrl-c")],
+)
+def test_watch_and_board_ending_say_no_broker_lost(
+    broker: LocalBroker, command: str, ending: str
+) -> None:
+    """Issue 31 item 14: the command's own disconnect at its end was said as a lost
+    broker (`broker ... lost: retrying`), as if the floor had gone away."""
+    import signal
+
+    extra = ["--all"] if command == "watch" else ["--site", "lv", "--http-port", "0"]
+    if ending == "count":
+        extra += ["--count", "1"]
+    if ending == "timeout":
+        extra += ["--timeout", "1"]
+    process = _floor_command(broker, command, *extra)
+    assert process.stderr is not None
+    start = process.stderr.readline()
+    assert start.startswith("watching" if command == "watch" else "floor board on"), start
+    if command == "board":  # the broker is subscribed to after the page is served
+        url = start.split()[3] + "cards.json"
+        assert eventually(lambda: json.load(urllib.request.urlopen(url))["broker"], WAIT)
+    else:
+        import time
+
+        time.sleep(0.5)  # subscribed: the line is said once the subscription is made
+    if ending == "count":
+        subprocess.run(
+            ["mosquitto_pub", "-h", broker.host, "-p", str(broker.port)]
+            + ["-t", "casino/lv/table/T1/events", "-m", "{}"],
+            check=True,
+            timeout=WAIT,
+        )
+    if ending == "ctrl-c":
+        process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=WAIT)
+    assert "lost" not in rest and "retrying" not in rest, rest
+    assert "Traceback" not in rest, rest

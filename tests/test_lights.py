@@ -163,6 +163,35 @@ def test_a_payout_under_an_alert_keeps_its_page() -> None:
     )
 
 
+def test_the_push_due_under_an_alert_keeps_the_payouts_page() -> None:
+    """Issue 31 item 9: with the push due and an alert up, the display said `DEALER
+    204: PUSH DUE: PAY SEAT 1: 40` (the reminder glued to the payout, no `(1/3)`), and
+    the dealer's next `NEXT` dealt the next hand unannounced."""
+    due = [{"type": "dealer", "id": "204"}, {"type": "tick", "ms": 60_000}]
+    config = {"dealer": {"push_minutes": 1}}
+    t = table(
+        THREE + due + keys("NEXT ALLIN ALLIN ALLIN 5 ENTER ENTER 2 ENTER ENTER"), config=config
+    )
+    assert t.state.push_due
+    alert = [msg("puck.move", seat=2)]
+    assert dealer_lines(state_view(t), alerts=alert) == (
+        "MOVE BUTTON TO SEAT 2",
+        "PAY SEAT 5: 1800 (1/2)  PUSH DUE",
+    )
+    assert dealer_lines(state_view(t), alerts=alert, language="es") == (
+        "MUEVA EL BOTON AL ASIENTO 2",
+        "PAGUE AL ASIENTO 5: 1800 (1/2)  RELEVO",
+    )
+    feed(t, keys("NEXT"))
+    assert dealer_lines(state_view(t), alerts=alert)[1] == "PAY SEAT 2: 800 (2/2)  PUSH DUE"
+    # nothing paid: the reminder and READY share the first line, the alert below
+    ready = table(THREE + due, config=config)
+    assert dealer_lines(state_view(ready), alerts=alert) == (
+        "DEALER 204: PUSH DUE: READY",
+        "MOVE BUTTON TO SEAT 2",
+    )
+
+
 def test_a_notice_under_an_alert_is_not_glued_to_the_payout() -> None:
     """Issue 21 item 7: a wrong PIN just after a hand, with the tray alarm up, showed
     `WRONG PIN: 2 TRIES LEFT: PAY SEAT 5: 10`: the notice glued to the payout on one

@@ -248,3 +248,37 @@ def test_a_power_cut_into_a_damaged_journal_says_the_hand_is_not_known(tmp_path:
     assert entry.detail["hand"] is None and entry.detail["phase"] is None
     assert entry.detail["last_record"]["wall_ns"] < entry.detail["restart"]["wall_ns"]
     assert "the hand in play is not known" in log.read_text()
+
+
+@pytest.mark.slow
+def test_the_dealer_display_says_the_power_was_lost_until_the_next_hand(tmp_path: Path) -> None:
+    """Issue 31 item 13: the floor and recall said so; the dealer, who has to check the
+    hand the table resumed, was told nothing."""
+    from tests.daemon_helpers import shown, view, wait_for
+
+    config = write_config(tmp_path)
+    log = tmp_path / "daemon.log"
+    _run(config, log, [*SITS, {"type": "start_hand"}], kill=True)
+    with running(config) as daemon:
+
+        def screen() -> tuple[str, str]:
+            return shown(daemon).line1, shown(daemon).line2
+
+        wait_for(
+            lambda: screen() == ("SEAT 8 TO ACT: CALL 10", "POWER LOST IN HAND 1"),
+            what="the power loss under the hand resumed",
+        )
+        for seat in (8, 2):  # the hand resumed goes on: the dealer is told all along
+            assert daemon.submit({"type": "act", "seat": seat, "action": "fold"}).ok
+        wait_for(
+            lambda: screen() == ("POWER LOST IN HAND 1", "PAY SEAT 5: 10"),
+            what="over the payout",
+        )
+        assert daemon.submit({"type": "start_hand"}).ok
+        wait_for(lambda: view(daemon)["hand"] == 2, what="hand 2")
+        wait_for(lambda: screen() == ("SEAT 2 TO ACT", "CALL 10"), what="gone at the next hand")
+    # a power loss between hands: said so, until the next hand
+    folds = [{"type": "act", "seat": seat, "action": "fold"} for seat in (2, 5)]
+    _run(config, log, folds, kill=True)
+    with running(config) as daemon:
+        wait_for(lambda: shown(daemon).line1 == "POWER LOST AFTER HAND 2", what="between hands")

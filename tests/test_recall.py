@@ -233,3 +233,57 @@ def test_recall_marks_an_undone_action_where_it_was_taken_back(
     (shown,) = json.loads(capsys.readouterr().out)["hands"]
     assert [a["undone_seq"] for a in shown["actions"]] == [None, 7, None, None]
     assert shown["actions"][2]["action"] == "undo" and shown["actions"][2]["undoes"] == 6
+
+
+def test_recall_lists_door_device_and_clock_events_where_they_happened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31 item 12: the door, a device and the clock were listed after every
+    action of the hand (or, a tray or puck lost, not at all), so a dispute reader could
+    not tell what came before what."""
+    config = tmp_path / "table.yaml"
+    config.write_text(UNDO_CONFIG + "clock: {seconds: 30, warning: 10}\n")
+    state = tmp_path / "state"
+    events = [
+        *UNDO_HAND[:5],  # seq 5: seat 5 calls
+        {"type": "door", "status": "open"},  # seq 6
+        {"type": "door", "status": "closed"},  # seq 7
+        {"type": "act", "seat": 1, "action": "call"},  # seq 8
+        {"type": "device", "device": "tray", "status": "lost"},  # seq 9
+        {"type": "call_clock"},  # seq 10: on seat 3
+        {"type": "tick", "ms": 25_000},  # seq 11: the warning
+        {"type": "tick", "ms": 5_000},  # seq 12: expired, seat 3 folded
+        {"type": "device", "device": "tray", "status": "back"},  # seq 13
+    ]
+    lines = [json.dumps(event) for event in events]
+    assert durable_replay(load_config(config), str(state), lines, io.StringIO()) == 0
+    with Journal.open_readonly(state) as journal:
+        (hand,) = recall(journal)
+    assert [(c["kind"], c["seq"]) for c in hand.corrections] == [
+        ("play_stopped", 6),
+        ("play_stopped", 7),
+        ("device", 9),
+        ("clock_called", 10),
+        ("clock_warning", 11),
+        ("clock_expired", 12),
+        ("device", 13),
+    ]
+    assert main(["recall", "--state-dir", str(state)]) == 0
+    text = capsys.readouterr().out
+    listed = [
+        re.sub(r"\d\d:\d\d:\d\d(\.\d+)?Z( unsynced)?", "T", line.strip())
+        for line in text.splitlines()
+        if re.search(r"seq (\d+)", line) and "HAND" not in line
+    ]
+    assert listed == [
+        "T  seq 5  seat 5 call 100",
+        "play stopped (door open) at seq 6, T",
+        "play goes on at seq 7, T",
+        "T  seq 8  seat 1 call 100",
+        "device: tray lost at seq 9, T",
+        "clock called: seat 3 at seq 10, T",
+        "clock warning: seat 3 at seq 11, T",
+        "clock expired: seat 3 (fold) at seq 12, T",
+        "T  seq 12  seat 3 fold",
+        "device: tray back at seq 13, T",
+    ], text

@@ -8,17 +8,18 @@ lamp test and driver bugs included.
 What a light is doing is named as the drivers name the patterns
 (``drivers.interfaces.Pattern``), the one list of them: ``on``/``off`` (``dim`` for a
 steady PWM level in between, which is no pattern) when it has held its level for a
-while; ``slow_blink`` or ``fast_blink`` when it has switched at least four times lately
-at a steady rhythm near a configured blink period (told apart at their geometric
-mean; a light lit for a while and then put out is no blink, however long it was dark
-before);
-``wink`` when it flashes briefly and stays dark much longer (a plain LED's pulse);
-``pulse`` when it went through levels in between.
+while; ``slow_blink``, ``fast_blink`` or ``wink`` (a plain LED's pulse) when its last
+``RHYTHM_CHANGES`` changes keep that pattern's time exactly: the driver switches a
+pattern on its own clock, to within milliseconds, so every change falls within
+``RHYTHM_SLACK`` of where the pattern puts it (counted from the first of them, so a
+late write followed by an early one still fits). A light that the keys switch (to
+act, then not) keeps no such time, however fast or steady the keys: it is ``on`` or
+``off``; so is a light lit for a while and then put out, however long it was dark
+before. ``pulse`` when it went through levels in between.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -26,7 +27,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from drivers.interfaces import Pattern
+from drivers.lights import wink_ms
 from drivers.settings import LightsSettings
+
+RHYTHM_CHANGES = 6
+"""Changes of a light, its last ones, that must all keep a pattern's time before the
+pattern is named (five gaps: a fast blink is named 0.6 to 0.75 s after it starts, a
+slow one 2.5 to 3 s, a wink 4.25 to 6.25 s, the first change being where it was shown)."""
+
+RHYTHM_SLACK = 0.05
+"""Seconds a change may be off where the pattern's time puts it (the driver's writes
+are a few milliseconds late at most; a key pressed in rhythm is tens off)."""
 
 MAX_HISTORY = 256
 """Pin history entries kept before the watcher clears them (they grow while a light
@@ -65,10 +76,17 @@ class LampWatcher:
         self._pins = pins
         self._active_high = settings.active_high
         self._clock = clock
-        fast, slow = settings.fast_blink_ms, settings.slow_blink_ms
-        self._fast_below = math.sqrt(fast * slow) / 1000  # seconds per period
-        self._periods = {Pattern.FAST_BLINK: fast / 1000, Pattern.SLOW_BLINK: slow / 1000}
-        self._window = max(fast, slow, settings.pulse_ms) / 1000 * 2.2
+        fast, slow = settings.fast_blink_ms / 2000, settings.slow_blink_ms / 2000
+        wink = wink_ms(settings) / 1000
+        # each pattern's time: how long it stays lit, and dark, in seconds
+        self._rhythms = {
+            Pattern.FAST_BLINK: (fast, fast),
+            Pattern.SLOW_BLINK: (slow, slow),
+            Pattern.WINK: (wink, settings.pulse_ms / 1000 - wink),
+        }
+        # long enough to hold a wink's RHYTHM_CHANGES, and the wait for the next one
+        longest = max(settings.fast_blink_ms, settings.slow_blink_ms, settings.pulse_ms)
+        self._window = longest / 1000 * (RHYTHM_CHANGES / 2 + 0.2)
         now = clock()
         self._seats = {seat: _Seat(now) for seat in pins}
         for seat, pin in pins.items():
@@ -120,29 +138,25 @@ class LampWatcher:
         )
         if any(0.001 < value < 0.999 for _, value in changes) and len(changes) >= 3:
             return Pattern.PULSE
-        if len(changes) < 3:
+        last = changes[-RHYTHM_CHANGES:]
+        if len(last) < RHYTHM_CHANGES:
             return steady
-        times = [when for when, _ in changes]
-        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-        last, before = gaps[-1], gaps[-2]
-        if now - times[-1] <= 1.5 * max(last, before) and self._winks(changes, gaps):
-            return Pattern.WINK
-        if not 0.5 <= last / max(before, 1e-6) <= 2.0:
-            return steady  # two changes that happened to be close: not a rhythm
-        if now - times[-1] > 1.5 * max(last, before):
-            return steady  # it stopped switching
-        blink = Pattern.FAST_BLINK if last + before < self._fast_below else Pattern.SLOW_BLINK
-        # a blink's third gap back is alike too, and the gaps are near its half period:
-        # a light that was lit a while and then put out has no such rhythm
-        third = gaps[-3] if len(gaps) >= 3 else 0.0
-        half = self._periods[blink] / 2
-        if not all(half / 1.5 <= gap <= half * 1.5 for gap in (third, before, last)):
-            return steady
-        return blink
+        for pattern, (lit, dark) in self._rhythms.items():
+            if _keeps_time(last, now, lit, dark):
+                return pattern
+        return steady
 
-    @staticmethod
-    def _winks(changes: list[tuple[float, float]], gaps: list[float]) -> bool:
-        """Lit briefly, dark at least three times as long, the last two times alike."""
-        lit = [gap for (_, level), gap in zip(changes, gaps, strict=False) if level >= 0.5]
-        dark = [gap for (_, level), gap in zip(changes, gaps, strict=False) if level < 0.5]
-        return bool(lit and dark) and max(lit) * 3 <= min(dark)
+
+def _keeps_time(changes: list[tuple[float, float]], now: float, lit: float, dark: float) -> bool:
+    """The changes alternate and each falls where a pattern lit ``lit`` and dark
+    ``dark`` seconds puts it, counted from the first (within ``RHYTHM_SLACK``), and the
+    next is not half its time overdue: the light is still switching."""
+    due = changes[0][0]
+    for (_, level), (after, next_level) in zip(changes, changes[1:], strict=False):
+        if (level >= 0.5) == (next_level >= 0.5):
+            return False
+        due += lit if level >= 0.5 else dark
+        if abs(after - due) > RHYTHM_SLACK:
+            return False
+    after_last = lit if changes[-1][1] >= 0.5 else dark  # the next change is due then
+    return now <= due + after_last * 1.5 + RHYTHM_SLACK

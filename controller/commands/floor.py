@@ -41,24 +41,32 @@ from controller.rules import BadEvent
 T = TypeVar("T")
 
 
-def broker_link_lines(command: str, host: str, port: int) -> Callable[[bool], None]:
+class BrokerLinkLines:
     """A subscriber's `on_link` that says on standard error, with the UTC time, each
     loss of the broker and each return after one (the first subscription, or the
-    failure to make it, is said by the command itself)."""
-    before: list[bool | None] = [None]
+    failure to make it, is said by the command itself). Once the command is ending
+    (``end()``) nothing more is said: its own disconnect is no lost broker."""
 
-    def said(up: bool) -> None:
-        known = before[0]
-        if known is None or up == known:
-            before[0] = True if up else known  # nothing to say before the first link
+    def __init__(self, command: str, host: str, port: int) -> None:
+        self.command, self.host, self.port = command, host, port
+        self.known: bool | None = None  # the link as last said (None: not up yet)
+        self.ending = False
+
+    def end(self) -> None:
+        self.ending = True
+
+    def __call__(self, up: bool) -> None:
+        known = self.known
+        if self.ending or known is None or up == known:
+            if not self.ending:
+                self.known = True if up else known  # nothing to say before the first link
             return
-        before[0] = up
+        self.known = up
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         what = "back: showing live messages again" if up else "lost: retrying"
-        print(f"{stamp} tablectl floor {command}: broker {host}:{port} {what}", file=sys.stderr)
+        where = f"tablectl floor {self.command}: broker {self.host}:{self.port}"
+        print(f"{stamp} {where} {what}", file=sys.stderr)
         sys.stderr.flush()
-
-    return said
 
 
 HELP = "the casino floor link: watch a table's live messages, serve the floor board"
@@ -211,14 +219,8 @@ def _watch(args: argparse.Namespace) -> int:
                 done.set()
 
     try:
-        subscriber = Subscriber(
-            host,
-            port,
-            topic_filter,
-            show,
-            on_link=broker_link_lines("watch", host, port),
-            **options,
-        )
+        link = BrokerLinkLines("watch", host, port)
+        subscriber = Subscriber(host, port, topic_filter, show, on_link=link, **options)
         subscriber.start()
     except (FloorLinkError, FloorConfigError) as exc:
         print(f"tablectl floor watch: {exc}", file=sys.stderr)
@@ -227,6 +229,7 @@ def _watch(args: argparse.Namespace) -> int:
     try:
         done.wait(args.timeout)
     finally:
+        link.end()
         subscriber.stop()
     return 0
 
@@ -278,13 +281,7 @@ def _connection(
 ) -> tuple[str, int, dict[str, Any]] | str:
     """The broker's host and port and the subscriber's TLS and credential options, from
     the command line over the configuration; a usage problem as text."""
-    tls = settings.tls if settings else None
-    if args.ca_file or args.cert_file or args.key_file:
-        tls = TlsSettings(
-            ca_file=args.ca_file or (tls.ca_file if tls else None),
-            cert_file=args.cert_file or (tls.cert_file if tls else None),
-            key_file=args.key_file or (tls.key_file if tls else None),
-        )
+    tls = _tls(args, settings.tls if settings else None)
     username = args.username or (settings.username if settings else None)
     password_file = args.password_file or (
         settings.password_file if settings and not args.username else None
@@ -292,10 +289,20 @@ def _connection(
     if password_file is not None and username is None:
         return "--password-file needs --username"
     host = args.host or (settings.host if settings else "127.0.0.1")
-    port = args.port or (
-        settings.port if settings and settings.port else DEFAULT_TLS_PORT if tls else DEFAULT_PORT
-    )
+    port = args.port or (settings.port if settings else None)
+    port = port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT)
     return host, port, {"tls": tls, "username": username, "password_file": password_file}
+
+
+def _tls(args: argparse.Namespace, tls: TlsSettings | None) -> TlsSettings | None:
+    """The configuration's TLS settings, each file given on the command line over it."""
+    if not (args.ca_file or args.cert_file or args.key_file):
+        return tls
+    return TlsSettings(
+        ca_file=args.ca_file or (tls.ca_file if tls else None),
+        cert_file=args.cert_file or (tls.cert_file if tls else None),
+        key_file=args.key_file or (tls.key_file if tls else None),
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -320,6 +327,7 @@ def _board(args: argparse.Namespace) -> int:
     if broker is None:
         return 2
     settings, board_settings, (host, port, options) = broker
+    link = BrokerLinkLines("board", host, port)
     try:
         topic_filter, site = board_filter(
             settings, prefix=args.prefix, site=args.site, all_sites=args.all_sites
@@ -335,7 +343,7 @@ def _board(args: argparse.Namespace) -> int:
             hosts=board_settings.hosts,
             max_tables=board_settings.max_tables,
             push_minutes=board_settings.push_minutes,
-            on_broker=broker_link_lines("board", host, port),
+            on_broker=link,
         )
     except (FloorConfigError, TopicError) as exc:
         print(f"tablectl floor board: {exc}", file=sys.stderr)
@@ -363,6 +371,7 @@ def _board(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        link.end()
         server.stop()
         signal.signal(signal.SIGTERM, previous)
     return 0

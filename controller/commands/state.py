@@ -96,20 +96,7 @@ def _seats(seats: list[int]) -> str:
 
 def summary(view: dict[str, Any], last_seq: int) -> str:
     """The state for a person: where the hand stands, the pots, a line per seat."""
-    lines = []
-    if view["phase"] == "idle":
-        where = f"between hands, after hand {view['hand']}" if view["hand"] else "no hand yet"
-    else:
-        where = f"hand {view['hand']}, {view['phase']}"
-        if view["to_act"] is not None:
-            where += f", seat {view['to_act']} to act"
-            legal = view.get("legal") or {}
-            if legal:
-                choice = "check" if legal.get("check") else f"call {legal.get('call')}"
-                if legal.get("min_raise_to") is not None:
-                    choice += f", raise to {legal['min_raise_to']}-{legal['max_raise_to']}"
-                where += f" ({choice})"
-    lines.append(f"{where}   (journal seq {last_seq})")
+    lines = [f"{_where(view)}   (journal seq {last_seq})"]
     if view["button"] is not None:
         sb = f"SB seat {view['small_blind']}" if view["small_blind"] is not None else "SB dead"
         lines.append(f"button seat {view['button']}, {sb}, BB seat {view['big_blind']}")
@@ -125,16 +112,44 @@ def summary(view: dict[str, Any], last_seq: int) -> str:
             f"clock: seat {clock['seat']}, {-(-clock['remaining_ms'] // 1000)} s left{warning}"
         )
     lines.append("display: " + " / ".join(line for line in view["display"] if line))
-    meters = view.get("meters")
-    if meters is not None:
-        shift = view.get("shift") or {}
-        opened = "open" if shift.get("open") else "not open"
-        lines.append(
-            f"dealer {view.get('dealer') or '(none)'}; shift {shift.get('number', 0)} {opened}: "
-            + ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in meters.items())
-        )
+    lines += _meters_line(view)
     lines.append("")
-    lines.append(f"{'seat':>4}  {'player':<16} {'stack':>9} {'bet':>7}  status")
+    lines += _seat_lines(view)
+    return "\n".join(lines) + "\n"
+
+
+def _where(view: dict[str, Any]) -> str:
+    """Where the hand stands: between hands, or its phase, who is to act and for what."""
+    if view["phase"] == "idle":
+        return f"between hands, after hand {view['hand']}" if view["hand"] else "no hand yet"
+    where = f"hand {view['hand']}, {view['phase']}"
+    if view["to_act"] is None:
+        return where
+    where += f", seat {view['to_act']} to act"
+    legal = view.get("legal") or {}
+    if legal:
+        choice = "check" if legal.get("check") else f"call {legal.get('call')}"
+        if legal.get("min_raise_to") is not None:
+            choice += f", raise to {legal['min_raise_to']}-{legal['max_raise_to']}"
+        where += f" ({choice})"
+    return where
+
+
+def _meters_line(view: dict[str, Any]) -> list[str]:
+    """The dealer, the shift and its meters (none from a state without meters)."""
+    meters = view.get("meters")
+    if meters is None:
+        return []
+    shift = view.get("shift") or {}
+    opened = "open" if shift.get("open") else "not open"
+    return [
+        f"dealer {view.get('dealer') or '(none)'}; shift {shift.get('number', 0)} {opened}: "
+        + ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in meters.items())
+    ]
+
+
+def _seat_lines(view: dict[str, Any]) -> list[str]:
+    lines = [f"{'seat':>4}  {'player':<16} {'stack':>9} {'bet':>7}  status"]
     for number, seat in view["seats"].items():
         missed = f"  missed {'+'.join(seat['missed'])}" if seat["missed"] else ""
         lines.append(
@@ -143,7 +158,7 @@ def summary(view: dict[str, Any], last_seq: int) -> str:
         )
     if not view["seats"]:
         lines.append("   (no one seated)")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _fault(last_seq: int, error: JournalError) -> int:

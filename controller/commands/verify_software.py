@@ -4,7 +4,9 @@ Prints the digest of the installed program computed from its files (SHA-256, or
 HMAC-SHA256 keyed by the regulator's seed), to compare with the approved release's,
 and checks the files against the manifest the install recorded. Exit 0 when they
 match, 3 when the program was modified, 1 when it cannot be verified (no manifest: not
-installed by ``systemd/install.sh``). ``--write-manifest`` is the install's step.
+installed by ``systemd/install.sh``). In a source checkout (an editable install) there
+is no installed release: it says so and prints no digest (exit 1).
+``--write-manifest`` is the install's step.
 """
 
 from __future__ import annotations
@@ -51,8 +53,15 @@ def run(args: argparse.Namespace) -> int:
             path = software.write_manifest()
             print(f"manifest written: {path}")
             return 0
-        digest = software.program_digest(seed=args.seed)
         verdict = software.check()
+        if verdict.development:  # a source checkout: no release, no digest to compare
+            print(
+                f"tablectl verify-software: no installed release to verify: "
+                f"{verdict.unverified} (install a release: docs/install.md)",
+                file=sys.stderr,
+            )
+            return 1
+        digest = software.program_digest(seed=args.seed)
     except (software.SoftwareError, OSError) as error:
         print(f"tablectl verify-software: {error}", file=sys.stderr)
         return 1

@@ -144,7 +144,7 @@ def _compose(text: str, report: Report) -> MappingNode | None:
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
-        _report_syntax(error, report)
+        _report_syntax(error, report, text)
         return None
     except yaml.reader.ReaderError as error:
         before = text[: error.position]
@@ -175,10 +175,28 @@ def _top_mapping(node: Node | None, report: Report) -> MappingNode | None:
     return node
 
 
-def _report_syntax(error: yaml.MarkedYAMLError, report: Report) -> None:
+#: a flow collection's context in PyYAML's words -> its name and its brackets
+FLOW = {
+    "while parsing a flow sequence": ("flow sequence", "[", "]"),
+    "while parsing a flow mapping": ("flow mapping", "{", "}"),
+}
+
+
+def _report_syntax(error: yaml.MarkedYAMLError, report: Report, text: str = "") -> None:
     mark = error.problem_mark or error.context_mark
     at = Position(mark.line + 1, mark.column + 1) if mark else START
     problem, context = error.problem or "", error.context or ""
+    flow = FLOW.get(context)
+    if flow is not None and error.context_mark is not None and mark is not None:
+        # where the fix goes: the bracket never closed, not where the parser gave up
+        start = error.context_mark
+        name, opening, _ = flow
+        report.error(
+            Position(start.line + 1, start.column + 1),
+            f"YAML syntax error: the {name} '{opening}' started here is not closed "
+            f"(at line {at.line}, column {at.column}: {problem})",
+        )
+        return
     if context.startswith("while") and error.context_mark is not None:
         start = error.context_mark
         message = (
@@ -190,4 +208,33 @@ def _report_syntax(error: yaml.MarkedYAMLError, report: Report) -> None:
         message = problem
     if "'\\t'" in message:
         message += " (indent with spaces, never tabs)"
+    elif mark is not None:
+        message += _indentation_hint(text, mark.line)
     report.error(at, f"YAML syntax error: {message}")
+
+
+def _indentation_hint(text: str, index: int) -> str:
+    """Why line ``index`` (from 0) may be wrong: it is indented more than the line
+    before it, which opens no block, or back to a depth no enclosing line has; ""
+    when it is not."""
+    lines = text.splitlines()
+    if index >= len(lines):
+        return ""
+    before = [line for line in lines[:index] if line.strip() and not line.lstrip().startswith("#")]
+    if not before:
+        return ""
+    indent, previous = _indent(lines[index]), _indent(before[-1])
+    opens = before[-1].rstrip().endswith((":", "-"))
+    enclosing = {_indent(line) for line in before if _indent(line) < previous} | {previous}
+    if not ((indent > previous and not opens) or (indent < previous and indent not in enclosing)):
+        return ""
+    spaces = "space" if indent == 1 else "spaces"
+    return (
+        f" (line {index + 1} is indented {indent} {spaces}, the line before it {previous}: "
+        "indent each level of the file by the same number of spaces, and only under a line "
+        "that ends in ':')"
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))

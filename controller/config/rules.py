@@ -8,6 +8,7 @@ the clock's warning against its length) follow the plain reads. Defaults are tho
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, cast, get_args
 
 from controller.config.reader import Section, describe, read_value
@@ -150,25 +151,39 @@ def _read_first_button(game: Section, seats: int) -> int | FirstButtonWord:
 
 
 def _check_game(game: Section, settings: GameSettings) -> None:
+    """What the game's options say together, each check a named step."""
+    for check in GAME_CHECKS:
+        check(game, settings)
+
+
+def _check_chip_multiples(game: Section, settings: GameSettings) -> None:
     chip = settings.smallest_chip
-    if game.ok("smallest_chip"):
-        for key in ("big_blind", "small_blind", "small_bet", "big_bet", "min_buy_in", "max_buy_in"):
-            amount = getattr(settings, key)
-            if amount is not None and game.ok(key) and amount % chip:
-                game.fail(key, f"must be a multiple of game.smallest_chip ({chip}), got {amount}")
-    if game.ok("big_blind", "small_blind", "smallest_chip"):
-        if settings.small_blind is not None and settings.small_blind > settings.big_blind:
-            game.fail(
-                "small_blind",
-                f"must not be more than game.big_blind ({settings.big_blind}), "
-                f"got {settings.small_blind}",
-            )
-        elif settings.small_blind is None and settings.sb_amount == 0:
-            game.fail(
-                "big_blind",
-                f"the default small blind (big_blind / 2 rounded down to "
-                f"game.smallest_chip {chip}) would be 0: set game.small_blind",
-            )
+    if not game.ok("smallest_chip"):
+        return
+    for key in ("big_blind", "small_blind", "small_bet", "big_bet", "min_buy_in", "max_buy_in"):
+        amount = getattr(settings, key)
+        if amount is not None and game.ok(key) and amount % chip:
+            game.fail(key, f"must be a multiple of game.smallest_chip ({chip}), got {amount}")
+
+
+def _check_blinds(game: Section, settings: GameSettings) -> None:
+    if not game.ok("big_blind", "small_blind", "smallest_chip"):
+        return
+    if settings.small_blind is not None and settings.small_blind > settings.big_blind:
+        game.fail(
+            "small_blind",
+            f"must not be more than game.big_blind ({settings.big_blind}), "
+            f"got {settings.small_blind}",
+        )
+    elif settings.small_blind is None and settings.sb_amount == 0:
+        game.fail(
+            "big_blind",
+            f"the default small blind (big_blind / 2 rounded down to "
+            f"game.smallest_chip {settings.smallest_chip}) would be 0: set game.small_blind",
+        )
+
+
+def _check_limit_bets(game: Section, settings: GameSettings) -> None:
     fixed = settings.structure == "fixed_limit"
     if fixed and game.ok("big_blind", "small_bet", "big_bet", "structure"):
         if settings.small_bet_amount < settings.big_blind:
@@ -189,6 +204,9 @@ def _check_game(game: Section, settings: GameSettings) -> None:
                 game.warn(
                     key, f"only used with structure fixed_limit (this game is {settings.structure})"
                 )
+
+
+def _check_options_without_effect(game: Section, settings: GameSettings) -> None:
     if settings.straddle_in_limit and not settings.straddle:
         game.warn("straddle_in_limit", "has no effect while game.straddle is false")
     if settings.lose_right_to_act and settings.out_of_turn != "record":
@@ -197,9 +215,22 @@ def _check_game(game: Section, settings: GameSettings) -> None:
             "has no effect while game.out_of_turn is reject: only actions recorded out of "
             "turn (out_of_turn: record) act behind a seat",
         )
+
+
+def _check_buy_ins(game: Section, settings: GameSettings) -> None:
     low, high = settings.min_buy_in, settings.max_buy_in
     if low is not None and high is not None and low > high and game.ok("min_buy_in", "max_buy_in"):
         game.fail("max_buy_in", f"must be at least game.min_buy_in ({low}), got {high}")
+
+
+#: the game's checks, in the order their problems are reported
+GAME_CHECKS: tuple[Callable[[Section, GameSettings], None], ...] = (
+    _check_chip_multiples,
+    _check_blinds,
+    _check_limit_bets,
+    _check_options_without_effect,
+    _check_buy_ins,
+)
 
 
 def _read_clock(clock: Section) -> ClockSettings:

@@ -11,7 +11,7 @@ from typing import Any
 from controller import puck as puck_check
 from controller import tray as tray_check
 from controller.daemon.recorder import Recorder
-from controller.rules.text import Message
+from controller.rules.text import Message, msg
 
 
 @dataclass
@@ -22,6 +22,28 @@ class Display:
     expired: tuple[int, str] | None = None
     device_faults: dict[str, str] | None = None
     puck_fault_seats: tuple[int, ...] = ()
+    # a power loss found at this start: the hand number it is said until, and its words
+    power_lost: tuple[int, Message] | None = None
+
+
+def power_lost(detail: dict[str, Any] | None, hand_number: int) -> tuple[int, Message] | None:
+    """What the display says of a power loss found at start (``powerloss``: the hand
+    in play then, or None between hands), and the hand number the table resumed at:
+    it is said until the next hand starts."""
+    if detail is None:
+        return None
+    hand = detail.get("hand")
+    if isinstance(hand, int):
+        return hand_number, msg("power.lost_in_hand", hand=hand)
+    if hand_number == 0:
+        return hand_number, msg("power.lost_before_play")
+    return hand_number, msg("power.lost_after_hand", hand=hand_number)
+
+
+def power_alert(display: Display, hand_number: int) -> Message | None:
+    """The power loss's words while the table has not started a hand since."""
+    lost = display.power_lost
+    return lost[1] if lost is not None and lost[0] == hand_number else None
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from controller.daemon.display import (
     _brief,
     _status_line,
     outcome_by,
+    power_alert,
 )
 from controller.daemon.fault_handling import FaultHandlingMixin
 from controller.daemon.inputs import (
@@ -83,7 +84,7 @@ from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, LogKind
 from controller.lights import HALTING_DEVICES
-from controller.rules import Refusal, state_view
+from controller.rules import Refusal, Table, state_view
 from controller.rules.effects import (
     ClockExpired,
     HandEnded,
@@ -492,23 +493,9 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         view = state_view(table)
         now = self.timekeeper.now()
         countdown = self.timekeeper.countdown_ms(table.state, now)
-        alerts: list[Message | str] = []  # the first is shown: puck, tray, floor link
-        puck_seats: tuple[int, ...] = ()
-        check: puck_check.PuckCheck | None = None
-        if self.has_puck:
-            seen = self.display.puck_fault_seats or None
-            check = puck_check.check(
-                table.state, table.settings, self.settings.puck, seen, self._puck_owed()
-            )
-            if check.message is not None:
-                alerts.append(check.message)
-                if table.state.phase == "idle":  # in a hand the lights show the play
-                    puck_seats = check.light_seats
-            if self.publisher is not None:  # the retained link status says it too
-                try:
-                    self.publisher.set_puck_warning(puck_check.floor_view(check))
-                except Exception as error:  # the floor link must never stop the table
-                    log.warning("floor: the puck warning was not sent: %s", describe(error))
+        # the first alert is shown: puck, tray, a power loss since the last hand, floor link
+        alerts: list[Message | str] = []
+        check, puck_seats = self._puck_check(table, alerts)
         tray = tray_check.status(table.state, self.settings.tray)
         view = tray_check.with_figures(view, tray)
         self._log_tray_change(tray)
@@ -520,6 +507,9 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         alarm = tray_check.alarm_message(tray)
         if alarm is not None:
             alerts.append(alarm)
+        power = power_alert(self.display, table.state.hand_number)
+        if power is not None:
+            alerts.append(power)
         link = self._link_alert()
         if link is not None:
             alerts.append(link)
@@ -541,6 +531,29 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         )
         self._status(_status_line(view, faults))
         self.last_shown = LastShown(view, check, tray, dict(faults))
+
+    def _puck_check(
+        self, table: Table, alerts: list[Message | str]
+    ) -> tuple[puck_check.PuckCheck | None, tuple[int, ...]]:
+        """The button puck's check (None without a sensor) and the seats its lights
+        show; its warning joins ``alerts`` and goes to the floor link's status."""
+        if not self.has_puck:
+            return None, ()
+        seen = self.display.puck_fault_seats or None
+        check = puck_check.check(
+            table.state, table.settings, self.settings.puck, seen, self._puck_owed()
+        )
+        puck_seats: tuple[int, ...] = ()
+        if check.message is not None:
+            alerts.append(check.message)
+            if table.state.phase == "idle":  # in a hand the lights show the play
+                puck_seats = check.light_seats
+        if self.publisher is not None:  # the retained link status says it too
+            try:
+                self.publisher.set_puck_warning(puck_check.floor_view(check))
+            except Exception as error:  # the floor link must never stop the table
+                log.warning("floor: the puck warning was not sent: %s", describe(error))
+        return check, puck_seats
 
     def _puck_owed(self) -> int | None:
         """The button of the hand in progress while the puck has not yet been on it

@@ -4,7 +4,8 @@ The journal holds input events, not hands; a hand's posts, pots, fees and awards
 what the rules made of them. So recall folds the journal again, from the newest
 snapshot taken before the first recalled hand, and listens to the effects the rules
 return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
-``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``,
+``PotAwarded``, ``FeesTaken``, ``ClockStarted`` (called, or a time bank spent),
+``ClockWarning``, ``ClockExpired``, ``Corrected``, ``HandEnded``,
 ``PlayStopped`` (the door opened or closed, the keypad or display lost or back,
 during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before it, as a transfer is) and
 ``Transferred``: a supervisor's transfer, listed with the hand before it; one made
@@ -12,7 +13,9 @@ before the journal's first hand, chips misplaced at seating say, is listed in an
 of its own, hand 0, ``before the first hand``, shown with hand 1). Each hand names
 its dealer, the one signed in when it was dealt (``TableState.hand_dealer``). Each
 action keeps its journal seq, who entered it and when (wall times are marked when the
-clock was not synchronised; see ``timekeeping.WallDating``). An undo is listed among
+clock was not synchronised; see ``timekeeping.WallDating``). A ``device`` event (a
+device lost or back) is listed too; in the text every correction (the door, a device,
+the clock ...) comes among the actions where it happened. An undo is listed among
 the actions where it happened, and the action it took back keeps its line, marked
 with the undo's seq (``undone_seq``): a dispute is read in the order of the table.
 
@@ -200,6 +203,7 @@ class _Builder:
             return
         hand.last_seq = record.seq
         at = _At(record, {"seq": record.seq, "by": record.by, "time": stamp}, seats_before, street)
+        _device(hand, at)
         for effect in effects:
             step = _IN_HAND.get(type(effect))
             if step is not None:
@@ -340,6 +344,29 @@ def _clock_expired(hand: RecalledHand, effect: fx.ClockExpired, at: _At) -> None
     )
 
 
+def _clock_started(hand: RecalledHand, effect: fx.ClockStarted, at: _At) -> None:
+    """The clock called on a seat, or its time bank spent (a shot clock's start at
+    each decision is no event of its own)."""
+    kind = {"call_clock": "clock_called", "tick": "time_bank"}.get(str(at.record.event.get("type")))
+    if kind is not None:
+        hand.corrections.append({"kind": kind, "seat": effect.seat} | at.entry)
+
+
+def _clock_warning(hand: RecalledHand, effect: fx.ClockWarning, at: _At) -> None:
+    hand.corrections.append({"kind": "clock_warning", "seat": effect.seat} | at.entry)
+
+
+def _device(hand: RecalledHand, at: _At) -> None:
+    """A device lost or back during the hand (a lost keypad or display also stops play:
+    its ``play_stopped`` follows)."""
+    event = at.record.event
+    if event.get("type") == "device" and at.record.accepted:
+        hand.corrections.append(
+            {"kind": "device", "device": event.get("device"), "status": event.get("status")}
+            | at.entry
+        )
+
+
 def _play_stopped(hand: RecalledHand, effect: fx.PlayStopped, at: _At) -> None:
     """The door opened, a device lost ... or play going on again, among the corrections."""
     hand.corrections.append({"kind": "play_stopped", "causes": list(effect.causes)} | at.entry)
@@ -360,6 +387,8 @@ _IN_HAND: dict[type[fx.Effect], Callable[[RecalledHand, Any, _At], None]] = {
     fx.UncalledReturned: _uncalled,
     fx.PotAwarded: _pot_awarded,
     fx.FeesTaken: _fees_taken,
+    fx.ClockStarted: _clock_started,
+    fx.ClockWarning: _clock_warning,
     fx.ClockExpired: _clock_expired,
     fx.PlayStopped: _play_stopped,
     fx.HandEnded: _hand_ended,
@@ -509,13 +538,17 @@ def _positions_text(hand: RecalledHand) -> list[str]:
 
 
 def _actions_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:
-    """Every action by street, a power loss among them where it was (taken from
-    ``power``), the uncalled bets and the corrections."""
+    """Every action by street, with a power loss (taken from ``power``) and the
+    corrections (the door, a device, the clock, dealt in error ...) among them where
+    they happened, then the uncalled bets."""
     out: list[str] = []
     street = None
+    corrections = list(hand.corrections)
     for action in hand.actions:
         while power and (power[0].get("last_seq") or 0) < action["seq"]:
             out.append(_power_text(power.pop(0)))  # among the actions, where it was
+        while corrections and corrections[0]["seq"] <= action["seq"]:  # (a clock's expiry
+            out.append(_correction_text(corrections.pop(0)))  # before the fold it made)
         if action["street"] != street:
             street = action["street"]
             out.append(f"  {street}:")
@@ -524,21 +557,24 @@ def _actions_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:
             f"{_action_line(action, hand.actions)}{_by(action['by'])}"
             + (f"  UNDONE (seq {action['undone_seq']})" if action["undone_seq"] else "")
         )
+    out += [_correction_text(item) for item in corrections]
     for item in hand.uncalled:
         out.append(f"  uncalled: seat {item['seat']} takes back {item['amount']}")
-    for item in hand.corrections:
-        what = item["kind"].replace("_", " ")
-        if "causes" in item:  # play stopped, or going on again, during the hand
-            causes = ", ".join(cause.replace("_", " ") for cause in item["causes"])
-            said = f"play stopped ({causes})" if causes else "play goes on"
-            out.append(f"  {said} at seq {item['seq']}, {_clock(item['time'])}")
-            continue
-        out.append(
-            f"  {what}: seat {item['seat']}"
-            + (f" ({item['action']})" if "action" in item else "")
-            + f" at seq {item['seq']}, {_clock(item['time'])}"
-        )
     return out
+
+
+def _correction_text(item: dict[str, Any]) -> str:
+    """``play stopped (door open)``, ``device: tray lost``, ``clock expired: seat 3
+    (check)``, ``dealt in error: seat 4`` ... with its seq and time."""
+    at = f" at seq {item['seq']}, {_clock(item['time'])}"
+    if "causes" in item:  # play stopped, or going on again, during the hand
+        causes = ", ".join(cause.replace("_", " ") for cause in item["causes"])
+        return f"  {f'play stopped ({causes})' if causes else 'play goes on'}{at}"
+    if item["kind"] == "device":
+        return f"  device: {item['device']} {item['status']}{at}"
+    what = item["kind"].replace("_", " ")
+    action = f" ({item['action']})" if "action" in item else ""
+    return f"  {what}: seat {item['seat']}{action}{at}"
 
 
 def _ending_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:

@@ -37,6 +37,7 @@ from typing import Any
 
 from controller import software, statedir
 from controller.config import Settings
+from controller.daemon.display import power_lost
 from controller.daemon.fault_handling import fault_entry
 from controller.daemon.inputs import LinkNotice, Reload, Stop, Submit
 from controller.daemon.inqueue import InputQueue
@@ -292,6 +293,9 @@ class Daemon:
             bench=bench,
         )
         self.controller = controller
+        if recorder is not None:  # said on the display until the next hand
+            hand_number = recorder.table.state.hand_number
+            controller.display.power_lost = power_lost(self.power_loss, hand_number)
         controller.start_outputs()
         # a device the journal left lost that works now is back (none: not stopped)
         controller.reconcile_devices(lambda name: getattr(devices, name).fault is None)

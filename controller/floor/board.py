@@ -36,13 +36,13 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller import device_faults
 from controller.config.rules import MAX_SEATS, MIN_SEATS, TABLE_ID_PATTERN
-from controller.floor.board_log import TableLog, seat_rows, shift_money
+from controller.floor.board_log import TableLog, integer, seat_rows, shift_money
 from controller.floor.consumer import Deduplicator
 from controller.rules import stopped as play_stopped
 from controller.rules.text import msg, render
@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 STRUCTURES = {"no_limit": "NL", "pot_limit": "PL", "fixed_limit": "FL"}
-PUSH_MINUTES = 30  # board.push_minutes: a dealer down this long is due a push
+PUSH_MINUTES = 30  # board.push_minutes: for a table that says no push of its own
 
 
 @dataclass
@@ -79,6 +79,7 @@ class Card:
     version: int = 0
     stream: int = 0  # the table's message numbering restarted this many times
     history: TableLog = field(default_factory=TableLog)  # dealer, pace, hands, alarms seen
+    unreadable_version: int = -1  # the version whose card could not be made, logged
 
     def alarms(self) -> list[dict[str, str]]:
         found = [
@@ -134,6 +135,11 @@ class Card:
             )
         return found
 
+    def locked(self) -> bool:
+        """A sticky fault locks the table's play (`status` `fault`): its hand does not
+        go on until a technician clears it."""
+        return self.sticky_fault is not None
+
     def play_stopped(self) -> bool:
         """The table says play is stopped (a lost keypad or display): its clock stands
         still."""
@@ -144,16 +150,16 @@ class Card:
         """The action clock as the card shows it: counting down from the state's time
         left since the state came, or standing still (``running`` false) while play is
         stopped (the state's time is the clock's) or the table's link is down (the time
-        left when the board heard it go: a stopped table's clock does not run on)."""
+        left when the board heard it go: a stopped table's clock does not run on), or the
+        table's play is locked by a sticky fault."""
         clock = self.state.get("clock")
         if not isinstance(clock, Mapping) or self.clock_received_ns is None:
             return None
         held = self.link == "down" and self.clock_held_ns is not None
         until = self.clock_held_ns if held and self.clock_held_ns is not None else now_ns
-        running = not held and not self.play_stopped()
-        elapsed_ms = (
-            0 if self.play_stopped() else max(0, (until - self.clock_received_ns) // 1_000_000)
-        )
+        still = self.play_stopped() or self.locked()  # the table's own clock stands still
+        running = not held and not still
+        elapsed_ms = 0 if still else max(0, (until - self.clock_received_ns) // 1_000_000)
         remaining = clock.get("remaining_ms")
         remaining = remaining if isinstance(remaining, int) else 0
         return {
@@ -164,6 +170,8 @@ class Card:
         }
 
     def as_json(self, now_ns: int, push_after_ms: int = 1 << 62) -> dict[str, Any]:
+        """What the page gets. Every field is of the type the page expects whatever the
+        table sent (a field of another type is shown as absent)."""
         state = self.state
         seats_value = state.get("seats")
         seats: Mapping[str, Any] = seats_value if isinstance(seats_value, Mapping) else {}
@@ -173,24 +181,26 @@ class Card:
         open_seats = (
             [n for n in range(1, total + 1) if str(n) not in seats] if total is not None else []
         )
-        to_act = state.get("to_act")
+        to_act = None if self.locked() else integer(state.get("to_act"))
         seat_to_act = seats.get(str(to_act)) if to_act is not None else None
         player = seat_to_act.get("player") if isinstance(seat_to_act, Mapping) else None
-        clock_json = self.clock_json(now_ns)
         alarms = self.alarms()
         return {
             "table_id": self.table_id,
             "site": self.site,
             "game": _game(self.info),
-            "hand": state.get("hand"),
-            "phase": state.get("phase"),
-            "pot": state.get("pot_total"),
+            "hand": integer(state.get("hand")),
+            "phase": _text(state.get("phase")),
+            "pot": integer(state.get("pot_total")),
             "to_act": to_act,
-            "to_act_player": player,
-            "clock": clock_json,
+            "to_act_player": _text(player),
+            "clock": self.clock_json(now_ns),
+            "locked": self.locked(),
             "seats": total,
             "players": len(seats),
             "open_seats": open_seats,
+            # a table whose link is down may have sat players since: the room offers none
+            "open_seats_known": self.link != "down",
             "alarms": alarms,
             "alarm": any(a["level"] == "alarm" for a in alarms),
             "link": self.link,
@@ -201,8 +211,63 @@ class Card:
             "version": self.version,
             "seat_rows": seat_rows(state),
             "money": shift_money(state),
-            **self.history.as_json(now_ns, push_after_ms),
+            **self.history.as_json(now_ns, *self.push_rule(push_after_ms)),
         }
+
+    def push_rule(self, board_after_ms: int) -> tuple[int | None, bool | None]:
+        """The dealer's push as the table counts it: after how long (its
+        `dealer.push_minutes`, None: no push), and whether the table says it is due
+        (None: it does not say). A table that sends neither (older tables): the board's
+        own ``board.push_minutes`` and its own count."""
+        shift = self.state.get("shift")
+        told = shift.get("push_due") if isinstance(shift, Mapping) else None
+        due = told if isinstance(told, bool) else None
+        if "push_minutes" not in self.info:
+            return board_after_ms, due
+        minutes = integer(self.info.get("push_minutes"))
+        return (minutes * 60_000 if minutes is not None and minutes > 0 else None), due
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def unreadable_card(table_id: str, error: Exception) -> dict[str, Any]:
+    """The card of a table whose messages no card could be made of: it says so (the
+    other cards go on), with nothing else the page would have to draw."""
+    alarm = {
+        "code": "card_unreadable",
+        "level": "alarm",
+        "text": f"CARD CANNOT BE SHOWN: {type(error).__name__}",
+    }
+    empty: dict[str, Any] = dict.fromkeys(
+        ("site", "game", "hand", "phase", "pot", "to_act", "to_act_player", "clock", "seats"),
+        None,
+    )
+    return empty | {
+        "table_id": table_id,
+        "locked": False,
+        "players": 0,
+        "open_seats": [],
+        "open_seats_known": False,
+        "alarms": [alarm],
+        "alarm": True,
+        "link": "unknown",
+        "last_heard_ms_ago": None,
+        "seq": None,
+        "version": 0,
+        "seat_rows": [],
+        "money": None,
+        "dealer": None,
+        "dealer_ms": None,
+        "dealer_change_seen": False,
+        "push_after_ms": None,
+        "push_due": False,
+        "push_told": False,
+        "hands_per_hour": None,
+        "last_action": None,
+        "alarm_log": [],
+    }
 
 
 def _power_words(power: Mapping[str, Any]) -> str:
@@ -325,14 +390,13 @@ class Board:
     def cards(self, now_ns: int) -> list[dict[str, Any]]:
         with self._lock:
             return [
-                self._cards[t].as_json(now_ns, self.push_after_ms)
-                for t in sorted(self._cards, key=_table_order)
+                self._shown(self._cards[t], now_ns) for t in sorted(self._cards, key=_table_order)
             ]
 
     def card(self, table_id: str, now_ns: int) -> dict[str, Any] | None:
         with self._lock:
             card = self._cards.get(table_id)
-            return card.as_json(now_ns, self.push_after_ms) if card is not None else None
+            return self._shown(card, now_ns) if card is not None else None
 
     def detail(self, table_id: str, now_ns: int) -> dict[str, Any] | None:
         """A table's card with its last hands' play-by-play (the page's detail)."""
@@ -340,9 +404,18 @@ class Board:
             card = self._cards.get(table_id)
             if card is None:
                 return None
-            return card.as_json(now_ns, self.push_after_ms) | {
-                "hands": card.history.hands_json(now_ns)
-            }
+            return self._shown(card, now_ns) | {"hands": card.history.hands_json(now_ns)}
+
+    def _shown(self, card: Card, now_ns: int) -> dict[str, Any]:
+        """A card as the page gets it; one that cannot be made says so, and never takes
+        the other tables' cards with it (the page's snapshot is every card)."""
+        try:
+            return card.as_json(now_ns, self.push_after_ms)
+        except Exception as error:  # what a table sent that no one foresaw
+            if card.unreadable_version != card.version:  # once a message, not once a read
+                card.unreadable_version = card.version
+                log.exception("floor board: the card of %s cannot be shown", card.table_id)
+            return unreadable_card(card.table_id, error)
 
 
 def problem(payload: Mapping[str, Any], topic: str | None = None) -> str | None:
@@ -365,52 +438,84 @@ def _table_order(table_id: str) -> tuple[str, int, str]:
 
 
 def _fold(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
-    kind = payload.get("kind")
-    msg_seq = payload.get("msg_seq")
-    if card.backlog and isinstance(msg_seq, int):
+    if card.backlog and isinstance(payload.get("msg_seq"), int):
         card.backlog -= 1  # the backlog drains as its messages arrive
-    if kind == "state" and isinstance(payload.get("state"), Mapping):
-        if isinstance(msg_seq, int) and msg_seq < card.state_msg_seq:
-            return  # an older state (a retained copy after newer live messages)
-        card.state = dict(payload["state"])
-        card.state_seq = payload.get("seq") if isinstance(payload.get("seq"), int) else None
-        card.state_msg_seq = msg_seq if isinstance(msg_seq, int) else card.state_msg_seq
-        card.clock_received_ns = received_ns if card.state.get("clock") else None
-        card.history.state(card.state, received_ns)
-        if isinstance(payload.get("table"), Mapping):
-            card.info = dict(payload["table"])
-    elif kind == "power":
-        card.power = dict(payload)
-    elif kind == "hand_start":
-        card.power = None  # play goes on: the power loss is history
-    elif kind == "fault":
-        device = str(payload.get("device") or payload.get("fault"))
-        if payload.get("active"):
-            card.faults[device] = str(payload.get("fault"))
-        else:
-            card.faults.pop(device, None)
-    elif kind == "tray":
-        card.tray = None if payload.get("resolved") or not payload.get("alarm") else dict(payload)
-    elif kind == "status":
-        link = str(payload.get("link"))
-        if link == "down" and card.link != "down":
-            card.clock_held_ns = received_ns  # its clock stands still from now
-        card.link = link
-        fault = payload.get("fault")
-        card.sticky_fault = fault if isinstance(fault, str) else None
-        devices = payload.get("device_faults")
-        if isinstance(devices, Mapping):  # the faults in force (absent in a last will)
-            card.faults = {str(k): str(v) for k, v in devices.items()}
-            tray = payload.get("tray_discrepancy")  # said with them, never in a will
-            card.tray = {"discrepancy": tray} if isinstance(tray, int) else None
-            puck = payload.get("puck")
-            card.puck = dict(puck) if isinstance(puck, Mapping) else None
-            outbox_alarm = payload.get("outbox")
-            card.outbox = outbox_alarm if isinstance(outbox_alarm, str) else None
-        card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) else None
-        unsent = payload.get("unsent")
-        if card.link != "up":
-            card.backlog = 0
-        elif isinstance(unsent, int):  # the link came up with this much to send
-            card.backlog = unsent
-        # else: the same link, the faults changed: the backlog goes on draining
+    fold = _FOLDS.get(str(payload.get("kind")))
+    if fold is not None:
+        fold(card, payload, received_ns)
+
+
+def _fold_state(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    msg_seq = payload.get("msg_seq")
+    if not isinstance(payload.get("state"), Mapping):
+        return
+    if isinstance(msg_seq, int) and msg_seq < card.state_msg_seq:
+        return  # an older state (a retained copy after newer live messages)
+    card.state = dict(payload["state"])
+    card.state_seq = payload.get("seq") if isinstance(payload.get("seq"), int) else None
+    card.state_msg_seq = msg_seq if isinstance(msg_seq, int) else card.state_msg_seq
+    card.clock_received_ns = received_ns if card.state.get("clock") else None
+    card.history.state(card.state, received_ns)
+    if isinstance(payload.get("table"), Mapping):
+        card.info = dict(payload["table"])
+
+
+def _fold_power(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    card.power = dict(payload)
+
+
+def _fold_hand_start(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    card.power = None  # play goes on: the power loss is history
+
+
+def _fold_fault(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    device = str(payload.get("device") or payload.get("fault"))
+    if payload.get("active"):
+        card.faults[device] = str(payload.get("fault"))
+    else:
+        card.faults.pop(device, None)
+
+
+def _fold_tray(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    card.tray = None if payload.get("resolved") or not payload.get("alarm") else dict(payload)
+
+
+def _fold_status(card: Card, payload: Mapping[str, Any], received_ns: int) -> None:
+    link = str(payload.get("link"))
+    if link == "down" and card.link != "down":
+        card.clock_held_ns = received_ns  # its clock stands still from now
+    card.link = link
+    fault = payload.get("fault")
+    card.sticky_fault = fault if isinstance(fault, str) else None
+    if isinstance(payload.get("device_faults"), Mapping):
+        _faults_in_force(card, payload)
+    card.link_reason = payload.get("reason") if isinstance(payload.get("reason"), str) else None
+    unsent = payload.get("unsent")
+    if card.link != "up":
+        card.backlog = 0
+    elif isinstance(unsent, int):  # the link came up with this much to send
+        card.backlog = unsent
+    # else: the same link, the faults changed: the backlog goes on draining
+
+
+def _faults_in_force(card: Card, payload: Mapping[str, Any]) -> None:
+    """A status's faults in force (absent in a last will), with the tray's difference,
+    the puck's warning and the outbox's alarm said with them (never in a will)."""
+    card.faults = {str(k): str(v) for k, v in payload["device_faults"].items()}
+    tray = payload.get("tray_discrepancy")
+    card.tray = {"discrepancy": tray} if isinstance(tray, int) else None
+    puck = payload.get("puck")
+    card.puck = dict(puck) if isinstance(puck, Mapping) else None
+    outbox_alarm = payload.get("outbox")
+    card.outbox = outbox_alarm if isinstance(outbox_alarm, str) else None
+
+
+#: message kind -> how it changes the card (any other kind changes only when heard)
+_FOLDS: dict[str, Callable[[Card, Mapping[str, Any], int], None]] = {
+    "state": _fold_state,
+    "power": _fold_power,
+    "hand_start": _fold_hand_start,
+    "fault": _fold_fault,
+    "tray": _fold_tray,
+    "status": _fold_status,
+}

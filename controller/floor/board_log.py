@@ -28,12 +28,21 @@ def _ago(now_ns: int, then_ns: int) -> int:
     return max(0, (now_ns - then_ns) // 1_000_000)
 
 
-def _int(value: Any) -> int | None:
+def integer(value: Any) -> int | None:
+    """A JSON integer as itself (never a bool), anything else as None."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _name(value: Any) -> str:
     return str(value)[:NAME_CHARS] if isinstance(value, str) and value else ""
+
+
+def _seat_number(key: Any) -> int | None:
+    """A seat's key as its number: one or two ASCII digits ("²" is a digit to
+    ``str.isdigit`` and no number to ``int()``)."""
+    if isinstance(key, str) and 0 < len(key) <= 2 and key.isascii() and key.isdigit():
+        return int(key)
+    return None
 
 
 def seat_rows(state: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -45,7 +54,7 @@ def seat_rows(state: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     rows: list[dict[str, Any]] = []
     for key, seat in seats.items():
-        number = _int(int(key)) if isinstance(key, str) and key.isdigit() else None
+        number = _seat_number(key)
         if number is None or not isinstance(seat, Mapping):
             continue
         status = seat.get("status") if isinstance(seat.get("status"), str) else None
@@ -54,7 +63,7 @@ def seat_rows(state: Mapping[str, Any]) -> list[dict[str, Any]]:
             {
                 "seat": number,
                 "player": _name(seat.get("player")),
-                "stack": _int(seat.get("stack")),
+                "stack": integer(seat.get("stack")),
                 "status": status,
                 "away": status == "sitting_out",
                 "all_in": status == "all_in",
@@ -70,8 +79,8 @@ def shift_money(state: Mapping[str, Any]) -> dict[str, int] | None:
     meters = state.get("meters")
     if not isinstance(meters, Mapping):
         return None
-    drop = sum(_int(meters.get(k)) or 0 for k in ("rake", "jackpot", "time_fees"))
-    return {"drop": drop, "tips": _int(meters.get("tips")) or 0}
+    drop = sum(integer(meters.get(k)) or 0 for k in ("rake", "jackpot", "time_fees"))
+    return {"drop": drop, "tips": integer(meters.get("tips")) or 0}
 
 
 def _word(value: Any) -> str:
@@ -97,7 +106,7 @@ def _action_line(payload: Mapping[str, Any]) -> str:
     text = f"{_who(payload)} {action}"
     if action in ("BET", "RAISE"):
         text += f" TO {_word(payload.get('to'))}"
-    elif action == "CALL" and _int(payload.get("amount")):
+    elif action == "CALL" and integer(payload.get("amount")):
         text += f" {_word(payload.get('amount'))}"
     text += " ALL-IN" if payload.get("all_in") is True else ""
     return text + (" (CLOCK)" if payload.get("cause") == "clock" else "")
@@ -112,7 +121,7 @@ def _award_line(payload: Mapping[str, Any]) -> str:
 
 
 def _hand_end_line(payload: Mapping[str, Any]) -> str:
-    rake = _int(_mapping(payload.get("fees")).get("rake")) or 0
+    rake = integer(_mapping(payload.get("fees")).get("rake")) or 0
     return (
         f"HAND {_word(payload.get('hand'))} ENDED ({_word(payload.get('ended_by'))}): "
         f"POT {_word(payload.get('pot_total'))}" + (f", RAKE {rake}" if rake else "")
@@ -164,7 +173,7 @@ class TableLog:
             self.dealer = dealer
             self.dealer_since_ns = received_ns if dealer is not None else None
         self.seen_state = True
-        hand = _int(state.get("hand"))
+        hand = integer(state.get("hand"))
         if hand is None:
             return
         if self.pace and hand < self.pace[-1][1]:
@@ -180,7 +189,7 @@ class TableLog:
         text = text[:LINE_CHARS]
         if payload.get("kind") == "action":
             self.last_action = (received_ns, text)
-        hand = _int(payload.get("hand"))
+        hand = integer(payload.get("hand"))
         entry = next((h for h in self.hands if h["hand"] == hand), None)
         if entry is None:
             entry = {"hand": hand, "lines": []}
@@ -215,14 +224,24 @@ class TableLog:
             return None
         return round((self.pace[-1][1] - base_hand) * 3600e9 / span, 1)
 
-    def as_json(self, now_ns: int, push_after_ms: int) -> dict[str, Any]:
+    def as_json(
+        self, now_ns: int, push_after_ms: int | None, push_due: bool | None = None
+    ) -> dict[str, Any]:
+        """``push_after_ms``: a dealer down this long is due a push (None: never);
+        ``push_due``: the table says whether it is (None: the board counts)."""
         down_ms = _ago(now_ns, self.dealer_since_ns) if self.dealer_since_ns is not None else None
+        told = push_due is not None
+        if push_due is None:
+            push_due = (
+                down_ms is not None and push_after_ms is not None and down_ms >= push_after_ms
+            )
         return {
             "dealer": self.dealer,
             "dealer_ms": down_ms,
             "dealer_change_seen": self.dealer_change_seen,
             "push_after_ms": push_after_ms,
-            "push_due": down_ms is not None and down_ms >= push_after_ms,
+            "push_due": push_due and self.dealer is not None,
+            "push_told": told,
             "hands_per_hour": self.hands_per_hour(now_ns),
             "last_action": self.last_action[1] if self.last_action else None,
             "alarm_log": [

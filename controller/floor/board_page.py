@@ -19,9 +19,12 @@ shows 40), but not below a readable size. A click on a card opens its detail
 
 Element ids and classes are stable (the browser test and a house's own CSS rely on
 them): `#card-<table id>` (classes `alarm`, `warn`, `clock-warning`, `push-due`;
-`data-seq`: the journal seq of the state shown, for `bench/floor.py`), and inside it
+`data-seq`: the journal seq of the state shown, for `bench/floor.py`; `data-unreadable`
+on a card the page could not draw, which says so and lets the others be drawn), and
+inside it
 `.table-id`, `.game`, `.needs`, `.hand`, `.pot`, `.to-act`, `.clock`, `.last-action`,
-`.seats-list` (`li.seat`, classes `away`, `all-in`, `owes`), `.open-seats`, `.dealer`,
+`.seats-list` (`li.seat`, classes `away`, `all-in`, `owes`, its parts `.seat-no`,
+`.player`, `.stack`, `.flags`: a name wraps, a number never), `.open-seats`, `.dealer`,
 `.pace`, `.money`, `.alarms`, `.alarm-log`, `.heard`; `#broker` (the board's broker
 link), `#link` (the page's link to the board), `#summary`, `#room`, `#f-site`,
 `#f-game`, `#f-needs`, `#detail` (`#detail-close`, `.detail-hands`).
@@ -74,6 +77,8 @@ PAGE = """<!doctype html>
   .last-action { color: #cde; }
   .seats-list { margin: .2rem 0; padding: 0; list-style: none; font-size: .9rem;
                 display: grid; grid-template-columns: 1fr 1fr; gap: 0 .6rem; }
+  .seats-list li span { display: inline-block; max-width: 100%; vertical-align: top; }
+  .seats-list .stack, .seats-list .flags, .detail-seats .stack { white-space: nowrap; }
   .seats-list li.away { color: #999; }
   .seats-list li.all-in { color: #fc6; font-weight: bold; }
   .seats-list li.owes { color: #f96; }
@@ -194,9 +199,15 @@ function clockTime(entry, msAgo) {
   return then.toTimeString().slice(0, 8);
 }
 
-function seatText(s) {
-  return s.seat + " " + (s.player || "?") + " " + (s.stack == null ? "" : s.stack) +
-         (s.away ? " AWAY" : "") + (s.all_in ? " ALL-IN" : "") + (s.owes ? " OWES" : "");
+function seatFlags(s) {
+  return [s.away ? "AWAY" : "", s.all_in ? "ALL-IN" : "", s.owes ? "OWES" : ""]
+    .filter(v => v).join(" ");
+}
+
+// A seat's row in parts: the player's name may wrap, a number never does.
+function seatParts(s) {
+  return [["seat-no", String(s.seat)], ["player", s.player || "?"],
+          ["stack", s.stack == null ? "" : String(s.stack)], ["flags", seatFlags(s)]];
 }
 
 // A card's list, made again only when what it says changed (200 tables: most changes
@@ -207,7 +218,10 @@ function items(node, cls, rows) {
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   list.replaceChildren(...rows.map(([kind, words, data, since]) => {
-    const li = el("li", kind, words);
+    const li = el("li", kind, Array.isArray(words) ? null : words);
+    if (Array.isArray(words)) {  // parts, a space between (a name wraps, a number never)
+      words.forEach(([part, value], i) => li.append(...(i ? [" "] : []), el("span", part, value)));
+    }
     if (since) li.append(el("span", "since", since));
     li.dataset[cls === "seats-list" ? "seat" : "code"] = String(data);
     return li;
@@ -218,17 +232,21 @@ function render(id) {
   const entry = cards.get(id);
   const c = entry.data;
   const node = cardNode(id);
+  delete node.dataset.unreadable;
   node.dataset.seq = c.seq == null ? "" : String(c.seq);
   text(node, "table-id", c.table_id);
   text(node, "game", c.game || "");
   const phase = (c.phase || "").toUpperCase();
-  text(node, "hand", c.hand ? "HAND " + c.hand + (phase ? " \\u00b7 " + phase : "") :
-                     (phase ? phase : "NO HAND YET"));
+  text(node, "hand", (c.hand ? "HAND " + c.hand + (phase ? " \\u00b7 " + phase : "") :
+                      (phase ? phase : "NO HAND YET")) +
+                     (c.locked ? " \\u00b7 PLAY LOCKED" : ""));
   text(node, "pot", c.pot ? "POT " + c.pot : "");
   text(node, "to-act", c.to_act ? "SEAT " + c.to_act + " TO ACT" +
                        (c.to_act_player ? " (" + c.to_act_player + ")" : "") : "");
   text(node, "last-action", c.last_action ? "LAST: " + c.last_action : "");
   text(node, "open-seats", c.seats == null ? "" :
+       !c.open_seats_known ? "OPEN SEATS: NOT KNOWN (LINK DOWN)" :
+       c.locked ? "OPEN SEATS: NONE WHILE PLAY IS LOCKED" :
        (c.open_seats.length ? "OPEN SEATS: " + c.open_seats.join(" ") : "TABLE FULL"));
   text(node, "pace", c.hands_per_hour == null ? "" :
        Math.round(c.hands_per_hour) + " HANDS/HOUR");
@@ -236,7 +254,7 @@ function render(id) {
        c.money.tips : "");
   items(node, "seats-list", (c.seat_rows || []).map(s => [
     "seat" + (s.away ? " away" : "") + (s.all_in ? " all-in" : "") + (s.owes ? " owes" : ""),
-    seatText(s), s.seat]));
+    seatParts(s), s.seat]));
   // the alarms now, each with the time the board heard it; below, the ones cleared
   const log = c.alarm_log || [];
   items(node, "alarms", c.alarms.map(a => {
@@ -251,6 +269,18 @@ function render(id) {
   node.hidden = !shown(c);
   place(node, order(id, c.alarm));
   tickCard(id);
+}
+
+function unreadable(id, error) {
+  const node = cardNode(id);
+  text(node, "table-id", id);
+  items(node, "alarms", [["alarm", "CARD CANNOT BE SHOWN: " + String(error).slice(0, 80),
+                          "card_unreadable", ""]]);
+  node.classList.add("alarm");
+  node.dataset.unreadable = "1";
+  cards.set(id, {data: {table_id: id, alarm: true, alarms: [], open_seats: [], unreadable: true},
+                 at: performance.now()});
+  place(node, order(id, true));
 }
 
 function tickCard(id) {
@@ -275,7 +305,8 @@ function tickCard(id) {
   let push = false;
   if (c.dealer) {
     const down = c.dealer_ms + since;
-    push = down >= c.push_after_ms;
+    // the table's own word when it says; else the board's count (older tables)
+    push = c.push_told ? c.push_due : c.push_after_ms != null && down >= c.push_after_ms;
     dealer = "DEALER " + c.dealer + " \\u00b7 " + Math.floor(down / 60000) +
              (c.dealer_change_seen ? "" : "+") + " MIN" + (push ? " \\u00b7 PUSH DUE" : "");
   }
@@ -313,7 +344,7 @@ function summary() {
 function room() {
   const games = new Map();
   for (const {data: c} of cards.values()) {
-    if (!c.open_seats.length || c.link === "down") continue;
+    if (!c.open_seats.length || !c.open_seats_known || c.locked) continue;
     const game = c.game || "?";
     if (!games.has(game)) games.set(game, []);
     games.get(game).push(c);
@@ -406,8 +437,12 @@ function fillDetail(d) {
     d.hands_per_hour == null ? null : Math.round(d.hands_per_hour) + " HANDS/HOUR",
     d.money ? "SHIFT DROP " + d.money.drop + ", TIPS " + d.money.tips : null,
     ...d.alarms.map(a => a.text)].filter(v => v).join(" \\u00b7 ");
-  panel.querySelector(".detail-seats").replaceChildren(...d.seat_rows.map(s =>
-    el("li", null, seatText(s) + (s.status ? " (" + s.status + ")" : ""))));
+  panel.querySelector(".detail-seats").replaceChildren(...d.seat_rows.map(s => {
+    const li = el("li", null);
+    seatParts(s).forEach(([part, value], i) => li.append(...(i ? [" "] : []), el("span", part, value)));
+    if (s.status) li.append(" (" + s.status + ")");
+    return li;
+  }));
   const alarms = d.alarm_log.map(a => el("li", null, clockTime(entry, a.ms_ago) + " " + a.text +
     (a.cleared_ms_ago == null ? " (NOW)" : " (cleared " + clockTime(entry, a.cleared_ms_ago) +
      ")")));
@@ -460,7 +495,11 @@ window.addEventListener("resize", fit);
 
 function put(card) {
   cards.set(card.table_id, {data: card, at: performance.now()});
-  render(card.table_id);
+  try {
+    render(card.table_id);
+  } catch (error) {  // one card the page cannot draw: it says so, the others go on
+    unreadable(card.table_id, error);
+  }
   roomDirty = true;
   if (openDetail === card.table_id) detailDirty = true;
 }
@@ -490,7 +529,9 @@ source.addEventListener("snapshot", (e) => {
 source.addEventListener("card", (e) => { put(JSON.parse(e.data)); refit(); });
 source.addEventListener("broker", (e) => broker(JSON.parse(e.data).up));
 setInterval(() => {
-  for (const id of cards.keys()) tickCard(id);
+  for (const id of cards.keys()) {
+    try { tickCard(id); } catch (error) { unreadable(id, error); }
+  }
   if (roomDirty) { roomDirty = false; room(); }
   if (detailDirty && performance.now() - detailFetched > 1000) showDetail(openDetail);
   summary();

@@ -75,7 +75,7 @@ class BoardSettings:
     port: int = DEFAULT_HTTP_PORT
     hosts: tuple[str, ...] = ()  # names browsers may use besides IP addresses, localhost
     max_tables: int = Deduplicator.MAX_TABLES  # cards kept; more: the longest silent goes
-    push_minutes: int = PUSH_MINUTES  # a dealer down this long is shown PUSH DUE
+    push_minutes: int = PUSH_MINUTES  # older tables' push: a dealer down this long, PUSH DUE
 
 
 HOST_NAME = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"

@@ -274,8 +274,8 @@ def state_message(
 
 
 def table_info(rules: Any) -> dict[str, Any]:
-    """What a table is, for a floor board: seats, game and stakes
-    (`controller.rules.settings.RuleSettings`)."""
+    """What a table is, for a floor board: seats, game and stakes, and the minutes of
+    its dealers' push (null: no push reminder) (`controller.rules.settings.RuleSettings`)."""
     game = getattr(rules, "game", None)
     return {
         "seats": getattr(rules, "seats", None),
@@ -283,6 +283,7 @@ def table_info(rules: Any) -> dict[str, Any]:
         "form": getattr(game, "form", "flop"),
         "small_blind": getattr(game, "sb_amount", None),
         "big_blind": getattr(game, "big_blind", None),
+        "push_minutes": getattr(getattr(rules, "dealer", None), "push_minutes", None),
     }
 
 

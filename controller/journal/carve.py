@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,35 +251,85 @@ def _sort_cells(pages: _Pages) -> _Found:
     for cell in pages.cells():
         v, rowid = cell.values, cell.rowid
         if rowid is None:
-            if len(v) == 2 and _is_text(v[0]) and _is_text(v[1]):
-                with suppress(UnicodeDecodeError):
-                    found.meta.setdefault(v[0].decode(), []).append(v[1].decode())
+            _meta_cell(found, v)
             continue
         if v and v[0] is not None:
             continue  # not one of the journal's tables (sqlite_master, sqlite_sequence)
-        if (
-            len(v) in (13, 14)
-            and _is_int(v[2])
-            and _is_text(v[3])
-            and _is_text(v[12])
-            and len(v[12]) == 32
-        ):
-            found.events.setdefault(rowid, []).append((rowid, *v[1:]))
-        elif (
-            len(v) == 7
-            and _is_text(v[1])
-            and len(v[1]) == 64
-            and set(v[1]) <= _HEX
-            and _is_text(v[2])
-        ):
-            found.configs.setdefault(rowid, []).append((rowid, *v[1:]))
-        elif len(v) in (7, 8) and _is_text(v[1]) and _is_text(v[2]) and _is_int(v[6]):
-            found.log[rowid] = (rowid, *v[1:])
-        elif len(v) == 8 and _is_text(v[2]) and _is_text(v[3]):
-            found.outbox[rowid] = (rowid, *v[1:])
-        elif len(v) == 2 and _is_text(v[1]):
-            found.snapshots.setdefault(rowid, []).append(v[1])
+        for recognises, keep in _ROW_KINDS:
+            if recognises(v):
+                keep(found, rowid, v)
+                break
     return found
+
+
+def _meta_cell(found: _Found, v: tuple[Any, ...]) -> None:
+    """A row of the meta table (no rowid: key and value, both text)."""
+    if len(v) == 2 and _is_text(v[0]) and _is_text(v[1]):
+        with suppress(UnicodeDecodeError):
+            found.meta.setdefault(v[0].decode(), []).append(v[1].decode())
+
+
+def _is_event_row(v: tuple[Any, ...]) -> bool:
+    return (
+        len(v) in (13, 14)
+        and _is_int(v[2])
+        and _is_text(v[3])
+        and _is_text(v[12])
+        and len(v[12]) == 32
+    )
+
+
+def _is_config_row(v: tuple[Any, ...]) -> bool:
+    return (
+        len(v) == 7 and _is_text(v[1]) and len(v[1]) == 64 and set(v[1]) <= _HEX and _is_text(v[2])
+    )
+
+
+def _is_log_row(v: tuple[Any, ...]) -> bool:
+    return len(v) in (7, 8) and _is_text(v[1]) and _is_text(v[2]) and _is_int(v[6])
+
+
+def _is_outbox_row(v: tuple[Any, ...]) -> bool:
+    return len(v) == 8 and _is_text(v[2]) and _is_text(v[3])
+
+
+def _is_snapshot_row(v: tuple[Any, ...]) -> bool:
+    return len(v) == 2 and _is_text(v[1])
+
+
+def _keep_event(found: _Found, rowid: int, v: tuple[Any, ...]) -> None:
+    found.events.setdefault(rowid, []).append((rowid, *v[1:]))
+
+
+def _keep_config(found: _Found, rowid: int, v: tuple[Any, ...]) -> None:
+    found.configs.setdefault(rowid, []).append((rowid, *v[1:]))
+
+
+def _keep_log(found: _Found, rowid: int, v: tuple[Any, ...]) -> None:
+    found.log[rowid] = (rowid, *v[1:])
+
+
+def _keep_outbox(found: _Found, rowid: int, v: tuple[Any, ...]) -> None:
+    found.outbox[rowid] = (rowid, *v[1:])
+
+
+def _keep_snapshot(found: _Found, rowid: int, v: tuple[Any, ...]) -> None:
+    found.snapshots.setdefault(rowid, []).append(v[1])
+
+
+#: which table a row with a rowid is from, by its shape (the first that fits), and
+#: where it goes: events, configurations and snapshots found twice (in the file and
+#: in the WAL) are all kept as candidates, the chain walk chooses
+_ROW_KINDS: tuple[
+    tuple[Callable[[tuple[Any, ...]], bool], Callable[[_Found, int, tuple[Any, ...]], None]],
+    ...,
+] = (
+    (_is_event_row, _keep_event),
+    (_is_config_row, _keep_config),
+    (_is_log_row, _keep_log),
+    (_is_outbox_row, _keep_outbox),
+    (_is_snapshot_row, _keep_snapshot),
+)
 
 
 def _config_candidates(found: _Found, config_text: str | None) -> dict[int, set[str]]:
@@ -376,48 +426,21 @@ def carve_journal(directory: Path, config_text: str | None, before: int | None =
     """Read what the chain vouches for from the raw files (see the module docstring),
     cut before seq ``before`` when given (``salvage --before``)."""
     recovered = Recovered()
-    try:
-        db = (directory / DB_NAME).read_bytes()
-    except OSError:
-        db = b""
-    try:
-        wal = (directory / f"{DB_NAME}-wal").read_bytes()
-    except OSError:
-        wal = b""
-    found = _sort_cells(_Pages(db, wal))
+    found = _sort_cells(_Pages(_raw(directory / DB_NAME), _raw(directory / f"{DB_NAME}-wal")))
     recovered.found_last_seq = max(found.events, default=None)
     recovered.damaged_last_seq = recovered.found_last_seq
     table_ids = found.meta.get(META_TABLE_ID)
     recovered.table_id = table_ids[-1] if table_ids else None
     candidates = _config_candidates(found, config_text)
-    best: _Walk | None = None
-    best_resolved: dict[int, str] = {}
-    for base in _bases(found, candidates):
-        resolved: dict[int, str] = {}
-        walk = _walk(found, base, candidates, resolved)
-        if best is None or len(walk.rows) + walk.base.seq > len(best.rows) + best.base.seq:
-            best, best_resolved = walk, resolved
-    if best is None:
+    chosen = _longest_walk(found, candidates)
+    if chosen is None:
         recovered.reason = (
             "no configuration record and no prune checkpoint could be read from the raw pages"
         )
         return recovered
-    if best.base.seq == 0 and 1 not in best_resolved:
-        for sha in candidates.get(1, ()):
-            if genesis_hash(sha) == best.base.hash:
-                best_resolved[1] = sha
+    best, best_resolved = chosen
     texts = _config_texts(found, best_resolved, config_text)
-    rows = best.rows
-    for index, row in enumerate(rows):
-        if row.config_id not in texts:
-            rows = rows[:index]
-            best.problem = ChainBroken(
-                row.content.seq,
-                f"the text of its configuration record "
-                f"{row.config_id} is damaged and no "
-                f"matching configuration file was given",
-            )
-            break
+    rows = _with_config_texts(best, texts)
     cut = before is not None and any(row.content.seq >= before for row in rows)
     if before is not None:
         rows = [row for row in rows if row.content.seq < before]
@@ -436,6 +459,51 @@ def carve_journal(directory: Path, config_text: str | None, before: int | None =
         f"linked, {len(found.events)} event row(s) found)"
     )
     return recovered
+
+
+def _raw(path: Path) -> bytes:
+    """A file's bytes, or none when it cannot be read (missing, unreadable)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _longest_walk(
+    found: _Found, candidates: dict[int, set[str]]
+) -> tuple[_Walk, dict[int, str]] | None:
+    """The walk from the base that links the most events, with the configuration
+    SHA-256 each id resolved to on it; None when there is no base to walk from."""
+    best: _Walk | None = None
+    best_resolved: dict[int, str] = {}
+    for base in _bases(found, candidates):
+        resolved: dict[int, str] = {}
+        walk = _walk(found, base, candidates, resolved)
+        if best is None or len(walk.rows) + walk.base.seq > len(best.rows) + best.base.seq:
+            best, best_resolved = walk, resolved
+    if best is None:
+        return None
+    if best.base.seq == 0 and 1 not in best_resolved:
+        for sha in candidates.get(1, ()):
+            if genesis_hash(sha) == best.base.hash:
+                best_resolved[1] = sha
+    return best, best_resolved
+
+
+def _with_config_texts(walk: _Walk, texts: dict[int, tuple[Any, ...]]) -> list[ScannedRow]:
+    """The walk's rows up to the first whose configuration text cannot be had (the walk
+    then ends there, with that as its problem)."""
+    rows = walk.rows
+    for index, row in enumerate(rows):
+        if row.config_id not in texts:
+            walk.problem = ChainBroken(
+                row.content.seq,
+                f"the text of its configuration record "
+                f"{row.config_id} is damaged and no "
+                f"matching configuration file was given",
+            )
+            return rows[:index]
+    return rows
 
 
 def _config_texts(

@@ -48,36 +48,74 @@ def read(
     hand: Hand, seats: Mapping[int, Seat], event: Push, game: GameSettings
 ) -> tuple[Act, str | None]:
     """The action ``event``'s chips amount to, and the rule that made it so."""
-    seat = event.seat
-    s = seats[seat]
-    chip = game.smallest_chip
+    s = seats[event.seat]
+    put, stack = _put(s, event, game.smallest_chip)
+    owed = max(hand.current_bet - s.bet, 0)
+    call = Act(by=event.by, seat=event.seat, action="call")
+    short = "R16" if put < min(owed, stack) else None
+    if event.declared == "call":
+        return call, short
+    if owed and event.declared is None:
+        read_as = _undeclared(hand, event, game, put, owed, stack, short)
+        if read_as is not None:
+            return read_as
+    return _raise(hand, seats, event, game, put, owed, stack)
+
+
+def _put(s: Seat, event: Push, chip: int) -> tuple[int, int]:
+    """The chips pushed and the seat's playable stack, once the chips are checked:
+    each a multiple of the smallest chip, all of them at most the stack."""
     for value in event.chips:
         if value % chip:
             raise refuse("bad_amount", "refuse.chip_units", amount=chip)
     put = sum(event.chips)
     stack = betting.playable(s.stack, chip)
     if put > stack:
-        raise refuse("bad_amount", "refuse.seat_has_only", seat=seat, amount=stack)
-    owed = max(hand.current_bet - s.bet, 0)
-    call = Act(by=event.by, seat=seat, action="call")
-    short = "R16" if put < min(owed, stack) else None
-    if event.declared == "call":
-        return call, short
-    if owed and event.declared is None:
-        if len(event.chips) == 1:
-            return call, ("R15" if put > owed else short)
-        if put <= owed:
-            return (Act(by=event.by, seat=seat, action="all_in") if put == stack else call), short
-        unit = (
-            betting.bet_size(game, hand) if game.structure == "fixed_limit" else hand.min_increment
-        )
-        if 2 * (put - owed) < unit and put < stack:  # every chip is all in (R7)
-            return call, "R14"
+        raise refuse("bad_amount", "refuse.seat_has_only", seat=event.seat, amount=stack)
+    return put, stack
+
+
+def _undeclared(
+    hand: Hand,
+    event: Push,
+    game: GameSettings,
+    put: int,
+    owed: int,
+    stack: int,
+    short: str | None,
+) -> tuple[Act, str | None] | None:
+    """Chips pushed facing a bet without a word: a call when one chip (R15), when no
+    more than owed (all in when that is the stack), or when the raise part is under
+    half a raise (R14); None when they are a raise."""
+    call = Act(by=event.by, seat=event.seat, action="call")
+    if len(event.chips) == 1:
+        return call, ("R15" if put > owed else short)
+    if put <= owed:
+        all_in = Act(by=event.by, seat=event.seat, action="all_in")
+        return (all_in if put == stack else call), short
+    unit = betting.bet_size(game, hand) if game.structure == "fixed_limit" else hand.min_increment
+    if 2 * (put - owed) < unit and put < stack:  # every chip is all in (R7)
+        return call, "R14"
+    return None
+
+
+def _raise(
+    hand: Hand,
+    seats: Mapping[int, Seat],
+    event: Push,
+    game: GameSettings,
+    put: int,
+    owed: int,
+    stack: int,
+) -> tuple[Act, str | None]:
+    """Chips that raise (or bet): to what, within the raise allowed; a call when no
+    raise is allowed and none was declared."""
+    seat, s = event.seat, seats[event.seat]
     legal = betting.legal_for(hand, seats, seat, game)
     if legal.min_raise_to is None or legal.max_raise_to is None:
         if event.declared == "raise" or not owed:
             raise refuse("raise_not_allowed", "refuse.no_raise", reason=legal.no_raise_reason or "")
-        return call, "R14"
+        return Act(by=event.by, seat=seat, action="call"), "R14"
     total = s.bet + put
     to = min(max(total, legal.min_raise_to), legal.max_raise_to)
     rule = "R14" if owed and event.declared is None else ("R16" if to > total else None)

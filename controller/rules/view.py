@@ -121,8 +121,15 @@ def display_messages(table: Table) -> list[Message]:
     if table.state.play_stopped:  # what the dealer must know first (rules.stopped)
         return [stopped.display_words(table.state.play_stopped), _next_lines(table)[0]]
     lines = _next_lines(table)
-    notice = keypad.notice(table.state) or ops.push_notice(table.state)
-    return [notice, lines[0]] if notice is not None else lines
+    notice = keypad.notice(table.state)
+    if notice is not None:  # until the next key: the situation's first line under it
+        return [notice, lines[0]]
+    push = ops.push_notice(table.state)
+    if push is None:
+        return lines
+    if table.state.payouts:  # a payout page: its pot, count and NEXT stay in sight
+        return [msg("display.pay_push_due", situation=Phrase(lines[0])), lines[1]]
+    return [push, lines[0]]
 
 
 def _next_lines(table: Table) -> list[Message]:

@@ -162,14 +162,23 @@ MENUS: dict[str, Entry] = {
 }
 
 
+def _func_7(p: Press) -> Step:
+    phase = p.table.state.phase
+    if phase == "idle":
+        return tips.start(p)
+    if phase == "showdown":
+        return award.start(p)
+    raise refuse("hand_in_progress", "refuse.tip_between_hands")
+
+
 def menu(p: Press, e: Entry) -> Step:
     """The digit after ``FUNC``: the menu it opens (7 is the tip between hands, the
-    award otherwise)."""
+    award at the showdown, and refused as a tip in the rest of a hand)."""
     key = p.key
     if key in MENUS:
         return p.stay(MENUS[key].copy())
     if key == "7":
-        return tips.start(p) if p.table.state.phase == "idle" else award.start(p)
+        return _func_7(p)
     if key == "9":
         return push.start(p)
     if key == "0":
