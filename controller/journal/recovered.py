@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.journal.floorclaims import claims_in, legacy_rows
+from controller.journal.floorclaims import Claim, claims_in, legacy_rows
 from controller.journal.integrity import ChainBase, LogBase
 from controller.journal.schema import HASH_INDEX, META_TABLE_ID, outbox_digest
 
@@ -53,33 +53,14 @@ def keep_matching_outbox(
     dropped (noted), the seqs they were queued under counted as pruned. ``outbox``:
     every row read, ``(id, seq, topic, payload, qos, retain, created_ns, sent)``."""
     claims = claims_in(recovered.log)
-    by_id = {row[0]: row for row in outbox}
-    lost: list[int] = []
-    vouched: set[int] = set()
-    for claim in claims:
-        rows = [by_id[i] for i in claim.ids if i in by_id]
-        if len(rows) == len(claim.ids) and _digest(rows) == claim.digest:
-            vouched.update(claim.ids)
-        elif claim.seq > pruned_through:
-            lost.append(claim.seq)
+    vouched, lost = _vouched_by_claims(claims, outbox, pruned_through)
     last = recovered.last_seq
     unvouched = [
         row for row in outbox if row[0] not in vouched and row[1] is not None and row[1] <= last
     ]
     if not recovered.floor_claims and not claims:
-        recorded = {int(event[0]): _recorded(event) for event in recovered.events}
-        groups = _groups(unvouched, recorded)
-        meta = {META_TABLE_ID: recovered.table_id} if recovered.table_id else {}
-        legacy = legacy_rows(groups, meta, recovered.log)
-        vouched |= {row_id for ids in legacy.values() for row_id in ids}
-    by_seq: dict[int, list[tuple[Any, ...]]] = {}
-    for row in unvouched:
-        if row[0] not in vouched:
-            by_seq.setdefault(int(row[1]), []).append(row)
-    for event in recovered.events:
-        seq = int(event[0])
-        if seq > pruned_through and _digest(by_seq.get(seq, [])) != _recorded(event):
-            lost.append(seq)
+        vouched |= _recognised_legacy(recovered, unvouched)
+    lost += _events_whose_rows_differ(recovered, unvouched, vouched, pruned_through)
     dropped = set(lost)
     recovered.outbox = [
         row
@@ -92,6 +73,50 @@ def keep_matching_outbox(
         recovered.notes.append(
             f"floor messages of seq {lost[:10]}{' ...' if len(lost) > 10 else ''} could not be kept"
         )
+
+
+def _vouched_by_claims(
+    claims: list[Claim], outbox: list[tuple[Any, ...]], pruned_through: int
+) -> tuple[set[int], list[int]]:
+    """The ids of rows a claim names and matches, and the seqs of claims not matched."""
+    by_id = {row[0]: row for row in outbox}
+    vouched: set[int] = set()
+    lost: list[int] = []
+    for claim in claims:
+        rows = [by_id[i] for i in claim.ids if i in by_id]
+        if len(rows) == len(claim.ids) and _digest(rows) == claim.digest:
+            vouched.update(claim.ids)
+        elif claim.seq > pruned_through:
+            lost.append(claim.seq)
+    return vouched, lost
+
+
+def _recognised_legacy(recovered: Recovered, unvouched: list[tuple[Any, ...]]) -> set[int]:
+    """The ids of rows a journal of 0.2.x wrote in the shapes ``floorclaims`` recognises."""
+    recorded = {int(event[0]): _recorded(event) for event in recovered.events}
+    groups = _groups(unvouched, recorded)
+    meta = {META_TABLE_ID: recovered.table_id} if recovered.table_id else {}
+    legacy = legacy_rows(groups, meta, recovered.log)
+    return {row_id for ids in legacy.values() for row_id in ids}
+
+
+def _events_whose_rows_differ(
+    recovered: Recovered,
+    unvouched: list[tuple[Any, ...]],
+    vouched: set[int],
+    pruned_through: int,
+) -> list[int]:
+    """The seqs of kept events whose own rows do not match the hash the event recorded."""
+    by_seq: dict[int, list[tuple[Any, ...]]] = {}
+    for row in unvouched:
+        if row[0] not in vouched:
+            by_seq.setdefault(int(row[1]), []).append(row)
+    return [
+        int(event[0])
+        for event in recovered.events
+        if int(event[0]) > pruned_through
+        and _digest(by_seq.get(int(event[0]), [])) != _recorded(event)
+    ]
 
 
 def _digest(rows: list[tuple[Any, ...]]) -> bytes | None:
