@@ -238,6 +238,25 @@ def test_lose_right_to_act_warns_without_out_of_turn_record() -> None:
     ]
 
 
+def test_ante_form_warns_without_an_ante() -> None:
+    """A2's form with no ante (the default 0) takes nothing: a forgotten ``ante``."""
+    text = """
+        table: {id: T1, seats: 9}
+        game: {big_blind: 10, smallest_chip: 5, ante_form: big_blind}
+    """
+    assert load(text).warnings[1:] == (
+        f"t.yaml:{at(text, 'big_blind}')}: warning: game.ante_form: has no effect while "
+        "game.ante is 0",
+    )
+    with_ante = text.replace("ante_form", "ante: 10, ante_form")
+    assert load(with_ante).warnings[1:] == ()
+    assert (load(with_ante).rules.game.ante, load(with_ante).rules.game.ante_form) == (
+        10,
+        "big_blind",
+    )
+    assert (load(BASE).rules.game.ante, load(BASE).rules.game.ante_form) == (0, "each")
+
+
 def test_every_knob_is_read() -> None:
     settings = load("""
         table: {id: east-3, seats: 6}
@@ -266,6 +285,8 @@ def test_every_knob_is_read() -> None:
           min_buy_in: 40
           max_buy_in: 400
           max_absent_hands: 3
+          ante: 2
+          ante_form: big_blind
         clock: {seconds: 30, warning: 5, on_expiry: check_or_fold, shot_clock: true,
                 time_banks: 2, time_bank_seconds: 20}
         fees: {mode: rake, rake_percent: 5, rake_cap: 6, no_flop_no_drop: false,
@@ -305,6 +326,8 @@ def test_every_knob_is_read() -> None:
             min_buy_in=40,
             max_buy_in=400,
             max_absent_hands=3,
+            ante=2,
+            ante_form="big_blind",
         ),
         clock=ClockSettings(
             seconds=30,
@@ -707,6 +730,28 @@ def test_section_bounds(section: str, needle: str, expected: str) -> None:
             "many",
             "game.max_raises_big_bet: expected an integer from 1 to 100, or null (unlimited), "
             "got the text 'many'",
+        ),
+        (
+            "{big_blind: 10, ante: 7, smallest_chip: 5}",
+            "7",
+            "game.ante: must be a multiple of game.smallest_chip (5), got 7",
+        ),
+        (
+            "{big_blind: 2, ante: -1}",
+            "-1",
+            "game.ante: must be from 0 to 1000000000000, got -1",
+        ),
+        (
+            "{big_blind: 2, ante: 2.5}",
+            "2.5",
+            "game.ante: expected a whole number of chip units from 0 to 1000000000000, "
+            "got the decimal number 2.5 (money is a whole number of chip units, never a "
+            "decimal)",
+        ),
+        (
+            "{big_blind: 2, ante: 1, ante_form: bb}",
+            "bb",
+            "game.ante_form: must be one of each, big_blind, got the text 'bb'",
         ),
         (
             "{big_blind: 2, max_absent_hands: 0}",

@@ -13,6 +13,7 @@ from typing import Literal, cast, get_args
 from controller.config.reader import Section, describe, read_value
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
+    AnteForm,
     ButtonMethod,
     ClockSettings,
     DealerSettings,
@@ -43,6 +44,7 @@ FEE_MODES: tuple[str, ...] = get_args(FeeMode)
 MISSED_RETURNS: tuple[str, ...] = get_args(MissedReturn)
 MISSED_SMALLS: tuple[str, ...] = get_args(MissedSmall)
 OUT_OF_TURN: tuple[str, ...] = get_args(OutOfTurn)
+ANTE_FORMS: tuple[str, ...] = get_args(AnteForm)
 
 
 def read_rules(root: Section) -> RuleSettings:
@@ -123,6 +125,8 @@ def _read_game(game: Section, seats: int) -> GameSettings:
         max_absent_hands=game.get_optional_int(
             "max_absent_hands", 1, 10_000, none_means="no limit"
         ),
+        ante=_money(game, "ante", 0, lo=0),
+        ante_form=cast(AnteForm, game.get_choice("ante_form", ANTE_FORMS, "each")),
     )
     _check_game(game, settings)
     return settings
@@ -152,7 +156,16 @@ def _read_first_button(game: Section, seats: int) -> int | FirstButtonWord:
 def _check_game(game: Section, settings: GameSettings) -> None:
     chip = settings.smallest_chip
     if game.ok("smallest_chip"):
-        for key in ("big_blind", "small_blind", "small_bet", "big_bet", "min_buy_in", "max_buy_in"):
+        # 004 R7: the smallest chip that plays is the smallest used for antes, blinds ...
+        for key in (
+            "big_blind",
+            "small_blind",
+            "small_bet",
+            "big_bet",
+            "min_buy_in",
+            "max_buy_in",
+            "ante",
+        ):
             amount = getattr(settings, key)
             if amount is not None and game.ok(key) and amount % chip:
                 game.fail(key, f"must be a multiple of game.smallest_chip ({chip}), got {amount}")
@@ -189,6 +202,8 @@ def _check_game(game: Section, settings: GameSettings) -> None:
                 game.warn(
                     key, f"only used with structure fixed_limit (this game is {settings.structure})"
                 )
+    if settings.ante_form != "each" and not settings.ante and game.ok("ante", "ante_form"):
+        game.warn("ante_form", "has no effect while game.ante is 0")
     if settings.straddle_in_limit and not settings.straddle:
         game.warn("straddle_in_limit", "has no effect while game.straddle is false")
     if settings.lose_right_to_act and settings.out_of_turn != "record":
