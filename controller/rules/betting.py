@@ -127,7 +127,9 @@ def cap_reached(hand: Hand, seats: Mapping[int, Seat], game: GameSettings) -> bo
 
 
 def pot_total(hand: Hand, seats: Mapping[int, Seat]) -> int:
-    return hand.dead_money + sum(seats[s].gathered + seats[s].bet for s in hand.dealt)
+    return hand.dead_money + sum(
+        seats[s].gathered + seats[s].bet + seats[s].ante for s in hand.dealt
+    )
 
 
 def _no_raise_reason(

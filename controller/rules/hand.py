@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.rules import betting, effects, meters, seating, undo
+from controller.rules import antes, betting, effects, meters, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
@@ -29,7 +29,7 @@ def current_pots(state: TableState) -> list[Pot]:
     all_in: list[int] = []
     for number in hand.dealt:  # one pass over the seats dealt in
         s = seats[number]
-        contributions[number] = s.gathered
+        contributions[number] = s.gathered + s.ante  # A1: antes in the layers
         if s.live:
             live.append(number)
             if s.all_in:
@@ -41,7 +41,7 @@ def clear_hand(seat: Seat) -> None:
     """The seat's part in a hand, as it is between hands: the one list of those fields
     and their values (``state.Seat``, "the seat's part in the hand in progress")."""
     seat.in_hand = seat.folded = seat.all_in = seat.acted = seat.checked = False
-    seat.bet = seat.gathered = seat.acted_at = 0
+    seat.bet = seat.gathered = seat.acted_at = seat.ante = 0
 
 
 def deal_in(seat: Seat, number: int) -> None:
@@ -106,6 +106,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     out: list[effects.Effect] = [
         effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
     ]
+    out += antes.post_each(hand, state.seats, plan.dealt, game)
     for post in plan.posts:
         s = state.seats[post.seat]
         live = min(post.live, betting.playable(s.stack, chip))
@@ -114,11 +115,14 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         dead = min(post.dead, betting.playable(s.stack, chip))
         s.stack -= dead
         hand.dead_money += dead
+        if not (live or dead) and s.ante:
+            continue  # A1: all-in for its ante, the seat posts nothing more
         if betting.playable(s.stack, chip) == 0:
             s.all_in = True
         record: PostRecord = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
         hand.posts.append(record)
         out.append(effects.Posted(post.seat, post.kind, live, dead))
+    out += antes.post_big_blind(hand, state.seats, plan.big_blind, game)
     # B1: the call and the minimum raise come from the full big blind, even when short
     hand.current_bet = max([game.big_blind] + [state.seats[s].bet for s in plan.dealt])
     hand.min_increment = game.big_blind

@@ -27,9 +27,9 @@ ACTIONS: tuple[Action, ...] = get_args(Action)
 ActionKind = Literal["fold", "check", "call", "bet", "raise"]
 
 #: A post of the hand: the blinds, a player's entry or return, a B11 debt, the B10a
-#: penalty, the straddle.
+#: penalty, the straddle, the lowball kill, an ante (A1, A2: all of it dead).
 PostKind = Literal[
-    "small_blind", "big_blind", "entry", "return", "owed", "penalty", "straddle", "kill"
+    "small_blind", "big_blind", "entry", "return", "owed", "penalty", "straddle", "kill", "ante"
 ]
 
 #: An out-of-turn record (R10): waiting for the seat's turn, then carried out or void.

@@ -1,0 +1,39 @@
+"""The ante posts (``controller.rules.antes``) where no scenario can reach them."""
+
+from __future__ import annotations
+
+from controller.rules import antes
+from controller.rules.settings import GameSettings
+from controller.rules.state import Hand, Seat
+
+BB_ANTE = GameSettings(big_blind=10, ante=10, ante_form="big_blind")
+
+
+def test_a_dead_big_blind_posts_no_ante() -> None:
+    """A2: no big blind posted (none planned, or one of nothing), no ante. The
+    table's own plans always post a big blind; the rule holds whatever plan comes."""
+    seats = {5: Seat(player="luis", stack=1000)}
+    for posts in ([], [{"seat": 5, "kind": "big_blind", "live": 0, "dead": 0}]):
+        hand = Hand(number=1, dealt=[5], posts=list(posts))  # type: ignore[arg-type]
+        assert antes.post_big_blind(hand, seats, 5, BB_ANTE) == []
+        assert (seats[5].stack, hand.dead_money, len(hand.posts)) == (1000, 0, len(posts))
+
+
+def test_the_big_blind_ante_follows_the_blind() -> None:
+    seats = {5: Seat(player="luis", stack=15)}
+    hand = Hand(
+        number=1, dealt=[5], posts=[{"seat": 5, "kind": "big_blind", "live": 10, "dead": 0}]
+    )
+    seats[5].stack, seats[5].bet = 5, 10
+    posted = antes.post_big_blind(hand, seats, 5, BB_ANTE)
+    assert [(e.seat, e.kind, e.live, e.dead) for e in posted] == [(5, "ante", 0, 5)]  # type: ignore[attr-defined]
+    assert (seats[5].stack, seats[5].all_in, hand.dead_money) == (0, True, 5)
+    assert hand.posts[-1] == {"seat": 5, "kind": "ante", "live": 0, "dead": 5}
+
+
+def test_no_ante_no_post() -> None:
+    seats = {2: Seat(player="ana", stack=100), 5: Seat(player="luis", stack=100)}
+    hand = Hand(number=1, dealt=[2, 5])
+    assert antes.post_each(hand, seats, (2, 5), GameSettings()) == []
+    assert antes.post_each(hand, seats, (2, 5), BB_ANTE) == []
+    assert [s.stack for s in seats.values()] == [100, 100] and hand.posts == []
