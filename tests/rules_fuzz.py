@@ -73,6 +73,9 @@ def random_settings(c: Chooser) -> RuleSettings:
         new_player_post_multiple=c.pick((1, 1, 2)),
         out_of_turn=c.pick(("reject", "record")),
         lose_right_to_act=c.pick((False, True)),
+        # antes (A1, A2): none, a chip or two from each player, or the big blind's
+        ante=chip * c.pick((0, 0, 1, 2)),
+        ante_form=c.pick(("each", "big_blind")),
     )
     return RuleSettings(
         seats=c.integer(2, 10),
@@ -361,7 +364,7 @@ def chips_on_table(state: TableState) -> int:
     bets, the pots, everything the house took and the dealers' tips."""
     total = state.rake_total + state.jackpot_total + state.time_fees_total + state.tips_total
     for seat in state.seats.values():
-        total += seat.stack + seat.pending_chips + seat.bet + seat.gathered
+        total += seat.stack + seat.pending_chips + seat.bet + seat.gathered + seat.ante
     if state.hand is not None:
         total += state.hand.dead_money
     return total
@@ -369,14 +372,18 @@ def chips_on_table(state: TableState) -> int:
 
 def check_heads_up_blinds(table: Table) -> None:
     """B3: in a hand dealt to two players the button is the small blind and posts the
-    small blind, live, and nothing else (all in for less when its stack is short): never
-    a big blind or an entry post (B7: no one owing is dealt on the button)."""
+    small blind, live, and nothing else but its ante (all in for less when its stack is
+    short; no blind when the ante took it all, A1): never a big blind or an entry post
+    (B7: no one owing is dealt on the button)."""
     state = table.state
     pos = state.positions
     if state.hand is None or not pos.heads_up:
         return
     assert pos.small_blind == pos.button, f"heads-up: button {pos.button}, SB {pos.small_blind}"
-    posts = [p for p in state.hand.posts if p["seat"] == pos.button]
+    posts = [p for p in state.hand.posts if p["seat"] == pos.button and p["kind"] != "ante"]
+    button = state.seats[pos.button]
+    if not posts and button.ante and button.all_in:
+        return  # A1: all-in for its ante, the button posts no blind
     sb = table.settings.game.sb_amount
     assert len(posts) == 1 and posts[0]["kind"] == "small_blind", f"heads-up button posts {posts}"
     assert posts[0]["live"] <= sb and posts[0]["dead"] == 0, f"heads-up button posts {posts}"
@@ -404,7 +411,7 @@ def check_invariants(table: Table) -> dict[str, Any]:
         if low is not None:
             assert low <= high
     if state.hand is None:
-        assert all(s.bet == 0 and s.gathered == 0 for s in state.seats.values())
+        assert all(s.bet == 0 and s.gathered == 0 and s.ante == 0 for s in state.seats.values())
     else:
         for pot in view["pots"]:
             assert pot["amount"] > 0 and pot["eligible"] == sorted(pot["eligible"])

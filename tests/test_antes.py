@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from controller.rules import antes
-from controller.rules.settings import GameSettings
+from controller.rules import Table, antes
+from controller.rules.events import Sit, StartHand
+from controller.rules.settings import GameSettings, RuleSettings
 from controller.rules.state import Hand, Seat
+from controller.rules.view import display_lines
 
 BB_ANTE = GameSettings(big_blind=10, ante=10, ante_form="big_blind")
 
@@ -37,3 +39,22 @@ def test_no_ante_no_post() -> None:
     assert antes.post_each(hand, seats, (2, 5), GameSettings()) == []
     assert antes.post_each(hand, seats, (2, 5), BB_ANTE) == []
     assert [s.stack for s in seats.values()] == [100, 100] and hand.posts == []
+
+
+def _table(**game: object) -> Table:
+    table = Table(RuleSettings(game=GameSettings(big_blind=10, smallest_chip=5, **game)))  # type: ignore[arg-type]
+    for seat in (2, 5, 8):
+        table.apply(Sit(seat=seat, player=f"p{seat}", chips=1000))
+    return table
+
+
+def test_the_display_names_the_ante_between_hands() -> None:
+    """The dealer collects the antes at the deal: the display says which, with READY."""
+    each, big_blind = _table(ante=5), _table(ante=10, ante_form="big_blind")
+    assert display_lines(each) == ["READY", "ANTE 5 EACH"]
+    assert display_lines(each, "es") == ["LISTO", "ANTE 5 CADA UNO"]
+    assert display_lines(big_blind) == ["READY", "BIG BLIND ANTE 10"]
+    assert display_lines(big_blind, "es") == ["LISTO", "ANTE DE CIEGA GRANDE 10"]
+    assert display_lines(_table()) == ["READY"]
+    each.apply(StartHand())
+    assert display_lines(each) == ["SEAT 8 TO ACT", "CALL 10"]

@@ -77,7 +77,9 @@ def send(table: Table, **event: Any) -> bool:
 
 
 def money_in_play(state: TableState) -> int:
-    total = sum(s.stack + s.pending_chips + s.bet + s.gathered for s in state.seats.values())
+    total = sum(
+        s.stack + s.pending_chips + s.bet + s.gathered + s.ante for s in state.seats.values()
+    )
     if state.hand is not None:
         total += state.hand.dead_money
     return total + state.rake_total + state.jackpot_total + state.time_fees_total

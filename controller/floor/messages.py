@@ -283,6 +283,8 @@ def table_info(rules: Any) -> dict[str, Any]:
         "form": getattr(game, "form", "flop"),
         "small_blind": getattr(game, "sb_amount", None),
         "big_blind": getattr(game, "big_blind", None),
+        "ante": getattr(game, "ante", 0),
+        "ante_form": getattr(game, "ante_form", "each"),
     }
 
 
