@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from controller.rules import Table, antes
+from controller.commands.state import summary
+from controller.daemon.recall import RecalledHand, as_text
+from controller.rules import Table, antes, state_view
 from controller.rules.events import Sit, StartHand
 from controller.rules.settings import GameSettings, RuleSettings
 from controller.rules.state import Hand, Seat
@@ -58,3 +60,25 @@ def test_the_display_names_the_ante_between_hands() -> None:
     assert display_lines(_table()) == ["READY"]
     each.apply(StartHand())
     assert display_lines(each) == ["SEAT 8 TO ACT", "CALL 10"]
+
+
+def test_recall_lists_the_antes_with_the_posts() -> None:
+    """The recall's posts line: an ante as "ante seat N AMOUNT" (all of it dead),
+    the blinds as before."""
+    started = {"wall": "2026-12-07 10:00:00Z", "clock_synced": True}
+    hand = RecalledHand(hand=1, first_seq=4, last_seq=9, started=started, button=8, small_blind=2)
+    hand.big_blind, hand.dealt = 5, [2, 5, 8]
+    hand.posts = [
+        {"seat": 2, "kind": "ante", "live": 0, "dead": 5},
+        {"seat": 2, "kind": "small_blind", "live": 5, "dead": 0},
+        {"seat": 5, "kind": "big_blind", "live": 10, "dead": 0},
+    ]
+    assert "  posts: ante seat 2 5; SB seat 2 5; BB seat 5 10" in as_text([hand]).splitlines()
+
+
+def test_tablectl_state_lists_the_antes_under_the_positions() -> None:
+    table = _table(ante=10, ante_form="big_blind")
+    table.apply(StartHand())
+    lines = summary(state_view(table), 7).splitlines()
+    at = lines.index("button seat 8, SB seat 2, BB seat 5")
+    assert lines[at + 1 : at + 3] == ["antes: seat 5 10", "pot total 25: main 10 [2 5 8]"]

@@ -24,6 +24,7 @@ from controller.config import (
     rules_differences,
 )
 from controller.config.loader import option_paths
+from controller.config.settings import settings_changes
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1351,6 +1352,18 @@ def test_check_config_summary_names_a_draw_form() -> None:
     assert "fixed_limit triple_draw 1/2, bets 2/4" in load_config_text(text).summary()
     flop = "table: {id: T1, seats: 9}\ngame: {big_blind: 2}\n"
     assert "no_limit 1/2 " in load_config_text(flop).summary()
+
+
+def test_check_config_summary_and_changes_name_the_ante() -> None:
+    """A1, A2: the ante is part of the stakes, in the summary and in a reload's change."""
+    base = "table: {id: T1, seats: 9}\ngame: {big_blind: 2"
+    each = load_config_text(base + ", ante: 1}\n")
+    big_blind = load_config_text(base + ", ante: 2, ante_form: big_blind}\n")
+    assert "no_limit 1/2 ante 1 " in each.summary()
+    assert "no_limit 1/2 big blind ante 2 " in big_blind.summary()
+    assert settings_changes(each, big_blind) == (
+        "stakes: game.ante 1 -> 2, game.ante_form 'each' -> 'big_blind'"
+    )
 
 
 # -- check-config: the files and ports named exist ---------------------------------------
