@@ -52,8 +52,10 @@ class DataChooser:
 
 def on_table(state: TableState) -> int:
     """The chips in the players' hands: stacks, chips bought not yet playing, bets and
-    the pots (dead money included)."""
-    total = sum(s.stack + s.pending_chips + s.bet + s.gathered for s in state.seats.values())
+    the pots (dead money and antes included)."""
+    total = sum(
+        s.stack + s.pending_chips + s.bet + s.gathered + s.ante for s in state.seats.values()
+    )
     return total + (state.hand.dead_money if state.hand is not None else 0)
 
 
