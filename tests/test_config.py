@@ -220,41 +220,51 @@ def test_design_configuration_block_loads() -> None:
     )
 
 
-def test_lose_right_to_act_warns_without_out_of_turn_record() -> None:
-    """R11 works on the actions recorded out of turn: under reject it does nothing."""
+@pytest.mark.parametrize(
+    ("knob", "needle", "warning", "fix"),
+    [
+        # R11 works on the actions recorded out of turn: under reject it does nothing
+        (
+            "lose_right_to_act: true",
+            "true",
+            "game.lose_right_to_act: has no effect while game.out_of_turn is reject: only "
+            "actions recorded out of turn (out_of_turn: record) act behind a seat",
+            "out_of_turn: record, ",
+        ),
+        # A2's form with no ante (the default 0) takes nothing: a forgotten ``ante``
+        (
+            "ante_form: big_blind",
+            "big_blind}",
+            "game.ante_form: has no effect while game.ante is 0",
+            "ante: 10, ",
+        ),
+    ],
+)
+def test_a_knob_that_needs_another_warns_without_it(
+    knob: str, needle: str, warning: str, fix: str
+) -> None:
+    text = f"""
+        table: {{id: T1, seats: 9}}
+        game: {{big_blind: 10, smallest_chip: 5, {knob}}}
+    """
+    assert load(text).warnings[1:] == (f"t.yaml:{at(text, needle)}: warning: {warning}",)
+    assert load(text.replace(knob, fix + knob)).warnings[1:] == ()
+
+
+def test_lose_right_to_act_is_read() -> None:
     text = """
         table: {id: T1, seats: 9}
-        game: {big_blind: 10, smallest_chip: 5, lose_right_to_act: true}
+        game: {big_blind: 10, smallest_chip: 5, out_of_turn: record, lose_right_to_act: true}
     """
-    assert load(text).warnings[1:] == (
-        f"t.yaml:{at(text, 'true')}: warning: game.lose_right_to_act: has no effect while "
-        "game.out_of_turn is reject: only actions recorded out of turn (out_of_turn: "
-        "record) act behind a seat",
-    )
-    recorded = text.replace("lose_right_to_act", "out_of_turn: record, lose_right_to_act")
-    assert load(recorded).warnings[1:] == ()
-    assert load(recorded).rules.game.lose_right_to_act
+    assert load(text).rules.game.lose_right_to_act
     assert problems(text.replace("true}", "3}")) == [
         f"{at(text, 'true')}: game.lose_right_to_act: expected true or false, got 3"
     ]
 
 
-def test_ante_form_warns_without_an_ante() -> None:
-    """A2's form with no ante (the default 0) takes nothing: a forgotten ``ante``."""
-    text = """
-        table: {id: T1, seats: 9}
-        game: {big_blind: 10, smallest_chip: 5, ante_form: big_blind}
-    """
-    assert load(text).warnings[1:] == (
-        f"t.yaml:{at(text, 'big_blind}')}: warning: game.ante_form: has no effect while "
-        "game.ante is 0",
-    )
-    with_ante = text.replace("ante_form", "ante: 10, ante_form")
-    assert load(with_ante).warnings[1:] == ()
-    assert (load(with_ante).rules.game.ante, load(with_ante).rules.game.ante_form) == (
-        10,
-        "big_blind",
-    )
+def test_the_ante_is_read_with_its_form() -> None:
+    text = "table: {id: T1, seats: 9}\ngame: {big_blind: 10, ante: 10, ante_form: big_blind}\n"
+    assert (load(text).rules.game.ante, load(text).rules.game.ante_form) == (10, "big_blind")
     assert (load(BASE).rules.game.ante, load(BASE).rules.game.ante_form) == (0, "each")
 
 
