@@ -479,7 +479,7 @@ def note_posts(features: Features, table: Table, start: list[Any]) -> RuleSettin
         features.note("short_big_blind")
     if game.ante_form != "big_blind":
         return table.settings
-    ante = sum(e.dead for e in start if isinstance(e, Posted) and e.kind == "ante")
+    ante = sum(e.dead for e in start if isinstance(e, Posted) and e.kind == "big_blind_ante")
     if ante == game.ante:
         return table.settings
     features.note("big_blind_ante_first")

@@ -364,9 +364,10 @@ def chips_on_table(state: TableState) -> int:
     bets, the pots, everything the house took and the dealers' tips."""
     total = state.rake_total + state.jackpot_total + state.time_fees_total + state.tips_total
     for seat in state.seats.values():
-        total += seat.stack + seat.pending_chips + seat.bet + seat.gathered + seat.ante
-    if state.hand is not None:
+        total += seat.stack + seat.pending_chips + seat.bet + seat.gathered
+    if state.hand is not None:  # dead money, and every player's antes (A1)
         total += state.hand.dead_money
+        total += sum(p["dead"] for p in state.hand.posts if p["kind"] == "ante")
     return total
 
 
@@ -381,8 +382,8 @@ def check_heads_up_blinds(table: Table) -> None:
         return
     assert pos.small_blind == pos.button, f"heads-up: button {pos.button}, SB {pos.small_blind}"
     posts = [p for p in state.hand.posts if p["seat"] == pos.button and p["kind"] != "ante"]
-    button = state.seats[pos.button]
-    if not posts and button.ante and button.all_in:
+    anted = any(p["seat"] == pos.button and p["kind"] == "ante" for p in state.hand.posts)
+    if not posts and anted and state.seats[pos.button].all_in:
         return  # A1: all-in for its ante, the button posts no blind
     sb = table.settings.game.sb_amount
     assert len(posts) == 1 and posts[0]["kind"] == "small_blind", f"heads-up button posts {posts}"
@@ -411,7 +412,7 @@ def check_invariants(table: Table) -> dict[str, Any]:
         if low is not None:
             assert low <= high
     if state.hand is None:
-        assert all(s.bet == 0 and s.gathered == 0 and s.ante == 0 for s in state.seats.values())
+        assert all(s.bet == 0 and s.gathered == 0 for s in state.seats.values())
     else:
         for pot in view["pots"]:
             assert pot["amount"] > 0 and pot["eligible"] == sorted(pot["eligible"])

@@ -30,9 +30,9 @@ def test_the_big_blind_ante_follows_the_blind() -> None:
     )
     seats[5].stack, seats[5].bet = 5, 10
     posted = antes.post_big_blind(hand, seats, 5, BB_ANTE)
-    assert [(e.seat, e.kind, e.live, e.dead) for e in posted] == [(5, "ante", 0, 5)]  # type: ignore[attr-defined]
+    assert [(e.seat, e.kind, e.live, e.dead) for e in posted] == [(5, "big_blind_ante", 0, 5)]  # type: ignore[attr-defined]
     assert (seats[5].stack, seats[5].all_in, hand.dead_money) == (0, True, 5)
-    assert hand.posts[-1] == {"seat": 5, "kind": "ante", "live": 0, "dead": 5}
+    assert hand.posts[-1] == {"seat": 5, "kind": "big_blind_ante", "live": 0, "dead": 5}
 
 
 def test_no_ante_no_post() -> None:

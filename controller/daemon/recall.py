@@ -450,7 +450,7 @@ def _raw_hands(
 
 # -- text --------------------------------------------------------------------------------
 
-POST_NAMES = {"small_blind": "SB", "big_blind": "BB"}
+POST_NAMES = {"small_blind": "SB", "big_blind": "BB", "big_blind_ante": "BB ante"}
 
 
 def as_text(hands: list[RecalledHand]) -> str:
@@ -504,7 +504,7 @@ def _positions_text(hand: RecalledHand) -> list[str]:
 def _post_text(post: dict[str, Any]) -> str:
     """A post: its live part, and its dead part; an ante is all dead (A1, A2)."""
     name = POST_NAMES.get(post["kind"], post["kind"].replace("_", " "))
-    if post["kind"] == "ante":
+    if post["kind"] in ("ante", "big_blind_ante"):
         return f"{name} seat {post['seat']} {post['dead']}"
     dead = f" + {post['dead']} dead" if post["dead"] else ""
     return f"{name} seat {post['seat']} {post['live']}{dead}"

@@ -29,11 +29,14 @@ def current_pots(state: TableState) -> list[Pot]:
     all_in: list[int] = []
     for number in hand.dealt:  # one pass over the seats dealt in
         s = seats[number]
-        contributions[number] = s.gathered + s.ante  # A1: antes in the layers
+        contributions[number] = s.gathered
         if s.live:
             live.append(number)
             if s.all_in:
                 all_in.append(number)
+    for post in hand.posts:  # A1: each player's ante is part of what he put in
+        if post["kind"] == "ante":
+            contributions[post["seat"]] += post["dead"]
     return build_pots(contributions, live, all_in, hand.dead_money)
 
 
@@ -41,7 +44,7 @@ def clear_hand(seat: Seat) -> None:
     """The seat's part in a hand, as it is between hands: the one list of those fields
     and their values (``state.Seat``, "the seat's part in the hand in progress")."""
     seat.in_hand = seat.folded = seat.all_in = seat.acted = seat.checked = False
-    seat.bet = seat.gathered = seat.acted_at = seat.ante = 0
+    seat.bet = seat.gathered = seat.acted_at = 0
 
 
 def deal_in(seat: Seat, number: int) -> None:
@@ -106,7 +109,9 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     out: list[effects.Effect] = [
         effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
     ]
-    out += antes.post_each(hand, state.seats, plan.dealt, game)
+    anted = antes.post_each(hand, state.seats, plan.dealt, game)
+    anted_out = {e.seat for e in anted if state.seats[e.seat].all_in}
+    out += anted
     for post in plan.posts:
         s = state.seats[post.seat]
         live = min(post.live, betting.playable(s.stack, chip))
@@ -115,7 +120,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         dead = min(post.dead, betting.playable(s.stack, chip))
         s.stack -= dead
         hand.dead_money += dead
-        if not (live or dead) and s.ante:
+        if not (live or dead) and post.seat in anted_out:
             continue  # A1: all-in for its ante, the seat posts nothing more
         if betting.playable(s.stack, chip) == 0:
             s.all_in = True

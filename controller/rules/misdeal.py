@@ -74,7 +74,7 @@ def _kept_in(seat: Seat, before: Seat | None) -> Seat:
     what the ruling gave it is taken back: it was never dealt this hand, so it is not
     past its first hand and owes no post for it (``before``: the same player's seat
     before the hand, None for a player who sat down during it)."""
-    seat.stack += seat.bet + seat.gathered + seat.ante
+    seat.stack += seat.bet + seat.gathered
     hand.clear_hand(seat)
     if before is None:  # as ``sit`` seated it
         seat.fresh, seat.last_dealt_hand, seat.owes_post, seat.wait_hands = True, 0, False, 0

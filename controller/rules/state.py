@@ -75,7 +75,6 @@ class Seat:
     all_in: bool = False
     bet: int = 0  # live chips put in on this street
     gathered: int = 0  # live chips put in on earlier streets of this hand
-    ante: int = 0  # A1: the ante put in this hand (dead, but its part in the pots)
     acted: bool = False  # has acted since the round (re)started for it
     acted_at: int = 0  # the street's highest bet when it last acted
     checked: bool = False  # R1: checked this street

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.rules import antes, meters, ops, out_of_turn, stopped, tray_ledger
 from controller.rules import hand as hand_flow
-from controller.rules import meters, ops, out_of_turn, stopped, tray_ledger
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
-from controller.rules.state import Hand
 from controller.rules.table import Table
 from controller.rules.text import Message, Phrase, msg, render, round_word, to_json
 
@@ -99,20 +98,12 @@ def state_view(table: Table) -> dict[str, Any]:
         "puck": state.puck,
         "dealt": list(h.dealt) if h is not None else [],
         "straddle": h.straddle if h is not None else None,
-        "antes": antes_posted(h),
+        "antes": {str(seat): amount for seat, amount in antes.posted(h).items()},
         "dealer": state.dealer,
         "hand_dealer": state.hand_dealer,
         "meters": meters.current(state),
         "shift": ops.shift_view(state),
     }
-
-
-def antes_posted(h: Hand | None) -> dict[str, int]:
-    """The antes of the hand in progress by seat (A1, A2; dead, in ``pots``); empty
-    between hands or without antes."""
-    if h is None:
-        return {}
-    return {str(p["seat"]): p["dead"] for p in h.posts if p["kind"] == "ante"}
 
 
 def display_lines(table: Table, language: str = "en") -> list[str]:
