@@ -78,8 +78,9 @@ EXCLUSIONS = {
         "raise from the all-in"
     ),
     "short_big_blind": (
-        "B1: a big blind posted all-in for less keeps the full call and a minimum raise "
-        "to 2xBB; PokerKit lowers the amount to call to what the short blind posted"
+        "B1: a big blind posted all-in for less (or not at all: all-in for its ante, A1) "
+        "keeps the full call and a minimum raise to 2xBB; PokerKit lowers the amount to "
+        "call to what the short blind posted"
     ),
     "fold_with_nothing_to_call": (
         "docs/replay.md (act): fold is always allowed to the seat to act; PokerKit refuses a fold "
