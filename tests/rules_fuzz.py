@@ -226,6 +226,8 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
     if taken and c.integer(0, 1):
         seat = c.pick(taken)
     free = [s for s in range(1, settings.seats + 1) if s not in state.seats]
+    # B11: a seat dealt cards by mistake is one not dealt in (most rulings then apply)
+    not_dealt = [s for s in taken if not state.seats[s].in_hand] if state.hand else []
     player = c.pick(NAMES)
     entry = c.pick(("wait", "post"))
     chip = settings.game.smallest_chip
@@ -260,7 +262,11 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
                 "amount": c.pick((chip, 20 * chip, chip + 1, 10_000 * chip)),
                 "reason": c.pick(("wrong_payout", "chips_misplaced", "other", "tip")),
             },
-            {"type": "dealt_in_error", "seat": seat, "ruling": c.pick(("kill", "keep"))},
+            {
+                "type": "dealt_in_error",
+                "seat": c.pick(not_dealt) if not_dealt and c.integer(0, 1) else seat,
+                "ruling": c.pick(("kill", "keep")),
+            },
             {"type": "tip", "seat": seat, "amount": c.pick((chip, 5 * chip, chip + 1))},
             {"type": "dealer", "id": c.pick(("D1", "D2", None))},
             {
@@ -414,8 +420,12 @@ def check_invariants(table: Table) -> dict[str, Any]:
     if state.hand is None:
         assert all(s.bet == 0 and s.gathered == 0 for s in state.seats.values())
     else:
+        # a seat still in the hand with chips behind has matched every bet (and put in
+        # its ante, A1): it can win every pot
+        playing = [n for n in state.hand.dealt if state.seats[n].can_act]
         for pot in view["pots"]:
             assert pot["amount"] > 0 and pot["eligible"] == sorted(pot["eligible"])
+            assert set(playing) <= set(pot["eligible"]), f"{playing} not all in {pot}"
     return view
 
 
