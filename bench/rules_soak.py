@@ -5,7 +5,8 @@ methods and every betting structure; on random tables (every setting drawn, up t
 seats: ``random_stream``, which found a misdeal losing a kept-in seat's chips at seed 64
 that the small tables never reach); and the table-rule oracle's sessions
 (``tests/test_table_rules_properties.py``). Prints each failure's seed and a count per
-setting.
+setting, and how many streams took antes (``game.ante``, drawn with the rest: each
+player's, or the big blind's).
 
     python bench/rules_soak.py [--streams 200] [--steps 400] [--sessions 100]
 """
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from controller.rules.settings import GameSettings  # noqa: E402
 from tests.rules_fuzz import RandomChooser, play_stream, random_stream  # noqa: E402
 from tests.test_table_rules_properties import session  # noqa: E402
 
@@ -38,6 +40,7 @@ def main() -> int:
     args = parser.parse_args()
     failures: collections.Counter[str] = collections.Counter()
     events = hands = 0
+    antes: collections.Counter[str] = collections.Counter()  # streams per ante form
     start = time.monotonic()
     for button in BUTTONS:
         for structure in STRUCTURES:
@@ -45,9 +48,10 @@ def main() -> int:
                 name = f"stream {button} {structure}"
                 try:
                     chooser = RandomChooser(random.Random(seed))
-                    play_stream(
+                    table, _ = play_stream(
                         chooser, args.steps, 2 + seed % 3, button=button, structure=structure
                     )
+                    _count_antes(antes, table.settings.game)
                 except AssertionError as error:
                     failures[name] += 1
                     print(f"{name} seed {seed}: {str(error).splitlines()[0][:160]}")
@@ -64,14 +68,20 @@ def main() -> int:
                     print(f"{name} seed {seed}: {str(error).splitlines()[0][:160]}")
     for seed in range(6 * args.streams):  # as many streams as the small tables had
         try:
-            random_stream(RandomChooser(random.Random(seed)), args.steps)
+            settings, _ = random_stream(RandomChooser(random.Random(seed)), args.steps)
+            _count_antes(antes, settings.game)
         except AssertionError as error:
             failures["stream random table"] += 1
             print(f"stream random table seed {seed}: {str(error).splitlines()[0][:160]}")
         events += args.steps
     seconds = time.monotonic() - start
     print(f"{events} events, {hands} oracle hands in {seconds:.0f} s; failures: {dict(failures)}")
+    print(f"streams with antes (of those that ended): {dict(antes)}")
     return 1 if failures else 0
+
+
+def _count_antes(antes: collections.Counter[str], game: GameSettings) -> None:
+    antes[game.ante_form if game.ante else "none"] += 1
 
 
 if __name__ == "__main__":

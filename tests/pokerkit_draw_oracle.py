@@ -44,8 +44,8 @@ from pokerkit import (
 )
 from pokerkit.games import DeuceToSevenLowballMixin, FixedLimitPokerMixin, SingleDraw
 
-from controller.rules.settings import GameSettings, RuleSettings
-from tests.pokerkit_oracle import AUTOMATIONS, Outcome, Variant, play_hand
+from controller.rules.settings import AnteForm, GameSettings, RuleSettings
+from tests.pokerkit_oracle import AUTOMATIONS, Outcome, Variant, play_hand, pokerkit_antes
 
 #: The games compared: (our form, our structure) by name.
 GAMES = {
@@ -90,8 +90,7 @@ def draw_state(settings: RuleSettings, stacks: list[int]) -> State:
     if game.form == "triple_draw":
         definition: Any = FixedLimitDeuceToSevenLowballTripleDraw(
             AUTOMATIONS,
-            True,
-            0,
+            *pokerkit_antes(game),
             blinds,
             game.small_bet_amount,
             game.big_bet_amount,
@@ -106,7 +105,7 @@ def draw_state(settings: RuleSettings, stacks: list[int]) -> State:
         )
     elif game.structure == "fixed_limit":
         definition = FixedLimitDeuceToSevenLowballSingleDraw(
-            AUTOMATIONS, True, 0, blinds, game.small_bet_amount, mode=Mode.CASH_GAME
+            AUTOMATIONS, *pokerkit_antes(game), blinds, game.small_bet_amount, mode=Mode.CASH_GAME
         )
         first, second = definition.streets
         definition.streets = (
@@ -121,7 +120,7 @@ def draw_state(settings: RuleSettings, stacks: list[int]) -> State:
         )
     else:
         definition = NoLimitDeuceToSevenLowballSingleDraw(
-            AUTOMATIONS, True, 0, blinds, game.big_blind, mode=Mode.CASH_GAME
+            AUTOMATIONS, *pokerkit_antes(game), blinds, game.big_blind, mode=Mode.CASH_GAME
         )
     return definition(tuple(stacks), len(stacks))
 
@@ -200,20 +199,25 @@ class DrawVariant(Variant):
 VARIANTS = {name: DrawVariant(name) for name in GAMES}
 
 
-def play_draw_hand(rng: random.Random, name: str) -> Outcome:
-    return play_hand(rng, GAMES[name][1], VARIANTS[name])
+def play_draw_hand(rng: random.Random, name: str, antes: AnteForm | None = None) -> Outcome:
+    return play_hand(rng, GAMES[name][1], VARIANTS[name], antes)
 
 
-def run_draw(count: int, seed: int, name: str) -> tuple[Counter[str], list[Outcome]]:
-    """``count`` random hands of one draw game (a name of ``GAMES``)."""
+def run_draw(
+    count: int, seed: int, name: str, antes: AnteForm | None = None
+) -> tuple[Counter[str], list[Outcome]]:
+    """``count`` random hands of one draw game (a name of ``GAMES``; ``antes``: with an
+    ante of that form drawn for each hand)."""
     rng = random.Random(seed)
     tally: Counter[str] = Counter()
     mismatches: list[Outcome] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(count):
-            outcome = play_draw_hand(rng, name)
+            outcome = play_draw_hand(rng, name, antes)
             tally[outcome.kind] += 1
+            if outcome.adjusted:
+                tally[f"adjusted:{outcome.adjusted}"] += 1
             if outcome.kind == "mismatch":
                 mismatches.append(outcome)
     return tally, mismatches

@@ -12,8 +12,11 @@ Where PokerKit knowingly differs from our rule book (``docs/rulebook.md``), the
 difference is named (``EXCLUSIONS``); a hand in which one of them shows up is counted
 under that name instead of compared. Any other disagreement is a ``mismatch``.
 
-PokerKit is set up to our rule book where it has a knob for it: cash-game mode, no
-antes, our blinds, and in fixed limit a first-round cap of ``limit_cap_raises`` raises
+PokerKit is set up to our rule book where it has a knob for it: cash-game mode, our
+blinds, our antes (``run(..., antes=FORM)``: A1's from every player as uniform antes with
+ante trimming, so that a short ante caps what it can win as our pots by contribution do;
+A2's as one ante keyed to the big blind's index, without trimming: dead money in the
+main pot, as ours), and in fixed limit a first-round cap of ``limit_cap_raises`` raises
 over the big blind (PokerKit counts the blind as no bet, so its default would let the
 first round reach five bets: 10 at 2/4 where R3 caps it at 8).
 """
@@ -46,7 +49,7 @@ from controller.rules.betting import bet_size, limit_target
 from controller.rules.effects import Acted, Posted
 from controller.rules.events import Act, Award, Sit, StartHand
 from controller.rules.hand import current_pots
-from controller.rules.settings import GameSettings, RuleSettings
+from controller.rules.settings import AnteForm, GameSettings, RuleSettings
 from controller.rules.state import FIRST_ROUNDS
 
 AUTOMATIONS = (
@@ -75,8 +78,9 @@ EXCLUSIONS = {
         "raise from the all-in"
     ),
     "short_big_blind": (
-        "B1: a big blind posted all-in for less keeps the full call and a minimum raise "
-        "to 2xBB; PokerKit lowers the amount to call to what the short blind posted"
+        "B1: a big blind posted all-in for less (or not at all: all-in for its ante, A1) "
+        "keeps the full call and a minimum raise to 2xBB; PokerKit lowers the amount to "
+        "call to what the short blind posted"
     ),
     "fold_with_nothing_to_call": (
         "docs/replay.md (act): fold is always allowed to the seat to act; PokerKit refuses a fold "
@@ -100,6 +104,19 @@ EXCLUSIONS = {
         "raise, does not reopen the betting for players who already acted (TDA 47A); "
         "PokerKit measures such an all-in against a raise size of 0 at the start of each "
         "round and so reopens the betting for everyone"
+    ),
+}
+
+
+# Where PokerKit knowingly differs but the hand can still be compared: PokerKit is told
+# what our rule book made of the post, and the hand is compared as usual (counted in the
+# tally as ``adjusted:NAME``, over and above its outcome).
+ADJUSTMENTS = {
+    "big_blind_ante_first": (
+        "A2: a big blind that cannot cover both its blind and the big-blind ante pays "
+        "the blind first and the ante gets what is left; PokerKit posts every ante "
+        "before the blinds, so it would take the ante first and the blind from what is "
+        "left: it is given the ante we took (none when the blind took every chip)"
     ),
 }
 
@@ -143,6 +160,7 @@ class Outcome:
     kind: str  # "agree", "mismatch", or a key of EXCLUSIONS
     actions: int
     detail: str = ""
+    adjusted: str | None = None  # a key of ADJUSTMENTS, when PokerKit was told our post
     events: list[dict[str, Any]] = field(default_factory=list)  # ours, as replay events
     operations: list[tuple[Any, ...]] = field(default_factory=list)  # PokerKit's
     stacks: list[int] = field(default_factory=list)  # PokerKit's starting stacks
@@ -214,14 +232,27 @@ def rule_settings(structure: str, small_blind: int, big_blind: int) -> RuleSetti
     )
 
 
+def pokerkit_antes(game: GameSettings) -> tuple[bool, Any]:
+    """PokerKit's ``ante_trimming_status`` and ``raw_antes`` for our antes: A1's from
+    every player (uniform, trimmed: a short ante caps what it can win), A2's from the
+    big blind alone (keyed to the big blind's index, 1; PokerKit turns it round
+    heads-up, where index 0 is the big blind; untrimmed: dead money in the main pot)."""
+    if not game.ante:
+        return True, 0
+    if game.ante_form == "big_blind":
+        return False, {1: game.ante}
+    return True, game.ante
+
+
 def pokerkit_state(settings: RuleSettings, stacks: list[int]) -> State:
     game = settings.game
     blinds = (game.sb_amount, game.big_blind)
+    trimming, antes = pokerkit_antes(game)
     if game.structure == "fixed_limit":
         definition: Any = FixedLimitTexasHoldem(
             AUTOMATIONS,
-            True,
-            0,
+            trimming,
+            antes,
             blinds,
             game.small_bet_amount,
             game.big_bet_amount,
@@ -234,7 +265,7 @@ def pokerkit_state(settings: RuleSettings, stacks: list[int]) -> State:
         )
     else:
         definition = NoLimitTexasHoldem(
-            AUTOMATIONS, True, 0, blinds, game.big_blind, mode=Mode.CASH_GAME
+            AUTOMATIONS, trimming, antes, blinds, game.big_blind, mode=Mode.CASH_GAME
         )
     return definition(tuple(stacks), len(stacks))
 
@@ -423,10 +454,48 @@ def act_in_pokerkit(pk: Any, acted: Acted) -> None:
         pk.complete_bet_or_raise_to(acted.total)
 
 
-def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> Outcome:
+def with_antes(
+    rng: random.Random, settings: RuleSettings, ante_form: AnteForm | None
+) -> RuleSettings:
+    """The settings with an ante drawn for ``ante_form`` (None: none, nothing drawn)."""
+    if ante_form is None:
+        return settings
+    big_blind = settings.game.big_blind
+    if ante_form == "big_blind":
+        ante = rng.choice((big_blind, big_blind, big_blind // 2, 2 * big_blind))
+    else:
+        ante = rng.choice((1, big_blind // 2, big_blind))
+    game = dataclasses.replace(settings.game, ante=ante, ante_form=ante_form)
+    return dataclasses.replace(settings, game=game)
+
+
+def note_posts(features: Features, table: Table, start: list[Any]) -> RuleSettings:
+    """Note the known difference the posts bring into play, a big blind short of the
+    full blind (B1; one all-in for its ante posts none, A1); and the settings to give
+    PokerKit: ours, but for a big blind short of its blind and its big-blind ante
+    together, the ante it could post (A2, ``ADJUSTMENTS``)."""
+    game = table.settings.game
+    blind = sum(e.live for e in start if isinstance(e, Posted) and e.kind == "big_blind")
+    if blind < game.big_blind:
+        features.note("short_big_blind")
+    if game.ante_form != "big_blind":
+        return table.settings
+    ante = sum(e.dead for e in start if isinstance(e, Posted) and e.kind == "big_blind_ante")
+    if ante == game.ante:
+        return table.settings
+    features.note("big_blind_ante_first")
+    return dataclasses.replace(table.settings, game=dataclasses.replace(game, ante=ante))
+
+
+def play_hand(
+    rng: random.Random,
+    structure: str,
+    variant: Variant = HOLDEM,
+    ante_form: AnteForm | None = None,
+) -> Outcome:
     big_blind = rng.choice((2, 2, 10))
     small_blind = big_blind // 2
-    settings = variant.settings(structure, small_blind, big_blind)
+    settings = with_antes(rng, variant.settings(structure, small_blind, big_blind), ante_form)
     count = rng.randint(2, 9)
     seats = sorted(rng.sample(range(1, 10), count))
     stacks = random_stacks(rng, count, big_blind)
@@ -442,9 +511,7 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
     order = list(hand.dealt)  # PokerKit's player indices: left of the button first
     index_of = {seat: i for i, seat in enumerate(order)}
     features = Features()
-    for effect in start:
-        if isinstance(effect, Posted) and effect.kind == "big_blind" and effect.live < big_blind:
-            features.note("short_big_blind")
+    posted = note_posts(features, table, start)
     deck = shuffled_deck(rng)
     holes = {seat: [deck.pop() for _ in range(variant.hole_count)] for seat in order}
     odd_chip_bound = 0  # at a showdown with a tie: tied seats x pots
@@ -452,7 +519,7 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         starting = [stacks[seats.index(s)] for s in order]
-        pk: Any = Recording(variant.state(settings, starting))
+        pk: Any = Recording(variant.state(posted, starting))
         for seat in order:
             pk.deal_hole(holes[seat], index_of[seat])
         try:
@@ -523,7 +590,13 @@ def play_hand(rng: random.Random, structure: str, variant: Variant = HOLDEM) -> 
             features.note("odd_chips")
         return _differ(features, actions, log, f"stacks: ours {ours}, PokerKit {theirs}")
     return Outcome(
-        "agree", actions, events=log, operations=pk.operations, stacks=starting, settings=settings
+        "agree",
+        actions,
+        adjusted=_adjusted(features),
+        events=log,
+        operations=pk.operations,
+        stacks=starting,
+        settings=settings,
     )
 
 
@@ -548,19 +621,26 @@ ATTRIBUTION = (
 
 def _differ(features: Features, actions: int, log: list[dict[str, Any]], detail: str) -> Outcome:
     kind = next((k for k in ATTRIBUTION if k in features.found), "mismatch")
-    return Outcome(kind, actions, detail, log)
+    return Outcome(kind, actions, detail, _adjusted(features), log)
 
 
-def run(count: int, seed: int) -> tuple[Counter[str], list[Outcome]]:
-    """``count`` hands, alternating no-limit and fixed-limit."""
+def _adjusted(features: Features) -> str | None:
+    return next((k for k in ADJUSTMENTS if k in features.found), None)
+
+
+def run(count: int, seed: int, antes: AnteForm | None = None) -> tuple[Counter[str], list[Outcome]]:
+    """``count`` hands, alternating no-limit and fixed-limit (``antes``: with an
+    ante of that form drawn for each hand)."""
     rng = random.Random(seed)
     tally: Counter[str] = Counter()
     mismatches: list[Outcome] = []
     with memoized_evaluation():
         for number in range(count):
             structure = "no_limit" if number % 2 == 0 else "fixed_limit"
-            outcome = play_hand(rng, structure)
+            outcome = play_hand(rng, structure, ante_form=antes)
             tally[outcome.kind] += 1
+            if outcome.adjusted:
+                tally[f"adjusted:{outcome.adjusted}"] += 1
             if outcome.kind == "mismatch":
                 mismatches.append(outcome)
     return tally, mismatches

@@ -73,6 +73,9 @@ def random_settings(c: Chooser) -> RuleSettings:
         new_player_post_multiple=c.pick((1, 1, 2)),
         out_of_turn=c.pick(("reject", "record")),
         lose_right_to_act=c.pick((False, True)),
+        # antes (A1, A2): none, a chip or two from each player, or the big blind's
+        ante=chip * c.pick((0, 0, 1, 2)),
+        ante_form=c.pick(("each", "big_blind")),
     )
     return RuleSettings(
         seats=c.integer(2, 10),
@@ -223,6 +226,8 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
     if taken and c.integer(0, 1):
         seat = c.pick(taken)
     free = [s for s in range(1, settings.seats + 1) if s not in state.seats]
+    # B11: a seat dealt cards by mistake is one not dealt in (most rulings then apply)
+    not_dealt = [s for s in taken if not state.seats[s].in_hand] if state.hand else []
     player = c.pick(NAMES)
     entry = c.pick(("wait", "post"))
     chip = settings.game.smallest_chip
@@ -257,7 +262,11 @@ def other_event(c: Chooser, table: Table) -> dict[str, Any]:
                 "amount": c.pick((chip, 20 * chip, chip + 1, 10_000 * chip)),
                 "reason": c.pick(("wrong_payout", "chips_misplaced", "other", "tip")),
             },
-            {"type": "dealt_in_error", "seat": seat, "ruling": c.pick(("kill", "keep"))},
+            {
+                "type": "dealt_in_error",
+                "seat": c.pick(not_dealt) if not_dealt and c.integer(0, 1) else seat,
+                "ruling": c.pick(("kill", "keep")),
+            },
             {"type": "tip", "seat": seat, "amount": c.pick((chip, 5 * chip, chip + 1))},
             {"type": "dealer", "id": c.pick(("D1", "D2", None))},
             {
@@ -362,21 +371,26 @@ def chips_on_table(state: TableState) -> int:
     total = state.rake_total + state.jackpot_total + state.time_fees_total + state.tips_total
     for seat in state.seats.values():
         total += seat.stack + seat.pending_chips + seat.bet + seat.gathered
-    if state.hand is not None:
+    if state.hand is not None:  # dead money, and every player's antes (A1)
         total += state.hand.dead_money
+        total += sum(p["dead"] for p in state.hand.posts if p["kind"] == "ante")
     return total
 
 
 def check_heads_up_blinds(table: Table) -> None:
     """B3: in a hand dealt to two players the button is the small blind and posts the
-    small blind, live, and nothing else (all in for less when its stack is short): never
-    a big blind or an entry post (B7: no one owing is dealt on the button)."""
+    small blind, live, and nothing else but its ante (all in for less when its stack is
+    short; no blind when the ante took it all, A1): never a big blind or an entry post
+    (B7: no one owing is dealt on the button)."""
     state = table.state
     pos = state.positions
     if state.hand is None or not pos.heads_up:
         return
     assert pos.small_blind == pos.button, f"heads-up: button {pos.button}, SB {pos.small_blind}"
-    posts = [p for p in state.hand.posts if p["seat"] == pos.button]
+    posts = [p for p in state.hand.posts if p["seat"] == pos.button and p["kind"] != "ante"]
+    anted = any(p["seat"] == pos.button and p["kind"] == "ante" for p in state.hand.posts)
+    if not posts and anted and state.seats[pos.button].all_in:
+        return  # A1: all-in for its ante, the button posts no blind
     sb = table.settings.game.sb_amount
     assert len(posts) == 1 and posts[0]["kind"] == "small_blind", f"heads-up button posts {posts}"
     assert posts[0]["live"] <= sb and posts[0]["dead"] == 0, f"heads-up button posts {posts}"
@@ -406,8 +420,12 @@ def check_invariants(table: Table) -> dict[str, Any]:
     if state.hand is None:
         assert all(s.bet == 0 and s.gathered == 0 for s in state.seats.values())
     else:
+        # a seat still in the hand with chips behind has matched every bet (and put in
+        # its ante, A1): it can win every pot
+        playing = [n for n in state.hand.dealt if state.seats[n].can_act]
         for pot in view["pots"]:
             assert pot["amount"] > 0 and pot["eligible"] == sorted(pot["eligible"])
+            assert set(playing) <= set(pot["eligible"]), f"{playing} not all in {pot}"
     return view
 
 

@@ -24,6 +24,7 @@ from controller.config import (
     rules_differences,
 )
 from controller.config.loader import option_paths
+from controller.config.settings import settings_changes
 from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,23 +220,52 @@ def test_design_configuration_block_loads() -> None:
     )
 
 
-def test_lose_right_to_act_warns_without_out_of_turn_record() -> None:
-    """R11 works on the actions recorded out of turn: under reject it does nothing."""
+@pytest.mark.parametrize(
+    ("knob", "needle", "warning", "fix"),
+    [
+        # R11 works on the actions recorded out of turn: under reject it does nothing
+        (
+            "lose_right_to_act: true",
+            "true",
+            "game.lose_right_to_act: has no effect while game.out_of_turn is reject: only "
+            "actions recorded out of turn (out_of_turn: record) act behind a seat",
+            "out_of_turn: record, ",
+        ),
+        # A2's form with no ante (the default 0) takes nothing: a forgotten ``ante``
+        (
+            "ante_form: big_blind",
+            "big_blind}",
+            "game.ante_form: has no effect while game.ante is 0",
+            "ante: 10, ",
+        ),
+    ],
+)
+def test_a_knob_that_needs_another_warns_without_it(
+    knob: str, needle: str, warning: str, fix: str
+) -> None:
+    text = f"""
+        table: {{id: T1, seats: 9}}
+        game: {{big_blind: 10, smallest_chip: 5, {knob}}}
+    """
+    assert load(text).warnings[1:] == (f"t.yaml:{at(text, needle)}: warning: {warning}",)
+    assert load(text.replace(knob, fix + knob)).warnings[1:] == ()
+
+
+def test_lose_right_to_act_is_read() -> None:
     text = """
         table: {id: T1, seats: 9}
-        game: {big_blind: 10, smallest_chip: 5, lose_right_to_act: true}
+        game: {big_blind: 10, smallest_chip: 5, out_of_turn: record, lose_right_to_act: true}
     """
-    assert load(text).warnings[1:] == (
-        f"t.yaml:{at(text, 'true')}: warning: game.lose_right_to_act: has no effect while "
-        "game.out_of_turn is reject: only actions recorded out of turn (out_of_turn: "
-        "record) act behind a seat",
-    )
-    recorded = text.replace("lose_right_to_act", "out_of_turn: record, lose_right_to_act")
-    assert load(recorded).warnings[1:] == ()
-    assert load(recorded).rules.game.lose_right_to_act
+    assert load(text).rules.game.lose_right_to_act
     assert problems(text.replace("true}", "3}")) == [
         f"{at(text, 'true')}: game.lose_right_to_act: expected true or false, got 3"
     ]
+
+
+def test_the_ante_is_read_with_its_form() -> None:
+    text = "table: {id: T1, seats: 9}\ngame: {big_blind: 10, ante: 10, ante_form: big_blind}\n"
+    assert (load(text).rules.game.ante, load(text).rules.game.ante_form) == (10, "big_blind")
+    assert (load(BASE).rules.game.ante, load(BASE).rules.game.ante_form) == (0, "each")
 
 
 def test_every_knob_is_read() -> None:
@@ -266,6 +296,8 @@ def test_every_knob_is_read() -> None:
           min_buy_in: 40
           max_buy_in: 400
           max_absent_hands: 3
+          ante: 2
+          ante_form: big_blind
         clock: {seconds: 30, warning: 5, on_expiry: check_or_fold, shot_clock: true,
                 time_banks: 2, time_bank_seconds: 20}
         fees: {mode: rake, rake_percent: 5, rake_cap: 6, no_flop_no_drop: false,
@@ -305,6 +337,8 @@ def test_every_knob_is_read() -> None:
             min_buy_in=40,
             max_buy_in=400,
             max_absent_hands=3,
+            ante=2,
+            ante_form="big_blind",
         ),
         clock=ClockSettings(
             seconds=30,
@@ -707,6 +741,28 @@ def test_section_bounds(section: str, needle: str, expected: str) -> None:
             "many",
             "game.max_raises_big_bet: expected an integer from 1 to 100, or null (unlimited), "
             "got the text 'many'",
+        ),
+        (
+            "{big_blind: 10, ante: 7, smallest_chip: 5}",
+            "7",
+            "game.ante: must be a multiple of game.smallest_chip (5), got 7",
+        ),
+        (
+            "{big_blind: 2, ante: -1}",
+            "-1",
+            "game.ante: must be from 0 to 1000000000000, got -1",
+        ),
+        (
+            "{big_blind: 2, ante: 2.5}",
+            "2.5",
+            "game.ante: expected a whole number of chip units from 0 to 1000000000000, "
+            "got the decimal number 2.5 (money is a whole number of chip units, never a "
+            "decimal)",
+        ),
+        (
+            "{big_blind: 2, ante: 1, ante_form: bb}",
+            "bb",
+            "game.ante_form: must be one of each, big_blind, got the text 'bb'",
         ),
         (
             "{big_blind: 2, max_absent_hands: 0}",
@@ -1351,6 +1407,18 @@ def test_check_config_summary_names_a_draw_form() -> None:
     assert "fixed_limit triple_draw 1/2, bets 2/4" in load_config_text(text).summary()
     flop = "table: {id: T1, seats: 9}\ngame: {big_blind: 2}\n"
     assert "no_limit 1/2 " in load_config_text(flop).summary()
+
+
+def test_check_config_summary_and_changes_name_the_ante() -> None:
+    """A1, A2: the ante is part of the stakes, in the summary and in a reload's change."""
+    base = "table: {id: T1, seats: 9}\ngame: {big_blind: 2"
+    each = load_config_text(base + ", ante: 1}\n")
+    big_blind = load_config_text(base + ", ante: 2, ante_form: big_blind}\n")
+    assert "no_limit 1/2 ante 1 " in each.summary()
+    assert "no_limit 1/2 big blind ante 2 " in big_blind.summary()
+    assert settings_changes(each, big_blind) == (
+        "stakes: game.ante 1 -> 2, game.ante_form 'each' -> 'big_blind'"
+    )
 
 
 # -- check-config: the files and ports named exist ---------------------------------------

@@ -313,3 +313,22 @@ def test_odd_play_messages_make_short_lines(body: dict[str, Any]) -> None:
     assert detail is not None
     [line] = detail["hands"][0]["lines"]
     assert 0 < len(line["text"]) <= board_log.LINE_CHARS
+
+
+@pytest.mark.parametrize(
+    ("antes", "game"),
+    [
+        ({"ante": 5, "ante_form": "each"}, "NL HOLD'EM 5/10 A5"),
+        ({"ante": 10, "ante_form": "big_blind"}, "NL HOLD'EM 5/10 BBA10"),
+        ({"ante": 0, "ante_form": "each"}, "NL HOLD'EM 5/10"),
+    ],
+)
+def test_the_game_shows_the_ante_beside_the_blinds(antes: dict[str, Any], game: str) -> None:
+    """A1, A2: the ante where the card shows the blinds, each player's (A) or the big
+    blind's (BBA); the state message that carries it is valid."""
+    board = Board("lv")
+    table = Table(board)
+    body = {"hand": 1, "phase": "flop", "pot_total": 200, "seats": SEATS, "clock": None}
+    table.send(1 * S, "state", state=body, table={**NINE_SEAT_NLHE, **antes})
+    assert_valid([table.sent[-1]])
+    assert card(board, 2 * S)["game"] == game

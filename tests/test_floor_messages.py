@@ -25,6 +25,10 @@ from controller.floor.messages import (
 )
 from controller.floor.settings import FloorConfigError, FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, TopicError, subscription
+from controller.rules import Table, state_view
+from controller.rules.events import Sit, StartHand
+from controller.rules.settings import GameSettings, RuleSettings
+from tests.floor_schema import assert_valid
 
 TOPICS = TableTopics("casino", "lv", "T7")
 STAMP = Stamp(1_740_863_645_123_456_789, True)
@@ -327,6 +331,33 @@ def test_starting_a_hand_publishes_positions_and_posts() -> None:
         "5": {"amount": 10, "blind": "big"},
     }
     assert start["dead_money"] == 0
+
+
+@pytest.mark.parametrize(
+    ("form", "antes", "posts"),
+    [
+        ("each", {"2": 5, "5": 5, "8": 5}, {"2": 5, "5": 10}),
+        ("big_blind", {"5": 10}, {"2": 5, "5": 10}),
+    ],
+)
+def test_the_hand_start_carries_the_antes(
+    form: str, antes: dict[str, int], posts: dict[str, int]
+) -> None:
+    """A1, A2: each seat's ante, dead money in the pot from the deal (not a post of a
+    bet), from the rules core's own state."""
+    game = GameSettings(big_blind=10, smallest_chip=5, ante=antes["5"], ante_form=form)  # type: ignore[arg-type]
+    table = Table(RuleSettings(game=game))
+    for seat, player in ((2, "ana"), (5, "luis"), (8, "marta")):
+        table.apply(Sit(seat=seat, player=player, chips=1000))
+    before = state_view(table)
+    table.apply(StartHand())
+    messages = _build({"type": "start_hand"}, before, state_view(table), seq=4)
+    # (the outbox numbers each message as it sends it: ``msg_seq``)
+    assert_valid([{**doc, "msg_seq": n} for n, doc in enumerate(_docs(messages), 1)])
+    start = _docs(messages)[1]
+    assert start["antes"] == antes
+    assert {seat: post["amount"] for seat, post in start["posts"].items()} == posts
+    assert start["dead_money"] == sum(antes.values())
 
 
 def test_the_award_that_ends_a_hand_publishes_its_summary() -> None:

@@ -52,9 +52,12 @@ class DataChooser:
 
 def on_table(state: TableState) -> int:
     """The chips in the players' hands: stacks, chips bought not yet playing, bets and
-    the pots (dead money included)."""
+    the pots (dead money and every player's antes, A1, included)."""
     total = sum(s.stack + s.pending_chips + s.bet + s.gathered for s in state.seats.values())
-    return total + (state.hand.dead_money if state.hand is not None else 0)
+    if state.hand is None:
+        return total
+    antes = sum(p["dead"] for p in state.hand.posts if p["kind"] == "ante")
+    return total + state.hand.dead_money + antes
 
 
 def session(c: Chooser, steps: int) -> Table:

@@ -18,6 +18,7 @@ import pytest
 
 from controller.rules import Table
 from controller.rules.events import Act, Sit, StartHand
+from controller.rules.settings import AnteForm
 from tests.pokerkit_draw_oracle import GAMES, RULE_BOOK_CAP, draw_settings, draw_state, run_draw
 from tests.pokerkit_oracle import EXCLUSIONS
 
@@ -28,15 +29,19 @@ HANDS = 1000  # of each game
 MAX_EXCLUDED = 0.15
 
 
+@pytest.mark.parametrize("antes", [None, "each", "big_blind"])
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_same_final_stacks_as_pokerkit(name: str) -> None:
-    tally, mismatches = run_draw(HANDS, seed=20261201, name=name)
+def test_same_final_stacks_as_pokerkit(name: str, antes: AnteForm | None) -> None:
+    """Without antes, with every player's (A1) and with the big blind's (A2)."""
+    tally, mismatches = run_draw(HANDS, seed=20261201, name=name, antes=antes)
     excluded = {kind: tally[kind] for kind in EXCLUSIONS if tally[kind]}
+    adjusted = {k: n for k, n in tally.items() if k.startswith("adjusted:")}
     print(
-        f"\n{name}: {HANDS} hands: {tally['agree']} agree, {sum(excluded.values())} "
-        f"excluded {excluded}, {len(mismatches)} mismatches"
+        f"\n{name}, antes {antes}: {HANDS} hands: {tally['agree']} agree, "
+        f"{sum(excluded.values())} excluded {excluded}, {adjusted}, "
+        f"{len(mismatches)} mismatches"
     )
-    assert sum(tally.values()) == HANDS
+    assert tally["agree"] + tally["mismatch"] + sum(excluded.values()) == HANDS
     assert not mismatches, "\n\n".join(
         f"{m.detail}\n" + "\n".join(f"  {e}" for e in m.events) for m in mismatches[:5]
     )

@@ -78,8 +78,9 @@ def send(table: Table, **event: Any) -> bool:
 
 def money_in_play(state: TableState) -> int:
     total = sum(s.stack + s.pending_chips + s.bet + s.gathered for s in state.seats.values())
-    if state.hand is not None:
+    if state.hand is not None:  # dead money, and every player's antes (A1)
         total += state.hand.dead_money
+        total += sum(p["dead"] for p in state.hand.posts if p["kind"] == "ante")
     return total + state.rake_total + state.jackpot_total + state.time_fees_total
 
 

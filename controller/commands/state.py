@@ -100,6 +100,9 @@ def summary(view: dict[str, Any], last_seq: int) -> str:
     if view["button"] is not None:
         sb = f"SB seat {view['small_blind']}" if view["small_blind"] is not None else "SB dead"
         lines.append(f"button seat {view['button']}, {sb}, BB seat {view['big_blind']}")
+    antes = view.get("antes") or {}
+    if antes:  # A1, A2: dead money, already in the pots
+        lines.append("antes: " + ", ".join(f"seat {s} {amount}" for s, amount in antes.items()))
     pots = [
         ("main" if i == 0 else f"side {i}") + f" {p['amount']} [{_seats(p['eligible'])}]"
         for i, p in enumerate(view["pots"])

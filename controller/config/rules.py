@@ -14,6 +14,7 @@ from typing import Literal, cast, get_args
 from controller.config.reader import Section, describe, read_value
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
+    AnteForm,
     ButtonMethod,
     ClockSettings,
     DealerSettings,
@@ -44,6 +45,7 @@ FEE_MODES: tuple[str, ...] = get_args(FeeMode)
 MISSED_RETURNS: tuple[str, ...] = get_args(MissedReturn)
 MISSED_SMALLS: tuple[str, ...] = get_args(MissedSmall)
 OUT_OF_TURN: tuple[str, ...] = get_args(OutOfTurn)
+ANTE_FORMS: tuple[str, ...] = get_args(AnteForm)
 
 
 def read_rules(root: Section) -> RuleSettings:
@@ -124,6 +126,8 @@ def _read_game(game: Section, seats: int) -> GameSettings:
         max_absent_hands=game.get_optional_int(
             "max_absent_hands", 1, 10_000, none_means="no limit"
         ),
+        ante=_money(game, "ante", 0, lo=0),
+        ante_form=cast(AnteForm, game.get_choice("ante_form", ANTE_FORMS, "each")),
     )
     _check_game(game, settings)
     return settings
@@ -160,7 +164,16 @@ def _check_chip_multiples(game: Section, settings: GameSettings) -> None:
     chip = settings.smallest_chip
     if not game.ok("smallest_chip"):
         return
-    for key in ("big_blind", "small_blind", "small_bet", "big_bet", "min_buy_in", "max_buy_in"):
+    # 004 R7: the smallest chip that plays is the smallest used for antes, blinds ...
+    for key in (
+        "big_blind",
+        "small_blind",
+        "small_bet",
+        "big_bet",
+        "min_buy_in",
+        "max_buy_in",
+        "ante",
+    ):
         amount = getattr(settings, key)
         if amount is not None and game.ok(key) and amount % chip:
             game.fail(key, f"must be a multiple of game.smallest_chip ({chip}), got {amount}")
@@ -207,6 +220,8 @@ def _check_limit_bets(game: Section, settings: GameSettings) -> None:
 
 
 def _check_options_without_effect(game: Section, settings: GameSettings) -> None:
+    if settings.ante_form != "each" and not settings.ante and game.ok("ante", "ante_form"):
+        game.warn("ante_form", "has no effect while game.ante is 0")
     if settings.straddle_in_limit and not settings.straddle:
         game.warn("straddle_in_limit", "has no effect while game.straddle is false")
     if settings.lose_right_to_act and settings.out_of_turn != "record":

@@ -64,6 +64,8 @@ class Settings:
         stakes = f"{game.sb_amount}/{game.big_blind}"
         if game.form != "flop":
             stakes = f"{game.form} {stakes}"
+        if game.ante:  # A1, A2
+            stakes += f" {'big blind ' if game.ante_form == 'big_blind' else ''}ante {game.ante}"
         if game.structure == "fixed_limit":
             stakes += f", bets {game.small_bet_amount}/{game.big_bet_amount}"
         floor = f"{self.floor.host}:{self.floor.port}" if self.floor else "off"
@@ -88,7 +90,16 @@ def rules_differences(old: RuleSettings, new: RuleSettings) -> list[str]:
 
 
 _TOPICS = {"fees": "rake", "table.seats": "seats", "table.id": "table", "clock": "clock"}
-_STAKES = ("big_blind", "small_blind", "small_bet", "big_bet", "structure", "form")
+_STAKES = (
+    "big_blind",
+    "small_blind",
+    "small_bet",
+    "big_bet",
+    "structure",
+    "form",
+    "ante",
+    "ante_form",
+)
 _OTHER_PARTS = ("display", "lights", "puck", "tray", "logging", "supervisor")
 _RESTART_PARTS = ("hardware", "journal", "floor")
 

@@ -479,7 +479,7 @@ def _raw_hands(
 
 # -- text --------------------------------------------------------------------------------
 
-POST_NAMES = {"small_blind": "SB", "big_blind": "BB"}
+POST_NAMES = {"small_blind": "SB", "big_blind": "BB", "big_blind_ante": "BB ante"}
 
 
 def as_text(hands: list[RecalledHand]) -> str:
@@ -526,15 +526,17 @@ def _positions_text(hand: RecalledHand) -> list[str]:
         "  seats: " + ", ".join(f"{n} {v['player']} {v['stack']}" for n, v in hand.seats.items()),
     ]
     if hand.posts:
-        out.append(
-            "  posts: "
-            + "; ".join(
-                f"{POST_NAMES.get(p['kind'], p['kind'].replace('_', ' '))} seat {p['seat']}"
-                f" {p['live']}" + (f" + {p['dead']} dead" if p["dead"] else "")
-                for p in hand.posts
-            )
-        )
+        out.append("  posts: " + "; ".join(_post_text(p) for p in hand.posts))
     return out
+
+
+def _post_text(post: dict[str, Any]) -> str:
+    """A post: its live part, and its dead part; an ante is all dead (A1, A2)."""
+    name = POST_NAMES.get(post["kind"], post["kind"].replace("_", " "))
+    if post["kind"] in ("ante", "big_blind_ante"):
+        return f"{name} seat {post['seat']} {post['dead']}"
+    dead = f" + {post['dead']} dead" if post["dead"] else ""
+    return f"{name} seat {post['seat']} {post['live']}{dead}"
 
 
 def _actions_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:

@@ -303,7 +303,11 @@ def _game(info: Mapping[str, Any]) -> str | None:
     name = {"flop": "HOLD'EM", "draw": "DRAW", "triple_draw": "TRIPLE DRAW"}.get(
         str(form), str(form or "").upper()
     )
-    return f"{structure} {name} {info.get('small_blind')}/{info.get('big_blind')}".strip()
+    stakes = f"{info.get('small_blind')}/{info.get('big_blind')}"
+    ante = info.get("ante")
+    if isinstance(ante, int) and ante > 0:  # A1 each, A2 the big blind's (BBA)
+        stakes += f" {'BBA' if info.get('ante_form') == 'big_blind' else 'A'}{ante}"
+    return f"{structure} {name} {stakes}".strip()
 
 
 class Board:

@@ -155,9 +155,18 @@ def hand_start(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str,
         "players": {s: seats_after[s].get("player") for s in dealt_in},
         "stacks": {s: seats_before.get(s, seats_after[s]).get("stack") for s in dealt_in},
         "posts": posts,
+        "antes": _antes(after, dealt_in),
         "dead_money": dead,
         "dealer": after.get("hand_dealer"),
     }
+
+
+def _antes(after: Mapping[str, Any], dealt_in: list[str]) -> dict[str, int]:
+    """Each dealt seat's ante (the state's ``antes``: none from a state without it)."""
+    antes = after.get("antes")
+    if not isinstance(antes, Mapping):
+        return {}
+    return {s: _amount(antes.get(s)) for s in dealt_in if _amount(antes.get(s)) > 0}
 
 
 def hand_end(

@@ -284,6 +284,8 @@ def table_info(rules: Any) -> dict[str, Any]:
         "small_blind": getattr(game, "sb_amount", None),
         "big_blind": getattr(game, "big_blind", None),
         "push_minutes": getattr(getattr(rules, "dealer", None), "push_minutes", None),
+        "ante": getattr(game, "ante", 0),
+        "ante_form": getattr(game, "ante_form", "each"),
     }
 
 

@@ -127,7 +127,8 @@ def cap_reached(hand: Hand, seats: Mapping[int, Seat], game: GameSettings) -> bo
 
 
 def pot_total(hand: Hand, seats: Mapping[int, Seat]) -> int:
-    return hand.dead_money + sum(seats[s].gathered + seats[s].bet for s in hand.dealt)
+    antes = sum(p["dead"] for p in hand.posts if p["kind"] == "ante")  # A1
+    return hand.dead_money + antes + sum(seats[s].gathered + seats[s].bet for s in hand.dealt)
 
 
 def _no_raise_reason(

@@ -140,6 +140,8 @@ EN: dict[str, str] = {
     "choice.transfer_reason": "1 2 OR 3",
     # -- the dealer display: what happens next ------------------------------------------
     "display.ready": "READY",
+    "display.ante_each": "ANTE {amount} EACH",
+    "display.ante_big_blind": "BIG BLIND ANTE {amount}",
     "display.start": "TABLE CONTROLLER {version}",
     "display.start_software.verified": "SOFTWARE {digest} VERIFIED",
     "display.start_software.modified": "SOFTWARE {digest} MODIFIED",
@@ -425,6 +427,8 @@ ES: dict[str, str] = {
     "choice.supervisor": "1-9",
     "choice.transfer_reason": "1 2 O 3",
     "display.ready": "LISTO",
+    "display.ante_each": "ANTE {amount} CADA UNO",
+    "display.ante_big_blind": "ANTE DE CIEGA GRANDE {amount}",
     "display.start": "CONTROLADOR DE MESA {version}",
     "display.start_software.verified": "SOFTWARE {digest} VERIFICADO",
     "display.start_software.modified": "SOFTWARE {digest} MODIFICADO",

@@ -4,7 +4,7 @@ player present with chips: the seat plays and owes its post at the next hand).""
 
 from __future__ import annotations
 
-from controller.rules import betting, effects, hand, seating
+from controller.rules import antes, betting, effects, hand, seating
 from controller.rules.events import DealtInError
 from controller.rules.positions import ring
 from controller.rules.settings import RuleSettings
@@ -27,6 +27,7 @@ def check(state: TableState, settings: RuleSettings, event: DealtInError) -> Non
 def apply(state: TableState, settings: RuleSettings, event: DealtInError) -> list[effects.Effect]:
     h = state.hand
     assert h is not None
+    out: list[effects.Effect] = [effects.Corrected(f"dealt_in_{event.ruling}", event.seat)]
     if event.ruling == "keep":
         s = state.seats[event.seat]
         hand.deal_in(s, h.number)
@@ -34,5 +35,8 @@ def apply(state: TableState, settings: RuleSettings, event: DealtInError) -> lis
         button = hand.button_seat(state)
         members = set(h.dealt) | {event.seat}
         h.dealt = [x for x in ring(button, settings.seats) if x in members]
+        # A1: every player dealt in antes, a kept seat when it is kept (it plays for
+        # the whole pot, antes included)
+        out += antes.post_each(h, state.seats, (event.seat,), settings.game)
     state.undo = None
-    return [effects.Corrected(f"dealt_in_{event.ruling}", event.seat)]
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.rules import betting, effects, meters, seating, undo
+from controller.rules import antes, betting, effects, meters, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
@@ -34,6 +34,9 @@ def current_pots(state: TableState) -> list[Pot]:
             live.append(number)
             if s.all_in:
                 all_in.append(number)
+    for post in hand.posts:  # A1: each player's ante is part of what he put in
+        if post["kind"] == "ante":
+            contributions[post["seat"]] += post["dead"]
     return build_pots(contributions, live, all_in, hand.dead_money)
 
 
@@ -106,6 +109,9 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     out: list[effects.Effect] = [
         effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
     ]
+    anted = antes.post_each(hand, state.seats, plan.dealt, game)
+    anted_out = {e.seat for e in anted if state.seats[e.seat].all_in}
+    out += anted
     for post in plan.posts:
         s = state.seats[post.seat]
         live = min(post.live, betting.playable(s.stack, chip))
@@ -114,11 +120,14 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         dead = min(post.dead, betting.playable(s.stack, chip))
         s.stack -= dead
         hand.dead_money += dead
+        if not (live or dead) and post.seat in anted_out:
+            continue  # A1: all-in for its ante, the seat posts nothing more
         if betting.playable(s.stack, chip) == 0:
             s.all_in = True
         record: PostRecord = {"seat": post.seat, "kind": post.kind, "live": live, "dead": dead}
         hand.posts.append(record)
         out.append(effects.Posted(post.seat, post.kind, live, dead))
+    out += antes.post_big_blind(hand, state.seats, plan.big_blind, game)
     # B1: the call and the minimum raise come from the full big blind, even when short
     hand.current_bet = max([game.big_blind] + [state.seats[s].bet for s in plan.dealt])
     hand.min_increment = game.big_blind

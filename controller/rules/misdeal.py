@@ -11,7 +11,7 @@ happened to it before it joined and takes back what it put in.
 
 from __future__ import annotations
 
-from controller.rules import effects, hand
+from controller.rules import antes, effects, hand
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand, plan_to_dict
 from controller.rules.settings import RuleSettings
@@ -39,11 +39,12 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
         setattr(restored, name, getattr(current, name))
     seats = {}
     planned = set(current.positions.dealt)  # dealt when the hand began
+    anted = antes.posted(current.hand)
     for number, seat in current.seats.items():
         old = restored.seats.get(number)
         same = old if old is not None and old.player == seat.player else None
         if number in dealt and number not in planned:
-            seats[number] = _kept_in(seat, same)
+            seats[number] = _kept_in(seat, same, anted.get(number, 0))
             continue
         if number not in dealt or old is None:
             if same is not None:
@@ -67,14 +68,15 @@ def void(state: TableState, settings: RuleSettings) -> tuple[TableState, list[ef
     return restored, out + hand.settle_between_hands(restored, settings)
 
 
-def _kept_in(seat: Seat, before: Seat | None) -> Seat:
+def _kept_in(seat: Seat, before: Seat | None, ante: int) -> Seat:
     """A seat the floor kept in the voided hand after it began (B11 ``keep``): as it
     was when it joined. What happened to it before then stays (chips bought, a time fee
     paid, the seat taken during the hand), what it put into the hand comes back, and
     what the ruling gave it is taken back: it was never dealt this hand, so it is not
     past its first hand and owes no post for it (``before``: the same player's seat
-    before the hand, None for a player who sat down during it)."""
-    seat.stack += seat.bet + seat.gathered
+    before the hand, None for a player who sat down during it; ``ante``: the ante it
+    put in when it was kept, A1)."""
+    seat.stack += seat.bet + seat.gathered + ante
     hand.clear_hand(seat)
     if before is None:  # as ``sit`` seated it
         seat.fresh, seat.last_dealt_hand, seat.owes_post, seat.wait_hands = True, 0, False, 0

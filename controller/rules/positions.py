@@ -445,11 +445,12 @@ class Planner:
         a seat change kills the pot to play at once: a live kill blind of two big blinds,
         the hand at double the limits. One kill a hand (the others wait); a player owing
         a missed blind may not skip the wait (as with a post), nor one who cannot cover
-        the kill blind (no kill for less)."""
+        the kill blind (no kill for less; with every player's ante, A1, the ante as well)."""
         s = self.seats[seat]
         if not s.wait_hands or s.missed_big or s.missed_small or s.owes_post:
             return None
-        if playable(s.stack, self.chip) < 2 * self.game.big_blind:
+        ante = self.game.ante if self.game.ante_form == "each" else 0
+        if playable(s.stack, self.chip) < 2 * self.game.big_blind + ante:
             return None
         if any(p.kind == "kill" for p in posts):
             return None

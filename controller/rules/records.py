@@ -27,9 +27,19 @@ ACTIONS: tuple[Action, ...] = get_args(Action)
 ActionKind = Literal["fold", "check", "call", "bet", "raise"]
 
 #: A post of the hand: the blinds, a player's entry or return, a B11 debt, the B10a
-#: penalty, the straddle.
+#: penalty, the straddle, the lowball kill, a player's ante (A1: all of it dead, part of
+#: what the player put in for the pots) and the big blind's ante (A2: dead money).
 PostKind = Literal[
-    "small_blind", "big_blind", "entry", "return", "owed", "penalty", "straddle", "kill"
+    "small_blind",
+    "big_blind",
+    "entry",
+    "return",
+    "owed",
+    "penalty",
+    "straddle",
+    "kill",
+    "ante",
+    "big_blind_ante",
 ]
 
 #: An out-of-turn record (R10): waiting for the seat's turn, then carried out or void.

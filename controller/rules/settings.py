@@ -17,6 +17,7 @@ FeeMode = Literal["none", "rake", "time"]
 MissedReturn = Literal["post_or_wait", "post_only"]
 MissedSmall = Literal["dead", "live"]
 OutOfTurn = Literal["reject", "record"]
+AnteForm = Literal["each", "big_blind"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,6 +72,8 @@ class GameSettings:
     min_buy_in: int | None = None
     max_buy_in: int | None = None
     max_absent_hands: int | None = None
+    ante: int = 0  # A1: 0 = no ante
+    ante_form: AnteForm = "each"  # A1: every player dealt in; A2: the big blind alone
 
     @property
     def sb_amount(self) -> int:

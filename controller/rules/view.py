@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.rules import antes, meters, ops, out_of_turn, stopped, tray_ledger
 from controller.rules import hand as hand_flow
-from controller.rules import meters, ops, out_of_turn, stopped, tray_ledger
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
 from controller.rules.positions import plan_hand
@@ -98,6 +98,7 @@ def state_view(table: Table) -> dict[str, Any]:
         "puck": state.puck,
         "dealt": list(h.dealt) if h is not None else [],
         "straddle": h.straddle if h is not None else None,
+        "antes": {str(seat): amount for seat, amount in antes.posted(h).items()},
         "dealer": state.dealer,
         "hand_dealer": state.hand_dealer,
         "meters": meters.current(state),
@@ -141,6 +142,9 @@ def _next_lines(table: Table) -> list[Message]:
         return page
     h = state.hand
     if h is None:
+        game = table.settings.game
+        if game.ante:  # what the dealer collects at the deal, with the blinds (A1, A2)
+            return [msg("display.ready"), msg(f"display.ante_{game.ante_form}", amount=game.ante)]
         return [msg("display.ready")]
     more = pages.side_pots(table)
     if state.phase == "showdown":
