@@ -69,15 +69,26 @@ def button_seat(state: TableState) -> int:
 def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[effects.Effect]:
     """Deal the planned hand: positions, posts, and the first seat to act."""
     game = settings.game
-    chip = game.smallest_chip
     state.hand_number += 1
     first_round = ROUNDS[game.form][0]
     hand = Hand(number=state.hand_number, street=first_round, dealt=list(plan.dealt))
-    state.hand = hand
     # B13: everyone seated when a game starts is in it; a re-deal's newcomers are not
     game_starts = plan.first_of_game and state.redeal is None
+    _open_hand(state, hand, plan)
+    _mark_seats(state, plan, game_starts)
+    out: list[effects.Effect] = [
+        effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
+    ]
+    out += _post(state, settings, hand, plan)
+    out += _open_betting(state, settings, hand, plan)
+    return out
+
+
+def _open_hand(state: TableState, hand: Hand, plan: HandPlan) -> None:
+    """The table's record of the hand: phase, fees and payouts afresh, the positions."""
+    state.hand = hand
     state.redeal = None
-    state.phase = first_round
+    state.phase = hand.street
     state.game_on = True
     state.fees = {"rake": 0, "jackpot": 0}
     state.payouts = []
@@ -87,6 +98,10 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     pos.button, pos.small_blind, pos.big_blind = plan.button, plan.small_blind, plan.big_blind
     pos.sb_position, pos.heads_up, pos.dealt = plan.sb_position, plan.heads_up, list(plan.dealt)
     pos.hand = hand.number
+
+
+def _mark_seats(state: TableState, plan: HandPlan, game_starts: bool) -> None:
+    """Missed blinds, posts settled, hands away and waited, and the seats dealt in."""
     for number, kind in plan.missed:
         if kind == "big":
             state.seats[number].missed_big = True
@@ -104,14 +119,19 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         s = state.seats[number]
         s.missed_big = s.missed_small = s.owes_post = False
     for number in plan.dealt:
-        deal_in(state.seats[number], hand.number)
-    state.seats[plan.big_blind].last_bb_hand = hand.number
-    out: list[effects.Effect] = [
-        effects.HandStarted(hand.number, plan.button, plan.small_blind, plan.big_blind, plan.dealt)
-    ]
+        deal_in(state.seats[number], state.hand_number)
+    state.seats[plan.big_blind].last_bb_hand = state.hand_number
+
+
+def _post(
+    state: TableState, settings: RuleSettings, hand: Hand, plan: HandPlan
+) -> list[effects.Effect]:
+    """The antes (A1), the blinds and posts as planned, then the big blind's ante (A2)."""
+    game = settings.game
+    chip = game.smallest_chip
     anted = antes.post_each(hand, state.seats, plan.dealt, game)
     anted_out = {e.seat for e in anted if state.seats[e.seat].all_in}
-    out += anted
+    out: list[effects.Effect] = list(anted)
     for post in plan.posts:
         s = state.seats[post.seat]
         live = min(post.live, betting.playable(s.stack, chip))
@@ -128,6 +148,14 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         hand.posts.append(record)
         out.append(effects.Posted(post.seat, post.kind, live, dead))
     out += antes.post_big_blind(hand, state.seats, plan.big_blind, game)
+    return out
+
+
+def _open_betting(
+    state: TableState, settings: RuleSettings, hand: Hand, plan: HandPlan
+) -> list[effects.Effect]:
+    """The first round's bet and limits, and the first seat to act."""
+    game = settings.game
     # B1: the call and the minimum raise come from the full big blind, even when short
     hand.current_bet = max([game.big_blind] + [state.seats[s].bet for s in plan.dealt])
     hand.min_increment = game.big_blind
@@ -140,8 +168,8 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
         hand.min_increment = hand.raise_level = 2 * game.big_blind
     hand.to_act = betting.next_to_act(hand, state.seats, last, settings.seats)
     if hand.to_act is None:
-        out += end_round(state, settings)
-    return out
+        return end_round(state, settings)
+    return []
 
 
 def act(
