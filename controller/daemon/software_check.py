@@ -16,10 +16,10 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from controller import lights as looks
 from controller import software
+from controller.daemon.host import ControllerHost
 from controller.faults import SoftwareFault
 from controller.rules.text import msg, render
 
@@ -133,22 +133,8 @@ def check_in_background(why: str, deliver: Callable[[SoftwareVerdict], None]) ->
     return thread
 
 
-class SoftwareCheckMixin:
+class SoftwareCheckMixin(ControllerHost):
     """The controller's periodic and on-demand verification (module docstring)."""
-
-    settings: Any
-    recorder: Any
-    inputs: Any
-    clock: Any
-    bench: bool
-    software_due_ns: int | None
-    software_running: bool
-
-    if TYPE_CHECKING:  # FaultHandlingMixin's
-
-        def _system_log(self, kind: str, detail: dict[str, Any]) -> None: ...
-
-        def _enter_fault(self, fault: Any) -> None: ...
 
     def schedule_software_check(self) -> None:
         """The next periodic check: ``software.verify_every`` seconds from now."""
