@@ -52,6 +52,7 @@ from controller.daemon.software_check import (
     log_verdict,
     start_screen,
     verdict_fault,
+    verify,
 )
 from controller.daemon.startup import StartProgress
 from controller.daemon.timekeeping import Clock, SystemClock
@@ -302,7 +303,7 @@ class Daemon:
         display's start screen; the verdict, the fault it locks play with, and whether
         this is a bench (every device simulated: an unverified program plays)."""
         settings = self.settings
-        program = software.check()
+        program = verify("start").verdict
         self.software_digest = program.digest
         try:  # the start screen, until the recovered state is shown
             devices.display.show_text(*start_screen(program, settings.display.language))
