@@ -1,8 +1,9 @@
-"""Supervisor PIN lock-outs escalate (issue 32, item 9): each lock-out since the last
+"""Supervisor PINs (issue 32, item 9). Lock-outs escalate (issue 32, item 9): each lock-out since the last
 right PIN lasts twice the one before (5 minutes, 10, 20, ... a day at most), the count
 is kept by the journal across a restart (replayed, and in a snapshot), and from the
 second lock-out in a row the floor is told (a ``pin_lockout`` fault message, cleared by
-the next right PIN). Real SQLite journals, the real recorder and rules core, a real
+the next right PIN). A PIN may be longer by configuration (``supervisor.pin_digits``),
+and the keypad takes it. Real SQLite journals, the real recorder and rules core, a real
 Mosquitto for the floor."""
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from controller import supervisor_pins
 from controller.daemon.recorder import Recorder
 from controller.daemon.recovery import fold
 from controller.floor.consumer import Collector
 from controller.journal import Journal
 from controller.rules import Table
 from controller.rules.keypad import locked_ms
-from tests.daemon_helpers import press, running, view, wait_for
+from tests.daemon_helpers import press, running, shown, view, wait_for, write_config
 from tests.keypad_tables import keys, settings
 from tests.localbroker import LocalBroker
 from tests.mock_clock import MockClock
@@ -97,3 +99,22 @@ def test_the_floor_is_told_from_the_second_lock_out_until_a_right_pin(
             back_office, lambda p: p["kind"] == "fault" and not p["active"], "its clear"
         )
         assert (clear["fault"], clear["device"], clear["detail"]) == ("pin_lockout", "keypad", None)
+
+
+def test_the_keypad_takes_a_pin_of_the_configured_length(tmp_path: Path) -> None:
+    """``supervisor.pin_digits: 8``: an 8-digit PIN opens the menu; a 4-digit PIN the
+    file still holds (set before the rule) is a wrong PIN."""
+    pins = tmp_path / "pins"
+    supervisor_pins.save_pins(
+        pins,
+        {"1042": supervisor_pins.hash_pin("24681357"), "7": supervisor_pins.hash_pin("2468")},
+    )
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + f"supervisor: {{pin_file: {pins}, pin_digits: 8}}\n")
+    with running(config) as daemon:
+        press(daemon, "FUNC", "0", "7", "ENTER", *"2468", "ENTER")
+        wait_for(lambda: shown(daemon).line1 == "WRONG PIN: 2 TRIES LEFT")
+        press(daemon, "FUNC", "0", *SUPERVISOR, "ENTER", *"24681357")
+        wait_for(lambda: shown(daemon).line2 == "********_")
+        press(daemon, "ENTER")
+        wait_for(lambda: shown(daemon).line1 == "1 VOID HAND  2 UNDO LAST ACTION")

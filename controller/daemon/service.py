@@ -591,7 +591,7 @@ def _has_puck(settings: Settings) -> bool:
 
 
 def _pin_file(settings: Settings) -> Callable[[str, str], bool]:
-    return PinFile(settings.supervisor.pin_file)
+    return PinFile(settings.supervisor.pin_file, settings.supervisor.pin_digits)
 
 
 def _as_integrity(error: JournalError) -> JournalIntegrityError:

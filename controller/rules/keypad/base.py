@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack, cast
 
 from controller.rules import effects
 from controller.rules.events import Event, Key
+from controller.rules.limits import MAX_PIN_DIGITS
 from controller.rules.records import (
     Context,
     Entry,
@@ -79,7 +80,7 @@ ACTION_WORDS = {
 #: (the ENTER that ends the PIN then carries the shell's verdict, ``pin_ok``).
 HIDDEN_DIGIT = "*"
 #: Longest number of each field kind (a card or PIN may be longer than an amount).
-MAX_DIGITS = {"seat": 3, "amount": 9, "code": 12}
+MAX_DIGITS = {"seat": 3, "amount": 9, "code": MAX_PIN_DIGITS}
 
 
 class PadChanges(TypedDict, total=False):
