@@ -297,3 +297,49 @@ def test_the_daemons_own_environment_counts_as_it_started(env: Path) -> None:
     finally:
         child.communicate(b"", timeout=30)
     assert "PYTHONPATH=/srv/planted (the daemon's own environment)" in found
+
+
+# -- an unverified program plays only on a bench ------------------------------------------
+
+TABLE = """\
+table: {{id: T1, seats: 9}}
+game: {{structure: no_limit, smallest_chip: 5, small_blind: 5, big_blind: 10}}
+hardware:
+  pin_factory: mock
+  lights: {{pins: {{1: 16, 2: 17, 3: 18, 4: 19, 5: 20, 6: 21, 7: 22, 8: 23, 9: 24}}}}
+  keypad: {{simulated: true}}
+  tray: {{simulated: true}}
+  display: {{simulated: true}}
+journal: {{state_dir: {state}}}
+"""
+
+
+def test_the_editable_install_never_plays_outside_a_bench(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """This checkout's editable install has no manifest: on a table that is not a bench
+    (gpiozero's pins, only the serial devices simulated) play is locked."""
+    from controller.config import load_config
+    from controller.daemon.service import Daemon
+
+    assert software.check().development
+    config = tmp_path / "table.yaml"
+    config.write_text(TABLE.format(state=tmp_path / "state"))
+    daemon = Daemon(load_config(config), config_path=str(config))
+    daemon.start()
+    daemon.run_in_thread()
+    try:
+        outcome = daemon.submit({"type": "sit", "seat": 2, "player": "ana", "chips": 1000})
+    finally:
+        daemon.stop()
+        if daemon.thread is not None:
+            daemon.thread.join(30)
+        daemon.close()
+    error = outcome.error or {}
+    assert not outcome.ok and error == {
+        "code": "software_fault",
+        "message": "SOFTWARE FAULT: CALL TECHNICIAN",
+    }
+    assert "SOFTWARE UNVERIFIED (start): sha256 : software unverified: an editable install" in (
+        caplog.text
+    )
