@@ -74,7 +74,6 @@ import subprocess
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -204,6 +203,8 @@ class Verdict:
 def version(root: Path | None = None) -> str:
     """The installed release's version (``pyproject.toml``), from the environment's
     record of it when ``root`` is given."""
+    from importlib import metadata  # not in the check's own Python: it needs none
+
     try:
         if root is None:
             return metadata.version(DISTRIBUTION)
@@ -228,6 +229,8 @@ def development_run(root: Path | None = None) -> str | None:
     """Why the program runs from a source checkout (``pip install -e``), or None: the
     environment's own record of the distribution says editable, the code runs from
     outside the environment, and there is no manifest (an install always writes one)."""
+    from importlib import metadata
+
     base = root or environment()
     if manifest_path(base).exists():
         return None
