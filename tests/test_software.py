@@ -44,6 +44,7 @@ from tests.localbroker import LocalBroker
 from tests.mock_clock import MockClock
 from tests.test_floor_publisher import back_office
 from tests.test_install import BOARD_PYTHON, wheelhouse
+from tests.test_software_check import TABLE
 
 __all__ = ["back_office", "wheelhouse"]  # pytest fixtures, used by name
 
@@ -235,20 +236,6 @@ def run_daemon(
         daemon.terminate()
         assert daemon.wait(60) == 0
     return answer, log.read_text()
-
-
-# Not a bench: the pins are gpiozero's (its mock pins), only the serial devices simulated.
-TABLE = """\
-table: {{id: T1, seats: 9}}
-game: {{structure: no_limit, smallest_chip: 5, small_blind: 5, big_blind: 10}}
-hardware:
-  pin_factory: mock
-  lights: {{pins: {{1: 16, 2: 17, 3: 18, 4: 19, 5: 20, 6: 21, 7: 22, 8: 23, 9: 24}}}}
-  keypad: {{simulated: true}}
-  tray: {{simulated: true}}
-  display: {{simulated: true}}
-journal: {{state_dir: {state}}}
-"""
 
 
 def software_checks(state: Path) -> list[dict[str, object]]:

@@ -301,6 +301,7 @@ def test_the_daemons_own_environment_counts_as_it_started(env: Path) -> None:
 
 # -- an unverified program plays only on a bench ------------------------------------------
 
+#: Not a bench: the pins are gpiozero's (its mock pins), only the serial devices simulated.
 TABLE = """\
 table: {{id: T1, seats: 9}}
 game: {{structure: no_limit, smallest_chip: 5, small_blind: 5, big_blind: 10}}
