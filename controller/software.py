@@ -264,6 +264,7 @@ class Board:
     venv: PurePosixPath
     process: Mapping[str, str] = field(default_factory=dict)
     refuse_process: bool = False
+    process_unread: str | None = None  # why the process's environment could not be read
 
     def local(self, name: PurePosixPath | str, hops: int = 0) -> Path:
         """The file the board names ``name``, its links followed inside ``root``."""
@@ -292,19 +293,15 @@ class Board:
         return (PurePosixPath("/") / path.relative_to(self.root)).as_posix()
 
 
-def here(root: Path | None = None, *, process: int | None = None, refuse: bool = False) -> Board:
+def here(root: Path | None = None) -> Board:
     """The board this program runs on, its environment ``root`` (``sys.prefix``)."""
-    environ = read_process_environment(process) if process is not None else {}
-    return Board(Path("/"), PurePosixPath(root or environment()), environ, refuse)
+    return Board(Path("/"), PurePosixPath(root or environment()))
 
 
 def read_process_environment(pid: int) -> dict[str, str]:
     """A process's environment as it started (``/proc/PID/environ``: what its own code
-    may have changed since is not in it)."""
-    try:
-        data = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return {}
+    may have changed since is not in it); ``OSError`` when it cannot be read."""
+    data = Path(f"/proc/{pid}/environ").read_bytes()
     found: dict[str, str] = {}
     for item in data.split(b"\0"):
         name, separator, value = item.partition(b"=")
@@ -673,6 +670,8 @@ def environment_findings(board: Board) -> tuple[str, ...]:
         preload = []
     if preload:
         findings.append(f"{LD_PRELOAD_FILE} preloads {' '.join(preload)}")
+    if board.refuse_process and board.process_unread is not None:
+        findings.append(f"the daemon's own environment cannot be read ({board.process_unread})")
     if board.refuse_process:
         findings += [
             f"{name}={value} (the daemon's own environment)"
@@ -902,8 +901,14 @@ def main(argv: list[str] | None = None) -> int:
             f"software.py: the seed must be hexadecimal digits, got {args.seed!r}", file=sys.stderr
         )
         return 2
-    environ = read_process_environment(args.process) if args.process is not None else {}
-    board = Board(Path(args.root), PurePosixPath(args.venv), environ, args.daemon)
+    environ: dict[str, str] = {}
+    unread = None
+    if args.process is not None:
+        try:
+            environ = read_process_environment(args.process)
+        except OSError as error:
+            unread = f"/proc/{args.process}/environ: {error.strerror or error}"
+    board = Board(Path(args.root), PurePosixPath(args.venv), environ, args.daemon, unread)
     verdict = check_board(board, seed=seed)
     if args.json:
         print(json.dumps(to_json(verdict)))

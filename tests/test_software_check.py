@@ -299,6 +299,25 @@ def test_the_daemons_own_environment_counts_as_it_started(env: Path) -> None:
     assert "PYTHONPATH=/srv/planted (the daemon's own environment)" in found
 
 
+def test_a_daemon_whose_environment_cannot_be_read_is_not_verified(env: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(30)  # its pid is free: nothing at /proc/PID/environ
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", str(SCRIPT), "--venv", str(env)]
+        + ["--process", str(gone.pid), "--daemon"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={},
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.splitlines()[2].startswith(
+        "software modified: 1 in the service's environment (the daemon's own environment "
+        f"cannot be read (/proc/{gone.pid}/environ: No such file or directory))"
+    )
+
+
 # -- an unverified program plays only on a bench ------------------------------------------
 
 #: Not a bench: the pins are gpiozero's (its mock pins), only the serial devices simulated.
