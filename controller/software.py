@@ -418,9 +418,12 @@ def hook_folders(board: Board) -> list[tuple[PurePosixPath, bool]]:
 
 
 def _tree(board: Board, path: Path) -> Iterator[tuple[str, Path]]:
-    """A file, or every file of a folder (a package), by its board name."""
+    """A file, or every file of a folder (a package), by its board name; a link is read
+    where it leads (Debian's ``sitecustomize.py`` is a link to ``/etc/python3.X``), so
+    an edit there is a change."""
     if not path.is_dir():
-        yield board.board_name(path), path
+        name = board.board_name(path)
+        yield name, (path.resolve() if board.root == Path("/") else board.local(name))
         return
     for folder, dirs, files in os.walk(path):
         dirs.sort()

@@ -142,6 +142,19 @@ def test_a_sitecustomize_package_is_covered_file_by_file(tmp_path: Path, base: P
     assert software.check_board(board(venv)).changed == (f"{hook}/__init__.py",)
 
 
+def test_a_start_hook_that_is_a_link_is_read_where_it_leads(tmp_path: Path, base: Path) -> None:
+    # Debian's /usr/lib/python3.11/sitecustomize.py is a link to /etc/python3.11/.
+    target = tmp_path / "etc" / "sitecustomize.py"
+    target.parent.mkdir()
+    target.write_text("import os\n")
+    hook = base / "lib" / "python3.11" / "sitecustomize.py"
+    hook.symlink_to(target)
+    venv = make_environment(tmp_path / "env", base)
+    software.write_manifest(venv)
+    target.write_text("import os  # planted\n")
+    assert software.check_board(board(venv)).changed == (str(hook),)
+
+
 def test_the_environments_path_given_or_resolved_is_replaced(tmp_path: Path, base: Path) -> None:
     first = make_environment(tmp_path / "one", base)
     second = make_environment(tmp_path / "real" / "two", base)
