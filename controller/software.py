@@ -556,6 +556,50 @@ def program_digest(
     return reading.keyed if reading.keyed is not None else reading.digest
 
 
+# -- the isolated start -----------------------------------------------------------------
+
+#: The service's start (``ExecStart=`` of ``systemd/table-controller.service``): the
+#: environment's Python with no site (``-S``: no ``.pth`` file, no ``sitecustomize``,
+#: ever runs) and isolated (``-I``: no ``PYTHON*`` variable, no user site), the
+#: environment's own site packages (the folder beside its ``bin/python``) put on the path
+#: by hand, then :func:`start`.
+ISOLATED_START = (
+    "import sys; sys.path.append(sys.executable.rpartition('/bin/')[0] + "
+    "f'/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages'); "
+    "from controller.software import start; start()"
+)
+ISOLATED_FLAGS = ("-I", "-S", "-u")
+
+
+def start(argv: list[str] | None = None) -> None:
+    """``tablectl`` started by :data:`ISOLATED_START`: the environment made the
+    program's as ``site`` would make it (``sys.prefix``), the system's site folders added
+    after its own when ``pyvenv.cfg`` says it sees them (the GPIO library from apt),
+    no ``.pth`` file run; then the command line."""
+    venv = sys.executable.rpartition("/bin/")[0]
+    sys.prefix = sys.exec_prefix = venv
+    board = here(Path(venv))
+    config = venv_config(board)
+    if config.system_site:
+        sys.path += [str(site) for site in _system_sites(board, config) if Path(site).is_dir()]
+    from controller.cli import main
+
+    sys.exit(main(argv))
+
+
+def _approved_start(words: list[str], venv: PurePosixPath) -> bool:
+    """Whether an ``ExecStart=`` runs the program: ``tablectl``, or the isolated start."""
+    programs = {str(venv), BOARD_ENVIRONMENT}
+    if len(words) > 0 and any(words[0] == f"{p}/bin/tablectl" for p in programs):
+        return True
+    isolated = [*ISOLATED_FLAGS, "-c", ISOLATED_START]
+    return (
+        len(words) > len(isolated)
+        and any(words[0] == f"{p}/bin/python" for p in programs)
+        and words[1 : len(isolated) + 1] == isolated
+    )
+
+
 # -- the service's environment ---------------------------------------------------------
 
 
@@ -630,7 +674,6 @@ def unit_files(board: Board) -> list[str]:
 
 
 def _unit_findings(board: Board, name: str) -> Iterator[str]:
-    tablectl = {f"{board.venv}/bin/tablectl", f"{BOARD_ENVIRONMENT}/bin/tablectl"}
     for key, value in _unit_lines(board.local(name)):
         if key in ("Environment", "DefaultEnvironment"):
             settings = list(_assignments(value))
@@ -640,9 +683,9 @@ def _unit_findings(board: Board, name: str) -> Iterator[str]:
             settings = [(word, "(passed from the manager)") for word in _words(value)]
         elif key == "ExecStart" and value:
             words = _words(value)
-            program = words[0].lstrip("@-:+!") if words else ""
-            if program not in tablectl:
-                yield f"ExecStart runs {program}, not the program ({name})"
+            words[:1] = [words[0].lstrip("@-:+!")] if words else []
+            if not _approved_start(words, board.venv):
+                yield f"ExecStart runs {' '.join(words[:1])}, not the program ({name})"
             continue
         else:
             continue

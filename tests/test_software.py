@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -211,13 +212,19 @@ def test_a_compiled_module_changed_behind_its_source_is_a_modification(venv: Pat
 
 
 def run_daemon(
-    venv: Path, config: Path, *extra: str, env: dict[str, str] | None = None
+    venv: Path,
+    config: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    command: list[str] | None = None,
 ) -> tuple[dict[str, object], str]:
-    """The installed daemon: one event in, its answer, then stopped; and its log."""
+    """The installed daemon (``tablectl``, or ``command``): one event in, its answer,
+    then stopped; and its log."""
     log = config.parent / "daemon.log"
+    program = command or [str(venv / "bin/tablectl")]
     with log.open("w") as errors:
         daemon = subprocess.Popen(
-            [str(venv / "bin/tablectl"), "run", "--config", str(config), "--stdin-events", *extra],
+            [*program, "run", "--config", str(config), "--stdin-events", *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
@@ -609,3 +616,47 @@ def test_a_preloaded_library_is_refused_and_named(venv: Path, tmp_path: Path) ->
         f"2 in the service's environment (LD_PRELOAD={library} ({where}), "
         f"/etc/ld.so.preload preloads {library})"
     ) in inspected.stdout
+
+
+def unit_start(venv: Path) -> list[str]:
+    """How the service starts the program (the unit's ``ExecStart=``), in ``venv``."""
+    unit = (ROOT / "systemd" / "table-controller.service").read_text()
+    (line,) = [x for x in unit.splitlines() if x.startswith("ExecStart=")]
+    words = shlex.split(line.removeprefix("ExecStart="))
+    assert words[0] == "/opt/table-controller/current/.venv/bin/python"
+    return [str(venv / "bin" / "python"), *words[1 : words.index("run")]]
+
+
+def test_no_pth_file_runs_in_the_service_and_a_planted_one_is_refused(
+    venv: Path, tmp_path: Path
+) -> None:
+    """A .pth that replaces the daemon's own check to say "verified" with the approved
+    digest: under ``tablectl`` it runs before the daemon does; started as the service
+    starts it (no site), it never runs, and the check finds it."""
+    config = tmp_path / "table.yaml"
+    config.write_text(TABLE.format(state=tmp_path / "state"))
+    mark = tmp_path / "planted-ran"
+    hook = site_packages(venv) / "zz_smart.pth"
+    hook.write_text(
+        "import controller.software as s; exec(\"if '_orig' not in globals():\\n"
+        "    _orig = check\\n"
+        "    def check(*a, **k):\\n"
+        "        import dataclasses\\n"
+        f"        open({str(mark)!r}, 'w').write('ran')\\n"
+        "        return dataclasses.replace(_orig(*a, **k), added=(), "
+        f'digest={PRINTED[venv]!r})", s.__dict__)\n'
+    )
+    try:
+        answer, log = run_daemon(venv, config, command=unit_start(venv))
+        assert not mark.exists()  # it never ran
+        assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
+        added = f"1 added ({site_packages(venv).relative_to(venv)}/zz_smart.pth)"
+        assert "SOFTWARE MODIFIED (start)" in log and added in log
+        run_daemon(venv, config)  # under tablectl the planted code is live
+        assert mark.read_text() == "ran"
+    finally:
+        hook.unlink()
+    answer, log = run_daemon(venv, config, command=unit_start(venv))
+    assert answer["ok"] is True, answer  # the service's start plays an approved program
+    assert f"READY: table-controller {metadata.version('table-controller')}" in log
+    assert f"software sha256 {PRINTED[venv]} verified" in log
