@@ -656,6 +656,7 @@ def test_no_pth_file_runs_in_the_service_and_a_planted_one_is_refused(
         assert mark.read_text() == "ran"
     finally:
         hook.unlink()
+    config.write_text(TABLE.format(state=tmp_path / "clean"))
     answer, log = run_daemon(venv, config, command=unit_start(venv))
     assert answer["ok"] is True, answer  # the service's start plays an approved program
     assert f"READY: table-controller {metadata.version('table-controller')}" in log
