@@ -30,7 +30,7 @@ has the same digest: the one the release build prints.
 
 The service's environment is verified with it (:func:`environment_findings`): a variable
 that makes Python or the dynamic loader run other code (``LD_PRELOAD``, ``PYTHONPATH``,
-``PYTHONSTARTUP``...: ``REFUSED_VARIABLES``) set by the unit file or its drop-ins
+``PYTHONSTARTUP``...: :func:`refused_variable`) set by the unit file or its drop-ins
 (``Environment=``, ``EnvironmentFile=``, ``PassEnvironment=``), by systemd's
 ``DefaultEnvironment=``, or in the running daemon's own environment; an
 ``/etc/ld.so.preload``; an ``ExecStart=`` that runs something else first. Each is a
@@ -54,6 +54,9 @@ finding: the software is modified, and the digest takes the entry ``<environment
 - A field inspector runs the same file from a medium of their own against the board's
   files, importing none of them: ``python3 software.py --root / [--seed HEX]`` (or
   ``--root`` a board's card mounted elsewhere). It needs only Python's standard library.
+- The service starts the program through :data:`ISOLATED_START` (:func:`start`): the
+  environment's Python with no site, so no ``.pth`` file or ``sitecustomize`` planted
+  beside the program ever runs in the service (one would be found added).
 
 The digest covers the sorted entries: for each its name, its length and its bytes. A
 program run from a source checkout (``pip install -e``: bench, tests) has no manifest:
