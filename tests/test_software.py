@@ -483,6 +483,13 @@ def test_the_start_screen_names_the_release_and_its_digest(
 # -- planted code (issue 32, item 8) ----------------------------------------------------
 
 
+def table_config(folder: Path) -> Path:
+    """A table that is not a bench, its journal in ``folder``/state."""
+    config = folder / "table.yaml"
+    config.write_text(TABLE.format(state=folder / "state"))
+    return config
+
+
 def inspector(
     venv: Path, root: Path | None = None, seed: str | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -533,9 +540,7 @@ def test_a_pth_file_that_hides_itself_from_the_process_is_refused_and_named(
 ) -> None:
     """The .pth takes itself out of what the program's own process would cover (it
     widens the names left out); the check reads the files in a Python of its own."""
-    config = tmp_path / "table.yaml"
-    config.write_text(TABLE.format(state=tmp_path / "state"))
-    mark = tmp_path / "planted-ran"
+    config, mark = table_config(tmp_path), tmp_path / "planted-ran"
     hook = site_packages(venv) / "zz_hide.pth"
     hook.write_text(
         "import controller.software as s; "
@@ -560,8 +565,7 @@ def test_a_pth_file_that_hides_itself_from_the_process_is_refused_and_named(
 def test_pythonpath_with_a_shadowing_module_is_refused_and_named(
     venv: Path, tmp_path: Path
 ) -> None:
-    config = tmp_path / "table.yaml"
-    config.write_text(TABLE.format(state=tmp_path / "state"))
+    config = table_config(tmp_path)
     planted = tmp_path / "planted"
     planted.mkdir()
     mark = tmp_path / "planted-ran"
@@ -601,8 +605,7 @@ def test_a_preloaded_library_is_refused_and_named(venv: Path, tmp_path: Path) ->
     )
     library = tmp_path / "planted.so"
     subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
-    config = tmp_path / "table.yaml"
-    config.write_text(TABLE.format(state=tmp_path / "state"))
+    config = table_config(tmp_path)
     answer, log = run_daemon(venv, config, env={**os.environ, "LD_PRELOAD": str(library)})
     assert mark.read_text() == "ran"  # loaded into the daemon
     assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
@@ -633,9 +636,7 @@ def test_no_pth_file_runs_in_the_service_and_a_planted_one_is_refused(
     """A .pth that replaces the daemon's own check to say "verified" with the approved
     digest: under ``tablectl`` it runs before the daemon does; started as the service
     starts it (no site), it never runs, and the check finds it."""
-    config = tmp_path / "table.yaml"
-    config.write_text(TABLE.format(state=tmp_path / "state"))
-    mark = tmp_path / "planted-ran"
+    config, mark = table_config(tmp_path), tmp_path / "planted-ran"
     hook = site_packages(venv) / "zz_smart.pth"
     hook.write_text(
         "import controller.software as s; exec(\"if '_orig' not in globals():\\n"
