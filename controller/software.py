@@ -268,6 +268,7 @@ class Board:
     process: Mapping[str, str] = field(default_factory=dict)
     refuse_process: bool = False
     process_unread: str | None = None  # why the process's environment could not be read
+    machine: str | None = None  # the board's machine (uname -m), when read elsewhere
 
     def local(self, name: PurePosixPath | str, hops: int = 0) -> Path:
         """The file the board names ``name``, its links followed inside ``root``."""
@@ -473,13 +474,16 @@ def covered(root: Path | None = None) -> dict[str, Path | None]:
 
 def interpreter(board: Board | None = None) -> bytes:
     """The ``<python>`` entry: implementation, version, machine; the running
-    interpreter's when it is the environment's, else the version the environment was
-    made with (``pyvenv.cfg``)."""
+    interpreter's when it is the environment's (its ``bin/python``, whether or not
+    ``site`` ran), else the version the environment was made with (``pyvenv.cfg``) and
+    the board's machine when told (``--machine``: a card read on another machine)."""
     board = board or here()
     python = platform.python_version()
-    if Path(sys.prefix).resolve() != board.local(board.venv).resolve():
+    running = Path(sys.executable).parent.parent.resolve()
+    if board.root != Path("/") or running != board.local(board.venv).resolve():
         python = venv_config(board).version
-    return f"{sys.implementation.name} {python} {platform.machine()}".encode()
+    machine = board.machine or platform.machine()
+    return f"{sys.implementation.name} {python} {machine}".encode()
 
 
 def _prefixes(board: Board) -> list[bytes]:
@@ -918,6 +922,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--venv", default=BOARD_ENVIRONMENT, help="the environment, as the board names it"
     )
     parser.add_argument("--seed", help="the regulator's seed (hex): the digest is then HMAC-SHA256")
+    parser.add_argument(
+        "--machine", help="the board's machine (uname -m: aarch64, armv7l) when read on another"
+    )
     parser.add_argument("--process", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
@@ -957,7 +964,9 @@ def main(argv: list[str] | None = None) -> int:
             environ = read_process_environment(args.process)
         except OSError as error:
             unread = f"/proc/{args.process}/environ: {error.strerror or error}"
-    board = Board(Path(args.root), PurePosixPath(args.venv), environ, args.daemon, unread)
+    board = Board(
+        Path(args.root), PurePosixPath(args.venv), environ, args.daemon, unread, args.machine
+    )
     verdict = check_board(board, seed=seed)
     if args.json:
         print(json.dumps(to_json(verdict)))

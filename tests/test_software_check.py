@@ -18,6 +18,7 @@ change to ``controller/software.py`` that no other test would see (issue 32, ite
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import socket
 import subprocess
@@ -153,6 +154,36 @@ def test_a_start_hook_that_is_a_link_is_read_where_it_leads(tmp_path: Path, base
     software.write_manifest(venv)
     target.write_text("import os  # planted\n")
     assert software.check_board(board(venv)).changed == (str(hook),)
+
+
+def test_the_python_entry_is_the_running_interpreters_in_the_checks_own_python(
+    tmp_path: Path, base: Path
+) -> None:
+    """The check's own Python (``bin/python -I -S``: no site, so ``sys.prefix`` is not
+    the environment) reads the interpreter it is, not what ``pyvenv.cfg`` was written
+    with: an interpreter upgraded under the environment is a change. From a card read
+    elsewhere, ``pyvenv.cfg``'s version and the machine told."""
+    venv = make_environment(tmp_path / "env", base)
+    cfg = venv / "pyvenv.cfg"
+    cfg.write_text(cfg.read_text().replace("version = 3.11.7", "version = 3.0.0"))
+    (venv / "bin" / "python").symlink_to(Path(sys.executable).resolve())
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); from pathlib import Path; "
+        f"from controller import software; print(software.interpreter(software.here(Path({str(venv)!r}))).decode())"
+    )
+    found = subprocess.run(
+        [str(venv / "bin" / "python"), "-I", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={},
+    ).stdout.strip()
+    live = f"{sys.implementation.name} {platform.python_version()} {platform.machine()}"
+    assert found == live
+    card = software.Board(tmp_path / "card", PurePosixPath("/env"), machine="aarch64")
+    shutil.copytree(venv, tmp_path / "card" / "env", symlinks=True)
+    assert software.interpreter(card) == b"cpython 3.0.0 aarch64"
 
 
 def test_the_environments_path_given_or_resolved_is_replaced(tmp_path: Path, base: Path) -> None:
