@@ -269,6 +269,7 @@ EN: dict[str, str] = {
     "fault.lights_lost": "SEAT LIGHTS LOST: CALL TECH",
     "fault.puck_two_seats": "BUTTON SEEN AT SEATS {seats}: CALL TECH",
     "fault.device_lost": "DEVICE LOST: CALL TECH",
+    "fault.pin_lockout": "PIN LOCKED OUT: CALL TECH",
     # play stopped by the table (controller.rules.stopped): the display, each cause's words
     "display.play_stopped": "PLAY STOPPED: CLOCK HELD",
     "refuse.play_stopped": "PLAY STOPPED: {cause}",
@@ -553,6 +554,7 @@ ES: dict[str, str] = {
     "fault.lights_lost": "LUCES PERDIDAS: LLAME AL TECNICO",
     "fault.puck_two_seats": "BOTON EN ASIENTOS {seats}: LLAME AL TECNICO",
     "fault.device_lost": "APARATO PERDIDO: LLAME AL TECNICO",
+    "fault.pin_lockout": "PIN BLOQUEADO: LLAME AL TECNICO",
     "display.play_stopped": "JUEGO DETENIDO: RELOJ PARADO",
     "refuse.play_stopped": "JUEGO DETENIDO: {cause}",
     "stop.keypad_lost": "TECLADO PERDIDO",

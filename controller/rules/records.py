@@ -205,6 +205,7 @@ class KeypadState(TypedDict, total=False):
     entry: Entry
     pin_failures: int  # wrong supervisor PINs in a row (FUNC 0)
     locked_until_ms: int  # table time when the supervisor menu unlocks
+    lockouts: int  # supervisor menu lock-outs since the last right PIN (each twice as long)
     notice: list[object]  # a one-line message left by the last key (text.to_json)
     page: Page  # the payout or pot page NEXT turned to, until the next accepted key
 

@@ -29,8 +29,12 @@ The core never sees a PIN file. At the ``ENTER`` that ends a PIN, the verdict is
 key event's ``pin_ok`` when the shell recorded one, otherwise the verifier the shell
 injected into the ``Table`` (``Table.pin_verifier(supervisor_id, pin) -> bool``); with
 neither, the PIN is refused as unavailable. ``MAX_PIN_TRIES`` wrong PINs in a row lock
-the supervisor menu for ``LOCKOUT_MS`` of table time (time comes from ``tick`` events);
-each wrong PIN and the lock-out are effects the shell logs.
+the supervisor menu for a time of table time (time comes from ``tick`` events) that
+doubles with each lock-out since the last right PIN (``lockout_ms``: 5 minutes, 10, 20,
+... at most ``MAX_LOCKOUT_MS``, a day); the count (``lockouts``) is in the keypad's state,
+journalled and snapshotted, so a restart keeps it. Each wrong PIN and each lock-out are
+effects the shell logs; from the ``FLOOR_LOCKOUT``-th lock-out in a row the shell also
+tells the floor (``docs/supervisor.md``).
 """
 
 from __future__ import annotations
@@ -55,7 +59,12 @@ from controller.rules.state import TableState
 from controller.rules.text import msg, refuse
 
 MAX_PIN_TRIES = 3
+#: The first lock-out; each one after it, until a right PIN, lasts twice the one before.
 LOCKOUT_MS = 5 * 60 * 1000
+#: The longest lock-out (reached at the tenth in a row).
+MAX_LOCKOUT_MS = 24 * 60 * 60 * 1000
+#: From this lock-out in a row on, the floor is told.
+FLOOR_LOCKOUT = 2
 
 FUNCTIONS = {
     "1": "void",
@@ -79,6 +88,12 @@ class SupervisorSignedIn(effects.Effect):
     """A supervisor's PIN was taken: the menu is open for one function."""
 
     supervisor: str
+    lockouts: int = 0  # the lock-outs in a row this right PIN ended
+
+    @property
+    def floor(self) -> bool:
+        """Whether the floor was told of the lock-outs (and is now told they ended)."""
+        return self.lockouts >= FLOOR_LOCKOUT
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +110,19 @@ class SupervisorLocked(effects.Effect):
 
     supervisor: str
     until_ms: int  # table time (TableState.elapsed_ms) when the lock ends
+    lockout: int = 1  # the how-manyth lock-out since the last right PIN
+    duration_ms: int = LOCKOUT_MS
+
+    @property
+    def floor(self) -> bool:
+        """Whether the floor is told (the ``FLOOR_LOCKOUT``-th lock-out in a row on)."""
+        return self.lockout >= FLOOR_LOCKOUT
+
+
+def lockout_ms(lockout: int) -> int:
+    """How long the ``lockout``-th lock-out in a row lasts (1: the first): doubling from
+    ``LOCKOUT_MS``, at most ``MAX_LOCKOUT_MS``."""
+    return min(LOCKOUT_MS << min(max(lockout, 1) - 1, 16), MAX_LOCKOUT_MS)
 
 
 def locked_ms(state: TableState) -> int:
@@ -288,23 +316,28 @@ def _pin_verdict(p: Press, sid: str, pin: str) -> bool:
 def _pin(p: Press, e: Entry) -> Step:
     sid = str(e["supervisor"])
     if _pin_verdict(p, sid, p.text(e)):
-        p.pad.pop("pin_failures", None)
+        lockouts = int(p.pad.pop("lockouts", 0))
+        p.pad.pop("pin_failures", None)  # counted from nought again, and the lock-outs
         step = p.stay({"mode": "supervisor", "step": "menu", "supervisor": sid})
-        step.effects.append(SupervisorSignedIn(sid))
+        step.effects.append(SupervisorSignedIn(sid, lockouts))
         return step
     return _wrong_pin(p, sid)
 
 
 def _wrong_pin(p: Press, sid: str) -> Step:
-    """A wrong PIN: counted; ``MAX_PIN_TRIES`` in a row lock the menu."""
+    """A wrong PIN: counted; ``MAX_PIN_TRIES`` in a row lock the menu, each lock-out
+    since the last right PIN twice as long as the one before."""
     failures = int(p.pad.get("pin_failures", 0)) + 1
     if failures >= MAX_PIN_TRIES:
-        until = p.table.state.elapsed_ms + LOCKOUT_MS
+        lockout = int(p.pad.get("lockouts", 0)) + 1
+        duration = lockout_ms(lockout)
+        until = p.table.state.elapsed_ms + duration
         return p.done(
-            notice=msg("notice.locked", seconds=LOCKOUT_MS // 1000),
-            extra=[SupervisorLocked(sid, until)],
+            notice=msg("notice.locked", seconds=duration // 1000),
+            extra=[SupervisorLocked(sid, until, lockout, duration)],
             pin_failures=None,
             locked_until_ms=until,
+            lockouts=lockout,
         )
     tries = MAX_PIN_TRIES - failures
     notice = msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
