@@ -78,6 +78,7 @@ def begin(state: TableState, settings: RuleSettings, plan: HandPlan) -> list[eff
     state.game_on = True
     state.fees = {"rake": 0, "jackpot": 0}
     state.payouts = []
+    state.paid_to = None
     state.passed = list(plan.passed)
     state.bb_travel = plan.bb_travel
     pos = state.positions
@@ -264,9 +265,11 @@ def pay(
         out.append(effects.FeesTaken(rake, jackpot))
     button = button_seat(state)
     state.payouts = []
+    won: set[int] = set()
     for index, pot in enumerate(pots):
         winners = winners_of(pot, ranking)
         assert winners, "award() refuses rankings that leave a pot unwon"
+        won.update(winners)
         shares = split(pot.amount, winners, button, settings.seats, game.smallest_chip)
         paid = tuple(sorted(shares.items()))
         for seat, amount in paid:
@@ -274,6 +277,10 @@ def pay(
             if amount:
                 state.payouts.append([index, seat, amount])
         out.append(effects.PotAwarded(index, pot.amount, paid))
+    state.paid_to = None
+    if len(won) == 1:  # a split pot (even one a seat's share of was nothing) has no one winner
+        (seat,) = won
+        state.paid_to = {"seat": seat, "player": state.seats[seat].player}
     return out + finish(state, settings)
 
 

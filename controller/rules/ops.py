@@ -290,39 +290,49 @@ def float_check(
 SEAT_EVENTS = (Sit, Chips, TimeFee, Tip, StartHand)
 
 
-def before(state: TableState) -> tuple[int, ...] | None:
+#: What ``account`` compares the table with after an event: the ledger before it, and
+#: the dealer its money is credited to.
+Before = tuple[tuple[int, ...], str | None]
+
+
+def credited_dealer(state: TableState) -> str | None:
+    """Whose part of the shift an event's money is: during a hand, the dealer who dealt
+    it (``hand_dealer``: its rake, jackpot drop, time fees, chips bought or taken away
+    in it), whoever signs in meanwhile; between hands, the dealer signed in."""
+    return state.hand_dealer if state.hand is not None else state.dealer
+
+
+def before(state: TableState) -> Before | None:
     """What ``account`` compares the ledger with after the event: None when no dealer
-    is signed in, as nothing is credited to a dealer then (only ``do_dealer`` signs one
-    in, and a ``dealer`` event moves no chips)."""
-    return meters.ledger(state) if state.dealer is not None else None
+    is signed in nor dealt the hand in progress, as nothing is credited to a dealer
+    then (a ``dealer`` event moves no chips)."""
+    dealer = credited_dealer(state)
+    if dealer is None and state.dealer is None:
+        return None
+    return meters.ledger(state), dealer
 
 
 def account(
-    state: TableState, settings: RuleSettings, event: Event, was: tuple[int, ...] | None
+    state: TableState, settings: RuleSettings, event: Event, was: Before | None
 ) -> list[effects.Effect]:
     """Credit the event to the seat and the dealer it concerns (``was``: ``before``'s
-    ledger); the push reminder."""
+    ledger and dealer); the time signed in to the dealer signed in; the push reminder."""
     kind = type(event)
     if kind in SEAT_EVENTS:
         _seat_part(state, event)
-    dealer = state.dealer
-    if dealer is not None and was is not None:
+    if was is not None:
+        ledger_before, dealer = was
         now = meters.ledger(state)
-        if now != was or kind is Tick:
-            _credit_dealer(state, dealer, event, now, was)
+        if dealer is not None and now != ledger_before:
+            part = meters.part_of(state.shift, "dealers", dealer, DEALER_FIELDS)
+            for name, after, earlier in zip(METERS, now, ledger_before, strict=True):
+                part[name] += after - earlier
+    if kind is Tick and state.dealer is not None:
+        assert isinstance(event, Tick)
+        meters.part_of(state.shift, "dealers", state.dealer, DEALER_FIELDS)["ms"] += event.ms
     if kind is Tick and settings.dealer.push_minutes is not None:
         return _push_check(state, settings)
     return []
-
-
-def _credit_dealer(
-    state: TableState, dealer: str, event: Event, now: tuple[int, ...], was: tuple[int, ...]
-) -> None:
-    part = meters.part_of(state.shift, "dealers", dealer, DEALER_FIELDS)
-    for name, after, earlier in zip(METERS, now, was, strict=True):
-        part[name] += after - earlier
-    if isinstance(event, Tick):
-        part["ms"] += event.ms
 
 
 def _seat_part(state: TableState, event: Event) -> None:

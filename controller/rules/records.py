@@ -45,6 +45,14 @@ class LogEntry(TypedDict):
     to: int  # the seat's bet on this street after it
 
 
+class PaidTo(TypedDict):
+    """The one player the last hand's pots were all paid to, and the seat they were
+    paid at (``TableState.paid_to``: the tip shortcut's seat, ``keypad.tips``)."""
+
+    seat: int
+    player: str
+
+
 class PostRecord(TypedDict):
     """One post of the hand (``Hand.posts``): its live part counts toward the bet."""
 

@@ -28,6 +28,7 @@ from controller.rules.records import (
     HandStreet,
     KeypadState,
     LogEntry,
+    PaidTo,
     OutOfTurnEntry,
     Phase,
     PlanRecord,
@@ -266,6 +267,9 @@ class TableState:
     # the last hand's payouts, [pot index, seat, chips] in pot order, until the next hand
     # is dealt (the dealer display pages them, controller.rules.keypad.pages)
     payouts: list[list[int]] = field(default_factory=list)
+    # the one player every pot of the last hand went to, at the seat paid (None: a pot
+    # was split, or several seats won), until the next hand or a transfer
+    paid_to: PaidTo | None = None
     # play stopped by the table: the causes present (controller.rules.stopped)
     play_stopped: list[str] = field(default_factory=list)
     # casino operations (controller.rules.ops, .meters): the signed-in dealer, since
@@ -327,6 +331,7 @@ KEPT_THROUGH_A_VOID = (
     "cashed_out",
     "time_fees_total",
     "payouts",
+    "paid_to",
     "play_stopped",
     "dealer",
     "dealer_since_ms",

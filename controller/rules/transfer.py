@@ -45,6 +45,7 @@ def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[ef
     giver.stack -= event.amount
     taker.stack += event.amount
     state.payouts = []  # the display's payouts no longer say how the chips lie
+    state.paid_to = None
     out: list[effects.Effect] = [
         effects.Transferred(event.from_seat, event.to_seat, event.amount, event.reason, event.by)
     ]

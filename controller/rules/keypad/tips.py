@@ -6,7 +6,9 @@ the pot is paid, the same keys take the winner's tip::
     FUNC 7  seat ENTER  amount ENTER
 
 ``ENTER`` alone at the seat takes the seat the last hand's pots were paid to, when one
-seat took them all: ``FUNC 7 ENTER 5 ENTER`` is a tip of 5 from the winner. The seat is
+player took them all and is still in that seat: ``FUNC 7 ENTER 5 ENTER`` is a tip of 5
+from the winner (refused after a split pot, and once the winner left or moved: the
+dealer keys the seat). The seat is
 checked as it is keyed, the amount at its ``ENTER`` (a multiple of the smallest chip,
 at most the stack).
 """
@@ -25,11 +27,17 @@ def start(p: Press) -> Step:
 
 
 def last_winner(p: Press) -> int:
-    """The one seat the last hand's pots were paid to (the display's payouts)."""
-    seats = {seat for _, seat, _ in p.table.state.payouts}
-    if len(seats) != 1:
+    """The seat of the one player the last hand's pots were all paid to, while that
+    player is still in it (not once they left or moved, nor for someone else sitting
+    there); never one seat of a split pot."""
+    paid = p.table.state.paid_to
+    if paid is None:
         raise refuse("bad_key", "keypad.tip_which_seat")
-    return seats.pop()
+    seat = paid["seat"]
+    s = p.table.state.seats.get(seat)
+    if s is None or s.player != paid["player"] or s.pending_leave:
+        raise refuse("bad_key", "keypad.tip_winner_gone", seat=seat)
+    return seat
 
 
 def tip(p: Press, e: Entry) -> Step:

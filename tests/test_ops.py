@@ -1,0 +1,203 @@
+"""The rules of casino operations (``controller.rules.ops``, ``.meters``, ``.bust``)
+through the rules core: who is credited with a hand's money, the tip shortcut, the
+shift's history and float, the push reminder (issue 31)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.rules import Refusal, RuleSettings, Table, parse_event, state_view
+from controller.rules.ops import KEPT_SHIFTS
+from controller.rules.settings import DealerSettings, FeeSettings, GameSettings
+
+GAME = GameSettings(big_blind=10, small_blind=5, smallest_chip=5)
+RAKE = FeeSettings(mode="rake", rake_percent=10, rake_cap=100, no_flop_no_drop=False)
+
+
+def table_of(*events: dict[str, Any], **settings: Any) -> Table:
+    table = Table(RuleSettings(**{"game": GAME, **settings}))
+    play(table, *events)
+    return table
+
+
+def play(table: Table, *events: dict[str, Any]) -> list[Any]:
+    out: list[Any] = []
+    for obj in events:
+        out += table.apply(parse_event(obj))
+    return out
+
+
+def keys(table: Table, text: str) -> None:
+    for key in text.split():
+        table.apply(parse_event({"type": "key", "key": key}))
+
+
+def counted(action: str, by: str = "S1", witness: str = "S2", fives: int = 100) -> dict[str, Any]:
+    return {"type": "shift", "action": action, "counts": {"5": fives}, "by": by, "witness": witness}
+
+
+SEATED = (
+    {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+    {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+)
+
+
+# -- item 1: the dealer who dealt the hand -------------------------------------------------
+
+
+def test_a_hands_rake_goes_to_the_dealer_who_dealt_it_not_to_one_signed_in_during_it() -> None:
+    table = table_of(
+        {"type": "dealer", "id": "D311"},
+        *SEATED,
+        {"type": "start_hand"},  # button and SB 5, BB 2
+        {"type": "dealer", "id": "D204"},  # signs in during the hand
+        {"type": "act", "seat": 5, "action": "raise", "to": 100},
+        {"type": "act", "seat": 2, "action": "call"},  # pot 200, the flop
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "act", "seat": 5, "action": "bet", "to": 50},
+        {"type": "act", "seat": 2, "action": "fold"},  # pot 200 after 50 returned: rake 20
+        fees=RAKE,
+    )
+    assert state_view(table)["meters"]["rake"] == 20
+    dealers = table.state.shift["dealers"]
+    assert dealers["D311"]["rake"] == 20 and dealers["D311"]["hands"] == 1
+    assert dealers.get("D204", {}).get("rake", 0) == 0
+
+
+def test_chips_bought_and_taken_during_a_hand_are_the_hands_dealers_between_hands_the_new() -> None:
+    table = table_of(
+        {"type": "dealer", "id": "D311"},
+        *SEATED,
+        {"type": "sit", "seat": 7, "player": "cy", "chips": 500},
+        {"type": "start_hand"},
+        {"type": "dealer", "id": "D204"},
+        {"type": "chips", "seat": 5, "amount": 100},  # plays from the next hand
+        {"type": "leave", "seat": 7},  # in the hand: folds, leaves at its end
+    )
+    to_act = table.state.hand.to_act
+    while table.state.hand is not None:
+        play(table, {"type": "act", "seat": table.state.hand.to_act, "action": "fold"})
+        to_act = to_act
+    play(table, {"type": "chips", "seat": 2, "amount": 200})
+    dealers = table.state.shift["dealers"]
+    assert (dealers["D311"]["buy_ins"], dealers["D311"]["cash_outs"]) == (2600, 500)
+    assert (dealers["D204"]["buy_ins"], dealers["D204"]["cash_outs"]) == (200, 0)
+
+
+# -- item 3: the tip shortcut ---------------------------------------------------------------
+
+
+def won_by_luis() -> Table:
+    return table_of(
+        {"type": "dealer", "id": "D1"},
+        *SEATED,
+        {"type": "start_hand"},  # button and SB 5 (luis), BB 2 (ana)
+        {"type": "act", "seat": 5, "action": "call"},
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "act", "seat": 2, "action": "bet", "to": 10},
+        {"type": "act", "seat": 5, "action": "raise", "to": 20},
+        {"type": "act", "seat": 2, "action": "fold"},  # luis: 1010
+    )
+
+
+def test_the_tip_shortcut_takes_the_winner() -> None:
+    table = won_by_luis()
+    stack = table.state.seats[5].stack
+    keys(table, "FUNC 7 ENTER 5 ENTER")
+    assert table.state.seats[5].stack == stack - 5
+    assert table.state.tips_total == 5
+
+
+@pytest.mark.parametrize(
+    ("meanwhile", "code"),
+    [
+        # the winner left and someone else sat in the seat
+        (
+            ({"type": "leave", "seat": 5}, {"type": "sit", "seat": 5, "player": "new", "chips": 500}),
+            "bad_key",
+        ),
+        # the winner moved and someone else sat in the seat
+        (
+            (
+                {"type": "move_seat", "from": 5, "to": 8},
+                {"type": "sit", "seat": 5, "player": "new", "chips": 500},
+            ),
+            "bad_key",
+        ),
+        # the winner moved: the seat is empty
+        (({"type": "move_seat", "from": 5, "to": 8},), "bad_key"),
+    ],
+    ids=["left_and_replaced", "moved_and_replaced", "moved"],
+)
+def test_the_tip_shortcut_is_refused_once_the_winner_is_no_longer_in_the_seat(
+    meanwhile: tuple[dict[str, Any], ...], code: str
+) -> None:
+    table = won_by_luis()
+    play(table, *meanwhile)
+    stacks = {n: s.stack for n, s in table.state.seats.items()}
+    keys(table, "FUNC 7")
+    with pytest.raises(Refusal) as refused:
+        keys(table, "ENTER")
+    assert refused.value.code == code
+    assert {n: s.stack for n, s in table.state.seats.items()} == stacks
+    assert table.state.tips_total == 0
+
+
+def test_enter_alone_never_picks_one_seat_of_a_split_pot() -> None:
+    table = table_of(
+        {"type": "dealer", "id": "D1"},
+        *SEATED,
+        {"type": "start_hand"},  # SB 5 (5), BB 2 (10)
+        {"type": "act", "seat": 5, "action": "call"},
+        {"type": "act", "seat": 2, "action": "check"},
+        *({"type": "act", "seat": 2, "action": "check"}, {"type": "act", "seat": 5, "action": "check"}) * 3,
+        {"type": "award", "ranking": [[2, 5]]},  # a pot of 20 split: 10 each
+    )
+    assert sorted(seat for _, seat, _ in table.state.payouts) == [2, 5]
+    keys(table, "FUNC 7")
+    with pytest.raises(Refusal) as refused:
+        keys(table, "ENTER")
+    assert refused.value.code == "bad_key"
+
+
+# -- item 20: the shift history, the float, the push -----------------------------------------
+
+
+def test_the_shift_history_keeps_the_newest_reports() -> None:
+    table = table_of(*SEATED)
+    for _ in range(KEPT_SHIFTS + 2):
+        play(table, counted("open"), {"type": "chips", "seat": 2, "amount": 5}, counted("close"))
+    numbers = [report["shift"] for report in table.state.shifts]
+    assert numbers == list(range(3, KEPT_SHIFTS + 3))
+
+
+def test_the_expected_float_takes_fills_in_and_credits_out() -> None:
+    table = table_of(
+        counted("open", fives=200),  # 1000
+        *SEATED,  # 2000 sold
+        {"type": "tray_fill", "amount": 1500},
+        {"type": "tray_credit", "amount": 300},
+        counted("close", fives=40),  # 200
+    )
+    assert table.state.shifts[-1]["float"] == {
+        "open": 1000,
+        "sold": 2000,
+        "fills": 1500,
+        "credits": 300,
+        "expected": 1000 - 2000 + 1500 - 300,
+        "close": 200,
+        "difference": 200 - 200,
+    }
+
+
+def test_the_push_reminder_falls_due_when_a_tick_passes_the_due_time() -> None:
+    table = table_of(
+        *SEATED, {"type": "dealer", "id": "D1"}, dealer=DealerSettings(push_minutes=1)
+    )
+    assert play(table, {"type": "tick", "ms": 59_000}) == []
+    out = play(table, {"type": "tick", "ms": 5_000})  # one tick from 59 s to 64 s
+    assert [type(e).__name__ for e in out] == ["PushDue"]
+    assert state_view(table)["shift"]["push_due"] is True
+    assert play(table, {"type": "tick", "ms": 60_000}) == []  # said once
