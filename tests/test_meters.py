@@ -10,7 +10,8 @@ signing in and out, shifts opened and closed, junk), checked after every event:
   since the shift opened by exactly buy_ins - cash_outs - rake - jackpot - time_fees
   - tips (the state's ``meters``; from the journal's start before the first open);
 - the seats' parts of buy-ins, cash-outs, time fees and tips add up to the meters;
-- the dealers' parts add up to the meters less what happened with nobody signed in;
+- each dealer's part is what changed the meters while the dealer was signed in
+  between hands, or in the hands the dealer dealt (the test's own reckoning);
 - a closed shift's report holds the meters as they were at the close.
 """
 
@@ -59,32 +60,48 @@ def on_table(state: TableState) -> int:
 
 def session(c: Chooser, steps: int) -> Table:
     table = Table(random_settings(c))
-    at_open = 0  # the chips on the table when the meters started
-    unattributed = dict.fromkeys(METERS, 0)  # what happened with no dealer signed in
+    tally = Tally()
     for obj in opening(table.settings, c):
-        before = dict(state_view(table)["meters"])
-        apply_checked(table, obj)
-        _unattributed(table, before, unattributed)
+        tally.play(table, obj)
     for _ in range(steps):
         obj = next_event(c, table) if c.integer(0, 9) else _ops_event(c, table)
         number = table.state.shift["number"]
-        before = dict(state_view(table)["meters"])
-        dealer = table.state.dealer
-        if not apply_checked(table, obj):
+        if not tally.play(table, obj):
             continue
         if table.state.shift["number"] != number:  # a shift opened: new meters
-            at_open = on_table(table.state)
-            unattributed = dict.fromkeys(METERS, 0)
-        elif dealer is None or table.state.dealer is None:
-            _unattributed(table, before, unattributed)
-        check(table, at_open, unattributed)
+            tally.restart(table)
+        check(table, tally)
     return table
 
 
-def _unattributed(table: Table, before: dict[str, int], into: dict[str, int]) -> None:
-    after = state_view(table)["meters"]
-    for name in METERS:
-        into[name] += after[name] - before[name]
+class Tally:
+    """The test's own reckoning of whose each meter's changes are: during a hand, the
+    dealer signed in when it was dealt; between hands, the one signed in (nobody's
+    when none was)."""
+
+    def __init__(self) -> None:
+        self.at_open = 0  # the chips on the table when the meters started
+        self.dealers: dict[str | None, dict[str, int]] = {}
+        self.dealt_by: str | None = None
+
+    def restart(self, table: Table) -> None:
+        self.at_open = on_table(table.state)
+        self.dealers = {}
+
+    def play(self, table: Table, obj: dict) -> bool:
+        state = table.state
+        before = dict(state_view(table)["meters"])
+        signed_in, in_hand, hands = state.dealer, state.hand is not None, state.hand_number
+        if not apply_checked(table, obj):
+            return False
+        whose = self.dealt_by if in_hand else signed_in
+        after = state_view(table)["meters"]
+        part = self.dealers.setdefault(whose, dict.fromkeys(METERS, 0))
+        for name in METERS:
+            part[name] += after[name] - before[name]
+        if table.state.hand_number != hands:  # a hand was dealt, by the dealer signed in
+            self.dealt_by = signed_in
+        return True
 
 
 def _ops_event(c: Chooser, table: Table) -> dict:
@@ -106,18 +123,22 @@ def _ops_event(c: Chooser, table: Table) -> dict:
     )
 
 
-def check(table: Table, at_open: int, unattributed: dict[str, int]) -> None:
+def check(table: Table, tally: Tally) -> None:
     state = table.state
     meters = state_view(table)["meters"]
     entered = meters["buy_ins"]
     left = sum(meters[m] for m in ("cash_outs", "rake", "jackpot", "time_fees", "tips"))
-    assert on_table(state) - at_open == entered - left, (meters, on_table(state), at_open)
+    assert on_table(state) - tally.at_open == entered - left, (meters, on_table(state))
     seats = state.shift["seats"].values()
     for name in SEAT_METERS:
         assert sum(part[name] for part in seats) == meters[name], name
-    dealers = state.shift["dealers"].values()
-    for name in METERS:
-        assert sum(part[name] for part in dealers) + unattributed[name] == meters[name], name
+    parts = state.shift["dealers"]
+    for dealer, expected in tally.dealers.items():
+        if dealer is None:
+            continue
+        got = {name: parts[dealer][name] for name in METERS} if dealer in parts else None
+        assert got == expected or (got is None and not any(expected.values())), dealer
+    assert set(parts) <= set(tally.dealers)
     if state.shifts:
         last = state.shifts[-1]
         assert set(last["table"]) >= set(METERS)

@@ -115,7 +115,10 @@ def test_the_tip_shortcut_takes_the_winner() -> None:
     [
         # the winner left and someone else sat in the seat
         (
-            ({"type": "leave", "seat": 5}, {"type": "sit", "seat": 5, "player": "new", "chips": 500}),
+            (
+                {"type": "leave", "seat": 5},
+                {"type": "sit", "seat": 5, "player": "new", "chips": 500},
+            ),
             "bad_key",
         ),
         # the winner moved and someone else sat in the seat
@@ -152,7 +155,11 @@ def test_enter_alone_never_picks_one_seat_of_a_split_pot() -> None:
         {"type": "start_hand"},  # SB 5 (5), BB 2 (10)
         {"type": "act", "seat": 5, "action": "call"},
         {"type": "act", "seat": 2, "action": "check"},
-        *({"type": "act", "seat": 2, "action": "check"}, {"type": "act", "seat": 5, "action": "check"}) * 3,
+        *(
+            {"type": "act", "seat": 2, "action": "check"},
+            {"type": "act", "seat": 5, "action": "check"},
+        )
+        * 3,
         {"type": "award", "ranking": [[2, 5]]},  # a pot of 20 split: 10 each
     )
     assert sorted(seat for _, seat, _ in table.state.payouts) == [2, 5]
@@ -193,9 +200,7 @@ def test_the_expected_float_takes_fills_in_and_credits_out() -> None:
 
 
 def test_the_push_reminder_falls_due_when_a_tick_passes_the_due_time() -> None:
-    table = table_of(
-        *SEATED, {"type": "dealer", "id": "D1"}, dealer=DealerSettings(push_minutes=1)
-    )
+    table = table_of(*SEATED, {"type": "dealer", "id": "D1"}, dealer=DealerSettings(push_minutes=1))
     assert play(table, {"type": "tick", "ms": 59_000}) == []
     out = play(table, {"type": "tick", "ms": 5_000})  # one tick from 59 s to 64 s
     assert [type(e).__name__ for e in out] == ["PushDue"]

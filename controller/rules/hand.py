@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.rules import betting, effects, meters, seating, undo
+from controller.rules import betting, bust, effects, meters, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
@@ -309,8 +309,7 @@ def finish(state: TableState, settings: RuleSettings, voided: bool = False) -> l
 
 def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effects.Effect]:
     """Apply chips bought, sit-outs, departures and seat moves held during the hand;
-    busted seats sit out (B12); play stops when fewer than two players are seated."""
-    chip = settings.game.smallest_chip
+    busted seats sit out and play stops when fewer than two players are seated (``bust``)."""
     out: list[effects.Effect] = []
     for number in sorted(state.seats):
         s = state.seats[number]
@@ -328,9 +327,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             s.pending_sit_out = False
             s.away = True
             out.append(effects.SeatChanged(number, "sat_out"))
-        if betting.playable(s.stack, chip) == 0 and not s.away:
-            s.away = True
-            out.append(effects.SeatChanged(number, "busted"))
+        out += bust.bust(state, settings, number)
     limit = settings.game.max_absent_hands
     for number in sorted(state.seats):
         s = state.seats[number]
@@ -346,5 +343,5 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             if target not in state.seats:
                 seating.move_now(state, settings, number, target, s.pending_move_entry)
                 out.append(effects.SeatChanged(target, "moved"))
-    seating.stop_play_if_alone(state)
+    bust.stop_play_if_alone(state)
     return out

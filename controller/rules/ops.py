@@ -30,8 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from controller.rules import effects, meters
-from controller.rules.betting import playable
+from controller.rules import bust, effects, meters
 from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Dealer, Event, Shift, Sit, StartHand, Tick, TimeFee, Tip
 from controller.rules.meters import DEALER_FIELDS, METERS
@@ -105,17 +104,10 @@ def check_tip(state: TableState, settings: RuleSettings, event: Tip) -> None:
 
 
 def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effects.Effect]:
-    s = state.seats[event.seat]
-    s.stack -= event.amount
+    state.seats[event.seat].stack -= event.amount
     state.tips_total += event.amount
     out: list[effects.Effect] = [Tipped(event.seat, event.amount, state.dealer)]
-    if playable(s.stack, settings.game.smallest_chip) == 0 and not s.away:
-        s.away = True
-        out.append(effects.SeatChanged(event.seat, "busted"))
-        chip = settings.game.smallest_chip
-        if sum(1 for x in state.seats.values() if not x.away and playable(x.stack, chip)) < 2:
-            state.game_on = False
-    return out
+    return out + bust.chips_left(state, settings, [event.seat])
 
 
 # -- dealers ------------------------------------------------------------------------------

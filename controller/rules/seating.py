@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from controller.rules import effects, meters
+from controller.rules import bust, effects, meters
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.positions import hands_until_big_blind
@@ -78,17 +78,8 @@ def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[ef
     state.cashed_out += s.stack + s.pending_chips
     meters.seat_cashed_out(state, event.seat, s.stack + s.pending_chips)
     del state.seats[event.seat]
-    stop_play_if_alone(state)
+    bust.stop_play_if_alone(state)
     return [effects.SeatChanged(event.seat, "left")]
-
-
-def stop_play_if_alone(state: TableState) -> None:
-    """docs/rules.md "Play stopped": play stops the moment fewer than two players are seated
-    (decided when it happens, between hands too); the next hand starts a new game (B13).
-    A player away or busted still holds the seat: if they are back before the next
-    hand, play goes on (B3)."""
-    if sum(1 for s in state.seats.values() if not s.pending_leave) < 2:
-        state.game_on = False
 
 
 def check_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> None:
@@ -200,7 +191,7 @@ def move_wait(state: TableState, settings: RuleSettings, old: int, new: int) -> 
 
 def busted(settings: RuleSettings, s: Seat) -> bool:
     """B12: away because its stack cannot cover a smallest chip."""
-    return s.away and s.stack < settings.game.smallest_chip
+    return s.away and bust.cannot_play(s.stack, settings.game.smallest_chip)
 
 
 def check_stack_limit(seat: int, have: int, amount: int) -> None:
