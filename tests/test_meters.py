@@ -6,9 +6,11 @@ Random sessions through the real rules core (``tests/rules_fuzz.py``: seating, h
 rake or time fees, rebuys, departures, misdeals, undos, transfers, tips, dealers
 signing in and out, shifts opened and closed, junk), checked after every event:
 
+- the meters are the ledger's changes since the last shift close (the journal's start
+  before any), and a close's report holds them all: every change in exactly one shift;
 - the chips on the table (stacks, chips bought waiting to play, bets, pots) changed
-  since the shift opened by exactly buy_ins - cash_outs - rake - jackpot - time_fees
-  - tips (the state's ``meters``; from the journal's start before the first open);
+  since the shift began by exactly buy_ins - cash_outs - rake - jackpot - time_fees
+  - tips (the state's ``meters``);
 - the seats' parts of buy-ins, cash-outs, time fees and tips add up to the meters;
 - each dealer's part is what changed the meters while the dealer was signed in
   between hands, or in the hands the dealer dealt (the test's own reckoning);
@@ -26,7 +28,6 @@ from hypothesis import strategies as st
 
 from controller.rules import Table, state_view
 from controller.rules.meters import METERS
-from controller.rules.ops import shift_report
 from controller.rules.state import TableState
 from tests.rules_fuzz import (
     Chooser,
@@ -65,42 +66,59 @@ def session(c: Chooser, steps: int) -> Table:
         tally.play(table, obj)
     for _ in range(steps):
         obj = next_event(c, table) if c.integer(0, 9) else _ops_event(c, table)
-        number = table.state.shift["number"]
-        if not tally.play(table, obj):
-            continue
-        if table.state.shift["number"] != number:  # a shift opened: new meters
-            tally.restart(table)
-        check(table, tally)
+        if tally.play(table, obj):
+            check(table, tally)
     return table
 
 
+def ledger(state: TableState) -> dict[str, int]:
+    """The ledger's totals since the journal began, by meter."""
+    return {
+        "hands": state.hand_number,
+        "rake": state.rake_total,
+        "jackpot": state.jackpot_total,
+        "time_fees": state.time_fees_total,
+        "tips": state.tips_total,
+        "buy_ins": state.bought_in,
+        "cash_outs": state.cashed_out,
+    }
+
+
 class Tally:
-    """The test's own reckoning of whose each meter's changes are: during a hand, the
-    dealer signed in when it was dealt; between hands, the one signed in (nobody's
-    when none was)."""
+    """The test's own reckoning: what each shift's meters hold (the ledger's changes
+    since the last close, the journal's start before any), and whose each change is
+    (during a hand the dealer signed in when it was dealt, between hands the one signed
+    in, nobody's when none was)."""
 
     def __init__(self) -> None:
-        self.at_open = 0  # the chips on the table when the meters started
+        self.at_start = 0  # the chips on the table when the shift began
+        self.ledger_at_start = dict.fromkeys(METERS, 0)
         self.dealers: dict[str | None, dict[str, int]] = {}
         self.dealt_by: str | None = None
 
-    def restart(self, table: Table) -> None:
-        self.at_open = on_table(table.state)
-        self.dealers = {}
-
     def play(self, table: Table, obj: dict) -> bool:
         state = table.state
-        before = dict(state_view(table)["meters"])
+        before = ledger(state)
         signed_in, in_hand, hands = state.dealer, state.hand is not None, state.hand_number
+        reports = len(state.shifts), state.shifts[-1]["shift"] if state.shifts else None
         if not apply_checked(table, obj):
             return False
         whose = self.dealt_by if in_hand else signed_in
-        after = state_view(table)["meters"]
+        after = ledger(state)
         part = self.dealers.setdefault(whose, dict.fromkeys(METERS, 0))
         for name in METERS:
             part[name] += after[name] - before[name]
         if table.state.hand_number != hands:  # a hand was dealt, by the dealer signed in
             self.dealt_by = signed_in
+        closed = state.shifts[-1] if state.shifts else None
+        if closed is not None and (len(state.shifts), closed["shift"]) != reports:
+            # a close: its report holds every change since the shift began, then the
+            # next shift's meters start
+            since = {name: after[name] - self.ledger_at_start[name] for name in METERS}
+            assert {name: closed["table"][name] for name in METERS} == since
+            self.at_start = on_table(state)
+            self.ledger_at_start = after
+            self.dealers = {}
         return True
 
 
@@ -126,9 +144,11 @@ def _ops_event(c: Chooser, table: Table) -> dict:
 def check(table: Table, tally: Tally) -> None:
     state = table.state
     meters = state_view(table)["meters"]
+    now = ledger(state)
+    assert meters == {name: now[name] - tally.ledger_at_start[name] for name in METERS}
     entered = meters["buy_ins"]
     left = sum(meters[m] for m in ("cash_outs", "rake", "jackpot", "time_fees", "tips"))
-    assert on_table(state) - tally.at_open == entered - left, (meters, on_table(state))
+    assert on_table(state) - tally.at_start == entered - left, (meters, on_table(state))
     seats = state.shift["seats"].values()
     for name in SEAT_METERS:
         assert sum(part[name] for part in seats) == meters[name], name
@@ -185,7 +205,7 @@ def test_a_shift_report_names_the_meters_the_seats_and_the_dealers() -> None:
     ):
         table.apply(parse_event(obj))
     report = table.state.shifts[-1]
-    assert report == shift_report(table.state)
+    assert report["before_open"] == dict.fromkeys(METERS, 0)  # opened before anything
     assert report["table"] == {
         "hands": 1,
         "rake": 0,

@@ -146,9 +146,33 @@ def test_tablectl_meters_prints_the_shift_report(tmp_path: Path, capsys: Any) ->
     assert main(["meters", "--state-dir", str(state_dir), "--shift", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == report
     assert main(["meters", "--state-dir", str(state_dir), "--shift", "7"]) == 2
-    assert "no shift 7: the shifts are 0 (before the first open) to 1" in capsys.readouterr().err
+    assert "no shift 7: the shifts are 0 (before the first open) to 2" in capsys.readouterr().err
     assert main(["meters", "--state-dir", str(tmp_path / "nowhere")]) == 2
     assert "nothing recorded yet" in capsys.readouterr().err
+
+
+def test_tablectl_meters_shows_what_came_before_the_opening_count(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """A tip between shift 1's close and shift 2's open is shift 2's, and its report
+    says it came before the opening count."""
+    tip = {"type": "tip", "seat": 8, "amount": 5}
+    state_dir, out = journal(tmp_path, SESSION + [SHIFT_CLOSE, tip])
+    assert all(line["ok"] for line in out), out
+    assert main(["meters", "--state-dir", str(state_dir)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("SHIFT 2: not opened yet (the figures since shift 1 closed at hand 2)")
+    second_open = {**SHIFT_OPEN, "counts": {"5": 60, "25": 40}}
+    state_dir, out = journal(tmp_path, [second_open])
+    assert main(["meters", "--state-dir", str(state_dir)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "SHIFT 2: opened by S1 with S2 at hand 2; open"
+    assert lines[1] == (
+        "before the opening count (since shift 1 closed at hand 2): hands 0, rake 0, "
+        "jackpot 0, time fees 0, tips 5, buy ins 0, cash outs 0"
+    )
+    assert main(["meters", "--state-dir", str(state_dir), "--shift", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["table"]["tips"] == 10
 
 
 def _floor(table: Table, obj: dict[str, Any]) -> list[dict[str, Any]]:

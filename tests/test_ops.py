@@ -206,3 +206,85 @@ def test_the_push_reminder_falls_due_when_a_tick_passes_the_due_time() -> None:
     assert [type(e).__name__ for e in out] == ["PushDue"]
     assert state_view(table)["shift"]["push_due"] is True
     assert play(table, {"type": "tick", "ms": 60_000}) == []  # said once
+
+
+# -- item 2: between a close and the next open ---------------------------------------------
+
+
+def test_the_next_shifts_report_holds_what_happened_before_its_opening_count() -> None:
+    table = table_of(
+        {"type": "dealer", "id": "D1"},
+        counted("open"),
+        *SEATED,
+        {"type": "tick", "ms": 60_000},
+        counted("close"),  # shift 1: 2000 bought
+        {"type": "tip", "seat": 2, "amount": 510},
+        {"type": "chips", "seat": 5, "amount": 100},
+        {"type": "tick", "ms": 30_000},
+        counted("open", fives=80),  # 400 counted
+        {"type": "chips", "seat": 2, "amount": 50},
+        {"type": "tick", "ms": 30_000},
+        counted("close", fives=70),  # 350
+    )
+    first, second = table.state.shifts
+    assert (first["table"]["tips"], first["table"]["buy_ins"]) == (0, 2000)
+    assert second["shift"] == 2
+    assert second["start"] == {"hand": 0, "at_ms": 60_000}
+    assert second["open"]["at_ms"] == 90_000
+    assert second["before_open"] == {
+        "hands": 0,
+        "rake": 0,
+        "jackpot": 0,
+        "time_fees": 0,
+        "tips": 510,
+        "buy_ins": 100,
+        "cash_outs": 0,
+    }
+    assert second["table"] == {
+        "hands": 0,
+        "rake": 0,
+        "jackpot": 0,
+        "time_fees": 0,
+        "tips": 510,
+        "buy_ins": 150,
+        "cash_outs": 0,
+        "ms": 60_000,
+        "hands_per_hour": 0.0,
+    }
+    assert second["seats"]["2"]["tips"] == 510 and second["dealers"]["D1"]["tips"] == 510
+    # the float is reckoned from the opening count: the chips sold after it
+    assert second["float"] == {
+        "open": 400,
+        "sold": 50,
+        "fills": 0,
+        "credits": 0,
+        "expected": 350,
+        "close": 350,
+        "difference": 0,
+    }
+
+
+def test_a_state_written_with_a_closed_shift_loads_as_the_next_shift() -> None:
+    """Before a close started the next shift, the state kept the closed shift (its
+    meters from its open) until the next open; such a state loads as the next shift,
+    its meters from the close."""
+    from controller.rules.state import TableState
+
+    table = table_of(counted("open"), *SEATED, {"type": "tick", "ms": 1_000}, counted("close"))
+    data = table.state.to_dict()
+    report = data["shifts"][-1]
+    data["shift"] = {  # as the earlier version wrote it after the close
+        "number": 1,
+        "open": report["open"],
+        "close": report["close"],
+        "base": dict.fromkeys(report["table"].keys() - {"ms", "hands_per_hour"}, 0),
+        "seats": report["seats"],
+        "dealers": {},
+    }
+    del report["start"], report["before_open"]
+    loaded = Table(table.settings, TableState.from_dict(data))
+    play(loaded, {"type": "tip", "seat": 2, "amount": 5})
+    assert state_view(loaded)["shift"] == {"number": 2, "open": False, "push_due": False}
+    assert state_view(loaded)["meters"]["tips"] == 5
+    assert state_view(loaded)["meters"]["buy_ins"] == 0
+    assert loaded.state.shift["start"] == {"hand": 0, "at_ms": 1_000}

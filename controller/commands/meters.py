@@ -71,14 +71,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def choose(state: TableState, number: int | None) -> dict[str, Any] | str:
-    """Shift ``number``'s report (None: the one in progress, or the last closed); a
-    message saying why there is none."""
-    current = int(state.shift.get("number", 0))
+    """Shift ``number``'s report (None: the one in progress, or the last closed while
+    nothing happened since its close); a message saying why there is none."""
+    current = state.shift["number"]
     if number is None or number == current:
-        closed = state.shifts[-1] if state.shifts else None
-        if closed is not None and closed["shift"] == current:
-            return closed  # as it was at the close (nothing after it counts)
-        return shift_report(state)
+        report = shift_report(state)
+        idle = report["open"] is None and not any(report["table"][name] for name in METERS)
+        if number is None and idle and state.shifts:
+            return state.shifts[-1]
+        return report
     for report in state.shifts:
         if report["shift"] == number:
             return report
@@ -100,7 +101,7 @@ def _rate(value: float | None) -> str:
 
 
 def as_text(report: dict[str, Any]) -> str:
-    out = [_title(report)]
+    out = _title(report)
     table = report["table"]
     out.append(
         f"table time {_hours(table['ms'])} h, {table['hands']} hands, "
@@ -128,15 +129,29 @@ def as_text(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _title(report: dict[str, Any]) -> str:
+def _title(report: dict[str, Any]) -> list[str]:
     number = report["shift"]
     opened, closed = report["open"], report["close"]
+    start = report.get("start")
+    since = (
+        f"since shift {number - 1} closed at hand {start['hand']}"
+        if start is not None and number > 1
+        else "since the journal began"
+    )
+    if opened is None and number == 0:
+        return [f"SHIFT 0: no shift opened yet (the figures {since})"]
     if opened is None:
-        return f"SHIFT {number}: no shift opened yet (the figures since the journal began)"
+        return [f"SHIFT {number}: not opened yet (the figures {since})"]
     head = f"SHIFT {number}: opened by {opened['by']} with {opened['witness']} at hand {opened['hand']}"
     if closed is None:
-        return head + "; open"
-    return head + f"; closed by {closed['by']} with {closed['witness']} at hand {closed['hand']}"
+        head += "; open"
+    else:
+        head += f"; closed by {closed['by']} with {closed['witness']} at hand {closed['hand']}"
+    before = report.get("before_open")
+    if not before or not any(before.values()):
+        return [head]
+    counted = ", ".join(f"{name.replace('_', ' ')} {before[name]}" for name in METERS)
+    return [head, f"before the opening count ({since}): {counted}"]
 
 
 def _header(what: str) -> str:

@@ -230,3 +230,60 @@ class TrayAckRecord(TypedDict):
     sold: int
     fills: int
     credits: int
+
+
+# -- the shift (controller.rules.ops, .meters) ------------------------------------------
+
+#: A meter's value by name (``meters.METERS``): the ledger's totals, the meters since a
+#: shift began, a dealer's part of the shift (with ``ms``, the time signed in).
+MeterValues = dict[str, int]
+
+
+class ShiftCount(TypedDict):
+    """The float counted at a shift's open or close by two people, and when: the hand
+    number and table time, and the tray's fills and credits so far (``tray_ledger``)."""
+
+    by: str | None
+    witness: str
+    counts: dict[str, int]  # chip value (as text) -> count
+    float: int  # the value counted
+    hand: int
+    at_ms: int
+    fills: int
+    credits: int
+
+
+class ShiftStart(TypedDict):
+    """When a shift's meters began: the previous shift's close (hand and table time)."""
+
+    hand: int
+    at_ms: int
+
+
+class SeatPart(TypedDict):
+    """A seat's part of a shift (``meters.SEAT_FIELDS``) and the players who sat there."""
+
+    buy_ins: int
+    cash_outs: int
+    time_fees: int
+    tips: int
+    hands: int
+    players: list[str]
+
+
+class ShiftRecord(TypedDict):
+    """``TableState.shift``: the shift in progress. Its meters are the ledger's totals
+    less ``base`` (the totals when it began); ``open`` and ``close`` the counts. A
+    ``close`` ends the shift and starts the next (``start``: when); its ``open`` then
+    records the opening count and what the meters held by then (``before_open``).
+    Shift 0 is the time before the first open, which makes it shift 1."""
+
+    number: int
+    open: ShiftCount | None
+    close: ShiftCount | None
+    base: MeterValues
+    seats: dict[str, SeatPart]  # by seat number (as text)
+    dealers: dict[str, MeterValues]  # by dealer id: ``meters.DEALER_FIELDS``
+    start: NotRequired[ShiftStart]  # absent: from the journal's start (or, written
+    # before shifts rolled over at their close, from the open)
+    before_open: NotRequired[MeterValues]

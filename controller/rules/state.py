@@ -33,6 +33,8 @@ from controller.rules.records import (
     Phase,
     PlanRecord,
     PostRecord,
+    ShiftRecord,
+    ShiftStart,
     Street,
     TrayAckRecord,
     TrayMove,
@@ -219,10 +221,42 @@ class Positions:
     dealt: list[int] = field(default_factory=list)
 
 
-def new_shift(number: int = 0) -> dict[str, Any]:
+def new_shift(
+    number: int = 0, base: dict[str, int] | None = None, start: ShiftStart | None = None
+) -> ShiftRecord:
     """A shift's record (``TableState.shift``, ``controller.rules.meters``) before
-    anything happened in it: shift 0 is the time before the first open."""
-    return {"number": number, "open": None, "close": None, "base": {}, "seats": {}, "dealers": {}}
+    anything happened in it: shift 0 is the time before the first open; a close starts
+    the next shift (``base``: the ledger's totals then, ``start``: when)."""
+    shift: ShiftRecord = {
+        "number": number,
+        "open": None,
+        "close": None,
+        "base": dict(base or {}),
+        "seats": {},
+        "dealers": {},
+    }
+    if start is not None:
+        shift["start"] = start
+    return shift
+
+
+def _rolled_over(shift: ShiftRecord, shifts: list[dict[str, Any]]) -> ShiftRecord:
+    """A shift record as this version keeps it: one written closed, before a close
+    started the next shift, becomes that next shift, its meters from the close (the
+    closed shift's base plus its report's meters, the ledger at the close)."""
+    closed = shift.get("close")
+    if closed is None:
+        return shift
+    report = next((r for r in reversed(shifts) if r.get("shift") == shift["number"]), None)
+    table = report["table"] if report is not None else {}
+    base = shift.get("base") or {}
+    at_close = {name: int(base.get(name, 0)) + int(table.get(name, 0)) for name in SHIFT_METERS}
+    start: ShiftStart = {"hand": int(closed["hand"]), "at_ms": int(closed["at_ms"])}
+    return new_shift(int(shift["number"]) + 1, at_close, start)
+
+
+#: The meters a shift's report holds (``controller.rules.meters.METERS``).
+SHIFT_METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 
 
 @dataclass
@@ -281,7 +315,7 @@ class TableState:
     dealer_since_ms: int = 0
     push_due: bool = False
     tips_total: int = 0
-    shift: dict[str, Any] = field(default_factory=lambda: new_shift())
+    shift: ShiftRecord = field(default_factory=lambda: new_shift())
     shifts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -311,6 +345,8 @@ class TableState:
         data["undo"] = UndoRecord.from_dict(undo_data) if undo_data is not None else None
         before_data = data.pop("before_hand", None)
         data["before_hand"] = Snapshot.from_dict(before_data) if before_data is not None else None
+        if "shift" in data:
+            data["shift"] = _rolled_over(data["shift"], data.get("shifts") or [])
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
 
 
