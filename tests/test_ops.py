@@ -288,3 +288,45 @@ def test_a_state_written_with_a_closed_shift_loads_as_the_next_shift() -> None:
     assert state_view(loaded)["meters"]["tips"] == 5
     assert state_view(loaded)["meters"]["buy_ins"] == 0
     assert loaded.state.shift["start"] == {"hand": 0, "at_ms": 1_000}
+
+
+# -- item 7: a wrong witness PIN keeps the count -------------------------------------------
+
+PINS = {"1042": "2468", "2077": "1357"}
+
+
+def supervised(*events: dict[str, Any]) -> Table:
+    table = Table(
+        RuleSettings(game=GAME), pin_verifier=lambda sid, pin: PINS.get(sid) == pin
+    )
+    play(table, *events)
+    return table
+
+
+OPEN_COUNT = "FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER 8 2 5 ENTER 4 0 ENTER 5 ENTER 3 ENTER ENTER"
+
+
+def test_a_wrong_witness_pin_asks_again_and_the_count_is_kept() -> None:
+    table = supervised(*SEATED)
+    keys(table, OPEN_COUNT + " 2 0 7 7 ENTER 1 1 1 1 ENTER")
+    assert table.state.shift["open"] is None
+    assert table.state.keypad["pin_failures"] == 1
+    keys(table, "1 3 5 7 ENTER")
+    opened = table.state.shift["open"]
+    assert opened is not None
+    assert (opened["counts"], opened["by"], opened["witness"]) == (
+        {"5": 3, "25": 40},
+        "1042",
+        "2077",
+    )
+    assert "pin_failures" not in table.state.keypad
+
+
+def test_three_wrong_witness_pins_lock_the_menu_and_end_the_count() -> None:
+    table = supervised(*SEATED)
+    keys(table, OPEN_COUNT + " 2 0 7 7 ENTER 1 1 1 1 ENTER 2 2 2 2 ENTER")
+    assert table.state.keypad["entry"]["step"] == "witness_pin"
+    keys(table, "3 3 3 3 ENTER")
+    assert "entry" not in table.state.keypad
+    assert table.state.keypad["locked_until_ms"] == 300_000
+    assert table.state.shift["open"] is None

@@ -166,6 +166,7 @@ class Entry(TypedDict, total=False):
     seat_to: int
     supervisor: str
     witness: str  # a shift's second counter (FUNC 0 8, 9)
+    tries: int  # the witness's PIN tries left after a wrong one (FUNC 0 8, 9)
     func: str
     counts: list[list[int]]  # tray fill or credit: [chip value, count] pairs
     value: int

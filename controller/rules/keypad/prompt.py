@@ -175,6 +175,12 @@ def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
     if step == "witness":
         return [msg("prompt.witness_id", supervisor=e["supervisor"]), _typed(e)]
     if step == "witness_pin":
+        tries = e.get("tries")
+        if tries is not None and not e["digits"]:  # after a wrong PIN, until a digit
+            wrong = (
+                msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
+            )
+            return [msg("prompt.witness_pin", witness=e["witness"]), wrong]
         return [
             msg("prompt.witness_pin", witness=e["witness"]),
             msg("prompt.pin_typed", stars="*" * len(e["digits"])),

@@ -17,11 +17,13 @@ key   then                                                        event (``by``:
       ``3`` other, ``ENTER`` to confirm (between hands only)
 8     the float counted: chip value ``ENTER`` count ``ENTER`` ...  ``shift`` open
       ``ENTER`` alone; the witness's id ``ENTER`` and PIN
-      ``ENTER`` (between hands only)
+      ``ENTER`` (between hands only; a wrong witness
+      PIN asks for it again, the count kept)
 9     the same, at the shift's close                              ``shift`` close
 ====  ==========================================================  ===================
 
-A PIN opens the menu for one function; ``CLEAR`` leaves it. The menu is longer than the
+A PIN opens the menu for one function; ``CLEAR`` leaves it (while the witness types a
+PIN, it drops only the digits typed). The menu is longer than the
 display: it shows two lines at a time, and ``NEXT`` turns the page (any function's key
 works on any page).
 
@@ -262,7 +264,7 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         return p.stay({**e, "step": "witness_pin", "witness": witness, "digits": ""})
     witness = str(e["witness"])
     if not _pin_verdict(p, witness, p.text(e)):
-        return _wrong_pin(p, witness)
+        return _wrong_witness_pin(p, e, witness)
     p.pad.pop("pin_failures", None)
     action = SHIFT_FUNCTIONS[str(e["func"])]
     counts = tuple(sorted((int(value), int(count)) for value, count in e["counts"]))
@@ -270,6 +272,26 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         Shift(by=sid, action=action, counts=counts, witness=witness),
         notice=msg(f"notice.shift_{action}", supervisor=sid, witness=witness),
     )
+
+
+def clear(p: Press, e: Entry) -> Step:
+    """``CLEAR`` while the witness types the PIN drops only the digits typed (the count
+    keyed stays); anywhere else it leaves the menu."""
+    if e.get("step") == "witness_pin" and e.get("digits"):
+        return p.stay({**e, "digits": ""})
+    return p.done()
+
+
+def _wrong_witness_pin(p: Press, e: Entry, witness: str) -> Step:
+    """A wrong witness PIN counts as any wrong PIN, and asks for the PIN again with the
+    count keyed kept (the lock-out, at the last try, ends the count)."""
+    step = _wrong_pin(p, witness)
+    if "locked_until_ms" in step.keypad:
+        return step
+    tries = MAX_PIN_TRIES - int(step.keypad.get("pin_failures", 0))
+    step.keypad = {**step.keypad, "entry": {**e, "digits": "", "tries": tries}}
+    step.keypad.pop("notice", None)  # the prompt says it (keypad.prompt)
+    return step
 
 
 def _pin_verdict(p: Press, sid: str, pin: str) -> bool:
