@@ -95,6 +95,7 @@ class Tally:
         self.ledger_at_start = dict.fromkeys(METERS, 0)
         self.dealers: dict[str | None, dict[str, int]] = {}
         self.dealt_by: str | None = None
+        self.tipped_to: str | None = None  # who was signed in at the last tip
 
     def play(self, table: Table, obj: dict) -> bool:
         state = table.state
@@ -105,7 +106,12 @@ class Tally:
             return False
         whose = self.dealt_by if in_hand else signed_in
         after = ledger(state)
+        if after["tips"] > before["tips"]:  # a tip (only a tip adds to the tips)
+            self.tipped_to = signed_in
+        elif after["tips"] < before["tips"]:  # a tip put right: the tip's dealer's
+            whose = self.tipped_to
         part = self.dealers.setdefault(whose, dict.fromkeys(METERS, 0))
+        self.dealers.setdefault(signed_in, dict.fromkeys(METERS, 0))  # (time signed in)
         for name in METERS:
             part[name] += after[name] - before[name]
         if table.state.hand_number != hands:  # a hand was dealt, by the dealer signed in
@@ -129,6 +135,7 @@ def _ops_event(c: Chooser, table: Table) -> dict:
     return c.pick(
         (
             {"type": "tip", "seat": c.pick(taken), "amount": chip * c.integer(1, 3)},
+            {"type": "tip_correction", "amount": chip * c.integer(0, 2), "by": "S1"},
             {"type": "dealer", "id": c.pick(("D1", "D2"))},
             {
                 "type": "shift",

@@ -330,3 +330,26 @@ def test_three_wrong_witness_pins_lock_the_menu_and_end_the_count() -> None:
     assert "entry" not in table.state.keypad
     assert table.state.keypad["locked_until_ms"] == 300_000
     assert table.state.shift["open"] is None
+
+
+# -- item 6: a tip put right -------------------------------------------------------------
+
+
+def test_a_tip_put_right_comes_off_the_tipped_dealers_part_and_the_seats() -> None:
+    table = won_by_luis()
+    stack = table.state.seats[5].stack
+    play(
+        table,
+        {"type": "tip", "seat": 5, "amount": 100},
+        {"type": "dealer", "id": "D2"},  # signs in after the tip
+    )
+    out = play(table, {"type": "tip_correction", "amount": 10, "by": "1042"})
+    assert [(type(e).__name__, e.seat, e.amount, e.was, e.dealer, e.by) for e in out] == [
+        ("TipCorrected", 5, 10, 100, "D1", "1042")
+    ]
+    assert table.state.seats[5].stack == stack - 10
+    dealers = table.state.shift["dealers"]
+    assert dealers["D1"]["tips"] == 10
+    assert dealers.get("D2", {}).get("tips", 0) == 0
+    assert table.state.shift["seats"]["5"]["tips"] == 10
+    assert state_view(table)["meters"]["tips"] == 10

@@ -38,9 +38,20 @@ from typing import Any
 
 from controller.rules import bust, effects, meters
 from controller.rules.errors import Refusal
-from controller.rules.events import Chips, Dealer, Event, Shift, Sit, StartHand, Tick, TimeFee, Tip
+from controller.rules.events import (
+    Chips,
+    Dealer,
+    Event,
+    Shift,
+    Sit,
+    StartHand,
+    Tick,
+    TimeFee,
+    Tip,
+    TipCorrection,
+)
 from controller.rules.meters import METERS
-from controller.rules.records import ShiftCount, ShiftRecord, ShiftStart
+from controller.rules.records import LastTip, ShiftCount, ShiftRecord, ShiftStart
 from controller.rules.seating import occupied
 from controller.rules.settings import RuleSettings
 from controller.rules.state import TableState, new_shift
@@ -58,6 +69,18 @@ class Tipped(effects.Effect):
     seat: int
     amount: int
     dealer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TipCorrected(effects.Effect):
+    """A supervisor (``by``) put the last tip right: seat ``seat``'s tip to ``dealer``
+    was ``was`` and is ``amount``; the difference went back to the stack."""
+
+    seat: int
+    amount: int
+    was: int
+    dealer: str | None
+    by: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +134,63 @@ def check_tip(state: TableState, settings: RuleSettings, event: Tip) -> None:
 
 
 def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effects.Effect]:
-    state.seats[event.seat].stack -= event.amount
+    s = state.seats[event.seat]
+    s.stack -= event.amount
     state.tips_total += event.amount
     out: list[effects.Effect] = [Tipped(event.seat, event.amount, state.dealer)]
-    return out + bust.chips_left(state, settings, [event.seat])
+    busts = bust.chips_left(state, settings, [event.seat])
+    state.last_tip = {
+        "seat": event.seat,
+        "player": s.player,
+        "amount": event.amount,
+        "dealer": state.dealer,
+        "hand": state.hand_number,
+        "busted": bool(busts),
+    }
+    return out + busts
+
+
+def tip_to_correct(state: TableState) -> LastTip:
+    """The last tip, while a supervisor may put it right: between hands, before the next
+    hand starts, its player still in the seat."""
+    last = state.last_tip
+    if state.hand is not None:
+        raise tip_out_of_phase()
+    if last is None or last["hand"] != state.hand_number:
+        raise refuse("no_tip", "refuse.no_tip_to_correct")
+    s = state.seats.get(last["seat"])
+    if s is None or s.player != last["player"]:
+        raise refuse("no_tip", "refuse.tip_player_gone", seat=last["seat"])
+    return last
+
+
+def check_tip_correction(state: TableState, settings: RuleSettings, event: TipCorrection) -> None:
+    last = tip_to_correct(state)
+    chip = settings.game.smallest_chip
+    if event.amount % chip:
+        raise refuse("bad_amount", "refuse.chip_units", amount=chip)
+    if event.amount >= last["amount"]:
+        raise refuse("bad_amount", "refuse.tip_correction_less", amount=last["amount"])
+
+
+def do_tip_correction(
+    state: TableState, settings: RuleSettings, event: TipCorrection
+) -> list[effects.Effect]:
+    """The difference goes back from the toke box to the stack; a seat the tip busted
+    plays again once it can cover a smallest chip (no hand has started since)."""
+    last = state.last_tip
+    assert last is not None  # check_tip_correction
+    back = last["amount"] - event.amount
+    s = state.seats[last["seat"]]
+    chip = settings.game.smallest_chip
+    busted = last["busted"] and s.away and bust.cannot_play(s.stack, chip)
+    s.stack += back
+    if busted and not bust.cannot_play(s.stack, chip):
+        s.away = busted = False
+    state.tips_total -= back
+    meters.seat_part(state, last["seat"])["tips"] -= back
+    state.last_tip = {**last, "amount": event.amount, "busted": busted}
+    return [TipCorrected(last["seat"], event.amount, last["amount"], last["dealer"], event.by)]
 
 
 # -- dealers ------------------------------------------------------------------------------
@@ -317,20 +393,23 @@ SEAT_EVENTS = (Sit, Chips, TimeFee, Tip, StartHand)
 Before = tuple[tuple[int, ...], str | None]
 
 
-def credited_dealer(state: TableState) -> str | None:
+def credited_dealer(state: TableState, event: Event) -> str | None:
     """Whose part of the shift an event's money is: during a hand, the dealer who dealt
     it (``hand_dealer``: its rake, jackpot drop, time fees, chips bought or taken away
-    in it), whoever signs in meanwhile; between hands, the dealer signed in."""
+    in it), whoever signs in meanwhile; between hands, the dealer signed in; a tip's
+    correction, the dealer the tip went to."""
+    if type(event) is TipCorrection and state.last_tip is not None:
+        return state.last_tip["dealer"]
     return state.hand_dealer if state.hand is not None else state.dealer
 
 
-def before(state: TableState) -> Before | None:
+def before(state: TableState, event: Event) -> Before | None:
     """What ``account`` compares the ledger with after the event: None when no dealer
     is signed in nor dealt the hand in progress, as nothing is credited to a dealer
     then (a ``dealer`` event moves no chips)."""
-    dealer = credited_dealer(state)
+    dealer = credited_dealer(state, event)
     if dealer is None and state.dealer is None:
-        return None
+        return None  # (a correction of a tip nobody got credits nobody either)
     return meters.ledger(state), dealer
 
 

@@ -53,6 +53,19 @@ class PaidTo(TypedDict):
     player: str
 
 
+class LastTip(TypedDict):
+    """The last tip (``TableState.last_tip``), which a supervisor may put right before
+    the next hand starts: the seat and its player, the amount as it stands, the
+    dealer it went to, the hand number then, and whether it busted the seat."""
+
+    seat: int
+    player: str
+    amount: int
+    dealer: str | None
+    hand: int
+    busted: bool
+
+
 class PostRecord(TypedDict):
     """One post of the hand (``Hand.posts``): its live part counts toward the bet."""
 

@@ -27,6 +27,7 @@ from typing import (
 from controller.rules.records import (
     HandStreet,
     KeypadState,
+    LastTip,
     LogEntry,
     OutOfTurnEntry,
     PaidTo,
@@ -315,6 +316,7 @@ class TableState:
     dealer_since_ms: int = 0
     push_due: bool = False
     tips_total: int = 0
+    last_tip: LastTip | None = None  # the last tip, while it may be put right
     shift: ShiftRecord = field(default_factory=lambda: new_shift())
     shifts: list[dict[str, Any]] = field(default_factory=list)
 
@@ -374,6 +376,7 @@ KEPT_THROUGH_A_VOID = (
     "hand_dealer",
     "push_due",
     "tips_total",
+    "last_tip",
     "shift",
     "shifts",
 )
