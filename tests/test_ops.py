@@ -296,9 +296,7 @@ PINS = {"1042": "2468", "2077": "1357"}
 
 
 def supervised(*events: dict[str, Any]) -> Table:
-    table = Table(
-        RuleSettings(game=GAME), pin_verifier=lambda sid, pin: PINS.get(sid) == pin
-    )
+    table = Table(RuleSettings(game=GAME), pin_verifier=lambda sid, pin: PINS.get(sid) == pin)
     play(table, *events)
     return table
 

@@ -154,6 +154,9 @@ EntryStep = Literal[
     "count",
     "witness",
     "witness_pin",
+    "tip_fix_amount",
+    "tip_fix_confirm",
+    "big_tip_confirm",
 ]
 #: The hand, phase and seat to act an entry or a page was keyed in, as the journal and
 #: the snapshots hold it (``keypad.base.Situation`` names the three).

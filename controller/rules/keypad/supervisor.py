@@ -20,6 +20,9 @@ key   then                                                        event (``by``:
       ``ENTER`` (between hands only; a wrong witness
       PIN asks for it again, the count kept)
 9     the same, at the shift's close                              ``shift`` close
+0     the last tip as it should have been ``ENTER`` (``ENTER``     ``tip_correction``
+      alone: no tip at all), ``ENTER`` to confirm (between hands,
+      before the next hand starts)
 ====  ==========================================================  ===================
 
 A PIN opens the menu for one function; ``CLEAR`` leaves it (while the witness types a
@@ -44,6 +47,7 @@ from controller.rules.events import (
     DealtInError,
     Misdeal,
     Shift,
+    TipCorrection,
     Transfer,
     TrayAck,
     TrayCredit,
@@ -69,6 +73,7 @@ FUNCTIONS = {
     "7": "transfer",
     "8": "shift_open",
     "9": "shift_close",
+    "0": "tip_fix",
 }
 #: The shift functions and the ``shift`` event's action each keys.
 SHIFT_FUNCTIONS = {"shift_open": "open", "shift_close": "close"}
@@ -139,6 +144,9 @@ def supervisor(p: Press, e: Entry) -> Step:
             return p.stay(
                 field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function)
             )
+        if function == "tip_fix":
+            ops.tip_to_correct(table.state)
+            return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
         if function in SHIFT_FUNCTIONS:
             ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
         return p.stay(
@@ -159,6 +167,8 @@ def supervisor(p: Press, e: Entry) -> Step:
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
     if str(step).startswith("xfer_"):
         return _transfer(p, e, sid)
+    if str(step).startswith("tip_fix_"):
+        return _tip_fix(p, e, sid)
     if step in ("witness", "witness_pin"):
         return _witness(p, e, sid)
     return _tray_move(p, e, sid)
@@ -221,6 +231,22 @@ def _transfer(p: Press, e: Entry, sid: str) -> Step:
             by=sid, from_seat=seat_from, to_seat=seat_to, amount=amount, reason=str(e["reason"])
         ),
         notice=msg("notice.transferred", amount=amount, seat_from=seat_from, seat_to=seat_to),
+    )
+
+
+def _tip_fix(p: Press, e: Entry, sid: str) -> Step:
+    """FUNC 0 0: the last tip as it should have been (``ENTER`` alone: none), checked as
+    keyed, then confirmed."""
+    if e["step"] == "tip_fix_amount":
+        amount = p.number(e, empty_ok=True) or 0
+        p.table.check(TipCorrection(by=sid, amount=amount))
+        return p.stay(
+            {"mode": "supervisor", "step": "tip_fix_confirm", "supervisor": sid, "amount": amount}
+        )
+    p.confirm()
+    amount = int(e["amount"])
+    return p.done(
+        TipCorrection(by=sid, amount=amount), notice=msg("notice.tip_fixed", amount=amount)
     )
 
 

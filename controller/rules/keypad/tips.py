@@ -10,16 +10,23 @@ player took them all and is still in that seat: ``FUNC 7 ENTER 5 ENTER`` is a ti
 from the winner (refused after a split pot, and once the winner left or moved: the
 dealer keys the seat). The seat is
 checked as it is keyed, the amount at its ``ENTER`` (a multiple of the smallest chip,
-at most the stack).
+at most the stack). A tip over ``dealer.tip_confirm_big_blinds`` big blinds (default
+10) is shown with its amount and taken only at a second ``ENTER`` (``CLEAR``: none),
+so that 510 keyed for 5 is caught before it leaves the stack.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from controller.rules.events import Tip
 from controller.rules.keypad.base import Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
 from controller.rules.text import msg, refuse
+
+if TYPE_CHECKING:
+    from controller.rules.table import Table
 
 
 def start(p: Press) -> Step:
@@ -40,6 +47,12 @@ def last_winner(p: Press) -> int:
     return seat
 
 
+def is_big(table: Table, amount: int) -> bool:
+    """A tip the dealer confirms: over ``dealer.tip_confirm_big_blinds`` big blinds."""
+    limit = table.settings.dealer.tip_confirm_big_blinds
+    return limit > 0 and amount > limit * table.settings.game.big_blind
+
+
 def tip(p: Press, e: Entry) -> Step:
     table = p.table
     if e["step"] == "seat":
@@ -49,8 +62,18 @@ def tip(p: Press, e: Entry) -> Step:
         occupied(table.state, table.settings, seat)
         return p.stay(field_entry("tip", "amount", "amount", seat=seat))
     seat = int(e["seat"])
-    amount = p.number(e)
-    assert amount is not None
+    if e["step"] == "big_tip_confirm":
+        p.confirm()
+        amount = int(e["amount"])
+    else:
+        keyed = p.number(e)
+        assert keyed is not None
+        amount = keyed
+        if is_big(table, amount):
+            table.check(Tip(by=p.by, seat=seat, amount=amount))
+            return p.stay(
+                {"mode": "tip", "step": "big_tip_confirm", "seat": seat, "amount": amount}
+            )
     return p.done(
         Tip(by=p.by, seat=seat, amount=amount),
         notice=msg("notice.tipped", amount=amount, seat=seat),
