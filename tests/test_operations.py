@@ -106,6 +106,22 @@ def test_recall_names_each_hands_dealer_and_lists_the_tips(tmp_path: Path, capsy
     assert listed[0]["dealer"] == "D204" and listed[0]["tips"][0]["amount"] == 10
 
 
+def test_recall_lists_a_tip_put_right_with_the_tip(tmp_path: Path, capsys: Any) -> None:
+    fix = {"type": "tip_correction", "amount": 5, "by": "1042"}
+    state_dir, out = journal(tmp_path, SESSION[:10] + [fix] + SESSION[10:])
+    assert all(line["ok"] for line in out), out
+    with Journal.open_readonly(state_dir) as j:
+        hands = recall(j)
+    tips = hands[0].tips
+    assert [(t["seat"], t["amount"], t.get("was"), t["dealer"], t["by"]) for t in tips] == [
+        (5, 10, None, "D204", "D204"),
+        (5, 5, 10, "D204", "1042"),
+    ]
+    text = as_text(hands)
+    assert "tip put right: seat 5's tip to dealer D204 was 10, is 5 (5 back to the stack)" in text
+    assert "by 1042" in text.split("tip put right")[1].splitlines()[0]
+
+
 def test_the_tray_report_lists_tips_apart_from_the_difference(tmp_path: Path, capsys: Any) -> None:
     state_dir, _ = journal(tmp_path, SESSION)
     assert main(["tray", "--state-dir", str(state_dir)]) == 0
@@ -226,6 +242,22 @@ def test_the_floor_hears_tips_dealers_pushes_and_shift_reports() -> None:
             "stack": 1000,
         }
     ]
+    fixed = _floor(table, {"type": "tip_correction", "amount": 0, "by": "1042"})
+    assert fixed == [
+        {
+            **fixed[0],
+            "kind": "tip_correction",
+            "hand": 1,
+            "seat": 2,
+            "amount": 0,
+            "was": 5,
+            "dealer": "D204",
+            "player": "ana",
+            "stack": 1005,
+            "by": "1042",
+        }
+    ]
+    tip = _floor(table, {"type": "tip", "seat": 2, "amount": 5})
     closed = _floor(table, SHIFT_CLOSE)
     assert len(closed) == 1 and closed[0]["kind"] == "shift" and closed[0]["action"] == "close"
     assert closed[0]["report"]["table"]["tips"] == 5

@@ -351,3 +351,29 @@ def test_a_tip_put_right_comes_off_the_tipped_dealers_part_and_the_seats() -> No
     assert dealers.get("D2", {}).get("tips", 0) == 0
     assert table.state.shift["seats"]["5"]["tips"] == 10
     assert state_view(table)["meters"]["tips"] == 10
+
+
+@pytest.mark.parametrize(("limit", "asks"), [(0, False), (2, True), (3, False)])
+def test_the_size_of_tip_that_asks_first_is_the_configured_number_of_big_blinds(
+    limit: int, asks: bool
+) -> None:
+    table = won_by_luis()
+    table = Table(
+        RuleSettings(game=GAME, dealer=DealerSettings(tip_confirm_big_blinds=limit)),
+        table.state,
+    )
+    keys(table, "FUNC 7 ENTER 2 5 ENTER")  # 2.5 big blinds
+    assert table.state.tips_total == (0 if asks else 25)
+    assert ("entry" in table.state.keypad) is asks
+
+
+def test_check_config_reads_the_tip_confirmation_size(tmp_path: Any) -> None:
+    from controller.config import load_config
+
+    path = tmp_path / "table.yaml"
+    path.write_text(
+        'table: {id: "T1", seats: 9}\ngame: {big_blind: 10}\ndealer: {tip_confirm_big_blinds: 3}\n'
+    )
+    assert load_config(path).rules.dealer.tip_confirm_big_blinds == 3
+    path.write_text('table: {id: "T1", seats: 9}\ngame: {big_blind: 10}\n')
+    assert load_config(path).rules.dealer.tip_confirm_big_blinds == 10

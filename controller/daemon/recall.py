@@ -6,7 +6,8 @@ snapshot taken before the first recalled hand, and listens to the effects the ru
 return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledReturned``,
 ``PotAwarded``, ``FeesTaken``, ``ClockExpired``, ``Corrected``, ``HandEnded``,
 ``PlayStopped`` (the door opened or closed, the keypad or display lost or back,
-during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before it, as a transfer is) and
+during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before
+it, as a transfer is; ``TipCorrected``, a tip put right, beside it) and
 ``Transferred``: a supervisor's transfer, listed with the hand before it; one made
 before the journal's first hand, chips misplaced at seating say, is listed in an entry
 of its own, hand 0, ``before the first hand``, shown with hand 1). Each hand names
@@ -39,7 +40,7 @@ from controller.daemon.timekeeping import WallDating
 from controller.journal import EventRecord, Journal, LogKind
 from controller.rules import Table, state_view
 from controller.rules import effects as fx
-from controller.rules.ops import Tipped
+from controller.rules.ops import TipCorrected, Tipped
 from controller.rules.state import ROUNDS
 
 RECALL_HANDS = 10
@@ -181,6 +182,18 @@ class _Builder:
                         "dealer": effect.dealer,
                         "seq": record.seq,
                         "by": record.by,
+                        "time": stamp,
+                    }
+                )
+            if isinstance(effect, TipCorrected):
+                self._between(hand, record, stamp).tips.append(
+                    {
+                        "seat": effect.seat,
+                        "amount": effect.amount,
+                        "was": effect.was,
+                        "dealer": effect.dealer,
+                        "seq": record.seq,
+                        "by": effect.by if effect.by is not None else record.by,
                         "time": stamp,
                     }
                 )
@@ -592,6 +605,13 @@ def _action_line(action: dict[str, Any], actions: list[dict[str, Any]]) -> str:
 
 def _tip_text(item: dict[str, Any]) -> str:
     to = f"dealer {item['dealer']}" if item["dealer"] else "the dealer"
+    if "was" in item:  # a supervisor's correction of the last tip
+        back = item["was"] - item["amount"]
+        return (
+            f"  tip put right: seat {item['seat']}'s tip to {to} was {item['was']}, is "
+            f"{item['amount']} ({back} back to the stack){_by(item['by'])} at seq "
+            f"{item['seq']}, {_clock(item['time'])}"
+        )
     return (
         f"  tip: seat {item['seat']} gave {item['amount']} to {to} (toke box)"
         f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}"
