@@ -16,12 +16,15 @@ from typing import Any
 import pytest
 
 from controller.rules import Refusal, RuleSettings, Table, parse_event, state_view
+from controller.rules.effects import SeatChanged
 from controller.rules.settings import FeeSettings, GameSettings
 
 
-def play(table: Table, *events: dict[str, Any]) -> None:
+def play(table: Table, *events: dict[str, Any]) -> list[Any]:
+    out: list[Any] = []
     for obj in events:
-        table.apply(parse_event(obj))
+        out += table.apply(parse_event(obj))
+    return out
 
 
 def fold_round(table: Table) -> None:
@@ -32,49 +35,50 @@ def fold_round(table: Table) -> None:
         play(table, {"type": "act", "seat": hand.to_act, "action": "fold"})
 
 
-def lose_all(table: Table, seat: int, other: int) -> None:
+def lose_all(table: Table, seat: int, other: int) -> list[Any]:
     """``seat`` (to act, heads-up against ``other``) goes all in and loses."""
-    play(
+    out = play(
         table,
         {"type": "act", "seat": seat, "action": "all_in"},
         {"type": "act", "seat": other, "action": "call"},
     )
     if table.state.phase == "showdown":
-        play(table, {"type": "award", "ranking": [[other], [seat]]})
+        out += play(table, {"type": "award", "ranking": [[other], [seat]]})
+    return out
 
 
 #: Each way a stack empties, between hands after hand 1 (button and small blind 5,
 #: big blind 2): takes every chip of seat 5 that plays, from a stack of ``stack``.
-def by_hand(table: Table, stack: int) -> None:
+def by_hand(table: Table, stack: int) -> list[Any]:
     play(table, {"type": "start_hand"})
-    lose_all(table, 5, 2)
+    return lose_all(table, 5, 2)
 
 
-def by_time_fee(table: Table, stack: int) -> None:
-    play(table, {"type": "start_hand"})
-    fold_round(table)
-    left = table.state.seats[5].stack
-    play(table, {"type": "time_fee", "seat": 5, "amount": left - left % 5})
-
-
-def by_tip(table: Table, stack: int) -> None:
+def by_time_fee(table: Table, stack: int) -> list[Any]:
     play(table, {"type": "start_hand"})
     fold_round(table)
     left = table.state.seats[5].stack
-    play(table, {"type": "tip", "seat": 5, "amount": left - left % 5})
+    return play(table, {"type": "time_fee", "seat": 5, "amount": left - left % 5})
 
 
-def by_transfer(table: Table, stack: int) -> None:
+def by_tip(table: Table, stack: int) -> list[Any]:
     play(table, {"type": "start_hand"})
     fold_round(table)
     left = table.state.seats[5].stack
-    play(
+    return play(table, {"type": "tip", "seat": 5, "amount": left - left % 5})
+
+
+def by_transfer(table: Table, stack: int) -> list[Any]:
+    play(table, {"type": "start_hand"})
+    fold_round(table)
+    left = table.state.seats[5].stack
+    return play(
         table,
         {"type": "transfer", "from": 5, "to": 2, "amount": left - left % 5, "reason": "other"},
     )
 
 
-WAYS: dict[str, Callable[[Table, int], None]] = {
+WAYS: dict[str, Callable[[Table, int], list[Any]]] = {
     "hand": by_hand,
     "time_fee": by_time_fee,
     "tip": by_tip,
@@ -106,9 +110,14 @@ def heads_up(remainder: int, *, seats: int = 2) -> Table:
 @pytest.mark.parametrize("way", WAYS)
 def test_every_way_a_stack_empties_busts_the_seat(way: str, remainder: int) -> None:
     table = heads_up(remainder)
-    WAYS[way](table, 300 + remainder)
+    out = WAYS[way](table, 300 + remainder)
     seat = table.state.seats[5]
     assert seat.stack == remainder
+    # one status for a busted seat: away, said once, as the floor and the lights hear it
+    assert seat.away
+    assert [e for e in out if isinstance(e, SeatChanged) and e.seat == 5] == [
+        SeatChanged(5, "busted")
+    ]
     assert state_view(table)["seats"]["5"]["status"] == "sitting_out"
     with pytest.raises(Refusal) as refused:  # ana alone has chips: no hand
         play(table, {"type": "start_hand"})
@@ -142,3 +151,25 @@ def test_a_bust_keeps_an_away_players_markers_and_the_game_going(way: str) -> No
     assert view["seats"]["8"]["missed"] == ["big"]
     assert view["seats"]["8"]["status"] == "sitting_out"
     assert (view["button"], view["big_blind"]) == (2, 5)
+
+
+@pytest.mark.parametrize("way", ["leave", "leave_in_hand"])
+def test_a_lone_player_stops_play_and_the_next_players_start_a_new_game(way: str) -> None:
+    """Heads-up, luis (5) leaves (between hands, or during hand 2 so that his seat is
+    freed at its end): ana (2) is alone and play stops. cy (7) sits down waiting: the
+    next hand is the first of a new game, so he is dealt in at once (B13), the button
+    on the last seat (7) with the small blind, ana the big blind."""
+    table = heads_up(0)
+    by_tip(table, 0)  # hand 1 played; luis tips the rest of his stack
+    play(table, {"type": "chips", "seat": 5, "amount": 100})
+    if way == "leave":
+        play(table, {"type": "leave", "seat": 5})
+    else:
+        play(table, {"type": "start_hand"})
+        play(table, {"type": "leave", "seat": 5})  # folds; freed at the hand's end
+        fold_round(table)
+    play(table, {"type": "sit", "seat": 7, "player": "cy", "chips": 500, "entry": "wait"})
+    play(table, {"type": "start_hand"})
+    view = state_view(table)
+    assert (view["button"], view["small_blind"], view["big_blind"]) == (7, 7, 2)
+    assert view["dealt"] == [2, 7]
