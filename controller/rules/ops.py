@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from controller.rules import bust, effects, meters
+from controller.rules import bust, effects, meters, seating
 from controller.rules.errors import Refusal
 from controller.rules.events import (
     Chips,
@@ -52,7 +52,6 @@ from controller.rules.events import (
 )
 from controller.rules.meters import METERS
 from controller.rules.records import LastTip, ShiftCount, ShiftRecord, ShiftStart
-from controller.rules.seating import occupied
 from controller.rules.settings import RuleSettings
 from controller.rules.state import TableState, new_shift
 from controller.rules.text import Message, msg, refuse
@@ -125,7 +124,7 @@ def tip_out_of_phase() -> Refusal:
 
 
 def check_tip(state: TableState, settings: RuleSettings, event: Tip) -> None:
-    s = occupied(state, settings, event.seat)
+    s = seating.occupied(state, settings, event.seat)
     chip = settings.game.smallest_chip
     if event.amount <= 0 or event.amount % chip:
         raise refuse("bad_amount", "refuse.chip_units", amount=chip)
@@ -186,7 +185,8 @@ def do_tip_correction(
     busted = last["busted"] and s.away and bust.cannot_play(s.stack, chip)
     s.stack += back
     if busted and not bust.cannot_play(s.stack, chip):
-        s.away = busted = False
+        seating.come_back(settings, s, s.entry)  # as it was: no hand started since
+        busted = False
     state.tips_total -= back
     meters.seat_part(state, last["seat"])["tips"] -= back
     state.last_tip = {**last, "amount": event.amount, "busted": busted}
