@@ -174,29 +174,19 @@ class _Builder:
                 street = first_round
         hand = self.current
         for effect in effects:
-            if isinstance(effect, Tipped):
-                self._between(hand, record, stamp).tips.append(
-                    {
-                        "seat": effect.seat,
-                        "amount": effect.amount,
-                        "dealer": effect.dealer,
-                        "seq": record.seq,
-                        "by": record.by,
-                        "time": stamp,
-                    }
-                )
-            if isinstance(effect, TipCorrected):
-                self._between(hand, record, stamp).tips.append(
-                    {
-                        "seat": effect.seat,
-                        "amount": effect.amount,
-                        "was": effect.was,
-                        "dealer": effect.dealer,
-                        "seq": record.seq,
-                        "by": effect.by if effect.by is not None else record.by,
-                        "time": stamp,
-                    }
-                )
+            if isinstance(effect, Tipped | TipCorrected):
+                tip: dict[str, Any] = {
+                    "seat": effect.seat,
+                    "amount": effect.amount,
+                    "dealer": effect.dealer,
+                    "seq": record.seq,
+                    "by": record.by,
+                    "time": stamp,
+                }
+                if isinstance(effect, TipCorrected):  # put right: what it was, by whom
+                    tip["was"] = effect.was
+                    tip["by"] = effect.by if effect.by is not None else record.by
+                self._between(hand, record, stamp).tips.append(tip)
             if isinstance(effect, fx.Transferred):
                 self._between(hand, record, stamp).transfers.append(
                     {
