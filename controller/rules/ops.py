@@ -144,6 +144,7 @@ def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effect
         "amount": event.amount,
         "dealer": state.dealer,
         "hand": state.hand_number,
+        "shift": state.shift["number"],
         "busted": bool(busts),
     }
     return out + busts
@@ -151,12 +152,15 @@ def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effect
 
 def tip_to_correct(state: TableState) -> LastTip:
     """The last tip, while a supervisor may put it right: between hands, before the next
-    hand starts, its player still in the seat."""
+    hand starts and the shift's close, its player still in the seat."""
     last = state.last_tip
     if state.hand is not None:
         raise tip_out_of_phase()
     if last is None or last["hand"] != state.hand_number:
         raise refuse("no_tip", "refuse.no_tip_to_correct")
+    # a close since: its report holds the tip (shift 0 is shift 1 before its first open)
+    if max(last["shift"], 1) != max(state.shift["number"], 1):
+        raise refuse("no_tip", "refuse.tip_shift_closed", shift=max(last["shift"], 1))
     s = state.seats.get(last["seat"])
     if s is None or s.player != last["player"]:
         raise refuse("no_tip", "refuse.tip_player_gone", seat=last["seat"])

@@ -56,13 +56,15 @@ class PaidTo(TypedDict):
 class LastTip(TypedDict):
     """The last tip (``TableState.last_tip``), which a supervisor may put right before
     the next hand starts: the seat and its player, the amount as it stands, the
-    dealer it went to, the hand number then, and whether it busted the seat."""
+    dealer it went to, the hand number and the shift then, and whether it busted the
+    seat."""
 
     seat: int
     player: str
     amount: int
     dealer: str | None
     hand: int
+    shift: int
     busted: bool
 
 
