@@ -266,8 +266,9 @@ def test_the_floor_hears_tips_dealers_pushes_and_shift_reports() -> None:
 
 def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) -> None:
     """With a dealer signed in and dealer.push_minutes set, the daemon journals a tick
-    when the push falls due (and one a minute while a shift is open), not one before
-    every input: the reminder shows on the display between hands, once."""
+    when the push falls due (and one a minute from the first shift open on, between a
+    close and the next open too), not one before every input: the reminder shows on the
+    display between hands, once."""
     from tests.daemon_helpers import journal_events, running, shown, view, wait_for, write_config
     from tests.mock_clock import MockClock
 
@@ -288,10 +289,12 @@ def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) ->
         clock.jump(15.0)  # a minute of the shift
         wait_for(lambda: view(daemon)["tray"]["unchanged_ms"] == 120_000, what="the minute told")
         assert daemon.submit(SHIFT_CLOSE).ok
-        clock.jump(300.0)  # nothing more to tell: no shift open, the push was said
+        # the next shift counts its time from the close: told too (the push was said)
+        clock.jump(300.0)
+        wait_for(lambda: view(daemon)["tray"]["unchanged_ms"] == 420_000, what="the time told")
         assert daemon.submit({"type": "state"}).ok
     ticks = [e.event["ms"] for e in journal_events(tmp_path / "state") if e.event["type"] == "tick"]
-    assert ticks == [60_000, 60_000]
+    assert ticks == [60_000, 60_000, 300_000]
 
 
 @pytest.mark.slow  # a whole bench session, keyed through its script (4 s)

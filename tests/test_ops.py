@@ -377,3 +377,17 @@ def test_check_config_reads_the_tip_confirmation_size(tmp_path: Any) -> None:
     assert load_config(path).rules.dealer.tip_confirm_big_blinds == 3
     path.write_text('table: {id: "T1", seats: 9}\ngame: {big_blind: 10}\n')
     assert load_config(path).rules.dealer.tip_confirm_big_blinds == 10
+
+
+def test_the_daemon_tells_the_time_from_a_close_to_the_next_open() -> None:
+    """The shift after a close counts its table time from the close (its hours and hands
+    per hour): the daemon ticks once a minute then too, as while a shift is open; before
+    the first open, nothing asks for it."""
+    from controller.daemon.timekeeping import OPS_TICK_MS, ops_tick_after_ms
+
+    table = table_of(*SEATED)
+    assert ops_tick_after_ms(table.state, table.settings) == []
+    play(table, counted("open"))
+    assert ops_tick_after_ms(table.state, table.settings) == [OPS_TICK_MS]
+    play(table, counted("close"))
+    assert ops_tick_after_ms(table.state, table.settings) == [OPS_TICK_MS]

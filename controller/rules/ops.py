@@ -249,6 +249,12 @@ def shift_is_open(state: TableState) -> bool:
     return state.shift["open"] is not None and state.shift["close"] is None
 
 
+def shift_counting(state: TableState) -> bool:
+    """Whether the shift in progress counts table time: from its first open on (a close
+    starts the next shift at once); not before the journal's first open."""
+    return state.shift["number"] > 0
+
+
 def check_shift_now(state: TableState, action: str) -> None:
     """Whether a shift may open (none is open) or close (one is) now, between hands."""
     if state.hand is not None:
