@@ -77,7 +77,7 @@ def operation_messages(
             body = {"hand": hand, "action": "open", "shift": effect.shift, "by": effect.by}
             out.append(("shift", {**body, "witness": effect.witness, "float": effect.float_value}))
         elif isinstance(effect, ShiftClosed):
-            close = effect.report.get("close") or {}
+            close: Mapping[str, Any] = effect.report.get("close") or {}
             body = {"hand": hand, "action": "close", "shift": effect.shift, "by": close.get("by")}
             out.append(
                 (

@@ -51,7 +51,7 @@ from controller.rules.events import (
     TipCorrection,
 )
 from controller.rules.meters import METERS
-from controller.rules.records import LastTip, ShiftCount, ShiftRecord, ShiftStart
+from controller.rules.records import LastTip, ShiftCount, ShiftRecord, ShiftReport, ShiftStart
 from controller.rules.settings import RuleSettings
 from controller.rules.state import TableState, new_shift
 from controller.rules.text import Message, msg, refuse
@@ -113,7 +113,7 @@ class ShiftClosed(effects.Effect):
     """A shift closed: its report (``report``), as ``tablectl meters`` prints it."""
 
     shift: int
-    report: dict[str, Any]
+    report: ShiftReport
 
 
 # -- tips ---------------------------------------------------------------------------------
@@ -310,7 +310,7 @@ def do_shift(state: TableState, settings: RuleSettings, event: Shift) -> list[ef
     return [ShiftClosed(shift["number"], report)]
 
 
-def shift_report(state: TableState) -> dict[str, Any]:
+def shift_report(state: TableState) -> ShiftReport:
     """The shift's report: the table's meters, each seat's and each dealer's part, hours
     and hands per hour (table time), what happened before the opening count
     (``before_open``: the meters then; None before it), and the float counted at open
@@ -334,7 +334,7 @@ def shift_report(state: TableState) -> dict[str, Any]:
         "close": closed,
         "before_open": before_open,
         "table": table,
-        "seats": {k: dict(v) for k, v in sorted(shift["seats"].items(), key=_seat_order)},
+        "seats": {k: v.copy() for k, v in sorted(shift["seats"].items(), key=_seat_order)},
         "dealers": dealers,
         "float": float_check(opened, closed, sold, state),
     }

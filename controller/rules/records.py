@@ -9,7 +9,7 @@ write than a dict. The records with behaviour of their own are dataclasses in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, NotRequired, TypedDict, cast, get_args
+from typing import Any, Literal, NotRequired, TypedDict, cast, get_args
 
 from controller.rules.errors import BadEvent
 
@@ -306,3 +306,20 @@ class ShiftRecord(TypedDict):
     start: NotRequired[ShiftStart]  # absent: from the journal's start (or, written
     # before shifts rolled over at their close, from the open)
     before_open: NotRequired[MeterValues]
+
+
+class ShiftReport(TypedDict):
+    """A shift's report (``ops.shift_report``; ``TableState.shifts`` keeps the closed
+    ones): what ``tablectl meters --json`` prints and the floor's ``shift`` message
+    carries. ``table`` is the meters with the table time (``ms``) and hands per hour,
+    each dealer's part with its hands per hour; ``float`` the float check."""
+
+    shift: int
+    start: NotRequired[ShiftStart | None]  # absent from reports written before 0.3
+    open: ShiftCount | None
+    close: ShiftCount | None
+    before_open: NotRequired[MeterValues | None]  # absent as ``start``
+    table: dict[str, Any]
+    seats: dict[str, SeatPart]
+    dealers: dict[str, dict[str, Any]]
+    float: dict[str, Any]

@@ -35,6 +35,7 @@ from controller.rules.records import (
     PlanRecord,
     PostRecord,
     ShiftRecord,
+    ShiftReport,
     ShiftStart,
     Street,
     TrayAckRecord,
@@ -241,7 +242,7 @@ def new_shift(
     return shift
 
 
-def _rolled_over(shift: ShiftRecord, shifts: list[dict[str, Any]]) -> ShiftRecord:
+def _rolled_over(shift: ShiftRecord, shifts: list[ShiftReport]) -> ShiftRecord:
     """A shift record as this version keeps it: one written closed, before a close
     started the next shift, becomes that next shift, its meters from the close (the
     closed shift's base plus its report's meters, the ledger at the close)."""
@@ -318,7 +319,7 @@ class TableState:
     tips_total: int = 0
     last_tip: LastTip | None = None  # the last tip, while it may be put right
     shift: ShiftRecord = field(default_factory=lambda: new_shift())
-    shifts: list[dict[str, Any]] = field(default_factory=list)
+    shifts: list[ShiftReport] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _json_form(_plain(self))
