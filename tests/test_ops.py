@@ -391,3 +391,79 @@ def test_the_daemon_tells_the_time_from_a_close_to_the_next_open() -> None:
     assert ops_tick_after_ms(table.state, table.settings) == [OPS_TICK_MS]
     play(table, counted("close"))
     assert ops_tick_after_ms(table.state, table.settings) == [OPS_TICK_MS]
+
+
+def test_a_day_of_two_shifts_and_three_dealers_puts_every_chip_in_one_report() -> None:
+    """Issue 31's "done when": hand 1 dealt by D1 while D2 signs in, a tip to D2, the
+    close; D3 deals hand 2 and sells chips before the next open, then a tip and a
+    cash-out: each chip in exactly one shift report, and in the right dealer's part."""
+    flop_and_fold = (  # button raises to 100, the small blind folds, the big blind calls;
+        # the big blind checks the flop, the button bets 100, the big blind folds: rake 20
+        {"type": "act", "seat": 8, "action": "raise", "to": 100},
+        {"type": "act", "seat": 2, "action": "fold"},
+        {"type": "act", "seat": 5, "action": "call"},
+        {"type": "act", "seat": 5, "action": "check"},
+        {"type": "act", "seat": 8, "action": "bet", "to": 100},
+        {"type": "act", "seat": 5, "action": "fold"},
+    )
+    table = table_of(
+        {"type": "dealer", "id": "D1"},
+        counted("open"),
+        *SEATED,
+        {"type": "sit", "seat": 8, "player": "cy", "chips": 1000},
+        {"type": "start_hand"},  # button 8, blinds 2 and 5
+        {"type": "dealer", "id": "D2"},
+        *flop_and_fold,
+        {"type": "tip", "seat": 8, "amount": 25},
+        counted("close"),
+        {"type": "dealer", "id": "D3"},
+        {"type": "start_hand"},  # button 2, blinds 5 and 8
+        {"type": "act", "seat": 2, "action": "fold"},
+        {"type": "act", "seat": 5, "action": "fold"},
+        {"type": "chips", "seat": 2, "amount": 500},
+        counted("open", by="S3", witness="S1"),
+        {"type": "tip", "seat": 8, "amount": 10},
+        fees=RAKE,
+    )
+    luis = table.state.seats[5].stack
+    play(table, {"type": "leave", "seat": 5}, counted("close", by="S3", witness="S1"))
+    first, second = table.state.shifts
+    zero = dict.fromkeys(
+        ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs"), 0
+    )
+    assert {k: first["table"][k] for k in zero} == {
+        **zero,
+        "hands": 1,
+        "rake": 20,
+        "tips": 25,
+        "buy_ins": 3000,
+    }
+    assert {k: second["table"][k] for k in zero} == {
+        **zero,
+        "hands": 1,
+        "tips": 10,
+        "buy_ins": 500,
+        "cash_outs": luis,
+    }
+    assert second["before_open"] == {**zero, "hands": 1, "buy_ins": 500}
+    # every chip of the ledger is in exactly one report
+    ledger = {
+        "hands": table.state.hand_number,
+        "rake": table.state.rake_total,
+        "jackpot": table.state.jackpot_total,
+        "time_fees": table.state.time_fees_total,
+        "tips": table.state.tips_total,
+        "buy_ins": table.state.bought_in,
+        "cash_outs": table.state.cashed_out,
+    }
+    assert {k: first["table"][k] + second["table"][k] for k in zero} == ledger
+    mine = {
+        (n, d): {k: part[k] for k in zero}
+        for n, report in enumerate((first, second), 1)
+        for d, part in report["dealers"].items()
+    }
+    assert mine == {
+        (1, "D1"): {**zero, "hands": 1, "rake": 20, "buy_ins": 3000},
+        (1, "D2"): {**zero, "tips": 25},
+        (2, "D3"): {**zero, "hands": 1, "tips": 10, "buy_ins": 500, "cash_outs": luis},
+    }
