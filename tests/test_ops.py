@@ -76,10 +76,8 @@ def test_chips_bought_and_taken_during_a_hand_are_the_hands_dealers_between_hand
         {"type": "chips", "seat": 5, "amount": 100},  # plays from the next hand
         {"type": "leave", "seat": 7},  # in the hand: folds, leaves at its end
     )
-    to_act = table.state.hand.to_act
-    while table.state.hand is not None:
+    while table.state.hand is not None:  # the hand ends: cy's 500 leave with him
         play(table, {"type": "act", "seat": table.state.hand.to_act, "action": "fold"})
-        to_act = to_act
     play(table, {"type": "chips", "seat": 2, "amount": 200})
     dealers = table.state.shift["dealers"]
     assert (dealers["D311"]["buy_ins"], dealers["D311"]["cash_outs"]) == (2600, 500)
