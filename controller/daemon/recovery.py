@@ -29,6 +29,7 @@ from controller.journal import EventRecord, Journal, JournalIntegrityError
 from controller.replay import refuse, step
 from controller.rules import RuleSettings, Table
 from controller.rules.effects import Effect
+from controller.rules.state import EARLIER_EDITION, TableState
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +167,9 @@ def start_table(
                 "and no snapshot is left to start from",
             )
         config_id, rules = book.rules_for_seq(1)
-        return Table(rules), 0, config_id
+        # no snapshot: the events were recorded by the release before issue 31 (this
+        # one records a snapshot with its first event), and are folded as it played them
+        return Table(rules, TableState(rules_edition=EARLIER_EDITION)), 0, config_id
     seq, text = snapshot
     try:
         state = snapshots.decode(text)

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from controller.rules import effects
 from controller.rules.settings import RuleSettings
-from controller.rules.state import TableState
+from controller.rules.state import TableState, earlier_release
 
 
 def cannot_play(stack: int, chip: int) -> bool:
@@ -46,10 +46,19 @@ def stop_play_if_alone(state: TableState) -> None:
 
 
 def chips_left(
-    state: TableState, settings: RuleSettings, seats: Iterable[int]
+    state: TableState, settings: RuleSettings, seats: Iterable[int], *, fee: bool = False
 ) -> list[effects.Effect]:
     """Chips left the stacks of ``seats`` between hands (a time fee, a tip, a transfer):
     each busted one sits out, and play stops only if fewer than two are seated."""
     out = [change for seat in seats for change in bust(state, settings, seat)]
     stop_play_if_alone(state)
+    if out and not fee and earlier_release(state):
+        # as the release before issue 31 played a tip's or a transfer's bust: play
+        # stopped once fewer than two seats could play (the next hand a new game)
+        chip = settings.game.smallest_chip
+        if (
+            sum(1 for s in state.seats.values() if not s.away and not cannot_play(s.stack, chip))
+            < 2
+        ):
+            state.game_on = False
     return out

@@ -43,4 +43,4 @@ def take_time_fee(state: TableState, settings: RuleSettings, event: TimeFee) -> 
     state.seats[event.seat].stack -= event.amount
     state.time_fees_total += event.amount
     out: list[Effect] = [FeesTaken(0, 0)]
-    return out + bust.chips_left(state, settings, [event.seat])
+    return out + bust.chips_left(state, settings, [event.seat], fee=True)

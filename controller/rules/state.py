@@ -261,6 +261,21 @@ def _rolled_over(shift: ShiftRecord, shifts: list[ShiftReport]) -> ShiftRecord:
 SHIFT_METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 
 
+#: The rules this release folds events under. Issue 31 changed what some events do (a
+#: tip's or a transfer's bust, the big-tip confirmation, an undo after a leave, a
+#: wrong witness PIN, the tip shortcut); a journal's events recorded by the release
+#: before (``EARLIER_EDITION``: a state without the field, a fold with no snapshot)
+#: are folded as that release played them, and this release's rules take over at the
+#: first event it records, which carries a snapshot (``controller.daemon.recorder``).
+RULES_EDITION = 2
+EARLIER_EDITION = 1
+
+
+def earlier_release(state: TableState) -> bool:
+    """Whether the events are folded as the release before issue 31 played them."""
+    return state.rules_edition < RULES_EDITION
+
+
 @dataclass
 class TableState:
     """The whole table: seats, positions, the hand and the clock, the game's travel, fees and
@@ -320,6 +335,9 @@ class TableState:
     last_tip: LastTip | None = None  # the last tip, while it may be put right
     shift: ShiftRecord = field(default_factory=lambda: new_shift())
     shifts: list[ShiftReport] = field(default_factory=list)
+    # the rules the events are folded under (``RULES_EDITION``; ``EARLIER_EDITION``:
+    # as the release that recorded them played them, ``earlier_release``)
+    rules_edition: int = RULES_EDITION
 
     def to_dict(self) -> dict[str, Any]:
         return _json_form(_plain(self))
@@ -327,6 +345,7 @@ class TableState:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
         data = _current(data, "last_refusal")
+        data.setdefault("rules_edition", EARLIER_EDITION)  # written by an earlier release
         keypad = data.get("keypad") or {}
         if "dealer" in keypad:  # written when the keypad kept the signed-in dealer
             data["keypad"] = {k: v for k, v in keypad.items() if k != "dealer"}
@@ -380,6 +399,7 @@ KEPT_THROUGH_A_VOID = (
     "last_tip",
     "shift",
     "shifts",
+    "rules_edition",
 )
 #: The containers among them, which a snapshot does not copy, as nothing reads them
 #: there (the shift's record alone is most of a snapshot's cost). ``tray`` stays: every

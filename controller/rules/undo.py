@@ -24,6 +24,7 @@ from controller.rules.state import (
     SeatBefore,
     TableState,
     UndoRecord,
+    earlier_release,
 )
 from controller.rules.text import refuse
 
@@ -59,7 +60,7 @@ def check(state: TableState) -> None:
         # ruling, not a keying mistake; taking it back would leave the seat with no clock
         raise refuse("clock_acted", "refuse.undo_clock", seat=state.undo.seat)
     s = state.seats.get(state.undo.seat)
-    if s is None or s.pending_leave:
+    if (s is None or s.pending_leave) and not earlier_release(state):
         # R8: the seat's leave is a later action of that seat; taking its action back
         # would put a player who left back in the hand
         raise refuse("nothing_to_undo", "refuse.undo_left", seat=state.undo.seat)

@@ -57,7 +57,7 @@ from controller.rules.events import (
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
-from controller.rules.state import TableState
+from controller.rules.state import TableState, earlier_release
 from controller.rules.text import msg, refuse
 
 MAX_PIN_TRIES = 3
@@ -290,6 +290,8 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         return p.stay({**e, "step": "witness_pin", "witness": witness, "digits": ""})
     witness = str(e["witness"])
     if not _pin_verdict(p, witness, p.text(e)):
+        if earlier_release(p.table.state):  # the release before issue 31 ended the count
+            return _wrong_pin(p, witness)
         return _wrong_witness_pin(p, e, witness)
     p.pad.pop("pin_failures", None)
     action = SHIFT_FUNCTIONS[str(e["func"])]
@@ -303,7 +305,7 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
 def clear(p: Press, e: Entry) -> Step:
     """``CLEAR`` while the witness types the PIN drops only the digits typed (the count
     keyed stays); anywhere else it leaves the menu."""
-    if e.get("step") == "witness_pin" and e.get("digits"):
+    if e.get("step") == "witness_pin" and e.get("digits") and not earlier_release(p.table.state):
         return p.stay({**e, "digits": ""})
     return p.done()
 

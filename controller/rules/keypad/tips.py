@@ -23,6 +23,7 @@ from controller.rules.events import Tip
 from controller.rules.keypad.base import Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
+from controller.rules.state import earlier_release
 from controller.rules.text import msg, refuse
 
 if TYPE_CHECKING:
@@ -37,7 +38,13 @@ def last_winner(p: Press) -> int:
     """The seat of the one player the last hand's pots were all paid to, while that
     player is still in it (not once they left or moved, nor for someone else sitting
     there); never one seat of a split pot."""
-    paid = p.table.state.paid_to
+    state = p.table.state
+    if earlier_release(state):  # as the release before issue 31: the one seat paid
+        seats = {seat for _, seat, _ in state.payouts}
+        if len(seats) != 1:
+            raise refuse("bad_key", "keypad.tip_which_seat")
+        return seats.pop()
+    paid = state.paid_to
     if paid is None:
         raise refuse("bad_key", "keypad.tip_which_seat")
     seat = paid["seat"]
@@ -50,7 +57,11 @@ def last_winner(p: Press) -> int:
 def is_big(table: Table, amount: int) -> bool:
     """A tip the dealer confirms: over ``dealer.tip_confirm_big_blinds`` big blinds."""
     limit = table.settings.dealer.tip_confirm_big_blinds
-    return limit > 0 and amount > limit * table.settings.game.big_blind
+    return (
+        not earlier_release(table.state)
+        and limit > 0
+        and amount > limit * table.settings.game.big_blind
+    )
 
 
 def tip(p: Press, e: Entry) -> Step:
