@@ -351,6 +351,43 @@ def test_a_tip_put_right_comes_off_the_tipped_dealers_part_and_the_seats() -> No
     assert state_view(table)["meters"]["tips"] == 10
 
 
+NO_CARD = "FUNC 1 7 ENTER 5 0 0 ENTER ENTER 1"  # seat 7, 500, no player card, waits
+
+
+def test_a_tip_is_not_put_right_to_the_next_player_in_the_seat_even_under_its_name() -> None:
+    """Two players seated with no card in the same seat between the same two hands get
+    the same name (SEAT7-H1): the second one never gets the first one's tip back."""
+    table = won_by_luis()
+    keys(table, NO_CARD)
+    play(table, {"type": "tip", "seat": 7, "amount": 400}, {"type": "leave", "seat": 7})
+    keys(table, NO_CARD)
+    assert table.state.seats[7].player == "SEAT7-H1"
+    with pytest.raises(Refusal) as refused:
+        play(table, {"type": "tip_correction", "amount": 0, "by": "1042"})
+    assert (refused.value.code, refused.value.message) == (
+        "no_tip",
+        "THE PLAYER WHO TIPPED LEFT SEAT 7",
+    )
+    assert table.state.seats[7].stack == 500
+    assert table.state.tips_total == 400
+
+
+def test_the_tip_shortcut_is_refused_for_the_next_player_in_the_seat_under_its_name() -> None:
+    """The winner leaves, a player of the same name sits there: the shortcut is refused
+    (the dealer keys the seat)."""
+    table = won_by_luis()
+    play(
+        table,
+        {"type": "leave", "seat": 5},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 500},
+    )
+    keys(table, "FUNC 7")
+    with pytest.raises(Refusal) as refused:
+        keys(table, "ENTER")
+    assert refused.value.code == "bad_key"
+    assert table.state.seats[5].stack == 500
+
+
 @pytest.mark.parametrize(("limit", "asks"), [(0, False), (2, True), (3, False)])
 def test_the_size_of_tip_that_asks_first_is_the_configured_number_of_big_blinds(
     limit: int, asks: bool

@@ -317,6 +317,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             state.cashed_out += s.stack + s.pending_chips
             meters.seat_cashed_out(state, number, s.stack + s.pending_chips)
             del state.seats[number]
+            seating.player_gone(state, number)
             out.append(effects.SeatChanged(number, "left"))
             continue
         if s.pending_chips:

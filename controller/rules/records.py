@@ -50,7 +50,7 @@ class PaidTo(TypedDict):
     paid at (``TableState.paid_to``: the tip shortcut's seat, ``keypad.tips``)."""
 
     seat: int
-    player: str
+    player: str | None  # None once that player left the seat or moved
 
 
 class LastTip(TypedDict):
@@ -60,7 +60,7 @@ class LastTip(TypedDict):
     seat."""
 
     seat: int
-    player: str
+    player: str | None  # None once that player left the seat or moved
     amount: int
     dealer: str | None
     hand: int

@@ -78,8 +78,19 @@ def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[ef
     state.cashed_out += s.stack + s.pending_chips
     meters.seat_cashed_out(state, event.seat, s.stack + s.pending_chips)
     del state.seats[event.seat]
+    player_gone(state, event.seat)
     bust.stop_play_if_alone(state)
     return [effects.SeatChanged(event.seat, "left")]
+
+
+def player_gone(state: TableState, seat: int) -> None:
+    """The player in ``seat`` left it (a leave, a move): the tip shortcut and a tip's
+    correction no longer take that seat, whoever sits there next, even under the same
+    name (two players seated with no card between the same two hands are named alike)."""
+    if state.paid_to is not None and state.paid_to["seat"] == seat:
+        state.paid_to = {**state.paid_to, "player": None}
+    if state.last_tip is not None and state.last_tip["seat"] == seat:
+        state.last_tip = {**state.last_tip, "player": None}
 
 
 def check_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> None:
@@ -165,6 +176,7 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     no blind has passed yet adds no wait. A new player stays a new player.
     """
     s = state.seats.pop(old)
+    player_gone(state, old)
     if s.home_seat is None:
         s.home_seat, s.home_wait = old, s.wait_hands
     before = hands_until_big_blind(state, settings, s.home_seat)
