@@ -402,6 +402,24 @@ def test_the_size_of_tip_that_asks_first_is_the_configured_number_of_big_blinds(
     assert ("entry" in table.state.keypad) is asks
 
 
+def test_a_big_tip_held_by_a_key_meant_for_the_hand_says_clear_first_whatever_the_key() -> None:
+    """FOLD at the big tip's question holds it (ENTER no longer takes the tip); NEXT then
+    says CLEAR FIRST too, never "PRESS ENTER TO CONFIRM", which ENTER would refuse."""
+    table = won_by_luis()
+    stack = table.state.seats[5].stack
+    keys(table, "FUNC 7 ENTER 5 1 0 ENTER")
+    messages = []
+    for key in ("FOLD", "NEXT", "ENTER"):
+        event = parse_event({"type": "key", "key": key})
+        with pytest.raises(Refusal) as refused:
+            table.apply(event)
+        table.refused(event)  # as the daemon and replay fold a refused key
+        messages.append(refused.value.message)
+    assert messages == ["ENTRY OPEN: CLEAR FIRST"] * 3
+    keys(table, "CLEAR")
+    assert (table.state.seats[5].stack, table.state.tips_total) == (stack, 0)
+
+
 def test_check_config_reads_the_tip_confirmation_size(tmp_path: Any) -> None:
     from controller.config import load_config
 
