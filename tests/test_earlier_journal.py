@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from controller.config import load_config
+from controller.daemon.recall import recall
 from controller.daemon.recovery import RulesBook, fold
 from controller.durable import durable_replay
 from controller.journal import Journal
@@ -95,3 +96,32 @@ def test_this_release_takes_over_at_the_first_event_it_records(tmp_path: Path) -
     live = out[-1]["state"]
     assert (live["hand"], live["button"], live["to_act"]) == (3, 1, 1)
     assert {k: live[k] for k in COMPARED} == view_of(state_dir)
+
+
+def test_a_fold_from_before_this_releases_first_event_takes_its_rules_from_there(
+    tmp_path: Path,
+) -> None:
+    """Recall folds from an earlier snapshot, or from the journal's start: from this
+    release's first event on (the one with the snapshot that says so) the events are
+    folded under its rules, in a journal it began (a big tip confirmed) as in one it
+    took over."""
+    config = tmp_path / "table.yaml"
+    config.write_text(DATA["config"].replace("./state", str(tmp_path / "state")))
+    key = '{{"type": "key", "key": "{}"}}'.format
+    lines = [
+        '{"type": "sit", "seat": 1, "player": "ana", "chips": 1000}',
+        '{"type": "sit", "seat": 2, "player": "bob", "chips": 1000}',
+        '{"type": "start_hand"}',
+        '{"type": "act", "seat": 2, "action": "fold"}',  # ana: 1005
+        # a tip of 510, asked and confirmed
+        *(key(k) for k in ("FUNC", "7", "1", "ENTER", "5", "1", "0", "ENTER", "ENTER")),
+        '{"type": "state"}',
+    ]
+    out = replayed(config, tmp_path / "state", lines)
+    assert out[-1]["state"]["seats"]["1"]["stack"] == 495
+    journal = Journal.open_readonly(tmp_path / "state")
+    with journal:
+        folded = fold(journal, RulesBook(journal), snapshot=None)  # from the start
+        hands = recall(journal)
+    assert state_view(folded.table)["seats"] == out[-1]["state"]["seats"]
+    assert [hand.hand for hand in hands] == [1]
