@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from controller.rules import Refusal, RuleSettings, Table, parse_event, state_view
-from controller.rules.ops import KEPT_SHIFTS
+from controller.rules.ops import KEPT_SHIFTS, shift_report
 from controller.rules.settings import DealerSettings, FeeSettings, GameSettings
 
 GAME = GameSettings(big_blind=10, small_blind=5, smallest_chip=5)
@@ -418,6 +418,23 @@ def test_a_big_tip_held_by_a_key_meant_for_the_hand_says_clear_first_whatever_th
     assert messages == ["ENTRY OPEN: CLEAR FIRST"] * 3
     keys(table, "CLEAR")
     assert (table.state.seats[5].stack, table.state.tips_total) == (stack, 0)
+
+
+def test_a_tip_made_before_the_opening_count_is_put_right_there_too() -> None:
+    """A tip of 510 before the shift's opening count, put right to 5 after it: the
+    report says 5 before the count, as the shift's whole tips are 5 (never 510 before
+    the count in a shift of 5)."""
+    table = won_by_luis()
+    play(
+        table,
+        {"type": "tip", "seat": 5, "amount": 510},
+        counted("open"),
+        {"type": "tip_correction", "amount": 5, "by": "S1"},
+        {"type": "tip", "seat": 2, "amount": 20},  # after the count
+    )
+    report = shift_report(table.state)
+    assert report["before_open"] is not None
+    assert (report["before_open"]["tips"], report["table"]["tips"]) == (5, 25)
 
 
 def test_check_config_reads_the_tip_confirmation_size(tmp_path: Any) -> None:

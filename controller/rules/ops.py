@@ -146,6 +146,7 @@ def do_tip(state: TableState, settings: RuleSettings, event: Tip) -> list[effect
         "hand": state.hand_number,
         "shift": state.shift["number"],
         "busted": bool(busts),
+        "counted": shift_is_open(state),
     }
     return out + busts
 
@@ -193,6 +194,9 @@ def do_tip_correction(
         busted = False
     state.tips_total -= back
     meters.seat_part(state, last["seat"])["tips"] -= back
+    before_open = state.shift.get("before_open")
+    if not last.get("counted", True) and before_open is not None:
+        before_open["tips"] -= back  # the tip came before the opening count
     state.last_tip = {**last, "amount": event.amount, "busted": busted}
     return [TipCorrected(last["seat"], event.amount, last["amount"], last["dealer"], event.by)]
 

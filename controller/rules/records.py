@@ -66,6 +66,7 @@ class LastTip(TypedDict):
     hand: int
     shift: int
     busted: bool
+    counted: bool  # made after the shift's opening count (else in its ``before_open``)
 
 
 class PostRecord(TypedDict):
