@@ -37,6 +37,7 @@ NUMBERS = (
     "page",
     "pages",
     "shift",
+    "back",
 )
 SAMPLES = {name: 88 for name in NUMBERS} | {
     "verb": phrase("word.raise_to"),

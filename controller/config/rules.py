@@ -14,6 +14,8 @@ from typing import Literal, cast, get_args
 from controller.config.reader import Section, describe, read_value
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
+    DEFAULT_TIP_CONFIRM_BIG_BLINDS,
+    MAX_TIP_CONFIRM_BIG_BLINDS,
     AnteForm,
     ButtonMethod,
     ClockSettings,
@@ -74,7 +76,13 @@ def read_rules(root: Section) -> RuleSettings:
         clock=_read_clock(clock),
         fees=_read_fees(fees, chip),
         dealer=DealerSettings(
-            push_minutes=dealer.get_optional_int("push_minutes", 1, 24 * 60, none_means="off")
+            push_minutes=dealer.get_optional_int("push_minutes", 1, 24 * 60, none_means="off"),
+            tip_confirm_big_blinds=dealer.get_int(
+                "tip_confirm_big_blinds",
+                DEFAULT_TIP_CONFIRM_BIG_BLINDS,
+                0,
+                MAX_TIP_CONFIRM_BIG_BLINDS,
+            ),
         ),
     )
 

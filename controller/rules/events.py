@@ -270,6 +270,15 @@ class Tip(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TipCorrection(Event):
+    """A supervisor puts the last tip right, between hands and before the next hand
+    starts: it becomes ``amount`` (less than it was, 0 for none), the rest goes back from
+    the toke box to the seat's stack (``controller.rules.ops``)."""
+
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Dealer(Event):
     """A dealer signs in at the table (``dealer_id``; None signs the dealer out): every
     later hand is dealt by that id until the next sign-in (``controller.rules.ops``)."""
@@ -491,6 +500,12 @@ def _shift(obj: Mapping[str, object], by: str | None) -> Shift:
     )
 
 
+def _tip_correction(obj: Mapping[str, object], by: str | None) -> TipCorrection:
+    if by is None:
+        raise BadEvent("MISSING FIELD 'by' (THE SUPERVISOR WHO PUTS THE TIP RIGHT)")
+    return TipCorrection(by=by, amount=_amount(obj, "amount", minimum=0))
+
+
 def _puck_seat(obj: Mapping[str, object]) -> int | None:
     if "seat" not in obj:
         raise BadEvent("MISSING FIELD 'seat' (NULL WHEN THE PUCK IS LIFTED)")
@@ -567,6 +582,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
     "tip": lambda o, by: Tip(by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1)),
     "dealer": lambda o, by: Dealer(by=by, dealer_id=_dealer_id(o)),
     "shift": _shift,
+    "tip_correction": _tip_correction,
 }
 
 EVENT_TYPES = tuple(_PARSERS)
@@ -581,6 +597,7 @@ SUPERVISOR_EVENTS = (
     "tray_ack",
     "transfer",
     "shift",
+    "tip_correction",
 )
 #: The events only a device (or the controller's own clock) sends.
 DEVICE_EVENTS = ("tick", "puck", "tray", "device", "door")

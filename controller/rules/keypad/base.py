@@ -215,6 +215,8 @@ class Press:
         )
 
     def confirm(self) -> None:
+        if self.held:  # ENTER is refused too (``grammar.translate``): say what takes it
+            raise refuse("bad_key", "keypad.entry_open")
         if self.key != "ENTER":
             raise refuse("bad_key", "keypad.confirm")
 

@@ -17,11 +17,16 @@ key   then                                                        event (``by``:
       ``3`` other, ``ENTER`` to confirm (between hands only)
 8     the float counted: chip value ``ENTER`` count ``ENTER`` ...  ``shift`` open
       ``ENTER`` alone; the witness's id ``ENTER`` and PIN
-      ``ENTER`` (between hands only)
+      ``ENTER`` (between hands only; a wrong witness
+      PIN asks for it again, the count kept)
 9     the same, at the shift's close                              ``shift`` close
+0     the last tip as it should have been ``ENTER`` (``ENTER``     ``tip_correction``
+      alone: no tip at all), ``ENTER`` to confirm (between hands,
+      before the next hand starts)
 ====  ==========================================================  ===================
 
-A PIN opens the menu for one function; ``CLEAR`` leaves it. The menu is longer than the
+A PIN opens the menu for one function; ``CLEAR`` leaves it (while the witness types a
+PIN, it drops only the digits typed). The menu is longer than the
 display: it shows two lines at a time, and ``NEXT`` turns the page (any function's key
 works on any page).
 
@@ -46,6 +51,7 @@ from controller.rules.events import (
     DealtInError,
     Misdeal,
     Shift,
+    TipCorrection,
     Transfer,
     TrayAck,
     TrayCredit,
@@ -55,7 +61,7 @@ from controller.rules.events import (
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
-from controller.rules.state import TableState
+from controller.rules.state import TableState, earlier_release
 from controller.rules.text import msg, refuse
 
 MAX_PIN_TRIES = 3
@@ -76,6 +82,7 @@ FUNCTIONS = {
     "7": "transfer",
     "8": "shift_open",
     "9": "shift_close",
+    "0": "tip_fix",
 }
 #: The shift functions and the ``shift`` event's action each keys.
 SHIFT_FUNCTIONS = {"shift_open": "open", "shift_close": "close"}
@@ -165,6 +172,9 @@ def supervisor(p: Press, e: Entry) -> Step:
             return p.stay(
                 field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function)
             )
+        if function == "tip_fix":
+            ops.tip_to_correct(table.state)
+            return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
         if function in SHIFT_FUNCTIONS:
             ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
         return p.stay(
@@ -185,6 +195,8 @@ def supervisor(p: Press, e: Entry) -> Step:
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
     if str(step).startswith("xfer_"):
         return _transfer(p, e, sid)
+    if str(step).startswith("tip_fix_"):
+        return _tip_fix(p, e, sid)
     if step in ("witness", "witness_pin"):
         return _witness(p, e, sid)
     return _tray_move(p, e, sid)
@@ -250,6 +262,22 @@ def _transfer(p: Press, e: Entry, sid: str) -> Step:
     )
 
 
+def _tip_fix(p: Press, e: Entry, sid: str) -> Step:
+    """FUNC 0 0: the last tip as it should have been (``ENTER`` alone: none), checked as
+    keyed, then confirmed."""
+    if e["step"] == "tip_fix_amount":
+        amount = p.number(e, empty_ok=True) or 0
+        p.table.check(TipCorrection(by=sid, amount=amount))
+        return p.stay(
+            {"mode": "supervisor", "step": "tip_fix_confirm", "supervisor": sid, "amount": amount}
+        )
+    p.confirm()
+    amount = int(e["amount"])
+    return p.done(
+        TipCorrection(by=sid, amount=amount), notice=msg("notice.tip_fixed", amount=amount)
+    )
+
+
 def _tray_move(p: Press, e: Entry, sid: str) -> Step:
     counts = {int(value): int(count) for value, count in e["counts"]}
     if e["step"] == "value":
@@ -290,7 +318,9 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         return p.stay({**e, "step": "witness_pin", "witness": witness, "digits": ""})
     witness = str(e["witness"])
     if not _pin_verdict(p, witness, p.text(e)):
-        return _wrong_pin(p, witness)
+        if earlier_release(p.table.state):  # the release before issue 31 ended the count
+            return _wrong_pin(p, witness)
+        return _wrong_witness_pin(p, e, witness)
     p.pad.pop("pin_failures", None)
     action = SHIFT_FUNCTIONS[str(e["func"])]
     counts = tuple(sorted((int(value), int(count)) for value, count in e["counts"]))
@@ -298,6 +328,26 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         Shift(by=sid, action=action, counts=counts, witness=witness),
         notice=msg(f"notice.shift_{action}", supervisor=sid, witness=witness),
     )
+
+
+def clear(p: Press, e: Entry) -> Step:
+    """``CLEAR`` while the witness types the PIN drops only the digits typed (the count
+    keyed stays); anywhere else it leaves the menu."""
+    if e.get("step") == "witness_pin" and e.get("digits") and not earlier_release(p.table.state):
+        return p.stay({**e, "digits": ""})
+    return p.done()
+
+
+def _wrong_witness_pin(p: Press, e: Entry, witness: str) -> Step:
+    """A wrong witness PIN counts as any wrong PIN, and asks for the PIN again with the
+    count keyed kept (the lock-out, at the last try, ends the count)."""
+    step = _wrong_pin(p, witness)
+    if "locked_until_ms" in step.keypad:
+        return step
+    tries = MAX_PIN_TRIES - int(step.keypad.get("pin_failures", 0))
+    step.keypad = {**step.keypad, "entry": {**e, "digits": "", "tries": tries}}
+    step.keypad.pop("notice", None)  # the prompt says it (keypad.prompt)
+    return step
 
 
 def _pin_verdict(p: Press, sid: str, pin: str) -> bool:
