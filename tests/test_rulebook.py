@@ -54,6 +54,9 @@ RULE_IDS = [
     "R14",
     "R15",
     "R16",
+    "A1",
+    "A2",
+    "A3",
 ]
 ID = re.compile(
     r"(?<![\w#/`.-])(" + "|".join(sorted(RULE_IDS, key=len, reverse=True)) + r")(?![\w`-])"
