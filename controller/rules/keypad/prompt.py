@@ -159,15 +159,7 @@ def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
         top, bottom = SUPERVISOR_PAGES[e.get("page", 0) % len(SUPERVISOR_PAGES)]
         return [msg(top), msg(bottom)]
     if step == "confirm":
-        func = e["func"]
-        if func == "void":
-            return [msg("prompt.void", hand=table.state.hand_number), CONFIRM]
-        if func == "undo":
-            h = table.state.hand
-            last = h.log[-1] if h is not None and h.log else {"seat": 0, "action": "check"}
-            word = phrase(ACTION_WORDS.get(str(last["action"]), "word.check"))
-            return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
-        return [msg("prompt.tray_ack"), CONFIRM]
+        return _confirm(table, e)
     if step in ("tip_fix_amount", "tip_fix_confirm"):
         return _tip_fix(table, e)
     if str(step).startswith("xfer_"):
@@ -179,18 +171,37 @@ def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
     if step == "witness":
         return [msg("prompt.witness_id", supervisor=e["supervisor"]), _typed(e)]
     if step == "witness_pin":
-        tries = e.get("tries")
-        if tries is not None and not e["digits"]:  # after a wrong PIN, until a digit
-            wrong = (
-                msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
-            )
-            return [msg("prompt.witness_pin", witness=e["witness"]), wrong]
-        return [
-            msg("prompt.witness_pin", witness=e["witness"]),
-            msg("prompt.pin_typed", stars="*" * len(e["digits"])),
-        ]
+        return _witness_pin(e)
+    return _count(e)
+
+
+def _confirm(table: Table, e: Entry) -> list[Message]:
+    func = e["func"]
+    if func == "void":
+        return [msg("prompt.void", hand=table.state.hand_number), CONFIRM]
+    if func == "undo":
+        h = table.state.hand
+        last = h.log[-1] if h is not None and h.log else {"seat": 0, "action": "check"}
+        word = phrase(ACTION_WORDS.get(str(last["action"]), "word.check"))
+        return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
+    return [msg("prompt.tray_ack"), CONFIRM]
+
+
+def _witness_pin(e: Entry) -> list[Message]:
+    tries = e.get("tries")
+    if tries is not None and not e["digits"]:  # after a wrong PIN, until a digit
+        wrong = msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
+        return [msg("prompt.witness_pin", witness=e["witness"]), wrong]
+    return [
+        msg("prompt.witness_pin", witness=e["witness"]),
+        msg("prompt.pin_typed", stars="*" * len(e["digits"])),
+    ]
+
+
+def _count(e: Entry) -> list[Message]:
+    """A shift count, a fill or a credit: the chip value, then how many of it."""
     action = phrase(COUNT_WORDS[str(e["func"])])
-    if step == "value":
+    if e["step"] == "value":
         total = sum(int(v) * int(c) for v, c in e["counts"])
         second = _typed(e) if e["digits"] else msg("prompt.fill_total", amount=total)
         return [msg("prompt.fill_value", action=action), second]
