@@ -127,7 +127,48 @@ def test_too_little_free_space_is_refused(wheels: Path, tmp_path: Path) -> None:
     assert code == 1
     [line] = lines
     assert line.startswith("preflight: only ")
-    assert line.endswith(f"MB free on {tmp_path}: free at least 99999999 MB there")
+    assert line.endswith(
+        f"MB free on {tmp_path}: free at least 99999999 MB there"
+        " (the release 99999999 MB, the journal's copy 0 MB)"
+    )
+
+
+@needs_root
+@needs("unshare", "mounting small filesystems")
+@pytest.mark.parametrize("apart", [False, True])
+def test_the_space_checked_covers_the_journals_copy(wheels: Path, tmp_path: Path, apart: bool) -> None:
+    """Found filling the backup disk: the copy of the journal taken before the switch
+    failed with ``No space left on device`` after the check had said ok. The journal's
+    size counts on the filesystem of /var/backups, with the release's when they are one."""
+    disk, backups_disk = tmp_path / "disk", tmp_path / "backups-disk"
+    disk.mkdir()
+    backups_disk.mkdir()
+    state, backups = disk / "state", (backups_disk if apart else disk) / "backups"
+    script = (
+        f"mount -t tmpfs -o size=20m tmpfs {disk} && mount -t tmpfs -o size=10m tmpfs"
+        f" {backups_disk} && mkdir {state} && head -c 12582912 /dev/zero >{state}/journal.sqlite"
+        ' && exec "$@"'
+    )
+    python = sound_python()
+    result = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"]
+        + [str(python), str(PREFLIGHT), "--wheels", str(wheels), "--prefix", str(disk / "opt")]
+        + ["--min-free-mb", "1", "--state-dir", str(state), "--backups", str(backups)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        timeout=60,
+    )
+    where = backups_disk if apart else disk
+    total, what = ("12", "") if apart else ("13", "the release 1 MB, ")
+    free = 10 if apart else 8
+    assert (result.returncode, result.stderr.splitlines()) == (
+        1,
+        [
+            f"preflight: only {free} MB free on {where}: free at least {total} MB there"
+            f" ({what}the journal's copy 12 MB)"
+        ],
+    )
 
 
 def test_a_bundle_of_another_architecture_is_refused(wheels: Path) -> None:
