@@ -450,9 +450,9 @@ step started
 prune
 step pruned
 
-if [ -n "$DESTDIR" ]; then
+if [ "$SERVICE" = no ]; then
     say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"
-elif [ "$SERVICE" = yes ] && $SYSTEMCTL is-active --quiet table-controller; then
+elif $SYSTEMCTL is-active --quiet table-controller; then
     say "service running $new"
 elif [ -n "$installed_before" ]; then
     say "service table-controller is stopped (it was not running): $new is current, not started nor checked for READY"
