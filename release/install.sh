@@ -8,7 +8,8 @@
 #   an upgrade, the new bundle checked by the release that runs:
 #     sudo /opt/table-controller/current/release/install.sh /media/usb/table-controller-VERSION-ARCH.tar.gz [--enable]
 #
-# First release/verify.py: SHA256SUMS signed by a release key the board trusts
+# First release/verify.py (the running release's, or on a first install the bundle's):
+# SHA256SUMS signed by a release key the board trusts
 # (/etc/table-controller/release-keys; on a board with none, the first install, the
 # bundle's own release/allowed_signers), every file of the bundle as it lists them. A
 # refused bundle is one line, and nothing on the board changes. Then systemd/install.sh
@@ -33,12 +34,17 @@ archive=
 case ${1:-} in
     *.tar.gz) archive=$(realpath "$1"); shift ;;
 esac
+# The check of the release that runs when it has one (a bundle's own is the bundle's word).
+VERIFY=$DESTDIR/opt/table-controller/current/release/verify.py
+if [ ! -f "$VERIFY" ]; then
+    VERIFY=$HERE/release/verify.py
+fi
 check() {  # prints the bundle's folder, once checked
     if [ -n "$archive" ]; then
         mkdir "$scratch/bundle"
-        python3 "$HERE/release/verify.py" --archive "$archive" --into "$scratch/bundle" --trusted "$KEYS"
+        python3 "$VERIFY" --archive "$archive" --into "$scratch/bundle" --trusted "$KEYS"
     else
-        python3 "$HERE/release/verify.py" --bundle "$HERE" --trusted "$KEYS"
+        python3 "$VERIFY" --bundle "$HERE" --trusted "$KEYS"
     fi
 }
 if ! bundle=$(check 2>"$scratch/why"); then

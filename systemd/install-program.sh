@@ -68,13 +68,28 @@ else
 fi
 system_site true
 say "program installed in $venv"
+# lgpio pinned with the SHA-256 the wheelhouse's SHA256SUMS gives each of its wheels (the
+# bundle's, written by release/build.py): pip refuses any other file, as for the lock.
+gpio_requirement() {
+    if [ -f "$WHEELHOUSE/SHA256SUMS" ]; then
+        sed -n 's/^\([0-9a-f]\{64\}\)  lgpio-\([^-]*\)-.*\.whl$/\2 \1/p' "$WHEELHOUSE/SHA256SUMS" |
+            awk '{ version = $1; hashes = hashes " --hash=sha256:" $2 }
+                END { if (version) print "lgpio==" version hashes }'
+    fi
+}
 # gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
 # system site packages); plain Debian has no such package, so the wheel (aarch64 and
 # armv7 wheels exist) goes into the environment, from the wheelhouse when given.
 if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
-    if [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
-        "$venv/bin/python" -m pip install --quiet --no-index --find-links "$WHEELHOUSE" lgpio
+    if [ -n "$WHEELHOUSE" ] && [ -n "$(gpio_requirement)" ]; then
+        pinned=$(mktemp)
+        gpio_requirement >"$pinned"
+        "$venv/bin/python" -m pip install --quiet --no-index --find-links "$WHEELHOUSE" \
+            --require-hashes --no-deps -r "$pinned" || { rm -f "$pinned"; exit 1; }
+        rm -f "$pinned"
         say "lgpio installed from the wheelhouse"
+    elif [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
+        say "warning: lgpio is not installed: the wheelhouse's lgpio wheel has no line in its SHA256SUMS (release/build.py writes it)"
     elif [ -z "$WHEELHOUSE" ] && case $(uname -m) in aarch64|armv7l) true ;; *) false ;; esac; then
         "$venv/bin/python" -m pip install --quiet lgpio && say "lgpio installed"
     else
