@@ -5,6 +5,7 @@ the pre-flight check refuses each bad case with its one line."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import subprocess
@@ -269,3 +270,24 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
         cwd=tmp_path,  # the real lgpio leaves its notify pipe (.lgd-nfy0) in the cwd
     )
     assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.slow
+def test_pyyamls_pure_wheel_for_armhf_builds_from_an_empty_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 0.2.1: armhf did not build on a clean machine. systemd/lock.py set
+    PYYAML_FORCE_LIBYAML="" and PyYAML's build failed (``ValueError: invalid literal for
+    int() with base 10: ''``); it had passed only from pip's cache. Built here with an
+    empty cache, it is the wheel whose SHA-256 requirements.lock pins."""
+    monkeypatch.setenv("PIP_CACHE_DIR", str(tmp_path / "empty-cache"))
+    sys.path.insert(0, str(ROOT / "systemd"))
+    try:
+        import lock  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(ROOT / "systemd"))
+    pinned = (ROOT / "requirements.lock").read_text()
+    [requirement] = [line.split()[0] for line in pinned.splitlines() if line.startswith("pyyaml==")]
+    wheel = lock.pure_wheel(requirement, tmp_path / "out")
+    assert wheel.name == f"{requirement.replace('==', '-')}-py3-none-any.whl"
+    assert f"--hash=sha256:{hashlib.sha256(wheel.read_bytes()).hexdigest()}" in pinned
