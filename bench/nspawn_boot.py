@@ -21,7 +21,7 @@ and with ``--upgrade``, on the running service, as a technician upgrades a board
     sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR] [--upgrade]
 
 ROOT: a Bookworm root with systemd and Python (copied, never changed), made once with
-``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,procps,python3,python3-venv
+``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,procps,python3,python3-venv,openssh-client
 bookworm ROOT http://deb.debian.org/debian`` (``--make-template`` runs that). TAR: the
 bundle of this machine's architecture (``release/build.py``; built here when not given).
 The container has no network (``--private-network``): the install and the service work
@@ -92,7 +92,7 @@ def make_template(folder: Path) -> None:
     run(
         "debootstrap",
         "--variant=minbase",
-        "--include=systemd,systemd-sysv,dbus,procps,python3,python3-venv",
+        "--include=systemd,systemd-sysv,dbus,procps,python3,python3-venv,openssh-client",
         "bookworm",
         str(folder),
         "http://deb.debian.org/debian",
@@ -104,6 +104,9 @@ def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
     """The bundle of this machine's architecture built from ``source``, and the line
     its build printed of the digest (with the Python it is for)."""
     arch = ARCHES[platform.machine()]
+    key = scratch / "release-key"  # the bench's own release key: every bundle signed with it
+    if not key.exists():
+        run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", str(key))
     out = run(
         sys.executable,
         str(source / "release/build.py"),
@@ -111,6 +114,8 @@ def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
         arch,
         "--out",
         str(scratch / f"dist-{source.name}"),
+        "--key",
+        str(key),
         timeout=1800,
     )
     [line] = [line for line in out.stdout.splitlines() if line.startswith("bundle:")]
@@ -140,8 +145,12 @@ def next_release(scratch: Path, suffix: str, *, broken: bool = False) -> Path:
         start = "    from controller.daemon.process import run_service\n"
         assert start in text
         command.write_text(text.replace(start, '    raise SystemExit("broken on purpose")\n'))
-    run("git", "init", "-q", str(source))  # the build lists its files with git
-    run("git", "-C", str(source), "add", "-A")
+    run("git", "init", "-q", str(source))  # the build lists its files with git, and
+    run("git", "-C", str(source), "add", "-A")  # names the commit it is built from
+    run(
+        "git", "-C", str(source), "-c", "user.name=bench", "-c", "user.email=bench@invalid",
+        "commit", "-q", "-m", f"release {number}.{suffix}",
+    )
     return source
 
 

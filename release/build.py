@@ -150,9 +150,15 @@ def program(bundle: Path, wheels: Path, epoch: str) -> None:
 
 
 def git(*args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
+    result = subprocess.run(
+        ["git", "-C", str(ROOT), *args], check=False, capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise SystemExit(
+            f"build: git {args[0]} failed in {ROOT} (a release is built from a commit): "
+            + (result.stderr.strip().splitlines() or ["no message"])[0]
+        )
+    return result.stdout.strip()
 
 
 def commit() -> str:

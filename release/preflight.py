@@ -49,6 +49,7 @@ COMMANDS = {
     "install": "coreutils",
     "tar": "tar",
     "kill": "procps",
+    "ssh-keygen": "openssh-client",  # release/verify.py checks the bundle's signature with it
 }
 FREE_MB = 300
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,8 @@ def signed(bundle: Path, trusted: Path) -> None:
     signature = bundle / SIGNATURE
     if not (bundle / LISTED).is_file() or not signature.is_file():
         raise Refused(f"the bundle has no {LISTED} and {SIGNATURE}: it is not a signed release")
+    if shutil.which("ssh-keygen") is None:
+        raise Refused("the command ssh-keygen is missing: sudo apt install openssh-client")
     with (bundle / LISTED).open("rb") as listed:
         result = subprocess.run(
             ["ssh-keygen", "-Y", "verify", "-f", str(trusted), "-I", SIGNER, "-n", SIGNER]

@@ -218,6 +218,8 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
     arch = ARCHES.get(platform.machine())
     if arch is None:
         pytest.skip(f"no bundle for a {platform.machine()} machine")
+    key = tmp_path / "release-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     built = subprocess.run(
         [
             sys.executable,
@@ -226,6 +228,8 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
             arch,
             "--out",
             str(tmp_path / "dist"),
+            "--key",
+            str(key),
         ],
         capture_output=True,
         text=True,
