@@ -7,7 +7,8 @@ stick and installs on the board with no network (docs/install.md, step 2).
 It writes ``dist/table-controller-VERSION-ARCH.tar.gz``: the release's files (what git
 tracks), and in ``wheels/`` the program's own wheel, every dependency as
 ``requirements.lock`` pins it (checked against its hashes) for Python 3.11 and 3.13,
-the GPIO library's real wheel (lgpio, Python 3.11; a placeholder is refused), and
+the GPIO library's real wheel (lgpio: Python 3.11's from PyPI, 3.13's built elsewhere
+and given with ``--gpio-wheel``; a placeholder is refused), and
 ``SHA256SUMS`` of the wheels. At the bundle's top: ``RELEASE`` (the version, the
 architecture and the commit it was built from), ``SHA256SUMS`` of every file, signed
 with the release key (``SHA256SUMS.sig``, ``ssh-keygen -Y sign``), and in
@@ -44,8 +45,8 @@ PLATFORM_TAGS = {
     "arm64": ("manylinux_2_34_aarch64", "manylinux2014_aarch64", "linux_aarch64"),
     "armhf": ("manylinux2014_armv7l", "linux_armv7l"),
 }
-#: The GPIO library's release with real wheels (Python 3.11 only on PyPI; on 3.13 the
-#: board's python3-lgpio from apt is used: release/preflight.py says so).
+#: The GPIO library's release with real wheels (Python 3.11 only on PyPI; a bundle for
+#: 3.13 takes a wheel built from its source, --gpio-wheel: release/preflight.py says so).
 LGPIO = "lgpio==0.2.2.0"
 #: Who signs a release and for what, as ``ssh-keygen -Y`` names them (release/verify.py
 #: checks the same two words).
@@ -131,8 +132,15 @@ def dependencies(arch: str, wheels: Path) -> None:
             shutil.move(wheel, wheels / wheel.name)
 
 
-def gpio_library(arch: str, wheels: Path) -> None:
+def gpio_library(arch: str, wheels: Path, built: list[Path]) -> None:
+    """lgpio's wheel for Python 3.11 from PyPI, and the ones BUILT elsewhere for the
+    Pythons PyPI has none for (3.13: docs/install.md, built as bench/arm64.sh does)."""
     download(arch, "3.11", wheels, LGPIO)
+    for wheel in built:
+        machine = wheel.name[: -len(".whl")].split("-")[-1]
+        if not machine.endswith(PLATFORM_TAGS[arch][-1].removeprefix("linux_")):
+            raise SystemExit(f"build: {wheel.name} is not for {arch}")
+        shutil.copyfile(wheel, wheels / wheel.name)
     for wheel in wheels.glob("lgpio-*.whl"):
         if placeholder(wheel):
             raise SystemExit(f"build: {wheel.name} is an empty placeholder, not the GPIO library")
@@ -296,7 +304,7 @@ def copy_release(bundle: Path) -> None:
 
 
 def build(
-    arch: str, out: Path, key: Path, next_keys: list[Path]
+    arch: str, out: Path, key: Path, next_keys: list[Path], gpio_wheels: list[Path]
 ) -> tuple[Path, tuple[str, str] | None]:
     name = f"table-controller-{version()}-{arch}"
     bundle = out / name
@@ -308,7 +316,7 @@ def build(
     program(bundle, wheels, epoch)
     (wheels / "ARCH").write_text(arch + "\n")
     dependencies(arch, wheels)
-    gpio_library(arch, wheels)
+    gpio_library(arch, wheels, gpio_wheels)
     checksums(wheels)
     (bundle / "RELEASE").write_text(
         f"table-controller {version()}\narch {arch}\ncommit {commit()}\n"
@@ -337,8 +345,15 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="a public key the boards are to trust from this release on (rotation)",
     )
+    parser.add_argument(
+        "--gpio-wheel",
+        type=Path,
+        action="append",
+        default=[],
+        help="an lgpio wheel built for a Python PyPI has none for (3.13)",
+    )
     args = parser.parse_args(argv)
-    path, found = build(args.arch, args.out.resolve(), args.key, args.next_key)
+    path, found = build(args.arch, args.out.resolve(), args.key, args.next_key, args.gpio_wheel)
     print(f"bundle: {path}")
     print(f"built from: {commit()}")
     if found:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The release bundle's pre-flight check, run on the board before anything is installed
 (``release/install.sh`` runs it first): the Python version, the architecture, the
-virtual-environment module, the real GPIO library, free disk space and the system
+virtual-environment module, the bundle's real GPIO library for this Python, free disk space and the system
 commands the install needs. Each failure is one line saying what to do; the exit status
 is 1 if any failed. Standard library only: it runs on the board's bare ``python3``.
 
@@ -94,36 +94,22 @@ def placeholder(wheel: Path) -> bool:
     return not any(Path(name).name.startswith("_lgpio") for name in names)
 
 
-def system_lgpio() -> str:
-    """'real', 'placeholder' or 'none': the system's lgpio (python3-lgpio from apt)."""
-    if importlib.util.find_spec("lgpio") is None:
-        return "none"
-    import lgpio  # type: ignore[import-not-found]
-
-    return "real" if hasattr(lgpio, "gpiochip_open") else "placeholder"
-
-
 def check_lgpio(wheels: Path | None) -> str | None:
-    found = system_lgpio()
-    if found == "placeholder":
-        return (
-            "the system's lgpio module is an empty placeholder (pip's lgpio-0.0.0.x):"
-            " sudo pip uninstall lgpio, then sudo apt install python3-lgpio"
-        )
+    """The bundle's GPIO library for this Python: the program's environment does not see
+    the system's site packages, so a python3-lgpio from apt is not used."""
     if wheels is None:
-        return None if found == "real" else "no GPIO library: sudo apt install python3-lgpio"
+        return None
     offered = sorted(wheels.glob("lgpio-*.whl"))
     empty = [wheel.name for wheel in offered if placeholder(wheel)]
     if empty:
         return f"{empty[0]} is an empty placeholder: rebuild the bundle with release/build.py"
-    if found == "real":
-        return None
     tag = "cp{}{}".format(*sys.version_info[:2])
     if any(f"-{tag}-" in wheel.name for wheel in offered):
         return None
     return (
         f"no GPIO library for Python {sys.version_info[0]}.{sys.version_info[1]}: the bundle"
-        " has no lgpio wheel for it; sudo apt install python3-lgpio (Raspberry Pi OS has it)"
+        " has no lgpio wheel for it (the program does not use the system's python3-lgpio):"
+        " a bundle built with one (release/build.py --gpio-wheel, docs/install.md)"
     )
 
 
