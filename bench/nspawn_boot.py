@@ -148,8 +148,17 @@ def next_release(scratch: Path, suffix: str, *, broken: bool = False) -> Path:
     run("git", "init", "-q", str(source))  # the build lists its files with git, and
     run("git", "-C", str(source), "add", "-A")  # names the commit it is built from
     run(
-        "git", "-C", str(source), "-c", "user.name=bench", "-c", "user.email=bench@invalid",
-        "commit", "-q", "-m", f"release {number}.{suffix}",
+        "git",
+        "-C",
+        str(source),
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@invalid",
+        "commit",
+        "-q",
+        "-m",
+        f"release {number}.{suffix}",
     )
     return source
 

@@ -252,9 +252,13 @@ def archive(bundle: Path, path: Path, epoch: int) -> None:
         {parent for file in members(bundle) for parent in file.relative_to(bundle).parents}
     )
     names = [bundle / folder for folder in folders] + members(bundle)
-    with path.open("wb") as raw, gzip.GzipFile(
-        filename="", mode="wb", fileobj=raw, mtime=epoch, compresslevel=9
-    ) as compressed, tarfile.open(fileobj=compressed, mode="w", format=tarfile.GNU_FORMAT) as tar:
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(
+            filename="", mode="wb", fileobj=raw, mtime=epoch, compresslevel=9
+        ) as compressed,
+        tarfile.open(fileobj=compressed, mode="w", format=tarfile.GNU_FORMAT) as tar,
+    ):
         for name in names:
             arcname = (Path(bundle.name) / name.relative_to(bundle)).as_posix()
             tar.add(name, arcname=arcname, recursive=False, filter=lambda i: normalized(i, epoch))
@@ -319,8 +323,7 @@ def build(
     gpio_library(arch, wheels, gpio_wheels)
     checksums(wheels)
     (bundle / "RELEASE").write_text(
-        f"table-controller {version()}\narch {arch}\ncommit {commit()}\n"
-        f"source-date-epoch {epoch}\n"
+        f"table-controller {version()}\narch {arch}\ncommit {commit()}\nsource-date-epoch {epoch}\n"
     )
     for file in members(bundle):
         file.chmod(0o755 if os.access(file, os.X_OK) else 0o644)

@@ -123,9 +123,7 @@ def size_mb(folder: Path) -> int:
     """The space a copy of FOLDER takes (its files' blocks), rounded up."""
     if not folder.is_dir():
         return 0
-    used = sum(
-        path.lstat().st_blocks * 512 for path in folder.rglob("*") if not path.is_symlink()
-    )
+    used = sum(path.lstat().st_blocks * 512 for path in folder.rglob("*") if not path.is_symlink())
     return -(-used // 2**20)
 
 
@@ -134,7 +132,10 @@ def check_space(prefix: Path, need_mb: int, state: Path, backups: Path) -> list[
     (systemd/install.sh) in BACKUPS: both on one filesystem, their sum."""
     journal = size_mb(state)
     needs: dict[int, tuple[Path, int, list[str]]] = {}
-    for path, mb, what in ((prefix, need_mb, "the release"), (backups, journal, "the journal's copy")):
+    for path, mb, what in (
+        (prefix, need_mb, "the release"),
+        (backups, journal, "the journal's copy"),
+    ):
         folder = existing(path)
         device = folder.stat().st_dev
         where, total, whats = needs.get(device, (folder, 0, []))
@@ -143,7 +144,9 @@ def check_space(prefix: Path, need_mb: int, state: Path, backups: Path) -> list[
     for folder, total, whats in needs.values():
         free = shutil.disk_usage(folder).free // 2**20
         if free < total:
-            found.append(f"only {free} MB free on {folder}: free at least {total} MB there ({', '.join(whats)})")
+            found.append(
+                f"only {free} MB free on {folder}: free at least {total} MB there ({', '.join(whats)})"
+            )
     return found
 
 

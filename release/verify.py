@@ -83,7 +83,9 @@ def complete(bundle: Path) -> None:
     found = contents(bundle)
     added = sorted(set(found) - set(listed))
     if added:
-        raise Refused(f"{added[0]} is not in {LISTED}: a file added to the bundle after it was signed")
+        raise Refused(
+            f"{added[0]} is not in {LISTED}: a file added to the bundle after it was signed"
+        )
     for name, digest in sorted(listed.items()):
         if name not in found:
             raise Refused(f"{name} is missing from the bundle")

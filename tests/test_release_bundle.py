@@ -147,7 +147,9 @@ def test_too_little_free_space_is_refused(wheels: Path, tmp_path: Path) -> None:
 @needs_root
 @needs("unshare", "mounting small filesystems")
 @pytest.mark.parametrize("apart", [False, True])
-def test_the_space_checked_covers_the_journals_copy(wheels: Path, tmp_path: Path, apart: bool) -> None:
+def test_the_space_checked_covers_the_journals_copy(
+    wheels: Path, tmp_path: Path, apart: bool
+) -> None:
     """Found filling the backup disk: the copy of the journal taken before the switch
     failed with ``No space left on device`` after the check had said ok. The journal's
     size counts on the filesystem of /var/backups, with the release's when they are one."""

@@ -99,7 +99,9 @@ def board(tmp_path_factory: pytest.TempPathFactory, release: tuple[Path, Path, P
 
 
 def calls(board: Board) -> list[str]:
-    return [line for line in (board.folder / "log").read_text().splitlines() if "is-active" not in line]
+    return [
+        line for line in (board.folder / "log").read_text().splitlines() if "is-active" not in line
+    ]
 
 
 def refused(board: Board, script: Path, *args: str) -> str:
@@ -132,14 +134,14 @@ def test_the_bundle_names_its_commit_and_lists_every_file(release: tuple[Path, P
     text = (bundle / "RELEASE").read_text().splitlines()
     assert text[2] in (f"commit {head}", f"commit {head}-dirty"), text
     listed = {line.split("  ", 1)[1] for line in (bundle / "SHA256SUMS").read_text().splitlines()}
-    files = {
-        path.relative_to(bundle).as_posix() for path in bundle.rglob("*") if path.is_file()
-    }
+    files = {path.relative_to(bundle).as_posix() for path in bundle.rglob("*") if path.is_file()}
     assert listed == files - {"SHA256SUMS", "SHA256SUMS.sig"}
     assert any(name.startswith("wheels/lgpio-") for name in listed)
 
 
-@pytest.mark.parametrize("where", ["header-time", "header-os", "start", "third", "middle", "crc", "size"])
+@pytest.mark.parametrize(
+    "where", ["header-time", "header-os", "start", "third", "middle", "crc", "size"]
+)
 def test_an_archive_with_one_changed_byte_is_refused(
     board: Board, release: tuple[Path, Path, Path], tmp_path: Path, where: str
 ) -> None:
@@ -183,7 +185,9 @@ def test_an_unpacked_bundle_with_one_changed_byte_is_refused(
     line = refused(board, copy / "release/install.sh")
     relative = target.relative_to(copy).as_posix()
     if name.startswith("SHA256SUMS"):
-        expected = f"SHA256SUMS is not signed by a release key this board trusts ({board.root / KEYS})"
+        expected = (
+            f"SHA256SUMS is not signed by a release key this board trusts ({board.root / KEYS})"
+        )
     else:
         expected = f"{relative} differs from the signed release (its SHA-256 is not SHA256SUMS's)"
     assert line == f"install: refused: {expected}"
@@ -256,12 +260,14 @@ def test_a_bundle_signed_by_another_key_is_refused_and_a_key_is_rotated(
     # ... the next is signed with the new key alone, and the old key is trusted no more.
     ran = board.run(script, str(stranger))
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    assert (board.root / KEYS).read_text() == (stranger.parent / bundle.name / "release/allowed_signers").read_text()
+    assert (board.root / KEYS).read_text() == (
+        stranger.parent / bundle.name / "release/allowed_signers"
+    ).read_text()
     assert len((board.root / KEYS).read_text().splitlines()) == 1
     again = resigned(bundle, tmp_path / "old-again", old)
-    assert refused(board, board.root / PREFIX / "current/release/install.sh", str(again)).startswith(
-        "install: refused: SHA256SUMS is not signed by a release key this board trusts"
-    )
+    assert refused(
+        board, board.root / PREFIX / "current/release/install.sh", str(again)
+    ).startswith("install: refused: SHA256SUMS is not signed by a release key this board trusts")
 
 
 def source_repository(folder: Path) -> Path:
