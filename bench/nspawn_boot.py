@@ -16,7 +16,10 @@ and with ``--upgrade``, on the running service, as a technician upgrades a board
    build printed;
 5. ``install.sh --rollback``: the release before, READY, its digest;
 6. an upgrade to a release whose daemon exits before READY (``VERSION.post2``): the
-   install rolls back by itself, exits 1 and says so, and the release before runs.
+   install rolls back by itself, exits 1 and says so, and the release before runs;
+7. Debian's python3-setuptools installed on the running board (its ``.deb`` files
+   fetched by ``apt-get download`` on this machine, a Debian Bookworm): the check on
+   demand says verified with the same digest, and the service plays on.
 
     sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR] [--upgrade]
 
@@ -327,6 +330,7 @@ def bench(template: Path, bundle: Path | None, scratch: Path, upgrade: bool) -> 
         power_cut(container, root, bench_dir, writer)
         if upgrade:
             upgrades(container, root, scratch)
+            debian_update(container, root, bench_dir)
     finally:
         if container.leader() is not None:
             container.kill()
@@ -428,6 +432,57 @@ def upgrades(container: Container, root: Path, scratch: Path) -> None:
     same_hand(hand, hand_in_progress(root), "the upgrades")
     print(
         f"6. a release whose daemon exits before READY: install.sh exit 1, 'did not reach READY', rolled back by itself to {first}, READY, the hand still in progress"
+    )
+
+
+#: A Debian package that puts a start hook into the system's site packages
+#: (distutils-precedence.pth): on 0.2.1 installing it on a running board made the next
+#: check say SOFTWARE MODIFIED and lock play.
+DEBIAN_PACKAGES = (
+    "python3-setuptools",
+    "python3-pkg-resources",
+    "python3-distutils",
+    "python3-lib2to3",
+)
+
+
+def software_checks(root: Path) -> list[dict[str, object]]:
+    out = run(
+        sys.executable,
+        "-m",
+        "controller",
+        "journal",
+        "log",
+        "--kind",
+        "software_check",
+        "--json",
+        "--state-dir",
+        str(root / "var/lib/table-controller"),
+        cwd=ROOT,
+        timeout=60,
+    )
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def debian_update(container: Container, root: Path, bench_dir: Path) -> None:
+    """Step 7: Debian's python3-setuptools installed on the running board (its .deb files
+    fetched here, ``apt-get download``: the container has no network), then a check on
+    demand (SIGUSR2): the same digest, verified, the service still READY."""
+    debs = bench_dir / "debs"
+    debs.mkdir(exist_ok=True)
+    run("apt-get", "download", *DEBIAN_PACKAGES, cwd=debs, timeout=300)
+    digest, checks = container.verified(), len(software_checks(root))
+    container.inside("sh", "-c", "dpkg -i /bench/debs/*.deb >/dev/null")
+    hooks = sorted(path.name for path in (root / "usr/lib/python3/dist-packages").glob("*.pth"))
+    container.inside("systemctl", "kill", "-s", "USR2", UNIT)
+    wait(lambda: len(software_checks(root)) > checks, 60, "the check on demand")
+    latest = software_checks(root)[-1]
+    if container.verified() != digest or '"result": "verified"' not in json.dumps(latest):
+        raise SystemExit(f"nspawn_boot: a Debian package changed the check: {latest}")
+    if not container.ready():
+        raise SystemExit("nspawn_boot: the service is not READY after a Debian package's install")
+    print(
+        f"7. {DEBIAN_PACKAGES[0]} installed on the running board ({', '.join(hooks)} in the system's site packages): the check on demand says verified, verify-software the same digest ({digest[:12]}), READY"
     )
 
 
