@@ -103,9 +103,10 @@ def make_template(folder: Path) -> None:
     )
 
 
-def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
+def build_bundle(scratch: Path, source: Path = ROOT, board: Path | None = None) -> tuple[Path, str]:
     """The bundle of this machine's architecture built from ``source``, and the line
-    its build printed of the digest (with the Python it is for)."""
+    its build printed of the digest (with the Python it is for; installed in a copy of
+    BOARD, the container's root, when given: the digest the board prints)."""
     arch = ARCHES[platform.machine()]
     key = scratch / "release-key"  # the bench's own release key: every bundle signed with it
     if not key.exists():
@@ -119,6 +120,7 @@ def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
         str(scratch / f"dist-{source.name}"),
         "--key",
         str(key),
+        *(["--board-root", str(board)] if board is not None else []),
         timeout=1800,
     )
     [line] = [line for line in out.stdout.splitlines() if line.startswith("bundle:")]
@@ -329,7 +331,7 @@ def bench(template: Path, bundle: Path | None, scratch: Path, upgrade: bool) -> 
         watchdog(container)
         power_cut(container, root, bench_dir, writer)
         if upgrade:
-            upgrades(container, root, scratch)
+            upgrades(container, root, scratch, template)
             debian_update(container, root, bench_dir)
     finally:
         if container.leader() is not None:
@@ -392,10 +394,10 @@ def current(root: Path) -> str:
     return os.readlink(root / "opt/table-controller/current")
 
 
-def upgrades(container: Container, root: Path, scratch: Path) -> None:
+def upgrades(container: Container, root: Path, scratch: Path, template: Path) -> None:
     """Steps 4-6: upgrade, roll back, and a release that does not reach READY."""
     first, hand, digest = current(root), hand_in_progress(root), container.verified()
-    bundle_b, built = build_bundle(scratch, next_release(scratch, "post1"))
+    bundle_b, built = build_bundle(scratch, next_release(scratch, "post1"), board=template)
     bundle_c, _ = build_bundle(scratch, next_release(scratch, "post2", broken=True))
     done = container.install(bundle_b)
     if done.returncode != 0 or "is READY" not in done.stdout:

@@ -264,37 +264,43 @@ def archive(bundle: Path, path: Path, epoch: int) -> None:
             tar.add(name, arcname=arcname, recursive=False, filter=lambda i: normalized(i, epoch))
 
 
-def digest(bundle: Path) -> tuple[str, str] | None:
+def digest(bundle: Path, board: Path | None) -> tuple[str, str] | None:
     """Install the bundle as a board does (install-program.sh, from the wheels only) and
     return the digest it prints with the Python it was installed for (the digest covers
-    the interpreter's version: a board with another Python prints another digest)."""
+    the interpreter's version: a board with another Python prints another digest). With
+    BOARD, a root of the board's system (Debian Bookworm's, as bench/nspawn_boot.py makes
+    it), the install runs in a copy of it (systemd-nspawn, no network): the digest every
+    board of that system and architecture prints."""
     with tempfile.TemporaryDirectory() as scratch:
-        venv = Path(scratch) / ".venv"
+        here, home, command = bundle, Path(scratch), []
+        if board is not None:
+            root = Path(scratch) / "root"
+            subprocess.run(["cp", "-a", str(board), str(root)], check=True)
+            shutil.copytree(bundle, root / "root" / bundle.name)
+            here, home = Path("/root") / bundle.name, Path("/root")
+            command = [
+                "systemd-nspawn",
+                "-q",
+                "--register=no",
+                "--private-network",
+                "-D",
+                str(root),
+            ]
+        venv = home / ".venv"
+        script = (  # $0 the bundle, $1 the environment
+            '"$0/systemd/install-program.sh" "$1" "$0" "$0/wheels" && "$1/bin/python" -c'
+            " 'import platform; print(\"python\", platform.python_version())'"
+        )
         result = subprocess.run(
-            [
-                str(bundle / "systemd" / "install-program.sh"),
-                str(venv),
-                str(bundle),
-                str(bundle / "wheels"),
-            ],
+            [*command, "sh", "-c", script, str(here), str(venv)],
             check=True,
             capture_output=True,
             text=True,
         )
-        python = subprocess.run(
-            [
-                str(venv / "bin" / "python"),
-                "-c",
-                "import platform; print(platform.python_version())",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    for line in result.stdout.splitlines():
-        if "software digest" in line:
-            return line.split()[-1], python
-    return None
+    lines = result.stdout.splitlines()
+    found = [line.split()[-1] for line in lines if "software digest" in line]
+    python = [line.split()[-1] for line in lines if line.startswith("python ")]
+    return (found[0], python[0]) if found and python else None
 
 
 def copy_release(bundle: Path) -> None:
@@ -308,7 +314,12 @@ def copy_release(bundle: Path) -> None:
 
 
 def build(
-    arch: str, out: Path, key: Path, next_keys: list[Path], gpio_wheels: list[Path]
+    arch: str,
+    out: Path,
+    key: Path,
+    next_keys: list[Path],
+    gpio_wheels: list[Path],
+    board: Path | None = None,
 ) -> tuple[Path, tuple[str, str] | None]:
     name = f"table-controller-{version()}-{arch}"
     bundle = out / name
@@ -330,7 +341,7 @@ def build(
     sign(bundle, key, next_keys)
     path = out / f"{name}.tar.gz"
     archive(bundle, path, int(epoch))
-    found = digest(bundle) if board_arch() == arch else None
+    found = digest(bundle, board) if board is not None or board_arch() == arch else None
     return path, found
 
 
@@ -355,8 +366,15 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="an lgpio wheel built for a Python PyPI has none for (3.13)",
     )
+    parser.add_argument(
+        "--board-root",
+        type=Path,
+        help="a root of the board's system and architecture: the digest installed there",
+    )
     args = parser.parse_args(argv)
-    path, found = build(args.arch, args.out.resolve(), args.key, args.next_key, args.gpio_wheel)
+    path, found = build(
+        args.arch, args.out.resolve(), args.key, args.next_key, args.gpio_wheel, args.board_root
+    )
     print(f"bundle: {path}")
     print(f"built from: {commit()}")
     if found:
