@@ -476,7 +476,11 @@ def debian_update(container: Container, root: Path, bench_dir: Path) -> None:
     digest, checks = container.verified(), len(software_checks(root))
     container.inside("sh", "-c", "dpkg -i /bench/debs/*.deb >/dev/null")
     hooks = sorted(path.name for path in (root / "usr/lib/python3/dist-packages").glob("*.pth"))
-    container.inside("systemctl", "kill", "-s", "USR2", UNIT)
+    signalled = container.run_inside(
+        "systemctl", "kill", "--kill-whom=main", "-s", "USR2", UNIT, check=False
+    )
+    if signalled.returncode != 0:
+        raise SystemExit(f"nspawn_boot: systemctl kill -s USR2: {signalled.stderr}")
     wait(lambda: len(software_checks(root)) > checks, 60, "the check on demand")
     latest = software_checks(root)[-1]
     if container.verified() != digest or '"result": "verified"' not in json.dumps(latest):

@@ -282,6 +282,7 @@ def digest(bundle: Path, board: Path | None) -> tuple[str, str] | None:
                 "systemd-nspawn",
                 "-q",
                 "--register=no",
+                "--keep-unit",  # no scope unit: the build machine may have no system bus
                 "--private-network",
                 "-D",
                 str(root),
