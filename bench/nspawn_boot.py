@@ -21,7 +21,7 @@ and with ``--upgrade``, on the running service, as a technician upgrades a board
    fetched by ``apt-get download`` on this machine, a Debian Bookworm): the check on
    demand says verified with the same digest, and the service plays on.
 
-    sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR] [--upgrade]
+    sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR [--key KEY]] [--upgrade]
 
 ROOT: a Bookworm root with systemd and Python (copied, never changed), made once with
 ``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,procps,python3,python3-venv,openssh-client
@@ -500,12 +500,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bundle", type=Path)
     parser.add_argument(
+        "--key", type=Path, help="the release key --bundle is signed with (the bench signs with it)"
+    )
+    parser.add_argument(
         "--upgrade", action="store_true", help="then upgrade, roll back, and fail an upgrade"
     )
     args = parser.parse_args(argv)
     if args.make_template and not args.template.exists():
         make_template(args.template)
     with tempfile.TemporaryDirectory(prefix="nspawn-boot-") as scratch:
+        if args.key:  # the next releases signed with the key of the bundle given
+            shutil.copy(args.key, Path(scratch) / "release-key")
         bench(args.template, args.bundle, Path(scratch), args.upgrade)
     return 0
 
