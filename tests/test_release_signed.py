@@ -206,6 +206,32 @@ def test_a_file_added_to_the_bundle_is_refused(
     )
 
 
+def test_a_file_taken_out_of_the_bundle_is_refused(
+    board: Board, release: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, bundle, _ = release
+    copy = tmp_path / bundle.name
+    shutil.copytree(bundle, copy)
+    [wheel] = copy.glob("wheels/pyserial-*.whl")
+    wheel.unlink()
+    assert refused(board, copy / "release/install.sh") == (
+        f"install: refused: wheels/{wheel.name} is missing from the bundle"
+    )
+
+
+def test_an_unsigned_bundle_is_refused(
+    board: Board, release: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, bundle, _ = release
+    copy = tmp_path / bundle.name
+    shutil.copytree(bundle, copy)
+    (copy / "SHA256SUMS.sig").unlink()
+    assert refused(board, copy / "release/install.sh") == (
+        "install: refused: the bundle has no SHA256SUMS and SHA256SUMS.sig: it is not a signed"
+        " release"
+    )
+
+
 def test_a_changed_gpio_wheel_is_refused_by_the_direct_command_too(
     board: Board, release: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
