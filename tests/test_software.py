@@ -180,9 +180,12 @@ def test_a_customize_module_in_the_environment_is_a_modification(venv: Path, nam
 
 
 @pytest.mark.parametrize("name", ["usercustomize.py", "extra.pth"])
-def test_a_start_hook_in_the_user_site_folder_is_a_modification(
-    venv: Path, user_base: dict[str, str], name: str
+def test_a_start_hook_in_the_user_site_folder_never_runs_in_the_environment(
+    venv: Path, user_base: dict[str, str], name: str, tmp_path: Path
 ) -> None:
+    """The environment sees no site packages but its own (the install makes it so), so
+    Python adds no user site folder to it: a hook planted there never runs in the
+    program, and the program stays the one verified."""
     assert tablectl(venv, "verify-software", env=user_base).returncode == 0
     folder = Path(
         subprocess.run(
@@ -194,8 +197,12 @@ def test_a_start_hook_in_the_user_site_folder_is_a_modification(
         ).stdout.strip()
     )
     folder.mkdir(parents=True)
-    (folder / name).write_text("import os\n")
-    assert f"{folder}/{name}" in modified(venv, user_base)
+    ran = tmp_path / "ran"
+    code = f"open({str(ran)!r}, 'w').close()"
+    (folder / name).write_text(f"import os; {code}\n" if name.endswith(".pth") else code + "\n")
+    subprocess.run([str(venv / "bin/python"), "-c", "pass"], env=user_base, check=True)
+    assert not ran.exists(), f"{folder}/{name} ran in the program's environment"
+    assert tablectl(venv, "verify-software", env=user_base).returncode == 0
 
 
 def test_a_compiled_module_changed_behind_its_source_is_a_modification(venv: Path) -> None:
