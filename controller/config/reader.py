@@ -448,7 +448,9 @@ class Section:
         if node is None or read_value(node).kind == "null":
             return None
         if not isinstance(node, SequenceNode):
-            self._wrong(key, f"a list of {item_name}s (one '- {{...}}' line each)", read_value(node))
+            self._wrong(
+                key, f"a list of {item_name}s (one '- {{...}}' line each)", read_value(node)
+            )
             return []
         items: list[Section] = []
         for index, item in enumerate(node.value, start=1):

@@ -138,9 +138,9 @@ def _read_game(game: Section, seats: int, in_tournament: bool = False) -> GameSe
     )
     _check_game(game, settings)
     # the levels' antes are taken as ante_form says (T1)
-    if settings.ante_form != "each" and not settings.ante and game.ok("ante", "ante_form"):
-        if not in_tournament:
-            game.warn("ante_form", "has no effect while game.ante is 0")
+    quiet = in_tournament or settings.ante or settings.ante_form == "each"
+    if not quiet and game.ok("ante", "ante_form"):
+        game.warn("ante_form", "has no effect while game.ante is 0")
     return settings
 
 

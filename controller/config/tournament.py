@@ -65,9 +65,14 @@ def _read_level(item: Section, game: GameSettings) -> Level:
         for key in ("small_blind", "big_blind", "ante"):
             amount = getattr(level, key)
             if item.ok(key) and amount % chip:
-                item.fail(key, f"must be a multiple of this level's smallest_chip ({chip}), got {amount}")
+                item.fail(
+                    key, f"must be a multiple of this level's smallest_chip ({chip}), got {amount}"
+                )
     if item.ok("small_blind", "big_blind") and small_blind > big_blind:
-        item.fail("small_blind", f"must not be more than this level's big_blind ({big_blind}), got {small_blind}")
+        item.fail(
+            "small_blind",
+            f"must not be more than this level's big_blind ({big_blind}), got {small_blind}",
+        )
     return level
 
 
@@ -76,7 +81,11 @@ def _check_levels(section: Section, items: list[Section], levels: tuple[Level, .
     for index in range(1, len(levels)):
         before, now, item = levels[index - 1], levels[index], items[index]
         for key in ("big_blind", "small_blind", "smallest_chip"):
-            if item.ok(key) and items[index - 1].ok(key) and getattr(now, key) < getattr(before, key):
+            if (
+                item.ok(key)
+                and items[index - 1].ok(key)
+                and getattr(now, key) < getattr(before, key)
+            ):
                 item.fail(
                     key,
                     f"levels out of order: less than level {index}'s {key} "
@@ -91,13 +100,14 @@ def _check_stacks(section: Section, settings: TournamentSettings) -> None:
         section.fail(
             "rebuy_chips", f"must be set: rebuys are allowed through level {settings.rebuy_levels}"
         )
-    if settings.add_on_chips and section.ok("add_on_chips", "rebuy_levels", "breaks"):
-        if not settings.rebuy_levels or not settings.break_after(settings.rebuy_levels):
-            section.fail(
-                "add_on_chips",
-                "the add-on is taken at the break that ends the rebuy period: needs "
-                "rebuy_levels and a break after that level",
-            )
+    ends_rebuys = settings.rebuy_levels and settings.break_after(settings.rebuy_levels)
+    checkable = section.ok("add_on_chips", "rebuy_levels", "breaks")
+    if settings.add_on_chips and not ends_rebuys and checkable:
+        section.fail(
+            "add_on_chips",
+            "the add-on is taken at the break that ends the rebuy period: needs "
+            "rebuy_levels and a break after that level",
+        )
     if not count:
         return
     first_chip = settings.levels[0].smallest_chip

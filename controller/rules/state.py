@@ -279,6 +279,8 @@ class TableState:
     tips_total: int = 0
     shift: dict[str, Any] = field(default_factory=lambda: new_shift())
     shifts: list[dict[str, Any]] = field(default_factory=list)
+    # a tournament table's record (controller.rules.tournament); None at a cash table
+    tournament: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _json_form(_plain(self))
@@ -335,6 +337,7 @@ KEPT_THROUGH_A_VOID = (
     "tips_total",
     "shift",
     "shifts",
+    "tournament",
 )
 #: The containers among them, which a snapshot does not copy, as nothing reads them
 #: there (the shift's record alone is most of a snapshot's cost). ``tray`` stays: every

@@ -40,6 +40,7 @@ from controller.rules import (
     seating,
     stopped,
     straddle,
+    tournament,
     transfer,
     tray_ledger,
     undo,
@@ -69,6 +70,7 @@ from controller.rules.events import (
     Tick,
     TimeFee,
     Tip,
+    Tournament,
     Transfer,
     Tray,
     TrayAck,
@@ -105,6 +107,10 @@ class Found(NamedTuple):
 
 
 class Table:
+    _base_settings: RuleSettings
+    #: the level the rules last played at, and the settings at its stakes
+    _level_settings: tuple[int, RuleSettings] | None
+
     def __init__(
         self,
         settings: RuleSettings,
@@ -113,10 +119,34 @@ class Table:
         pin_verifier: PinVerifier | None = None,
         start_guard: StartGuard | None = None,
     ) -> None:
-        self.settings = settings
         self.state = state if state is not None else TableState()
+        self.settings = settings
         self.pin_verifier = pin_verifier  # injected by the shell (controller.supervisor_pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
+
+    # -- the settings the rules play by --------------------------------------------
+
+    @property
+    def settings(self) -> RuleSettings:
+        """The table's settings; at a tournament table with the stakes of the level the
+        rules play at now (``tournament.rules_level``: a hand keeps its own)."""
+        base = self._base_settings
+        if base.tournament is None:
+            return base
+        level = tournament.rules_level(self.state, base.tournament)
+        if self._level_settings is None or self._level_settings[0] != level:
+            self._level_settings = (level, tournament.for_rules(base, level))
+        return self._level_settings[1]
+
+    @settings.setter
+    def settings(self, value: RuleSettings) -> None:
+        self._base_settings = value
+        self._level_settings = None
+
+    @property
+    def base_settings(self) -> RuleSettings:
+        """The settings as configured (``game`` as the file says, at every level)."""
+        return self._base_settings
 
     # -- public interface ---------------------------------------------------------
 
@@ -141,6 +171,8 @@ class Table:
         out = deed(self, event) if found is None else deed(self, event, found)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
+        if self._base_settings.tournament is not None:
+            out += self._tournament_steps(out)
         if accounted:
             # after R10's binding action too: it may end the hand and take its fees
             out += ops.account(self.state, self.settings, event, ledger_before)
@@ -149,6 +181,22 @@ class Table:
         if moves_tray and tray_ledger.signature(self.state) != tray_before:
             self.state.tray_since_ms = self.state.elapsed_ms
         return out
+
+    def _tournament_steps(self, out: Effects) -> Effects:
+        """T3: a seat away whose turn it is folds (its hand is dead); T4: at a hand's
+        end the players with no chips are out."""
+        more: Effects = []
+        while (h := self.state.hand) is not None and h.to_act is not None:
+            seat = self.state.seats.get(h.to_act)
+            if seat is None or not seat.away:
+                break
+            folded = h.to_act
+            more += hand.act(self.state, self.settings, folded, "fold", None)
+        for effect in (*out, *more):
+            if isinstance(effect, effects.HandEnded) and not effect.voided:
+                more += tournament.eliminate(self.state, self.settings, effect.hand)
+                seating.stop_play_if_alone(self.state)
+        return more
 
     def refused(self, event: Event | None) -> None:
         """What a refused event leaves behind, wherever a refusal is folded (replay, the
@@ -178,6 +226,7 @@ class Table:
 
     def _check_start(self, event: StartHand) -> Found:
         stopped.check_start(self.state)
+        tournament.check_start(self.state, self.settings)
         plan = plan_hand(self.state, self.settings)
         if self.start_guard is not None:
             self.start_guard(self.state, plan)
@@ -188,8 +237,12 @@ class Table:
         if plan is None:
             plan = plan_hand(self.state, self.settings)
         self.state.undo = None
+        out: Effects = tournament.begin_hand(self.state, self.settings)
+        if out:  # T7: a stack coloured up may now play
+            plan = plan_hand(self.state, self.settings)
+        tournament.note_stacks(self.state, self.settings)
         before = Snapshot.of(self.state)
-        out = hand.begin(self.state, self.settings, plan)
+        out += hand.begin(self.state, self.settings, plan)
         if self.state.hand is not None:
             self.state.before_hand = before
         return out
@@ -310,8 +363,12 @@ class Table:
 
     def _tick(self, event: Tick) -> Effects:
         self.state.elapsed_ms += event.ms
+        levels = tournament.run_clock(self.state, self.settings, event.ms)  # T1: never stopped
         if self.state.play_stopped:  # the clock stands still (controller.rules.stopped)
-            return []
+            return levels
+        return levels + self._run_action_clock(event)
+
+    def _run_action_clock(self, event: Tick) -> Effects:
         out, expired = clock.run_down(self.state, self.settings.clock, event.ms)
         if expired and self.state.clock is not None:
             expiry = clock.expire(self.state, self.settings)
@@ -425,6 +482,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         StateQuery,
         *stopped.READINGS,  # the events that stop play or let it go on (Device, Door)
         Dealer,
+        Tournament,
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -502,6 +560,7 @@ _HANDLERS: dict[type, tuple[Checker, Deed]] = {
     Tip: _rule(ops.check_tip, ops.do_tip),
     Dealer: _rule(ops.check_dealer, ops.do_dealer),
     Shift: _rule(ops.check_shift, ops.do_shift),
+    Tournament: _rule(tournament.check, tournament.apply),
     StateQuery: (_nothing, _no_effects),
     **{kind: (_nothing, lambda t, e: stopped.change(t.state, e)) for kind in stopped.READINGS},
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.rules import antes, meters, ops, out_of_turn, stopped, tray_ledger
+from controller.rules import antes, meters, ops, out_of_turn, stopped, tournament, tray_ledger
 from controller.rules import hand as hand_flow
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
@@ -101,8 +101,9 @@ def state_view(table: Table) -> dict[str, Any]:
         "antes": {str(seat): amount for seat, amount in antes.posted(h).items()},
         "dealer": state.dealer,
         "hand_dealer": state.hand_dealer,
-        "meters": meters.current(state),
+        "meters": tournament.meters_view(state, table.base_settings, meters.current(state)),
         "shift": ops.shift_view(state),
+        "tournament": tournament.view(state, table.base_settings),
     }
 
 
