@@ -322,7 +322,7 @@ EN: dict[str, str] = {
     "display.level": "LEVEL {level} {stakes} {time}",
     "display.level_paused": "LEVEL {level} {stakes} PAUSED",
     "display.level_next": "LEVEL {level} NEXT HAND: {stakes}",
-    "display.on_break": "BREAK {time}: LEVEL {level} {stakes}",
+    "display.on_break": "BREAK {time}",
     "refused.line": "NO: {reason}",
 }
 
@@ -623,7 +623,7 @@ ES: dict[str, str] = {
     "display.level": "NIVEL {level} {stakes} {time}",
     "display.level_paused": "NIVEL {level} {stakes} PARADO",
     "display.level_next": "NIVEL {level} PROX. MANO: {stakes}",
-    "display.on_break": "PAUSA {time}: NIVEL {level} {stakes}",
+    "display.on_break": "DESCANSO {time}",
     "refused.line": "NO: {reason}",
 }
 

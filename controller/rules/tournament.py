@@ -34,7 +34,7 @@ from controller.rules import effects
 from controller.rules.events import Chips, Sit, Tournament
 from controller.rules.settings import Level, RuleSettings, TournamentSettings
 from controller.rules.state import TableState
-from controller.rules.text import refuse
+from controller.rules.text import Message, msg, refuse
 
 MS_PER_MINUTE = 60_000
 
@@ -409,3 +409,71 @@ def meters_view(state: TableState, settings: RuleSettings, cash: dict[str, int])
         coloured_up=current["coloured_up"],
     )
     return shown
+
+
+# -- what the dealer display says between hands ----------------------------------------------
+
+
+def stakes_text(level: Level, ante_form: str) -> str:
+    """A level's stakes as the display and the floor board write them: ``150/300 A300``
+    (every player antes), ``150/300 BBA300`` (the big blind's ante), ``150/300``."""
+    text = f"{level.small_blind}/{level.big_blind}"
+    if level.ante:
+        text += f" {'BBA' if ante_form == 'big_blind' else 'A'}{level.ante}"
+    return text
+
+
+def clock_text(ms: int) -> str:
+    """Time left as the display shows it: minutes and seconds, rounded up (``12:05``)."""
+    seconds = -(-max(ms, 0) // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def display_lines(state: TableState, settings: RuleSettings) -> list[Message] | None:
+    """Between hands at a tournament table: ``READY`` (on a break, the break's time
+    left) over the level in force, its stakes and its time left; when the next hand is
+    the first of a new level, ``LEVEL 6 NEXT HAND: 150/300 A300`` instead (T1)."""
+    config = settings.tournament
+    if config is None or state.hand is not None:
+        return None
+    current = _current(state, config)
+    number = int(current["level"])
+    stakes = stakes_text(level_of(config, number), settings.game.ante_form)
+    if current["on_break"]:  # no hand: the break's time, and the level after it
+        first = msg("display.on_break", time=clock_text(current["ms_left"]))
+        return [first, msg("display.level_next", level=number, stakes=stakes)]
+    first = msg("display.ready")
+    if current["hand_level"] and current["hand_level"] != number:
+        return [first, msg("display.level_next", level=number, stakes=stakes)]
+    if current["paused"] or not current["started"]:
+        return [first, msg("display.level_paused", level=number, stakes=stakes)]
+    return [
+        first,
+        msg("display.level", level=number, stakes=stakes, time=clock_text(current["ms_left"])),
+    ]
+
+
+#: The payout pages' second lines on which ``NEXT`` deals the next hand.
+_DEALING_PAGES = frozenset({"display.pay_deal", "display.pay_last"})
+
+
+def over_payouts(page: list[Message], state: TableState, settings: RuleSettings) -> list[Message]:
+    """A payout page between hands; when ``NEXT`` deals the first hand of a new level,
+    its second line is the warning (``LEVEL 6 NEXT HAND: 150/300 A300``) instead: the
+    dealer reads it before dealing. On a break, the break's lines."""
+    config = settings.tournament
+    if (
+        config is None
+        or state.hand is not None
+        or len(page) < 2
+        or page[1][0] not in _DEALING_PAGES
+    ):
+        return page
+    current = _current(state, config)
+    number = int(current["level"])
+    if current["on_break"]:  # the pot was paid before the break began
+        return display_lines(state, settings) or page
+    if not current["hand_level"] or current["hand_level"] == number:
+        return page
+    stakes = stakes_text(level_of(config, number), settings.game.ante_form)
+    return [page[0], msg("display.level_next", level=number, stakes=stakes)]

@@ -140,8 +140,11 @@ def _next_lines(table: Table) -> list[Message]:
     state = table.state
     page = pages.lines(table)  # a page NEXT turned to; the payouts between hands
     if page is not None:
-        return page
+        return tournament.over_payouts(page, state, table.base_settings)
     h = state.hand
+    levels = tournament.display_lines(state, table.base_settings)
+    if levels is not None:  # a tournament table between hands (T1)
+        return levels
     if h is None:
         game = table.settings.game
         if game.ante:  # what the dealer collects at the deal, with the blinds (A1, A2)

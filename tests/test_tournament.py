@@ -1,0 +1,101 @@
+"""Tournament tables (``controller.rules.tournament``) where no scenario can reach: the
+display in Spanish, the level clock against a replay and a snapshot, the effects."""
+
+from __future__ import annotations
+
+import json
+
+from controller.rules import Table, effects, parse_event, state_view
+from controller.rules.settings import Level, RuleSettings, TournamentSettings
+from controller.rules.state import TableState
+from controller.rules.view import display_lines
+
+STRUCTURE = TournamentSettings(
+    starting_stack=1000,
+    single_table=True,
+    levels=(
+        Level(minutes=1, small_blind=5, big_blind=10, smallest_chip=5),
+        Level(minutes=1, small_blind=150, big_blind=300, ante=300, smallest_chip=5),
+    ),
+    breaks=((1, 2),),
+)
+SETTINGS = RuleSettings(tournament=STRUCTURE)
+
+
+def play(table: Table, *events: dict[str, object]) -> list[effects.Effect]:
+    out: list[effects.Effect] = []
+    for event in events:
+        out += table.apply(parse_event(event))
+    return out
+
+
+def seated() -> Table:
+    table = Table(SETTINGS)
+    play(
+        table,
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+    )
+    return table
+
+
+def test_T1_the_display_in_spanish() -> None:
+    table = seated()
+    assert display_lines(table, "es") == ["LISTO", "NIVEL 1 5/10 PARADO"]
+    play(table, {"type": "tournament", "action": "start"}, {"type": "tick", "ms": 1500})
+    assert display_lines(table, "es") == ["LISTO", "NIVEL 1 5/10 0:59"]
+    play(table, {"type": "tick", "ms": 60000})
+    assert display_lines(table, "es") == ["DESCANSO 1:59", "NIVEL 2 PROX. MANO: 150/300 A300"]
+    assert display_lines(table, "en") == ["BREAK 1:59", "LEVEL 2 NEXT HAND: 150/300 A300"]
+
+
+def test_T1_the_level_clock_reports_each_change() -> None:
+    table = seated()
+    out = play(table, {"type": "tournament", "action": "start", "by": "S1"})
+    assert out == [effects.LevelChanged(1, False, False, 5, 10, 0, "start")]
+    # one tick over a level's end and the whole break: both changes, in order
+    out = play(table, {"type": "tick", "ms": 60000 + 120000 + 1000})
+    assert out == [
+        effects.LevelChanged(2, True, False, 150, 300, 300, "break"),
+        effects.LevelChanged(2, False, False, 150, 300, 300, "clock"),
+    ]
+    assert state_view(table)["tournament"]["level_ms_left"] == 59000
+
+
+def test_T1_a_snapshot_mid_level_plays_on_as_the_whole_stream() -> None:
+    """Recovery: a snapshot taken mid-level and the ticks after it give the same level
+    and time left as the stream played from the start (replay determinism)."""
+    events = [
+        {"type": "tournament", "action": "start"},
+        {"type": "start_hand"},
+        {"type": "tick", "ms": 40000},
+        {"type": "act", "seat": 5, "action": "call"},
+        {"type": "tick", "ms": 30000},
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "tick", "ms": 100000},
+    ]
+    whole = seated()
+    play(whole, *events)
+    part = seated()
+    play(part, *events[:4])
+    snapshot = json.loads(json.dumps(part.state.to_dict()))
+    resumed = Table(SETTINGS, TableState.from_dict(snapshot))
+    play(resumed, *events[4:])
+    assert state_view(resumed) == state_view(whole)
+    shown = state_view(whole)["tournament"]
+    assert (shown["level"], shown["break"], shown["level_ms_left"]) == (2, True, 10000)
+
+
+def test_T4_an_elimination_is_an_effect_with_its_place() -> None:
+    table = seated()
+    play(
+        table,
+        {"type": "tournament", "action": "start"},
+        {"type": "start_hand"},
+        {"type": "act", "seat": 5, "action": "all_in"},
+    )
+    out = play(table, {"type": "act", "seat": 2, "action": "call"})
+    out += play(table, {"type": "award", "ranking": [[5], [2]]})
+    assert [e for e in out if isinstance(e, effects.Eliminated)] == [
+        effects.Eliminated(seat=2, player="ana", hand=1, stack_at_start=1000, place=2)
+    ]
