@@ -1,0 +1,73 @@
+"""Floor messages of a tournament table (rules T1-T8): the level clock's changes and
+the players out.
+
+Read from the rules' effects of the event (``result["effects"]``), so the same whatever
+the input path (the keypad's supervisor menu, the console, replay). Both go to the
+``hands`` topic (docs/floor.md): ``level`` (started, paused, resumed, set by hand, run
+out into the next level or a break) and ``elimination`` (a player out at a hand's end,
+with the stack he began it with and, at a single table, his place). Pure, and it never
+raises on odd shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from controller.rules.effects import Eliminated, LevelChanged
+
+#: The kinds of message this module makes, and why a ``level`` message was sent.
+KINDS = ("level", "elimination")
+LEVEL_CAUSES = ("start", "pause", "resume", "level", "clock", "break")
+
+
+def _players_left(after: Mapping[str, Any]) -> int | None:
+    seats = after.get("seats")
+    return len(seats) if isinstance(seats, Mapping) else None
+
+
+def _ms_left(after: Mapping[str, Any]) -> int | None:
+    tournament = after.get("tournament")
+    if not isinstance(tournament, Mapping):
+        return None
+    left = tournament.get("level_ms_left")
+    return left if isinstance(left, int) and not isinstance(left, bool) else None
+
+
+def tournament_messages(
+    effects: Iterable[Any], after: Mapping[str, Any], by: str | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """(kind, body) of each level change and elimination the event made, in order."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    hand = after.get("hand")
+    for effect in effects:
+        if isinstance(effect, LevelChanged):
+            body = {
+                "hand": hand,
+                "level": effect.level,
+                "small_blind": effect.small_blind,
+                "big_blind": effect.big_blind,
+                "ante": effect.ante,
+                "break": effect.on_break,
+                "paused": effect.paused,
+                "why": effect.why,
+                "level_ms_left": _ms_left(after),
+            }
+            out.append(
+                ("level", {**body, "by": by if effect.why not in ("clock", "break") else None})
+            )
+        elif isinstance(effect, Eliminated):
+            out.append(
+                (
+                    "elimination",
+                    {
+                        "hand": effect.hand,
+                        "seat": effect.seat,
+                        "player": effect.player,
+                        "stack_at_start": effect.stack_at_start,
+                        "place": effect.place,
+                        "players_left": _players_left(after),
+                    },
+                )
+            )
+    return out
