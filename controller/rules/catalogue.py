@@ -323,6 +323,12 @@ EN: dict[str, str] = {
     "display.level_paused": "LEVEL {level} {stakes} PAUSED",
     "display.level_next": "LEVEL {level} NEXT HAND: {stakes}",
     "display.on_break": "BREAK {time}",
+    "choice.supervisor_tournament": "0-9",
+    "choice.tournament": "1-4",
+    "prompt.supervisor_6_tournament": "0 TOURNAMENT  NEXT: BACK",
+    "prompt.tournament_1": "TOURNAMENT: 1 START  2 PAUSE",
+    "prompt.tournament_2": "3 RESUME  4 SET LEVEL",
+    "prompt.tournament_level": "SET LEVEL (1-{last}): NEXT HAND",
     "refused.line": "NO: {reason}",
 }
 
@@ -624,6 +630,12 @@ ES: dict[str, str] = {
     "display.level_paused": "NIVEL {level} {stakes} PARADO",
     "display.level_next": "NIVEL {level} PROX. MANO: {stakes}",
     "display.on_break": "DESCANSO {time}",
+    "choice.supervisor_tournament": "0-9",
+    "choice.tournament": "1-4",
+    "prompt.supervisor_6_tournament": "0 TORNEO  NEXT: VOLVER",
+    "prompt.tournament_1": "TORNEO: 1 EMPEZAR  2 PARAR",
+    "prompt.tournament_2": "3 REANUDAR  4 FIJAR NIVEL",
+    "prompt.tournament_level": "FIJAR NIVEL (1-{last}): PROX. MANO",
     "refused.line": "NO: {reason}",
 }
 

@@ -143,6 +143,8 @@ EntryStep = Literal[
     "count",
     "witness",
     "witness_pin",
+    "tourney",
+    "tourney_level",
 ]
 #: The hand, phase and seat to act an entry or a page was keyed in, as the journal and
 #: the snapshots hold it (``keypad.base.Situation`` names the three).

@@ -19,6 +19,9 @@ key   then                                                        event (``by``:
       ``ENTER`` alone; the witness's id ``ENTER`` and PIN
       ``ENTER`` (between hands only)
 9     the same, at the shift's close                              ``shift`` close
+0     a tournament table only (T1): ``1`` start, ``2`` pause,     ``tournament``
+      ``3`` resume the level clock, or ``4`` level ``ENTER``:
+      set the level (from the next hand)
 ====  ==========================================================  ===================
 
 A PIN opens the menu for one function; ``CLEAR`` leaves it. The menu is longer than the
@@ -42,6 +45,7 @@ from controller.rules.events import (
     DealtInError,
     Misdeal,
     Shift,
+    Tournament,
     Transfer,
     TrayAck,
     TrayCredit,
@@ -68,6 +72,9 @@ FUNCTIONS = {
     "8": "shift_open",
     "9": "shift_close",
 }
+#: A tournament table's own function (``0``), and what its next key does to the clock.
+TOURNAMENT_FUNCTIONS = {**FUNCTIONS, "0": "tournament"}
+TOURNAMENT_ACTIONS = {"1": "start", "2": "pause", "3": "resume", "4": "level"}
 #: The shift functions and the ``shift`` event's action each keys.
 SHIFT_FUNCTIONS = {"shift_open": "open", "shift_close": "close"}
 TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
@@ -123,7 +130,12 @@ def supervisor(p: Press, e: Entry) -> Step:
     if step == "menu":
         if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
             return p.stay({**e, "page": e.get("page", 0) + 1})
-        function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
+        if table.base_settings.tournament is not None:
+            function = p.choice(TOURNAMENT_FUNCTIONS, "choice.supervisor_tournament", paged=True)
+        else:
+            function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
+        if function == "tournament":
+            return p.stay({"mode": "supervisor", "step": "tourney", "supervisor": sid})
         if function in CONFIRMED:
             table.check(CONFIRMED[function]())
             return p.stay(
@@ -157,9 +169,26 @@ def supervisor(p: Press, e: Entry) -> Step:
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
     if str(step).startswith("xfer_"):
         return _transfer(p, e, sid)
+    if str(step).startswith("tourney"):
+        return _tournament(p, e, sid)
     if step in ("witness", "witness_pin"):
         return _witness(p, e, sid)
     return _tray_move(p, e, sid)
+
+
+def _tournament(p: Press, e: Entry, sid: str) -> Step:
+    """``FUNC 0`` id PIN ``0``: the level clock (T1); each step checked as keyed."""
+    if e["step"] == "tourney":
+        action = p.choice(TOURNAMENT_ACTIONS, "choice.tournament")
+        if action == "level":
+            return p.stay(field_entry("supervisor", "tourney_level", "code", supervisor=sid))
+        event = Tournament(by=sid, action=action)
+        p.table.check(event)
+        return p.done(event)
+    level = p.number(e)
+    event = Tournament(by=sid, action="level", level=level)
+    p.table.check(event)
+    return p.done(event)
 
 
 def _transfer(p: Press, e: Entry, sid: str) -> Step:
