@@ -477,3 +477,33 @@ def over_payouts(page: list[Message], state: TableState, settings: RuleSettings)
         return page
     stakes = stakes_text(level_of(config, number), settings.game.ante_form)
     return [page[0], msg("display.level_next", level=number, stakes=stakes)]
+
+
+def report(state: TableState, settings: RuleSettings) -> dict[str, Any]:
+    """``tablectl meters`` at a tournament table: the tournament's counts and the
+    players out, never money (T5, T6, T8)."""
+    config = settings.tournament
+    assert config is not None
+    current = _current(state, config)
+    level = level_of(config, current["level"])
+    return {
+        "tournament": True,
+        "table_id": settings.table_id,
+        "hands": state.hand_number,
+        "level": current["level"],
+        "stakes": stakes_text(level, settings.game.ante_form),
+        "break": bool(current["on_break"]),
+        "players_left": len(state.seats),
+        "entries": current["entries"],
+        "moved_in": current["moved_in"],
+        "rebuys": current["rebuys"],
+        "add_ons": len(current["add_ons"]),
+        "eliminations": len(current["eliminated"]),
+        "coloured_up": current["coloured_up"],
+        "eliminated": [dict(entry) for entry in current["eliminated"]],
+        "winner": (
+            next(iter(state.seats.values())).player
+            if config.single_table and len(state.seats) == 1 and current["eliminated"]
+            else None
+        ),
+    }
