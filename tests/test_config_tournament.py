@@ -115,3 +115,14 @@ def test_the_tournament_example_loads_without_warnings() -> None:
     assert tournament is not None and len(tournament.levels) == 4
     assert tournament.breaks == ((2, 2),)
     assert settings.warnings == ()
+
+
+def test_T8_the_tray_float_is_not_checked_at_a_tournament_table() -> None:
+    text = GOOD + "tray:\n  float: {5: 100}\n"
+    settings = load(text)
+    assert dict(settings.tray.float_counts) == {}
+    assert settings.warnings[1:] == (
+        "t.yaml:14:10: warning: tray.float: is not checked at a tournament table (rules T8)",
+    )
+    cash = load(GOOD.split("tournament:")[0] + "tray:\n  float: {5: 100}\n")
+    assert dict(cash.tray.float_counts) == {5: 100}
