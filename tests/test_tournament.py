@@ -3,12 +3,17 @@ display in Spanish, the level clock against a replay and a snapshot, the effects
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 
-from controller.rules import Table, effects, parse_event, state_view
+import pytest
+
+from controller.rules import Refusal, Table, effects, parse_event, state_view
 from controller.rules.settings import Level, RuleSettings, TournamentSettings
 from controller.rules.state import TableState
 from controller.rules.view import display_lines
+from tests.rules_fuzz import RandomChooser, play_stream
 
 STRUCTURE = TournamentSettings(
     starting_stack=1000,
@@ -99,3 +104,45 @@ def test_T4_an_elimination_is_an_effect_with_its_place() -> None:
     assert [e for e in out if isinstance(e, effects.Eliminated)] == [
         effects.Eliminated(seat=2, player="ana", hand=1, stack_at_start=1000, place=2)
     ]
+
+
+@pytest.mark.slow  # property tests over random sessions, as tests/test_rules_properties.py
+def test_tournament_streams_keep_every_invariant() -> None:
+    """Seeded random streams on random tournament tables: levels changing mid-hand (one
+    minute each, ticks of up to 90 s), breaks, colour-ups, pauses, players away,
+    rebuys and add-ons, eliminations: chips conserved (the chips brought, rebought,
+    added on and coloured up are the only ones to come in), each hand at its own
+    stakes, no markers, places that only get better; and the same events replayed, or
+    played on from a snapshot, give the same table."""
+    for seed in range(40):
+        table, events = play_stream(RandomChooser(random.Random(seed)), 300, tournament=True)
+        again = Table(table.base_settings)
+        for obj in events:
+            with contextlib.suppress(Refusal):
+                again.apply(parse_event(obj))
+        assert again.state.to_dict() == table.state.to_dict()
+        snapshot = json.loads(json.dumps(table.state.to_dict()))
+        restored = Table(table.base_settings, TableState.from_dict(snapshot))
+        assert state_view(restored) == state_view(table)
+
+
+@pytest.mark.slow
+def test_the_tournament_streams_reach_what_they_test() -> None:
+    """The streams above do go out, rebuy, colour up and change levels mid-hand."""
+    seen: dict[str, int] = dict.fromkeys(("out", "rebuy", "colour", "level_mid_hand"), 0)
+    for seed in range(40):
+        table, events = play_stream(RandomChooser(random.Random(seed)), 300, tournament=True)
+        record = table.state.tournament or {}
+        seen["out"] += len(record.get("eliminated", []))
+        seen["rebuy"] += record.get("rebuys", 0) + len(record.get("add_ons", []))
+        seen["colour"] += record.get("coloured_up", 0)
+    table = Table(SETTINGS)
+    play(
+        table,
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+        {"type": "tournament", "action": "start"},
+        {"type": "start_hand"},
+    )
+    seen["level_mid_hand"] = 1 if play(table, {"type": "tick", "ms": 60000}) else 0
+    assert all(seen.values()), seen

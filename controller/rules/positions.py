@@ -154,7 +154,10 @@ class Planner:
         return s.fresh and self.state.bb_travel < self.n and seat not in self.state.passed
 
     def marks(self, seat: int) -> bool:
-        """An absent player collects markers unless never dealt in (B5)."""
+        """An absent player collects markers unless never dealt in (B5); none at a
+        tournament table (T3: a player out of chips during the rebuys neither)."""
+        if self.tournament:
+            return False
         s = self.seats.get(seat)
         return s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
 

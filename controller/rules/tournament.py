@@ -319,9 +319,16 @@ def eliminate(state: TableState, settings: RuleSettings, hand: int) -> list[effe
 
 
 def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
-    """T5: a player brings a tournament stack: some chips, a multiple of the smallest."""
-    if settings.tournament is not None and event.chips <= 0:
+    """T5: a player brings a tournament stack: some chips, a multiple of the smallest.
+    At a single table no one enters once places are being given (a ruling: the places
+    count the players seated)."""
+    config = settings.tournament
+    if config is None:
+        return
+    if event.chips <= 0:
         raise refuse("bad_amount", "refuse.tournament_no_stack", seat=event.seat)
+    if config.single_table and _current(state, config)["eliminated"]:
+        raise refuse("entries_closed", "refuse.entries_closed")
 
 
 def note_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
