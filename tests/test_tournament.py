@@ -146,3 +146,27 @@ def test_the_tournament_streams_reach_what_they_test() -> None:
     )
     seen["level_mid_hand"] = 1 if play(table, {"type": "tick", "ms": 60000}) else 0
     assert all(seen.values()), seen
+
+
+def test_T1_T4_tablectl_state_says_the_level_and_who_is_out() -> None:
+    from controller.commands.state import summary
+
+    table = seated()
+    play(
+        table,
+        {"type": "tournament", "action": "start"},
+        {"type": "tick", "ms": 20500},
+        {"type": "start_hand"},
+        {"type": "act", "seat": 5, "action": "all_in"},
+        {"type": "act", "seat": 2, "action": "call"},
+        {"type": "award", "ranking": [[5], [2]]},
+    )
+    lines = summary(state_view(table), 9).splitlines()
+    tournament = [line for line in lines if "tournament" in line or "out:" in line]
+    assert tournament == [
+        "tournament: level 1 (5/10 ante 0), 0:40 left",
+        "  out: ana in hand 1 (began it with 1000, place 2)",
+    ]
+    play(table, {"type": "tick", "ms": 45000}, {"type": "tournament", "action": "pause"})
+    lines = summary(state_view(table), 11).splitlines()
+    assert "tournament: on a break, 1:55 left, then level 2 (150/300 ante 300), paused" in lines
