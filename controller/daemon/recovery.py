@@ -116,7 +116,7 @@ def apply_record(
     """Fold one record into ``table``; returns the config id in force and the effects."""
     if record.config_id != config_id:
         config_id = record.config_id
-        table.settings = book.rules(config_id)
+        table.reconfigure(book.rules(config_id))
     if not record.accepted:
         if record.event.get("type") != INVALID_TYPE:
             refuse(table, record.event, recorded=True)

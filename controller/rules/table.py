@@ -107,9 +107,10 @@ class Found(NamedTuple):
 
 
 class Table:
-    _base_settings: RuleSettings
-    #: the level the rules last played at, and the settings at its stakes
-    _level_settings: tuple[int, RuleSettings] | None
+    #: the settings the rules play by now; ``base_settings``: as configured
+    settings: RuleSettings
+    base_settings: RuleSettings
+    _level: int | None  # a tournament table: the level ``settings`` has the stakes of
 
     def __init__(
         self,
@@ -120,33 +121,31 @@ class Table:
         start_guard: StartGuard | None = None,
     ) -> None:
         self.state = state if state is not None else TableState()
-        self.settings = settings
+        self.reconfigure(settings)
         self.pin_verifier = pin_verifier  # injected by the shell (controller.supervisor_pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
 
     # -- the settings the rules play by --------------------------------------------
 
-    @property
-    def settings(self) -> RuleSettings:
-        """The table's settings; at a tournament table with the stakes of the level the
-        rules play at now (``tournament.rules_level``: a hand keeps its own)."""
-        base = self._base_settings
+    def reconfigure(self, settings: RuleSettings) -> None:
+        """New settings from the configuration (between hands, or as the journal
+        recorded them): ``base_settings``, and ``settings`` at the level played now."""
+        self.base_settings = self.settings = settings
+        self._level = None
+        self._sync_level()
+
+    def _sync_level(self) -> None:
+        """A tournament table's ``settings``: the configured ones with ``game`` at the
+        stakes of the level the rules play at now (``tournament.rules_level``: a hand
+        keeps its own, between hands the level in force). Made again only when that
+        level changes; a plain attribute, so a cash table's rules read it at no cost."""
+        base = self.base_settings
         if base.tournament is None:
-            return base
+            return
         level = tournament.rules_level(self.state, base.tournament)
-        if self._level_settings is None or self._level_settings[0] != level:
-            self._level_settings = (level, tournament.for_rules(base, level))
-        return self._level_settings[1]
-
-    @settings.setter
-    def settings(self, value: RuleSettings) -> None:
-        self._base_settings = value
-        self._level_settings = None
-
-    @property
-    def base_settings(self) -> RuleSettings:
-        """The settings as configured (``game`` as the file says, at every level)."""
-        return self._base_settings
+        if level != self._level:
+            self._level = level
+            self.settings = tournament.for_rules(base, level)
 
     # -- public interface ---------------------------------------------------------
 
@@ -171,7 +170,7 @@ class Table:
         out = deed(self, event) if found is None else deed(self, event, found)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
-        if self._base_settings.tournament is not None:
+        if self.base_settings.tournament is not None:
             out += self._tournament_steps(out)
         if accounted:
             # after R10's binding action too: it may end the hand and take its fees
@@ -180,6 +179,7 @@ class Table:
             out += self._shot_clock()
         if moves_tray and tray_ledger.signature(self.state) != tray_before:
             self.state.tray_since_ms = self.state.elapsed_ms
+        self._sync_level()
         return out
 
     def _tournament_steps(self, out: Effects) -> Effects:
