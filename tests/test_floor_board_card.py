@@ -18,7 +18,7 @@ from controller.floor import board_log
 from controller.floor.board import Board
 from controller.floor.board_server import load_board_config
 from tests.daemon_helpers import WAIT
-from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board
+from tests.floor_board_helpers import LEVEL_6, NINE_SEAT_NLHE, lv_board
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
 
@@ -342,16 +342,7 @@ def test_a_tournament_tables_card_shows_the_level_time_left_and_players_left() -
     table = Table(board)
     table.state(1 * S)
     assert card(board, 2 * S)["tournament"] is None
-    level = {
-        "level": 6,
-        "small_blind": 150,
-        "big_blind": 300,
-        "ante": 300,
-        "level_ms_left": 600_000,
-        "paused": False,
-        "break": False,
-        "eliminated": [{"player": "eva", "hand": 30, "stack_at_start": 0, "place": 4}],
-    }
+    level = {**LEVEL_6, "eliminated": [{"player": "eva", "hand": 30, "stack_at_start": 0}]}
     body = {"hand": 31, "phase": "idle", "pot_total": 0, "seats": SEATS, "tournament": level}
     info = {**NINE_SEAT_NLHE, "ante_form": "big_blind", "tournament": True}
     table.send(10 * S, "state", state=body, table=info)

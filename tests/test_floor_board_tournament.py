@@ -12,7 +12,7 @@ from controller.floor.clock import Stamp
 from controller.floor.messages import state_message
 from controller.floor.topics import TableTopics
 from tests.daemon_helpers import WAIT
-from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board
+from tests.floor_board_helpers import LEVEL_6, NINE_SEAT_NLHE, lv_board
 from tests.localbroker import LocalBroker
 from tests.test_floor_board import browser as browser  # the fixture  # noqa: F401
 from tests.test_floor_board import card_text, until
@@ -55,16 +55,7 @@ def _publish(
 def test_the_tournament_card_and_the_room(broker: LocalBroker, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
-    level = {
-        "level": 6,
-        "small_blind": 150,
-        "big_blind": 300,
-        "ante": 300,
-        "level_ms_left": 600_000,
-        "paused": False,
-        "break": False,
-        "eliminated": [],
-    }
+    level = LEVEL_6
     _publish(broker, "T1", 6, level)
     _publish(broker, "T2", 5, {**level, "paused": True})
     _publish(broker, "T3", 4, None)  # a cash table: its open seats are offered

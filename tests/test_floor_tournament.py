@@ -11,22 +11,11 @@ from controller.floor.clock import Stamp
 from controller.floor.messages import messages_for, table_info
 from controller.floor.topics import TableTopics
 from controller.rules import Table, parse_event, state_view
-from controller.rules.settings import Level, RuleSettings, TournamentSettings
 from tests.floor_schema import assert_valid
+from tests.test_tournament import SETTINGS
 
 TOPICS = TableTopics("casino", "lv", "T7")
 STAMP = Stamp(1_740_863_645_123_456_789, True)
-SETTINGS = RuleSettings(
-    tournament=TournamentSettings(
-        starting_stack=1000,
-        single_table=True,
-        levels=(
-            Level(minutes=1, small_blind=5, big_blind=10, smallest_chip=5),
-            Level(minutes=1, small_blind=150, big_blind=300, ante=300, smallest_chip=5),
-        ),
-        breaks=((1, 2),),
-    )
-)
 
 
 def feed(table: Table, events: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:

@@ -341,6 +341,7 @@ def test_recall_lists_a_tournaments_level_changes_and_players_out(
         },
         {
             "kind": "elimination",
+            "hand": 1,
             "seat": 4,
             "player": "bob",
             "stack_at_start": 100,

@@ -46,6 +46,7 @@ from controller.rules import Table, state_view
 from controller.rules import effects as fx
 from controller.rules.ops import Tipped
 from controller.rules.state import ROUNDS
+from controller.rules.tournament import effect_fields
 
 RECALL_HANDS = 10
 
@@ -275,24 +276,8 @@ class _Builder:
 
 
 def _tournament_entry(effect: fx.LevelChanged | fx.Eliminated) -> dict[str, Any]:
-    if isinstance(effect, fx.LevelChanged):
-        return {
-            "kind": "level",
-            "level": effect.level,
-            "small_blind": effect.small_blind,
-            "big_blind": effect.big_blind,
-            "ante": effect.ante,
-            "break": effect.on_break,
-            "paused": effect.paused,
-            "why": effect.why,
-        }
-    return {
-        "kind": "elimination",
-        "seat": effect.seat,
-        "player": effect.player,
-        "stack_at_start": effect.stack_at_start,
-        "place": effect.place,
-    }
+    kind = "level" if isinstance(effect, fx.LevelChanged) else "elimination"
+    return {"kind": kind, **effect_fields(effect)}
 
 
 @dataclass

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from controller.rules.effects import Eliminated, LevelChanged
+from controller.rules.tournament import effect_fields
 
 #: The kinds of message this module makes, and why a ``level`` message was sent.
 KINDS = ("level", "elimination")
@@ -42,32 +43,11 @@ def tournament_messages(
     hand = after.get("hand")
     for effect in effects:
         if isinstance(effect, LevelChanged):
-            body = {
-                "hand": hand,
-                "level": effect.level,
-                "small_blind": effect.small_blind,
-                "big_blind": effect.big_blind,
-                "ante": effect.ante,
-                "break": effect.on_break,
-                "paused": effect.paused,
-                "why": effect.why,
-                "level_ms_left": _ms_left(after),
-            }
-            out.append(
-                ("level", {**body, "by": by if effect.why not in ("clock", "break") else None})
-            )
+            told = effect.why not in ("clock", "break")  # a supervisor's, not the clock's
+            body = {"hand": hand, **effect_fields(effect), "level_ms_left": _ms_left(after)}
+            out.append(("level", {**body, "by": by if told else None}))
         elif isinstance(effect, Eliminated):
             out.append(
-                (
-                    "elimination",
-                    {
-                        "hand": effect.hand,
-                        "seat": effect.seat,
-                        "player": effect.player,
-                        "stack_at_start": effect.stack_at_start,
-                        "place": effect.place,
-                        "players_left": _players_left(after),
-                    },
-                )
+                ("elimination", {**effect_fields(effect), "players_left": _players_left(after)})
             )
     return out

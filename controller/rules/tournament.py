@@ -514,3 +514,25 @@ def report(state: TableState, settings: RuleSettings) -> dict[str, Any]:
             else None
         ),
     }
+
+
+def effect_fields(effect: effects.LevelChanged | effects.Eliminated) -> dict[str, Any]:
+    """What a level change or an elimination says, as the floor feed and recall list it
+    (each adds its own: the time left, who keyed it, the journal seq)."""
+    if isinstance(effect, effects.LevelChanged):
+        return {
+            "level": effect.level,
+            "small_blind": effect.small_blind,
+            "big_blind": effect.big_blind,
+            "ante": effect.ante,
+            "break": effect.on_break,
+            "paused": effect.paused,
+            "why": effect.why,
+        }
+    return {
+        "hand": effect.hand,
+        "seat": effect.seat,
+        "player": effect.player,
+        "stack_at_start": effect.stack_at_start,
+        "place": effect.place,
+    }
