@@ -576,8 +576,9 @@ def check_tournament(
     table: Table, before: tuple[int, int] | None, out: list[effects.Effect] | None
 ) -> None:
     """T1: a hand keeps its stakes whatever the level clock does; T3: no markers; T4:
-    at a hand's end no seat is left without chips once rebuys are over, and the places
-    only get better as players go out, never as good as a seat still playing."""
+    at a hand's end, and when the level clock moves between hands, no seat is left
+    without chips once rebuys are over, and the places only get better as players go
+    out, never as good as a seat still playing."""
     state = table.state
     now = _hand_level(table)
     if before is not None and now is not None and before[0] == now[0]:
@@ -587,7 +588,10 @@ def check_tournament(
     places = [e["place"] for e in record.get("eliminated", []) if "place" in e]
     assert places == sorted(places, reverse=True), places
     assert all(place > len(state.seats) for place in places), (places, len(state.seats))
-    ended = any(isinstance(e, effects.HandEnded) and not e.voided for e in out or [])
+    ended = any(
+        (isinstance(e, effects.HandEnded) and not e.voided) or isinstance(e, effects.LevelChanged)
+        for e in out or []
+    )
     config = table.base_settings.tournament
     assert config is not None
     rebuys = record.get("level", 1) <= config.rebuy_levels or (

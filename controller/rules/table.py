@@ -184,7 +184,8 @@ class Table:
 
     def _tournament_steps(self, out: Effects) -> Effects:
         """T3: a seat away whose turn it is folds (its hand is dead); T4: at a hand's
-        end the players with no chips are out."""
+        end the players with no chips are out, and so are those who kept their seat
+        through the rebuys when the level clock leaves them between hands (T6)."""
         more: Effects = []
         while (h := self.state.hand) is not None and h.to_act is not None:
             seat = self.state.seats.get(h.to_act)
@@ -193,8 +194,13 @@ class Table:
             folded = h.to_act
             more += hand.act(self.state, self.settings, folded, "fold", None)
         for effect in (*out, *more):
-            if isinstance(effect, effects.HandEnded) and not effect.voided:
-                more += tournament.eliminate(self.state, self.settings, effect.hand)
+            ended = isinstance(effect, effects.HandEnded) and not effect.voided
+            between = isinstance(effect, effects.LevelChanged) and self.state.hand is None
+            if ended or between:
+                number = effect.hand if isinstance(effect, effects.HandEnded) else None
+                more += tournament.eliminate(
+                    self.state, self.settings, number or self.state.hand_number
+                )
                 seating.stop_play_if_alone(self.state)
         return more
 

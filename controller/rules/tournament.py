@@ -55,6 +55,7 @@ def fresh(config: TournamentSettings) -> dict[str, Any]:
         "rebuys": 0,
         "add_ons": [],
         "coloured_up": 0,
+        "broke": {},  # T6: player -> [hand, stack at its start] of the hand he went broke in
     }
 
 
@@ -278,32 +279,44 @@ def eliminate(state: TableState, settings: RuleSettings, hand: int) -> list[effe
     """T4: at the hand's end every seat with no chips is out: it leaves its seat and is
     listed with the hand and its stack at the hand's start; at a single table with its
     place, ties sharing the better one, the lower place listed first. While rebuys are
-    open a busted player keeps the seat and may rebuy (T6)."""
+    open a busted player keeps the seat and may rebuy (T6): the hand and the stack he
+    went broke with are noted, and when he is out they place him (a later hand finishes
+    higher, then the bigger stack)."""
     config = settings.tournament
     if config is None:
         return []
     current = record(state, config)
-    if rebuys_open(current, config):
-        return []
     at_start = {number: stack for number, stack in current["stacks_at_start"]}
-    out_now = [
-        (at_start.get(number, 0), number)
-        for number, s in state.seats.items()
-        if s.stack == 0 and s.pending_chips == 0
-    ]
-    if not out_now:
+    broke = [number for number, s in state.seats.items() if s.stack == 0 and s.pending_chips == 0]
+    seated = {s.player for s in state.seats.values()}
+    noted = {player: at for player, at in current.get("broke", {}).items() if player in seated}
+    for number in broke:  # (hand, stack at its start) of the hand he went broke in
+        noted.setdefault(state.seats[number].player, [hand, at_start.get(number, 0)])
+    current["broke"] = noted
+    if rebuys_open(current, config) or not broke:
         return []
-    players = {number: state.seats.pop(number).player for _, number in out_now}
+    out_now = [(*noted.pop(state.seats[n].player), n) for n in broke]
+    current["broke"] = noted
+    return _place(state, current, config, out_now)
+
+
+def _place(
+    state: TableState,
+    current: dict[str, Any],
+    config: TournamentSettings,
+    out_now: list[tuple[int, int, int]],
+) -> list[effects.Effect]:
+    """The players out now, ``(hand, stack at its start, seat)`` each: out of their
+    seats, listed lower place first; equal (hand, stack) share the better place."""
+    players = {number: state.seats.pop(number).player for _, _, number in out_now}
     left = len(state.seats)
-    # the one who began the hand with more finishes higher; equal stacks share the place
-    ordered = sorted(out_now, key=lambda item: (-item[0], item[1]))
-    places = {}
-    for stack, number in ordered:
-        better = sum(1 for other, _ in ordered if other > stack)
-        places[number] = left + 1 + better
+    places = {
+        number: left + 1 + sum(1 for h, st, _ in out_now if (h, st) > (hand, stack))
+        for hand, stack, number in out_now
+    }
     out: list[effects.Effect] = []
     records: list[dict[str, Any]] = []
-    for stack, number in sorted(ordered, key=lambda item: (-places[item[1]], item[1])):
+    for hand, stack, number in sorted(out_now, key=lambda item: (-places[item[2]], item[2])):
         player = players[number]
         entry: dict[str, Any] = {"player": player, "hand": hand, "stack_at_start": stack}
         place = places[number] if config.single_table else None
@@ -369,10 +382,12 @@ def note_chips(state: TableState, settings: RuleSettings, event: Chips, kind: st
     config = settings.tournament
     assert config is not None
     current = record(state, config)
+    player = state.seats[event.seat].player
     if kind == "add_on":
-        current["add_ons"] = [*current["add_ons"], state.seats[event.seat].player]
+        current["add_ons"] = [*current["add_ons"], player]
     else:
         current["rebuys"] += 1
+    current["broke"] = {k: v for k, v in current.get("broke", {}).items() if k != player}
 
 
 # -- what the state shows ------------------------------------------------------------------
