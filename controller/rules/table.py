@@ -191,8 +191,8 @@ class Table:
             seat = self.state.seats.get(h.to_act)
             if seat is None or not seat.away:
                 break
-            folded = h.to_act
-            more += hand.act(self.state, self.settings, folded, "fold", None)
+            more += hand.act(self.state, self.settings, h.to_act, "fold", None)
+            self.state.undo = None  # the rule's fold, as a leave's: nothing to take back
         for effect in (*out, *more):
             ended = isinstance(effect, effects.HandEnded) and not effect.voided
             between = isinstance(effect, effects.LevelChanged) and self.state.hand is None
