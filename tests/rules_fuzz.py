@@ -558,12 +558,29 @@ def play_stream(
     for _ in range(steps):
         obj = next_event(c, table)
         level = _hand_level(table)
+        bought = table.state.bought_in
         out = applied(table, obj)
         events.append(obj)
         check_invariants(table)
         if tournament:
             check_tournament(table, level, out)
+            check_tournament_chips(obj, bought, table.state.bought_in, out)
     return table, events
+
+
+def check_tournament_chips(
+    obj: dict[str, Any], before: int, after: int, out: list[effects.Effect] | None
+) -> None:
+    """Tournament chips are constant but for the stacks brought (``sit``), rebuys and
+    add-ons (``chips``) and the colour-up (T5-T7): any other event brings in exactly
+    the chips its colour-ups added, and a refused one nothing."""
+    if out is None:
+        assert after == before, f"refused {obj} moved the ledger"
+        return
+    if obj.get("type") in ("sit", "chips", "key"):  # a key may end a FUNC 1 or FUNC 5
+        return
+    added = sum(e.chips for e in out if isinstance(e, effects.ColouredUp))
+    assert after - before == added, f"{obj}: {after - before} chips came in, colour-up {added}"
 
 
 def _hand_level(table: Table) -> tuple[int, int] | None:
