@@ -16,12 +16,15 @@ and with ``--upgrade``, on the running service, as a technician upgrades a board
    build printed;
 5. ``install.sh --rollback``: the release before, READY, its digest;
 6. an upgrade to a release whose daemon exits before READY (``VERSION.post2``): the
-   install rolls back by itself, exits 1 and says so, and the release before runs.
+   install rolls back by itself, exits 1 and says so, and the release before runs;
+7. Debian's python3-setuptools installed on the running board (its ``.deb`` files
+   fetched by ``apt-get download`` on this machine, a Debian Bookworm): the check on
+   demand says verified with the same digest, and the service plays on.
 
-    sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR] [--upgrade]
+    sudo python3 bench/nspawn_boot.py --template ROOT [--bundle TAR [--key KEY]] [--upgrade]
 
 ROOT: a Bookworm root with systemd and Python (copied, never changed), made once with
-``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,procps,python3,python3-venv
+``debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,procps,python3,python3-venv,openssh-client
 bookworm ROOT http://deb.debian.org/debian`` (``--make-template`` runs that). TAR: the
 bundle of this machine's architecture (``release/build.py``; built here when not given).
 The container has no network (``--private-network``): the install and the service work
@@ -92,7 +95,7 @@ def make_template(folder: Path) -> None:
     run(
         "debootstrap",
         "--variant=minbase",
-        "--include=systemd,systemd-sysv,dbus,procps,python3,python3-venv",
+        "--include=systemd,systemd-sysv,dbus,procps,python3,python3-venv,openssh-client",
         "bookworm",
         str(folder),
         "http://deb.debian.org/debian",
@@ -100,10 +103,14 @@ def make_template(folder: Path) -> None:
     )
 
 
-def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
+def build_bundle(scratch: Path, source: Path = ROOT, board: Path | None = None) -> tuple[Path, str]:
     """The bundle of this machine's architecture built from ``source``, and the line
-    its build printed of the digest (with the Python it is for)."""
+    its build printed of the digest (with the Python it is for; installed in a copy of
+    BOARD, the container's root, when given: the digest the board prints)."""
     arch = ARCHES[platform.machine()]
+    key = scratch / "release-key"  # the bench's own release key: every bundle signed with it
+    if not key.exists():
+        run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", str(key))
     out = run(
         sys.executable,
         str(source / "release/build.py"),
@@ -111,6 +118,9 @@ def build_bundle(scratch: Path, source: Path = ROOT) -> tuple[Path, str]:
         arch,
         "--out",
         str(scratch / f"dist-{source.name}"),
+        "--key",
+        str(key),
+        *(["--board-root", str(board)] if board is not None else []),
         timeout=1800,
     )
     [line] = [line for line in out.stdout.splitlines() if line.startswith("bundle:")]
@@ -140,8 +150,21 @@ def next_release(scratch: Path, suffix: str, *, broken: bool = False) -> Path:
         start = "    from controller.daemon.process import run_service\n"
         assert start in text
         command.write_text(text.replace(start, '    raise SystemExit("broken on purpose")\n'))
-    run("git", "init", "-q", str(source))  # the build lists its files with git
-    run("git", "-C", str(source), "add", "-A")
+    run("git", "init", "-q", str(source))  # the build lists its files with git, and
+    run("git", "-C", str(source), "add", "-A")  # names the commit it is built from
+    run(
+        "git",
+        "-C",
+        str(source),
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@invalid",
+        "commit",
+        "-q",
+        "-m",
+        f"release {number}.{suffix}",
+    )
     return source
 
 
@@ -308,7 +331,8 @@ def bench(template: Path, bundle: Path | None, scratch: Path, upgrade: bool) -> 
         watchdog(container)
         power_cut(container, root, bench_dir, writer)
         if upgrade:
-            upgrades(container, root, scratch)
+            upgrades(container, root, scratch, template)
+            debian_update(container, root, bench_dir)
     finally:
         if container.leader() is not None:
             container.kill()
@@ -370,10 +394,10 @@ def current(root: Path) -> str:
     return os.readlink(root / "opt/table-controller/current")
 
 
-def upgrades(container: Container, root: Path, scratch: Path) -> None:
+def upgrades(container: Container, root: Path, scratch: Path, template: Path) -> None:
     """Steps 4-6: upgrade, roll back, and a release that does not reach READY."""
     first, hand, digest = current(root), hand_in_progress(root), container.verified()
-    bundle_b, built = build_bundle(scratch, next_release(scratch, "post1"))
+    bundle_b, built = build_bundle(scratch, next_release(scratch, "post1"), board=template)
     bundle_c, _ = build_bundle(scratch, next_release(scratch, "post2", broken=True))
     done = container.install(bundle_b)
     if done.returncode != 0 or "is READY" not in done.stdout:
@@ -413,6 +437,61 @@ def upgrades(container: Container, root: Path, scratch: Path) -> None:
     )
 
 
+#: A Debian package that puts a start hook into the system's site packages
+#: (distutils-precedence.pth): on 0.2.1 installing it on a running board made the next
+#: check say SOFTWARE MODIFIED and lock play.
+DEBIAN_PACKAGES = (
+    "python3-setuptools",
+    "python3-pkg-resources",
+    "python3-distutils",
+    "python3-lib2to3",
+)
+
+
+def software_checks(root: Path) -> list[dict[str, object]]:
+    out = run(
+        sys.executable,
+        "-m",
+        "controller",
+        "journal",
+        "log",
+        "--kind",
+        "software_check",
+        "--json",
+        "--state-dir",
+        str(root / "var/lib/table-controller"),
+        cwd=ROOT,
+        timeout=60,
+    )
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def debian_update(container: Container, root: Path, bench_dir: Path) -> None:
+    """Step 7: Debian's python3-setuptools installed on the running board (its .deb files
+    fetched here, ``apt-get download``: the container has no network), then a check on
+    demand (SIGUSR2): the same digest, verified, the service still READY."""
+    debs = bench_dir / "debs"
+    debs.mkdir(exist_ok=True)
+    run("apt-get", "download", *DEBIAN_PACKAGES, cwd=debs, timeout=300)
+    digest, checks = container.verified(), len(software_checks(root))
+    container.inside("sh", "-c", "dpkg -i /bench/debs/*.deb >/dev/null")
+    hooks = sorted(path.name for path in (root / "usr/lib/python3/dist-packages").glob("*.pth"))
+    signalled = container.run_inside(
+        "systemctl", "kill", "--kill-whom=main", "-s", "USR2", UNIT, check=False
+    )
+    if signalled.returncode != 0:
+        raise SystemExit(f"nspawn_boot: systemctl kill -s USR2: {signalled.stderr}")
+    wait(lambda: len(software_checks(root)) > checks, 60, "the check on demand")
+    latest = software_checks(root)[-1]
+    if container.verified() != digest or '"result": "verified"' not in json.dumps(latest):
+        raise SystemExit(f"nspawn_boot: a Debian package changed the check: {latest}")
+    if not container.ready():
+        raise SystemExit("nspawn_boot: the service is not READY after a Debian package's install")
+    print(
+        f"7. {DEBIAN_PACKAGES[0]} installed on the running board ({', '.join(hooks)} in the system's site packages): the check on demand says verified, verify-software the same digest ({digest[:12]}), READY"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--template", type=Path, required=True)
@@ -421,12 +500,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bundle", type=Path)
     parser.add_argument(
+        "--key", type=Path, help="the release key --bundle is signed with (the bench signs with it)"
+    )
+    parser.add_argument(
         "--upgrade", action="store_true", help="then upgrade, roll back, and fail an upgrade"
     )
     args = parser.parse_args(argv)
     if args.make_template and not args.template.exists():
         make_template(args.template)
     with tempfile.TemporaryDirectory(prefix="nspawn-boot-") as scratch:
+        if args.key:  # the next releases signed with the key of the bundle given
+            shutil.copy(args.key, Path(scratch) / "release-key")
         bench(args.template, args.bundle, Path(scratch), args.upgrade)
     return 0
 

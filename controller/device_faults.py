@@ -15,7 +15,12 @@ code                device     dealer display (``controller.rules.text``)
 ``lights_lost``     lights     SEAT LIGHTS LOST: CALL TECH
 ``puck_two_seats``  puck       BUTTON SEEN AT SEATS 2 5: CALL TECH
 ``device_lost``     (other)    DEVICE LOST: CALL TECH
+``pin_lockout``     keypad     PIN LOCKED OUT: CALL TECH
 ==================  =========  ==========================================
+
+``pin_lockout`` is not a device that failed: the supervisor menu locked a second time
+in a row by wrong PINs (``docs/supervisor.md``), raised to the floor only (the dealer
+sees the lock-out's own notice) and cleared by the next right PIN.
 
 The driver's text is the fault's *detail*: the daemon's log and the journal's system
 log keep it, the floor message carries it in its own field, the dealer never sees it.
@@ -47,6 +52,7 @@ class FaultKind:
 
 
 PUCK_TWO_SEATS: Final = "puck_two_seats"
+PIN_LOCKOUT: Final = "pin_lockout"
 
 KINDS: Final[dict[str, FaultKind]] = {
     kind.code: kind
@@ -58,6 +64,7 @@ KINDS: Final[dict[str, FaultKind]] = {
         FaultKind(code="lights_lost", device="lights", words="fault.lights_lost"),
         FaultKind(code=PUCK_TWO_SEATS, device="puck", words="fault.puck_two_seats"),
         FaultKind(code="device_lost", device="other", words="fault.device_lost"),
+        FaultKind(code=PIN_LOCKOUT, device="keypad", words="fault.pin_lockout"),
     )
 }
 

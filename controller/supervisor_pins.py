@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 
+from controller.rules.limits import MAX_PIN_DIGITS, MIN_PIN_DIGITS
 from controller.rules.text import msg, phrase, render
 
 DEFAULT_PATH = Path("/etc/table-controller/pins")
@@ -44,7 +45,6 @@ ENV_PATH = "TABLECTL_PINS"
 N, R, P = 2**14, 8, 1
 SALT_BYTES = 16
 HASH_BYTES = 32
-PIN_PATTERN = re.compile(r"\d{4,12}\Z")
 ID_PATTERN = re.compile(r"\d{1,12}\Z")
 
 
@@ -68,9 +68,13 @@ def default_path() -> Path:
     return Path(os.environ.get(ENV_PATH, str(DEFAULT_PATH)))
 
 
-def check_pin_text(pin: str) -> None:
-    if not PIN_PATTERN.match(pin):
-        raise ValueError("a PIN is 4 to 12 digits (the keypad has only digits)")
+def check_pin_text(pin: str, digits: int = MIN_PIN_DIGITS) -> None:
+    """Refuse a PIN that is not ``digits`` to ``MAX_PIN_DIGITS`` digits."""
+    if not (pin.isascii() and pin.isdigit() and digits <= len(pin) <= MAX_PIN_DIGITS):
+        raise ValueError(
+            f"a PIN is {digits} to {MAX_PIN_DIGITS} digits (the keypad has only digits"
+            + (f"; supervisor.pin_digits is {digits})" if digits != MIN_PIN_DIGITS else ")")
+        )
 
 
 def check_supervisor_id(supervisor: str) -> None:
@@ -82,9 +86,18 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def hash_pin(pin: str, *, salt: bytes | None = None, n: int = N, r: int = R, p: int = P) -> str:
-    """The stored form of ``pin``: ``scrypt$n$r$p$salt$hash`` with a fresh random salt."""
-    check_pin_text(pin)
+def hash_pin(
+    pin: str,
+    *,
+    salt: bytes | None = None,
+    n: int = N,
+    r: int = R,
+    p: int = P,
+    digits: int = MIN_PIN_DIGITS,
+) -> str:
+    """The stored form of ``pin`` (at least ``digits`` digits): ``scrypt$n$r$p$salt$hash``
+    with a fresh random salt."""
+    check_pin_text(pin, digits)
     salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
     digest = hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=HASH_BYTES)
     return f"scrypt${n}${r}${p}${_b64(salt)}${_b64(digest)}"
@@ -239,8 +252,11 @@ class PinFile:
     remembers its last answer (the rules check a key once to test it and once more
     to apply it, and scrypt is deliberately slow)."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, digits: int = MIN_PIN_DIGITS
+    ) -> None:
         self.path = Path(path) if path is not None else default_path()
+        self.digits = digits  # a shorter PIN is wrong (supervisor.pin_digits)
         self._stamp: tuple[int, ...] | None = None
         self._pins: dict[str, str] = {}
         self._last: tuple[str, str, bool] | None = None
@@ -279,6 +295,8 @@ class PinFile:
         AVAILABLE and no try is lost, where a file with no such supervisor is a wrong
         PIN."""
         self.check()
+        if len(pin) < self.digits:  # wrong by the table's rule, whatever the file says
+            return False
         if self._last is not None and self._last[:2] == (supervisor, pin):
             return self._last[2]
         ok = verifier_from_hashes(self._pins)(supervisor, pin)

@@ -2,20 +2,28 @@
 """Build the release bundle of one architecture: the file a technician copies to a USB
 stick and installs on the board with no network (docs/install.md, step 2).
 
-    python3 release/build.py --arch arm64      # amd64, arm64 or armhf; on a machine with the package index
+    python3 release/build.py --arch arm64 --key ~/release-key   # amd64, arm64 or armhf
 
 It writes ``dist/table-controller-VERSION-ARCH.tar.gz``: the release's files (what git
 tracks), and in ``wheels/`` the program's own wheel, every dependency as
 ``requirements.lock`` pins it (checked against its hashes) for Python 3.11 and 3.13,
-the GPIO library's real wheel (lgpio, Python 3.11; a placeholder is refused), and
-``SHA256SUMS``. On a machine of the bundle's architecture it also installs the bundle
-into a scratch environment and prints the software digest every board's install of it
-prints (``tablectl verify-software``).
+the GPIO library's real wheel (lgpio: Python 3.11's from PyPI, 3.13's built elsewhere
+and given with ``--gpio-wheel``; a placeholder is refused), and
+``SHA256SUMS`` of the wheels. At the bundle's top: ``RELEASE`` (the version, the
+architecture and the commit it was built from), ``SHA256SUMS`` of every file, signed
+with the release key (``SHA256SUMS.sig``, ``ssh-keygen -Y sign``), and in
+``release/allowed_signers`` the keys the board trusts for the next release
+(docs/install.md, "The release key"). The same commit builds the same bytes, wherever
+and whenever: every time in the bundle is the commit's (``SOURCE_DATE_EPOCH``), owners
+and modes are fixed, members sorted. On a machine of the bundle's architecture it also
+installs the bundle into a scratch environment and prints the software digest every
+board's install of it prints (``tablectl verify-software``).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import importlib.util
 import os
@@ -37,10 +45,12 @@ PLATFORM_TAGS = {
     "arm64": ("manylinux_2_34_aarch64", "manylinux2014_aarch64", "linux_aarch64"),
     "armhf": ("manylinux2014_armv7l", "linux_armv7l"),
 }
-#: The GPIO library's release with real wheels (Python 3.11 only on PyPI; on 3.13 the
-#: board's python3-lgpio from apt is used: release/preflight.py says so).
+#: The GPIO library's release with real wheels (Python 3.11 only on PyPI; a bundle for
+#: 3.13 takes a wheel built from its source, --gpio-wheel: release/preflight.py says so).
 LGPIO = "lgpio==0.2.2.0"
-SOURCE_DATE_EPOCH = "1700000000"
+#: Who signs a release and for what, as ``ssh-keygen -Y`` names them (release/verify.py
+#: checks the same two words).
+SIGNER = "table-controller-release"
 
 
 def lock_module():  # type: ignore[no-untyped-def]
@@ -122,21 +132,53 @@ def dependencies(arch: str, wheels: Path) -> None:
             shutil.move(wheel, wheels / wheel.name)
 
 
-def gpio_library(arch: str, wheels: Path) -> None:
+def gpio_library(arch: str, wheels: Path, built: list[Path]) -> None:
+    """lgpio's wheel for Python 3.11 from PyPI, and the ones BUILT elsewhere for the
+    Pythons PyPI has none for (3.13: docs/install.md, built as bench/arm64.sh does)."""
     download(arch, "3.11", wheels, LGPIO)
+    for wheel in built:
+        machine = wheel.name[: -len(".whl")].split("-")[-1]
+        if not machine.endswith(PLATFORM_TAGS[arch][-1].removeprefix("linux_")):
+            raise SystemExit(f"build: {wheel.name} is not for {arch}")
+        shutil.copyfile(wheel, wheels / wheel.name)
     for wheel in wheels.glob("lgpio-*.whl"):
         if placeholder(wheel):
             raise SystemExit(f"build: {wheel.name} is an empty placeholder, not the GPIO library")
 
 
-def program(bundle: Path, wheels: Path) -> None:
+def program(bundle: Path, wheels: Path, epoch: str) -> None:
     """The program's own wheel, built from a copy of the release's files (the build's
-    leftovers stay out of the bundle)."""
-    env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
+    leftovers stay out of the bundle); its members dated by the commit, its build
+    back-end the one systemd/lock.py pins."""
     with tempfile.TemporaryDirectory() as scratch:
+        env = lock_module().build_env(epoch, Path(scratch))
         source = Path(scratch) / "source"
         shutil.copytree(bundle, source)
         pip("wheel", "--no-deps", "--wheel-dir", str(wheels), str(source), env=env)
+
+
+def git(*args: str) -> str:
+    result = subprocess.run(
+        ["git", "-C", str(ROOT), *args], check=False, capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise SystemExit(
+            f"build: git {args[0]} failed in {ROOT} (a release is built from a commit): "
+            + (result.stderr.strip().splitlines() or ["no message"])[0]
+        )
+    return result.stdout.strip()
+
+
+def commit() -> str:
+    """The commit the bundle is built from; ``-dirty`` when the files differ from it
+    (such a bundle cannot be built again from the commit)."""
+    dirty = git("status", "--porcelain", "--untracked-files=normal")
+    return git("rev-parse", "HEAD") + ("-dirty" if dirty else "")
+
+
+def source_date_epoch() -> str:
+    """Every time in the bundle: the commit's, unless SOURCE_DATE_EPOCH says another."""
+    return os.environ.get("SOURCE_DATE_EPOCH") or git("log", "-1", "--format=%ct", "HEAD")
 
 
 def tracked() -> list[str]:
@@ -149,76 +191,193 @@ def tracked() -> list[str]:
     return [name for name in out.split("\0") if name and (ROOT / name).is_file()]
 
 
+def sums(folder: Path, files: list[Path]) -> str:
+    return "".join(
+        f"{hashlib.sha256(file.read_bytes()).hexdigest()}  {file.relative_to(folder).as_posix()}\n"
+        for file in files
+    )
+
+
 def checksums(wheels: Path) -> None:
-    lines = [
-        f"{hashlib.sha256(wheel.read_bytes()).hexdigest()}  {wheel.name}"
-        for wheel in sorted(wheels.glob("*.whl"))
+    (wheels / "SHA256SUMS").write_text(sums(wheels, sorted(wheels.glob("*.whl"))))
+
+
+def members(bundle: Path) -> list[Path]:
+    """Every file of the bundle, in the order the archive and SHA256SUMS list them."""
+    return sorted(
+        (path for path in bundle.rglob("*") if path.is_file() or path.is_symlink()),
+        key=lambda path: path.relative_to(bundle).as_posix(),
+    )
+
+
+def sign(bundle: Path, key: Path, next_keys: list[Path]) -> None:
+    """SHA256SUMS of every file, its signature by the release key, and the keys the
+    board is to trust from this release on: this one and any named to succeed it
+    (a key's rotation, docs/install.md)."""
+    keys = [
+        subprocess.run(
+            ["ssh-keygen", "-y", "-f", str(key)], check=True, capture_output=True, text=True
+        ).stdout.strip()
     ]
-    (wheels / "SHA256SUMS").write_text("\n".join(lines) + "\n")
+    keys += [path.read_text().split("\n")[0].strip() for path in next_keys]
+    signers = bundle / "release" / "allowed_signers"
+    signers.write_text(
+        "".join(f'{SIGNER} namespaces="{SIGNER}" {" ".join(k.split()[:2])}\n' for k in keys)
+    )
+    signers.chmod(0o644)
+    listed = bundle / "SHA256SUMS"
+    listed.write_text(sums(bundle, members(bundle)))
+    subprocess.run(
+        ["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", SIGNER, str(listed)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    for path in (listed, bundle / "SHA256SUMS.sig"):
+        path.chmod(0o644)
 
 
-def digest(bundle: Path) -> tuple[str, str] | None:
+def normalized(info: tarfile.TarInfo, epoch: int) -> tarfile.TarInfo:
+    info.mtime = epoch
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    executable = info.isdir() or info.mode & 0o100
+    info.mode = 0o755 if executable else 0o644
+    return info
+
+
+def archive(bundle: Path, path: Path, epoch: int) -> None:
+    """The bundle as a tar.gz whose bytes depend on its files only: members sorted,
+    the commit's time on each and in the gzip header, root's, modes 0644 or 0755."""
+    folders = sorted(
+        {parent for file in members(bundle) for parent in file.relative_to(bundle).parents}
+    )
+    names = [bundle / folder for folder in folders] + members(bundle)
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(
+            filename="", mode="wb", fileobj=raw, mtime=epoch, compresslevel=9
+        ) as compressed,
+        tarfile.open(fileobj=compressed, mode="w", format=tarfile.GNU_FORMAT) as tar,
+    ):
+        for name in names:
+            arcname = (Path(bundle.name) / name.relative_to(bundle)).as_posix()
+            tar.add(name, arcname=arcname, recursive=False, filter=lambda i: normalized(i, epoch))
+
+
+def digest(bundle: Path, board: Path | None) -> tuple[str, str] | None:
     """Install the bundle as a board does (install-program.sh, from the wheels only) and
     return the digest it prints with the Python it was installed for (the digest covers
-    the interpreter's version: a board with another Python prints another digest)."""
+    the interpreter's version: a board with another Python prints another digest). With
+    BOARD, a root of the board's system (Debian Bookworm's, as bench/nspawn_boot.py makes
+    it), the install runs in a copy of it (systemd-nspawn, no network): the digest every
+    board of that system and architecture prints."""
     with tempfile.TemporaryDirectory() as scratch:
-        venv = Path(scratch) / ".venv"
+        here, home, command = bundle, Path(scratch), []
+        if board is not None:
+            root = Path(scratch) / "root"
+            subprocess.run(["cp", "-a", str(board), str(root)], check=True)
+            shutil.copytree(bundle, root / "root" / bundle.name)
+            here, home = Path("/root") / bundle.name, Path("/root")
+            command = [
+                "systemd-nspawn",
+                "-q",
+                "--register=no",
+                "--keep-unit",  # no scope unit: the build machine may have no system bus
+                "--private-network",
+                "-D",
+                str(root),
+            ]
+        venv = home / ".venv"
+        script = (  # $0 the bundle, $1 the environment
+            '"$0/systemd/install-program.sh" "$1" "$0" "$0/wheels" && "$1/bin/python" -c'
+            " 'import platform; print(\"python\", platform.python_version())'"
+        )
         result = subprocess.run(
-            [
-                str(bundle / "systemd" / "install-program.sh"),
-                str(venv),
-                str(bundle),
-                str(bundle / "wheels"),
-            ],
+            [*command, "sh", "-c", script, str(here), str(venv)],
             check=True,
             capture_output=True,
             text=True,
         )
-        python = subprocess.run(
-            [
-                str(venv / "bin" / "python"),
-                "-c",
-                "import platform; print(platform.python_version())",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    for line in result.stdout.splitlines():
-        if "software digest" in line:
-            return line.split()[-1], python
-    return None
+    lines = result.stdout.splitlines()
+    found = [line.split()[-1] for line in lines if "software digest" in line]
+    python = [line.split()[-1] for line in lines if line.startswith("python ")]
+    return (found[0], python[0]) if found and python else None
 
 
-def build(arch: str, out: Path) -> tuple[Path, tuple[str, str] | None]:
+def copy_release(bundle: Path) -> None:
+    """The release's files, each 0644 or 0755 (git's own two modes): a clone's umask
+    does not reach the bundle nor the program's wheel."""
+    for relative in tracked():
+        target = bundle / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / relative, target)
+        target.chmod(0o755 if os.access(ROOT / relative, os.X_OK) else 0o644)
+
+
+def build(
+    arch: str,
+    out: Path,
+    key: Path,
+    next_keys: list[Path],
+    gpio_wheels: list[Path],
+    board: Path | None = None,
+) -> tuple[Path, tuple[str, str] | None]:
     name = f"table-controller-{version()}-{arch}"
     bundle = out / name
     shutil.rmtree(bundle, ignore_errors=True)
     bundle.mkdir(parents=True)
-    for relative in tracked():
-        target = bundle / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / relative, target)
+    epoch = source_date_epoch()
+    copy_release(bundle)
     wheels = bundle / "wheels"
-    program(bundle, wheels)
+    program(bundle, wheels, epoch)
     (wheels / "ARCH").write_text(arch + "\n")
     dependencies(arch, wheels)
-    gpio_library(arch, wheels)
+    gpio_library(arch, wheels, gpio_wheels)
     checksums(wheels)
-    found = digest(bundle) if board_arch() == arch else None
-    archive = out / f"{name}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(bundle, arcname=name)
-    return archive, found
+    (bundle / "RELEASE").write_text(
+        f"table-controller {version()}\narch {arch}\ncommit {commit()}\nsource-date-epoch {epoch}\n"
+    )
+    for file in members(bundle):
+        file.chmod(0o755 if os.access(file, os.X_OK) else 0o644)
+    sign(bundle, key, next_keys)
+    path = out / f"{name}.tar.gz"
+    archive(bundle, path, int(epoch))
+    found = digest(bundle, board) if board is not None or board_arch() == arch else None
+    return path, found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arch", required=True, choices=sorted(PLATFORM_TAGS))
     parser.add_argument("--out", type=Path, default=ROOT / "dist")
+    parser.add_argument(
+        "--key", type=Path, required=True, help="the release key (ssh-keygen -t ed25519)"
+    )
+    parser.add_argument(
+        "--next-key",
+        type=Path,
+        action="append",
+        default=[],
+        help="a public key the boards are to trust from this release on (rotation)",
+    )
+    parser.add_argument(
+        "--gpio-wheel",
+        type=Path,
+        action="append",
+        default=[],
+        help="an lgpio wheel built for a Python PyPI has none for (3.13)",
+    )
+    parser.add_argument(
+        "--board-root",
+        type=Path,
+        help="a root of the board's system and architecture: the digest installed there",
+    )
     args = parser.parse_args(argv)
-    archive, found = build(args.arch, args.out.resolve())
-    print(f"bundle: {archive}")
+    path, found = build(
+        args.arch, args.out.resolve(), args.key, args.next_key, args.gpio_wheel, args.board_root
+    )
+    print(f"bundle: {path}")
+    print(f"built from: {commit()}")
     if found:
         sha, python = found
         print(f"software digest (sha256, Python {python}, {args.arch}) {sha}")

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """The release bundle's pre-flight check, run on the board before anything is installed
 (``release/install.sh`` runs it first): the Python version, the architecture, the
-virtual-environment module, the real GPIO library, free disk space and the system
+virtual-environment module, the bundle's real GPIO library for this Python, free disk space and the system
 commands the install needs. Each failure is one line saying what to do; the exit status
 is 1 if any failed. Standard library only: it runs on the board's bare ``python3``.
 
     python3 release/preflight.py [--wheels DIR] [--prefix /opt] [--min-free-mb 300]
+        [--state-dir /var/lib/table-controller] [--backups /var/backups/table-controller]
+
+``systemd/install.sh`` runs it whenever it installs from a wheelhouse, before it changes
+anything (``release/install.sh`` runs that).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ COMMANDS = {
     "install": "coreutils",
     "tar": "tar",
     "kill": "procps",
+    "ssh-keygen": "openssh-client",  # release/verify.py checks the bundle's signature with it
 }
 FREE_MB = 300
 
@@ -89,47 +94,60 @@ def placeholder(wheel: Path) -> bool:
     return not any(Path(name).name.startswith("_lgpio") for name in names)
 
 
-def system_lgpio() -> str:
-    """'real', 'placeholder' or 'none': the system's lgpio (python3-lgpio from apt)."""
-    if importlib.util.find_spec("lgpio") is None:
-        return "none"
-    import lgpio  # type: ignore[import-not-found]
-
-    return "real" if hasattr(lgpio, "gpiochip_open") else "placeholder"
-
-
 def check_lgpio(wheels: Path | None) -> str | None:
-    found = system_lgpio()
-    if found == "placeholder":
-        return (
-            "the system's lgpio module is an empty placeholder (pip's lgpio-0.0.0.x):"
-            " sudo pip uninstall lgpio, then sudo apt install python3-lgpio"
-        )
+    """The bundle's GPIO library for this Python: the program's environment does not see
+    the system's site packages, so a python3-lgpio from apt is not used."""
     if wheels is None:
-        return None if found == "real" else "no GPIO library: sudo apt install python3-lgpio"
+        return None
     offered = sorted(wheels.glob("lgpio-*.whl"))
     empty = [wheel.name for wheel in offered if placeholder(wheel)]
     if empty:
         return f"{empty[0]} is an empty placeholder: rebuild the bundle with release/build.py"
-    if found == "real":
-        return None
     tag = "cp{}{}".format(*sys.version_info[:2])
     if any(f"-{tag}-" in wheel.name for wheel in offered):
         return None
     return (
         f"no GPIO library for Python {sys.version_info[0]}.{sys.version_info[1]}: the bundle"
-        " has no lgpio wheel for it; sudo apt install python3-lgpio (Raspberry Pi OS has it)"
+        " has no lgpio wheel for it (the program does not use the system's python3-lgpio):"
+        " a bundle built with one (release/build.py --gpio-wheel, docs/install.md)"
     )
 
 
-def check_space(prefix: Path, need_mb: int) -> str | None:
-    folder = prefix
-    while not folder.exists():
-        folder = folder.parent
-    free = shutil.disk_usage(folder).free // 2**20
-    if free >= need_mb:
-        return None
-    return f"only {free} MB free on {folder}: free at least {need_mb} MB there"
+def existing(path: Path) -> Path:
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def size_mb(folder: Path) -> int:
+    """The space a copy of FOLDER takes (its files' blocks), rounded up."""
+    if not folder.is_dir():
+        return 0
+    used = sum(path.lstat().st_blocks * 512 for path in folder.rglob("*") if not path.is_symlink())
+    return -(-used // 2**20)
+
+
+def check_space(prefix: Path, need_mb: int, state: Path, backups: Path) -> list[str]:
+    """The release's room under PREFIX, and the journal's copy taken before the switch
+    (systemd/install.sh) in BACKUPS: both on one filesystem, their sum."""
+    journal = size_mb(state)
+    needs: dict[int, tuple[Path, int, list[str]]] = {}
+    for path, mb, what in (
+        (prefix, need_mb, "the release"),
+        (backups, journal, "the journal's copy"),
+    ):
+        folder = existing(path)
+        device = folder.stat().st_dev
+        where, total, whats = needs.get(device, (folder, 0, []))
+        needs[device] = (where, total + mb, [*whats, f"{what} {mb} MB"])
+    found = []
+    for folder, total, whats in needs.values():
+        free = shutil.disk_usage(folder).free // 2**20
+        if free < total:
+            found.append(
+                f"only {free} MB free on {folder}: free at least {total} MB there ({', '.join(whats)})"
+            )
+    return found
 
 
 def check_commands() -> list[str]:
@@ -140,22 +158,41 @@ def check_commands() -> list[str]:
     ]
 
 
+#: The architecture of a compiled wheel, by the end of its platform tag.
+WHEEL_MACHINES = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}
+
+
 def bundle_arch(wheels: Path | None) -> str | None:
-    if wheels is None or not (wheels / "ARCH").is_file():
+    """The bundle's ARCH; for a wheelhouse without one, its compiled wheels' (a wheel for
+    another machine is named as such, not as a version pip cannot find)."""
+    if wheels is None:
         return None
-    return (wheels / "ARCH").read_text().strip()
+    if (wheels / "ARCH").is_file():
+        return (wheels / "ARCH").read_text().strip()
+    for wheel in sorted(wheels.glob("*.whl")):
+        tag = wheel.name[: -len(".whl")].split("-")[-1]
+        for machine, arch in WHEEL_MACHINES.items():
+            if tag.endswith(machine):
+                return arch
+    return None
 
 
-def problems(wheels: Path | None, prefix: Path, need_mb: int) -> list[str]:
+def problems(
+    wheels: Path | None, prefix: Path, need_mb: int, state: Path, backups: Path
+) -> list[str]:
     python = check_python()
+    bundle = wheels is None or (wheels / "ARCH").is_file()  # a wheelhouse may have no lgpio
     found = [
         python,
         check_machine(bundle_arch(wheels)),
         check_venv(),
-        None if python else check_lgpio(wheels),  # a wheel for another Python is moot
-        check_space(prefix, need_mb),
+        None if python or not bundle else check_lgpio(wheels),  # another Python's is moot
     ]
-    return [problem for problem in found if problem] + check_commands()
+    return (
+        [problem for problem in found if problem]
+        + check_space(prefix, need_mb, state, backups)
+        + check_commands()
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,8 +202,11 @@ def main(argv: list[str] | None = None) -> int:
         "--prefix", type=Path, default=Path(os.environ.get("DESTDIR") or "/") / "opt"
     )
     parser.add_argument("--min-free-mb", type=int, default=FREE_MB)
+    root = Path(os.environ.get("DESTDIR") or "/")
+    parser.add_argument("--state-dir", type=Path, default=root / "var/lib/table-controller")
+    parser.add_argument("--backups", type=Path, default=root / "var/backups/table-controller")
     args = parser.parse_args(argv)
-    found = problems(args.wheels, args.prefix, args.min_free_mb)
+    found = problems(args.wheels, args.prefix, args.min_free_mb, args.state_dir, args.backups)
     for problem in found:
         print(f"preflight: {problem}", file=sys.stderr)
     if not found:

@@ -32,10 +32,12 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
     say "virtual environment created"
 fi
-# The environment sees the system's site packages (python3-lgpio from apt on Raspberry
-# Pi OS), but not while pip works: every dependency goes into the environment itself,
-# where the software verification covers it, even one the system also has (a python3-yaml
-# from apt would otherwise satisfy PyYAML and run unverified).
+# The environment owns everything the program imports: it does not see the system's site
+# packages (/usr/lib/python3/dist-packages), so a Debian package installed or updated
+# on the board (python3-setuptools brings distutils-precedence.pth there) changes neither
+# what runs nor the digest, and a python3-yaml from apt never stands in for PyYAML.
+# Every dependency, lgpio included, goes into the environment, where the software
+# verification covers it.
 system_site() {
     sed -i "s/^include-system-site-packages = .*/include-system-site-packages = $1/" \
         "$venv/pyvenv.cfg"
@@ -66,19 +68,35 @@ else
     step dependencies
     "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$SOURCE"
 fi
-system_site true
 say "program installed in $venv"
-# gpiozero's pin library: python3-lgpio from apt on Raspberry Pi OS (seen through the
-# system site packages); plain Debian has no such package, so the wheel (aarch64 and
-# armv7 wheels exist) goes into the environment, from the wheelhouse when given.
+# lgpio pinned with the SHA-256 the wheelhouse's SHA256SUMS gives each of its wheels (the
+# bundle's, written by release/build.py): pip refuses any other file, as for the lock.
+# Only the wheels for the environment's Python (cp311, cp313).
+gpio_requirement() {
+    tag=$("$venv/bin/python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+    if [ -f "$WHEELHOUSE/SHA256SUMS" ]; then
+        sed -n "s/^\([0-9a-f]\{64\}\)  lgpio-\([^-]*\)-$tag-.*\.whl\$/\2 \1/p" "$WHEELHOUSE/SHA256SUMS" |
+            awk '{ version = $1; hashes = hashes " --hash=sha256:" $2 }
+                END { if (version) print "lgpio==" version hashes }'
+    fi
+}
+# gpiozero's pin library, lgpio: its wheel (aarch64, armv7 and x86_64 wheels exist for
+# Python 3.11) goes into the environment, from the wheelhouse when given (Raspberry Pi
+# OS's python3-lgpio from apt is the system's: not seen, not used).
 if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
-    if [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
-        "$venv/bin/python" -m pip install --quiet --no-index --find-links "$WHEELHOUSE" lgpio
+    if [ -n "$WHEELHOUSE" ] && [ -n "$(gpio_requirement)" ]; then
+        pinned=$(mktemp)
+        gpio_requirement >"$pinned"
+        "$venv/bin/python" -m pip install --quiet --no-index --find-links "$WHEELHOUSE" \
+            --require-hashes --no-deps -r "$pinned" || { rm -f "$pinned"; exit 1; }
+        rm -f "$pinned"
         say "lgpio installed from the wheelhouse"
+    elif [ -n "$WHEELHOUSE" ] && ls "$WHEELHOUSE"/lgpio-*.whl >/dev/null 2>&1; then
+        say "warning: lgpio is not installed: no lgpio wheel of the wheelhouse is for this Python with its SHA-256 in SHA256SUMS (release/build.py writes it; --gpio-wheel)"
     elif [ -z "$WHEELHOUSE" ] && case $(uname -m) in aarch64|armv7l) true ;; *) false ;; esac; then
         "$venv/bin/python" -m pip install --quiet lgpio && say "lgpio installed"
     else
-        say "warning: lgpio is not installed: the GPIO pins will not open (sudo apt install python3-lgpio, or put an lgpio wheel in the wheelhouse)"
+        say "warning: lgpio is not installed: the GPIO pins will not open (put an lgpio wheel for this Python in the wheelhouse)"
     fi
 fi
 

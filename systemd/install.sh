@@ -8,8 +8,10 @@
 #   sudo /path/to/release/systemd/install.sh [--wheelhouse DIR] [--enable] [--keep N]
 #   sudo /opt/table-controller/current/systemd/install.sh --rollback
 #
-#   --wheelhouse DIR   install the Python packages from DIR only (no network): wheels
-#                      made on another machine with `pip download` (docs/install.md)
+#   --wheelhouse DIR   install the Python packages from DIR only (no network): a
+#                      bundle's wheels (release/install.sh checks the bundle's signature
+#                      first, then runs this), or wheels made on another machine with `pip
+#                      download`; the pre-flight check (release/preflight.py) runs first
 #   --enable           also enable and start the service (otherwise it prints the
 #                      steps to take first: configuration, check-config, selftest)
 #   --rollback         switch back to the previous release (nothing is built): stop,
@@ -26,7 +28,10 @@
 # An upgrade is this script run from the new release: the release is built beside the
 # others, the service stopped, the journal copied to /var/backups/table-controller, the
 # link /opt/table-controller/current switched, the service started; when the new release
-# does not reach READY, current goes back to the previous release by itself.
+# does not reach READY, current goes back to the previous release by itself. Anything
+# that fails before the switch (the pre-flight check, a wheel pip refuses, the journal's
+# copy on a full disk) leaves the release that ran running, started again if this script
+# stopped it, and says so.
 #
 # Steps: the groups gpio and dialout (created if missing) and the system user tablectl
 # in both; /opt/table-controller (the releases, root-owned), /etc/table-controller
@@ -74,7 +79,7 @@ while [ $# -gt 0 ]; do
                 *) echo "install.sh: --keep needs a number from 2 to 99, not '${2:-}'" >&2; exit 2 ;;
             esac
             shift 2 ;;
-        -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -91,6 +96,58 @@ fi
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
     echo "install.sh: Python 3.11 or later is needed (Raspberry Pi OS Bookworm has it)" >&2
     exit 1
+fi
+
+# --- nothing changed until the switch -------------------------------------------------
+# Until current is switched, a failure leaves the release that ran as it was: started
+# again if this script stopped it (the .restart mark, below), and the last line says so.
+SWITCHED=no
+target=$(at "$PREFIX")
+releases=$target/releases
+restart_mark=$releases/.restart
+named() { readlink "$target/$1" 2>/dev/null || true; }  # NAME: what the link names
+service_runs() {  # active, or on its way (starting, restarting after a failure)
+    case $($SYSTEMCTL is-active table-controller 2>/dev/null || true) in
+        active | activating | reloading | deactivating | refreshing) return 0 ;;
+    esac
+    return 1
+}
+started() {  # the service started and still active once settled: READY reached
+    if [ "$SERVICE" = no ] || [ ! -e "$restart_mark" ]; then
+        return 0
+    fi
+    # Type=notify: the start returns once the daemon sent READY, or failed, or timed out.
+    if $SYSTEMCTL start table-controller && sleep "$SETTLE" &&
+        $SYSTEMCTL is-active --quiet table-controller; then
+        rm -f "$restart_mark"
+        say "service started: $(named current) is READY"
+        return 0
+    fi
+    return 1
+}
+still_runs() {  # the release current names, and whether it runs
+    was=$(named current)
+    if [ -z "$was" ]; then
+        printf 'no release was installed'
+    elif [ "$SERVICE" = no ]; then
+        printf '%s is still current' "$was"
+    elif service_runs; then
+        printf '%s still runs' "$was"
+    else
+        printf '%s is still current; the service is stopped: sudo systemctl start table-controller' "$was"
+    fi
+}
+before_switch() {  # the EXIT trap: a failure before the switch
+    status=$?
+    if [ "$status" -ne 0 ] && [ "$SWITCHED" = no ]; then
+        rm -rf "$releases/.new" "$releases/.new.out"
+        started || true
+        say "stopped before the switch, nothing was changed: $(still_runs)"
+    fi
+}
+trap before_switch EXIT
+if [ -n "$WHEELHOUSE" ] && [ "$ROLLBACK" = no ]; then
+    python3 "$SOURCE/release/preflight.py" --wheels "$WHEELHOUSE"
 fi
 
 # --- groups and user ------------------------------------------------------------------
@@ -149,14 +206,12 @@ install -d -o "$uid" -g "$gid" -m 0750 "$(at "$STATE_DIR")"
 # to its name only once complete; the links are switched by renaming a new link over the
 # old one. So a kill at any moment leaves `current` naming a complete release, and
 # running the script again finishes the job (docs/install.md, "Upgrade and roll back").
-target=$(at "$PREFIX")
-releases=$target/releases
 install -d -o 0 -g 0 -m 0755 "$releases"
 link() {  # NAME TARGET: the link PREFIX/NAME made to name TARGET, in one rename
     ln -sfn "$2" "$target/.$1.new"
     mv -T "$target/.$1.new" "$target/$1"
 }
-named() { readlink "$target/$1" 2>/dev/null || true; }  # NAME: what the link names
+installed_before=$(named current)  # empty on the first install
 # Kept out of the source's fingerprint and of the copy: what a build or a run leaves.
 EXCLUDED='./.venv ./.git ./state ./.hypothesis ./.pytest_cache ./.mypy_cache ./.ruff_cache ./build ./.release-source'
 source_id() {  # what the release is built from: the source's files, the wheels, the Python
@@ -273,14 +328,7 @@ install_system_files() {  # RELEASE: its unit and system files, the configuratio
 # --- the switch: stop, back up the journal, switch, start, roll back ---------------------
 # .restart records that this script stopped the service: a run killed before the start
 # starts it on the next run.
-restart_mark=$releases/.restart
 backups=$(at "$BACKUPS")
-service_runs() {  # active, or on its way (starting, restarting after a failure)
-    case $($SYSTEMCTL is-active table-controller 2>/dev/null || true) in
-        active | activating | reloading | deactivating | refreshing) return 0 ;;
-    esac
-    return 1
-}
 stop_service() {  # stopped, and marked to be started again after the switch
     if [ "$SERVICE" = no ]; then
         return 0
@@ -306,7 +354,11 @@ backup_journal() {  # WHY: a copy of the state directory, taken with the service
         n=$((n + 1))
         copy=$stamp.$n-$1  # sorts after the first copy of that second (its newer)
     done
-    cp -a "$(at "$STATE_DIR")" "$backups/$copy.partial"
+    if ! cp -a "$(at "$STATE_DIR")" "$backups/$copy.partial"; then
+        rm -rf "$backups/$copy.partial"
+        say "the journal could not be copied to $BACKUPS (cp says why, above): no switch without its copy"
+        exit 1
+    fi
     mv -T "$backups/$copy.partial" "$backups/$copy"
     say "journal backed up to $BACKUPS/$copy"
     # shellcheck disable=SC2012
@@ -322,19 +374,6 @@ switch_to() {  # RELEASE: current names it, previous the one current named
     fi
     link current "$1"
     say "current is now $1"
-}
-started() {  # the service started and still active once settled: READY reached
-    if [ "$SERVICE" = no ] || [ ! -e "$restart_mark" ]; then
-        return 0
-    fi
-    # Type=notify: the start returns once the daemon sent READY, or failed, or timed out.
-    if $SYSTEMCTL start table-controller && sleep "$SETTLE" &&
-        $SYSTEMCTL is-active --quiet table-controller; then
-        rm -f "$restart_mark"
-        say "service started: $(named current) is READY"
-        return 0
-    fi
-    return 1
 }
 prune() {  # releases beyond the KEEP newest, never current nor previous
     # shellcheck disable=SC2012
@@ -388,6 +427,7 @@ if [ "$(named current)" != "$new" ]; then
     step backed-up
     switch_to "$new"
 fi
+SWITCHED=yes
 step switched
 install_system_files "$target/$new"
 step system-files
@@ -410,10 +450,13 @@ step started
 prune
 step pruned
 
-if [ -n "$DESTDIR" ]; then
+if [ "$SERVICE" = no ]; then
     say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"
-elif [ "$SERVICE" = yes ] && $SYSTEMCTL is-active --quiet table-controller; then
+elif $SYSTEMCTL is-active --quiet table-controller; then
     say "service running $new"
+elif [ -n "$installed_before" ]; then
+    say "service table-controller is stopped (it was not running): $new is current, not started nor checked for READY"
+    say "  start it: sudo systemctl start table-controller (or run this again with --enable)"
 else
     say "next: sudoedit $CONF_DIR/table.yaml, then"
     say "  sudo -u $USER_NAME $PREFIX/current/.venv/bin/tablectl check-config $CONF_DIR/table.yaml"

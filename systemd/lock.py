@@ -35,6 +35,19 @@ PLATFORMS = ("manylinux2014_aarch64", "manylinux2014_x86_64")
 #: SOURCE_DATE_EPOCH), whose hash the lock pins beside the others (release/build.py).
 PURE = ("pyyaml",)
 SOURCE_DATE_EPOCH = "1700000000"
+#: The build back-end of every wheel a release builds (the program's, PyYAML's pure
+#: one): its name and version are inside each wheel, so a newer setuptools on PyPI would
+#: change the bytes (and PyYAML's wheel would no longer match its hash here).
+BUILD_BACKEND = "setuptools==84.2.1"
+
+
+def build_env(epoch: str, folder: Path) -> dict[str, str]:
+    """The environment of a wheel's build: its times EPOCH, its back-end pinned (pip's
+    isolated build environment reads PIP_CONSTRAINT too)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    constraints = folder / "build-constraints.txt"
+    constraints.write_text(BUILD_BACKEND + "\n")
+    return {**os.environ, "SOURCE_DATE_EPOCH": epoch, "PIP_CONSTRAINT": str(constraints)}
 
 
 def dependencies() -> list[str]:
@@ -69,8 +82,12 @@ def download(requirements: list[str], platform: str, python: str, folder: Path) 
 
 def pure_wheel(requirement: str, folder: Path) -> Path:
     """The pure-Python wheel of ``requirement`` built from its source, reproducibly (no
-    C extension: the build machine's libyaml headers are not used)."""
-    env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH, "PYYAML_FORCE_LIBYAML": ""}
+    C extension: the build machine's libyaml headers are not used). PyYAML reads
+    PYYAML_FORCE_LIBYAML as a number (0: no extension; an empty value fails its build:
+    it passed only from pip's cache). Only the package itself is built from source: its
+    build's own requirements (setuptools, Cython) come as wheels."""
+    env = {**build_env(SOURCE_DATE_EPOCH, folder), "PYYAML_FORCE_LIBYAML": "0"}
+    name = requirement.split("==")[0]
     subprocess.run(
         [
             sys.executable,
@@ -81,10 +98,9 @@ def pure_wheel(requirement: str, folder: Path) -> Path:
             "--disable-pip-version-check",
             "--no-deps",
             "--no-binary",
-            ":all:",
+            name,
             "--wheel-dir",
             str(folder),
-            "--global-option=--without-libyaml",
             requirement,
         ],
         check=True,

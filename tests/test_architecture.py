@@ -428,6 +428,21 @@ def test_a_class_written_in_parts_declares_its_attributes_once() -> None:
     )
 
 
+def test_every_part_of_a_class_written_in_parts_derives_from_its_host() -> None:
+    """A part (a ``...Mixin`` class) that does not derive from its host escapes the test
+    above: it can declare the host's attributes again with types of its own (``Any``)
+    that nothing checks (issue 31, item 21)."""
+    loose = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {node.name}"
+        for path, tree in _sources()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        and node.name.endswith("Mixin")
+        and not any(ast.unparse(base).endswith("Host") for base in node.bases)
+    ]
+    assert loose == [], f"a part of a class written in parts must derive from its host: {loose}"
+
+
 # -- one source each: a fact written in one place ---------------------------------------
 
 

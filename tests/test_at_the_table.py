@@ -641,8 +641,10 @@ def test_the_shot_clock_times_every_decision_and_spends_a_time_bank(tmp_path: Pa
     )
     time = MockClock()
     with running(table_config(tmp_path, clock=clock), clock=time) as daemon:
-        table = daemon.controller.recorder.table  # type: ignore[union-attr]
         seat_players(daemon, PLAYERS)
+        # (the recorder's table after the first event, which carries a snapshot: a
+        # snapshot's event is applied to a copy that becomes the table)
+        table = daemon.controller.recorder.table  # type: ignore[union-attr]
         assert view(daemon)["clock"] is None
         frames = len(clock_digits(daemon))
         key_in(daemon, "NEXT")  # no CLOCK key: the first decision is timed at once

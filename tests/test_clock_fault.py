@@ -23,6 +23,7 @@ from controller.floor.messages import OutboxMessage
 from controller.journal import Journal, LogKind, WallClock
 from tests.cli import ROOT, tablectl
 from tests.daemon_helpers import running, seat_players, write_config
+from tests.system_tools import needs
 
 YEAR_2300 = 10_413_792_000 * 10**9  # 2300-01-01T00:00:00Z in ns, past 2**63
 
@@ -106,17 +107,17 @@ def test_past_what_cpython_holds_the_clock_is_read_from_the_kernel(
     assert abs(time.time() - read / 1e9) < 1
 
 
-FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not FAKETIME.exists(), reason="libfaketime (apt install faketime) is needed")
+@needs("faketime", "running the daemon with its system clock in 2300")
 def test_the_daemon_process_with_the_system_clock_in_2300(tmp_path: Path) -> None:
     """The real process, its system clock set to 2300 by libfaketime: it used to stop
     at start with OverflowError (in logging's import, then in the journal)."""
+    libraries = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
+    assert libraries, "the faketime package installs libfaketime.so.1 beside its command"
+    faketime = libraries[0]
     config = write_config(tmp_path)
     # the monotonic clock counts from boot, whatever the wall clock says
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LD_PRELOAD": str(FAKETIME),
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LD_PRELOAD": str(faketime),
            "FAKETIME": "@2300-01-01 00:00:00", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}  # fmt: skip
     env.pop("NOTIFY_SOCKET", None)
     daemon = subprocess.Popen(

@@ -549,6 +549,16 @@ def test_table_bounds(table: str, needle: str, expected: str) -> None:
             "clock.warning: must be less than clock.seconds (20), got 20",
         ),
         (
+            "dealer: {tip_confirm_big_blinds: -1}",
+            "-1",
+            "dealer.tip_confirm_big_blinds: must be from 0 to 1000, got -1",
+        ),
+        (
+            "dealer: {tip_confirm_big_blinds: 1001}",
+            "1001",
+            "dealer.tip_confirm_big_blinds: must be from 0 to 1000, got 1001",
+        ),
+        (
             "clock: {on_expiry: Fold}",
             "Fold",
             "clock.on_expiry: must be one of fold, check_or_fold, got the text 'Fold' "

@@ -39,6 +39,7 @@ SUPERVISOR_EVENTS = [
     {"type": "tray_credit", "amount": 5},
     {"type": "tray_ack", "by": "1042"},
     {"type": "shift", "action": "open", "counts": {"5": 100}, "by": "1042", "witness": "2077"},
+    {"type": "tip_correction", "amount": 0, "by": "1042"},
 ]
 DEVICE_EVENTS = [
     {"type": "tick", "ms": 300_000},

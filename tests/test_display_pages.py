@@ -202,7 +202,7 @@ def test_the_supervisor_menu_pages_with_next_and_every_function_is_on_a_page() -
     second = press(t, "NEXT")[-1]
     assert first == ["1 VOID HAND  2 UNDO LAST ACTION", "3 DEALT IN ERROR  NEXT: MORE"]
     assert second == ["4 TRAY FILL  5 TRAY CREDIT", "6 TRAY ACK  7 TRANSFER  NEXT: MORE"]
-    assert press(t, "NEXT")[-1] == ["8 SHIFT OPEN  9 SHIFT CLOSE", "NEXT: BACK"]
+    assert press(t, "NEXT")[-1] == ["8 SHIFT OPEN  9 SHIFT CLOSE", "0 TIP FIX  NEXT: BACK"]
     assert press(t, "NEXT")[-1] == first
     from controller.rules.keypad.supervisor import FUNCTIONS
 
@@ -219,8 +219,8 @@ def test_a_function_is_chosen_from_any_page() -> None:
     t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
     assert press(t, "4")[-1] == ["FILL: CHIP VALUE (ENTER: DONE)", "TOTAL 0"]
     t = table(THREE + keys(SUPERVISOR + " NEXT"), pin_verifier=verifier)
-    with pytest.raises(Refusal, match="CHOOSE 1-9, NEXT FOR MORE, OR CLEAR"):
-        t.apply(parse_event({"type": "key", "key": "0"}))
+    with pytest.raises(Refusal, match="CHOOSE 0-9, NEXT FOR MORE, OR CLEAR"):
+        t.apply(parse_event({"type": "key", "key": "ENTER"}))
 
 
 # -- seat lights: one look, one meaning in a hand (item 7) ---------------------------------

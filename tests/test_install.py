@@ -158,6 +158,18 @@ def test_the_user_groups_and_directories(installed: Path) -> None:
 
 def test_the_unit_verifies_in_the_installed_root(installed: Path) -> None:
     analyze = require("systemd-analyze", "verifying the installed unit")
+    # ExecStart runs the environment's python, a link to the system's interpreter
+    # (absolute): a stand-in for it in the scratch root, as a board has the real one.
+    python = installed / PREFIX / "current/.venv/bin/python"
+    while python.is_symlink():
+        target = Path(os.readlink(python))
+        python = (
+            installed / target.relative_to("/") if target.is_absolute() else python.parent / target
+        )
+    if not python.exists():
+        python.parent.mkdir(parents=True, exist_ok=True)
+        python.write_text("#!/bin/sh\nexit 0\n")
+        python.chmod(0o755)
     result = subprocess.run(
         [analyze, "verify", f"--root={installed}", UNIT_PATH],
         capture_output=True,
@@ -191,6 +203,37 @@ def test_a_second_run_changes_nothing_and_keeps_the_configuration(
     assert printed_digest(second) == PRINTED[0]
     assert tree(installed) == before
     assert configuration.read_text().endswith("# edited by the technician\n")
+
+
+def test_the_environment_does_not_see_the_systems_site_packages(installed: Path) -> None:
+    """Seen on 0.2.1: a Bookworm board's digest differed from the build's by ``.pth``
+    files in /usr/lib/python3/dist-packages, and ``apt install python3-pip`` (which brings
+    python3-setuptools and its distutils-precedence.pth) locked play on a running board.
+    The environment owns everything the program imports: on its path only itself and the
+    interpreter's standard library, no site folder of the system's."""
+    venv = installed / PREFIX / "current/.venv"
+    assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text().splitlines()
+    found = subprocess.run(
+        [
+            str(venv / "bin/python"),
+            "-c",
+            "import json, site, sys; print(json.dumps([sys.path, sys.base_prefix,"
+            " site.getsitepackages([sys.base_prefix])]))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+        env={key: value for key, value in os.environ.items() if not key.startswith("PYTHON")},
+    )
+    path, base, system_sites = json.loads(found.stdout)
+    short = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    resolved = venv.resolve()
+    for entry in filter(None, path):  # "": -c's current folder
+        inside = Path(entry).resolve().is_relative_to(resolved)
+        stdlib = entry.startswith(f"{base}/lib/{short}") and "-packages" not in entry
+        assert inside or stdlib or entry.endswith(".zip"), entry
+    assert not set(path) & set(system_sites), system_sites
 
 
 def staged_tablectl(root: Path) -> list[str]:

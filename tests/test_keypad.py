@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller.rules import Refusal, Table, parse_event, state_view
 from controller.rules import keypad as pad
 from controller.rules.events import Act, Sit
+from controller.rules.keypad import supervisor
 from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
 from controller.rules.ops import DealerChanged
 from controller.rules.state import TableState
@@ -118,6 +120,50 @@ def test_wrong_pins_are_logged_then_lock_the_menu() -> None:
     out = feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
     assert SupervisorLocked("1042", 1000 + pad.LOCKOUT_MS) in out
     assert pad.locked_ms(t.state) == pad.LOCKOUT_MS
+
+
+def _lock_out(t: Any) -> list[Any]:
+    """Three wrong PINs, then the lock-out waited out; the effects of the third."""
+    feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
+    feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
+    out = feed(t, keys("FUNC 0 1 0 4 2 ENTER 1 1 1 1 ENTER"))
+    feed(t, [{"type": "tick", "ms": pad.locked_ms(t.state)}])
+    return out
+
+
+def test_each_lock_out_lasts_twice_the_one_before_until_a_right_pin() -> None:
+    t = table(pin_verifier=verifier)
+    minutes = []
+    for lockout in (1, 2, 3):
+        start = t.state.elapsed_ms
+        (locked,) = [e for e in _lock_out(t) if isinstance(e, SupervisorLocked)]
+        assert (locked.lockout, locked.until_ms - start) == (lockout, locked.duration_ms)
+        assert locked.floor is (lockout >= 2)  # the floor is told from the second on
+        minutes.append(locked.duration_ms // 60_000)
+    assert minutes == [5, 10, 20]
+    assert t.state.keypad["lockouts"] == 3
+    feed(t, keys("FUNC 0 1 0 4 2 ENTER 2 4 6 8 ENTER CLEAR"))  # the right PIN
+    assert "lockouts" not in t.state.keypad
+    (locked,) = [e for e in _lock_out(t) if isinstance(e, SupervisorLocked)]
+    assert (locked.lockout, locked.duration_ms) == (1, pad.LOCKOUT_MS)
+
+
+def test_the_lock_out_doubles_up_to_a_day() -> None:
+    assert [supervisor.lockout_ms(n) // 60_000 for n in range(1, 13)] == [
+        5,
+        10,
+        20,
+        40,
+        80,
+        160,
+        320,
+        640,
+        1280,
+        1440,
+        1440,
+        1440,
+    ]
+    assert supervisor.lockout_ms(10_000) == supervisor.MAX_LOCKOUT_MS == 86_400_000
 
 
 def test_the_verifier_is_asked_once_per_check() -> None:

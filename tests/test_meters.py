@@ -6,11 +6,14 @@ Random sessions through the real rules core (``tests/rules_fuzz.py``: seating, h
 rake or time fees, rebuys, departures, misdeals, undos, transfers, tips, dealers
 signing in and out, shifts opened and closed, junk), checked after every event:
 
+- the meters are the ledger's changes since the last shift close (the journal's start
+  before any), and a close's report holds them all: every change in exactly one shift;
 - the chips on the table (stacks, chips bought waiting to play, bets, pots) changed
-  since the shift opened by exactly buy_ins - cash_outs - rake - jackpot - time_fees
-  - tips (the state's ``meters``; from the journal's start before the first open);
+  since the shift began by exactly buy_ins - cash_outs - rake - jackpot - time_fees
+  - tips (the state's ``meters``);
 - the seats' parts of buy-ins, cash-outs, time fees and tips add up to the meters;
-- the dealers' parts add up to the meters less what happened with nobody signed in;
+- each dealer's part is what changed the meters while the dealer was signed in
+  between hands, or in the hands the dealer dealt (the test's own reckoning);
 - a closed shift's report holds the meters as they were at the close.
 """
 
@@ -25,7 +28,6 @@ from hypothesis import strategies as st
 
 from controller.rules import Table, state_view
 from controller.rules.meters import METERS
-from controller.rules.ops import shift_report
 from controller.rules.state import TableState
 from tests.rules_fuzz import (
     Chooser,
@@ -62,32 +64,71 @@ def on_table(state: TableState) -> int:
 
 def session(c: Chooser, steps: int) -> Table:
     table = Table(random_settings(c))
-    at_open = 0  # the chips on the table when the meters started
-    unattributed = dict.fromkeys(METERS, 0)  # what happened with no dealer signed in
+    tally = Tally()
     for obj in opening(table.settings, c):
-        before = dict(state_view(table)["meters"])
-        apply_checked(table, obj)
-        _unattributed(table, before, unattributed)
+        tally.play(table, obj)
     for _ in range(steps):
         obj = next_event(c, table) if c.integer(0, 9) else _ops_event(c, table)
-        number = table.state.shift["number"]
-        before = dict(state_view(table)["meters"])
-        dealer = table.state.dealer
-        if not apply_checked(table, obj):
-            continue
-        if table.state.shift["number"] != number:  # a shift opened: new meters
-            at_open = on_table(table.state)
-            unattributed = dict.fromkeys(METERS, 0)
-        elif dealer is None or table.state.dealer is None:
-            _unattributed(table, before, unattributed)
-        check(table, at_open, unattributed)
+        if tally.play(table, obj):
+            check(table, tally)
     return table
 
 
-def _unattributed(table: Table, before: dict[str, int], into: dict[str, int]) -> None:
-    after = state_view(table)["meters"]
-    for name in METERS:
-        into[name] += after[name] - before[name]
+def ledger(state: TableState) -> dict[str, int]:
+    """The ledger's totals since the journal began, by meter."""
+    return {
+        "hands": state.hand_number,
+        "rake": state.rake_total,
+        "jackpot": state.jackpot_total,
+        "time_fees": state.time_fees_total,
+        "tips": state.tips_total,
+        "buy_ins": state.bought_in,
+        "cash_outs": state.cashed_out,
+    }
+
+
+class Tally:
+    """The test's own reckoning: what each shift's meters hold (the ledger's changes
+    since the last close, the journal's start before any), and whose each change is
+    (during a hand the dealer signed in when it was dealt, between hands the one signed
+    in, nobody's when none was)."""
+
+    def __init__(self) -> None:
+        self.at_start = 0  # the chips on the table when the shift began
+        self.ledger_at_start = dict.fromkeys(METERS, 0)
+        self.dealers: dict[str | None, dict[str, int]] = {}
+        self.dealt_by: str | None = None
+        self.tipped_to: str | None = None  # who was signed in at the last tip
+
+    def play(self, table: Table, obj: dict) -> bool:
+        state = table.state
+        before = ledger(state)
+        signed_in, in_hand, hands = state.dealer, state.hand is not None, state.hand_number
+        reports = len(state.shifts), state.shifts[-1]["shift"] if state.shifts else None
+        if not apply_checked(table, obj):
+            return False
+        whose = self.dealt_by if in_hand else signed_in
+        after = ledger(state)
+        if after["tips"] > before["tips"]:  # a tip (only a tip adds to the tips)
+            self.tipped_to = signed_in
+        elif after["tips"] < before["tips"]:  # a tip put right: the tip's dealer's
+            whose = self.tipped_to
+        part = self.dealers.setdefault(whose, dict.fromkeys(METERS, 0))
+        self.dealers.setdefault(signed_in, dict.fromkeys(METERS, 0))  # (time signed in)
+        for name in METERS:
+            part[name] += after[name] - before[name]
+        if table.state.hand_number != hands:  # a hand was dealt, by the dealer signed in
+            self.dealt_by = signed_in
+        closed = state.shifts[-1] if state.shifts else None
+        if closed is not None and (len(state.shifts), closed["shift"]) != reports:
+            # a close: its report holds every change since the shift began, then the
+            # next shift's meters start
+            since = {name: after[name] - self.ledger_at_start[name] for name in METERS}
+            assert {name: closed["table"][name] for name in METERS} == since
+            self.at_start = on_table(state)
+            self.ledger_at_start = after
+            self.dealers = {}
+        return True
 
 
 def _ops_event(c: Chooser, table: Table) -> dict:
@@ -97,6 +138,7 @@ def _ops_event(c: Chooser, table: Table) -> dict:
     return c.pick(
         (
             {"type": "tip", "seat": c.pick(taken), "amount": chip * c.integer(1, 3)},
+            {"type": "tip_correction", "amount": chip * c.integer(0, 2), "by": "S1"},
             {"type": "dealer", "id": c.pick(("D1", "D2"))},
             {
                 "type": "shift",
@@ -109,18 +151,24 @@ def _ops_event(c: Chooser, table: Table) -> dict:
     )
 
 
-def check(table: Table, at_open: int, unattributed: dict[str, int]) -> None:
+def check(table: Table, tally: Tally) -> None:
     state = table.state
     meters = state_view(table)["meters"]
+    now = ledger(state)
+    assert meters == {name: now[name] - tally.ledger_at_start[name] for name in METERS}
     entered = meters["buy_ins"]
     left = sum(meters[m] for m in ("cash_outs", "rake", "jackpot", "time_fees", "tips"))
-    assert on_table(state) - at_open == entered - left, (meters, on_table(state), at_open)
+    assert on_table(state) - tally.at_start == entered - left, (meters, on_table(state))
     seats = state.shift["seats"].values()
     for name in SEAT_METERS:
         assert sum(part[name] for part in seats) == meters[name], name
-    dealers = state.shift["dealers"].values()
-    for name in METERS:
-        assert sum(part[name] for part in dealers) + unattributed[name] == meters[name], name
+    parts = state.shift["dealers"]
+    for dealer, expected in tally.dealers.items():
+        if dealer is None:
+            continue
+        got = {name: parts[dealer][name] for name in METERS} if dealer in parts else None
+        assert got == expected or (got is None and not any(expected.values())), dealer
+    assert set(parts) <= set(tally.dealers)
     if state.shifts:
         last = state.shifts[-1]
         assert set(last["table"]) >= set(METERS)
@@ -167,7 +215,7 @@ def test_a_shift_report_names_the_meters_the_seats_and_the_dealers() -> None:
     ):
         table.apply(parse_event(obj))
     report = table.state.shifts[-1]
-    assert report == shift_report(table.state)
+    assert report["before_open"] == dict.fromkeys(METERS, 0)  # opened before anything
     assert report["table"] == {
         "hands": 1,
         "rake": 0,

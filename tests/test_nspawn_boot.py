@@ -3,7 +3,8 @@ by ``systemd-nspawn -b`` with the bundle installed offline, the service reaches 
 the watchdog restarts a stopped daemon, and a container killed mid-hand boots again with
 the hand as the daemon acknowledged it; then, on the running service, an upgrade from the
 next release's bundle, ``install.sh --rollback``, and an upgrade to a release that does
-not reach READY, rolled back by itself. About 150 s with a root to copy."""
+not reach READY, rolled back by itself; and Debian's python3-setuptools installed on the
+running board changes neither the digest nor play. About 150 s with a root to copy."""
 
 from __future__ import annotations
 
@@ -53,6 +54,17 @@ def test_the_unit_boots_survives_kills_upgrades_and_rolls_back() -> None:
     assert any(
         "nothing lost; the kill recorded as a power loss after seq" in line for line in lines
     ), lines
-    assert any(line.startswith("4. upgraded from its bundle to releases/") for line in lines)
+    # built with --board-root (the container's root): the digest the build printed is the
+    # one the board's install printed and verify-software gives
+    assert any(
+        line.startswith("4. upgraded from its bundle to releases/") and "the build's too" in line
+        for line in lines
+    ), lines
     assert any(line.startswith("5. install.sh --rollback: releases/") for line in lines)
     assert any("rolled back by itself to releases/" in line for line in lines), lines
+    # a Debian package on the running board (a .pth in the system's site packages)
+    assert any(
+        line.startswith("7. python3-setuptools installed on the running board")
+        and "the check on demand says verified" in line
+        for line in lines
+    ), lines

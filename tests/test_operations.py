@@ -106,6 +106,22 @@ def test_recall_names_each_hands_dealer_and_lists_the_tips(tmp_path: Path, capsy
     assert listed[0]["dealer"] == "D204" and listed[0]["tips"][0]["amount"] == 10
 
 
+def test_recall_lists_a_tip_put_right_with_the_tip(tmp_path: Path, capsys: Any) -> None:
+    fix = {"type": "tip_correction", "amount": 5, "by": "1042"}
+    state_dir, out = journal(tmp_path, SESSION[:10] + [fix] + SESSION[10:])
+    assert all(line["ok"] for line in out), out
+    with Journal.open_readonly(state_dir) as j:
+        hands = recall(j)
+    tips = hands[0].tips
+    assert [(t["seat"], t["amount"], t.get("was"), t["dealer"], t["by"]) for t in tips] == [
+        (5, 10, None, "D204", "D204"),
+        (5, 5, 10, "D204", "1042"),
+    ]
+    text = as_text(hands)
+    assert "tip put right: seat 5's tip to dealer D204 was 10, is 5 (5 back to the stack)" in text
+    assert "by 1042" in text.split("tip put right")[1].splitlines()[0]
+
+
 def test_the_tray_report_lists_tips_apart_from_the_difference(tmp_path: Path, capsys: Any) -> None:
     state_dir, _ = journal(tmp_path, SESSION)
     assert main(["tray", "--state-dir", str(state_dir)]) == 0
@@ -146,9 +162,33 @@ def test_tablectl_meters_prints_the_shift_report(tmp_path: Path, capsys: Any) ->
     assert main(["meters", "--state-dir", str(state_dir), "--shift", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == report
     assert main(["meters", "--state-dir", str(state_dir), "--shift", "7"]) == 2
-    assert "no shift 7: the shifts are 0 (before the first open) to 1" in capsys.readouterr().err
+    assert "no shift 7: the shifts are 0 (before the first open) to 2" in capsys.readouterr().err
     assert main(["meters", "--state-dir", str(tmp_path / "nowhere")]) == 2
     assert "nothing recorded yet" in capsys.readouterr().err
+
+
+def test_tablectl_meters_shows_what_came_before_the_opening_count(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """A tip between shift 1's close and shift 2's open is shift 2's, and its report
+    says it came before the opening count."""
+    tip = {"type": "tip", "seat": 8, "amount": 5}
+    state_dir, out = journal(tmp_path, SESSION + [SHIFT_CLOSE, tip])
+    assert all(line["ok"] for line in out), out
+    assert main(["meters", "--state-dir", str(state_dir)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("SHIFT 2: not opened yet (the figures since shift 1 closed at hand 2)")
+    second_open = {**SHIFT_OPEN, "counts": {"5": 60, "25": 40}}
+    state_dir, out = journal(tmp_path, [second_open])
+    assert main(["meters", "--state-dir", str(state_dir)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "SHIFT 2: opened by S1 with S2 at hand 2; open"
+    assert lines[1] == (
+        "before the opening count (since shift 1 closed at hand 2): hands 0, rake 0, "
+        "jackpot 0, time fees 0, tips 5, buy ins 0, cash outs 0"
+    )
+    assert main(["meters", "--state-dir", str(state_dir), "--shift", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["table"]["tips"] == 10
 
 
 def _floor(table: Table, obj: dict[str, Any]) -> list[dict[str, Any]]:
@@ -202,6 +242,22 @@ def test_the_floor_hears_tips_dealers_pushes_and_shift_reports() -> None:
             "stack": 1000,
         }
     ]
+    fixed = _floor(table, {"type": "tip_correction", "amount": 0, "by": "1042"})
+    assert fixed == [
+        {
+            **fixed[0],
+            "kind": "tip_correction",
+            "hand": 1,
+            "seat": 2,
+            "amount": 0,
+            "was": 5,
+            "dealer": "D204",
+            "player": "ana",
+            "stack": 1005,
+            "by": "1042",
+        }
+    ]
+    tip = _floor(table, {"type": "tip", "seat": 2, "amount": 5})
     closed = _floor(table, SHIFT_CLOSE)
     assert len(closed) == 1 and closed[0]["kind"] == "shift" and closed[0]["action"] == "close"
     assert closed[0]["report"]["table"]["tips"] == 5
@@ -210,8 +266,9 @@ def test_the_floor_hears_tips_dealers_pushes_and_shift_reports() -> None:
 
 def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) -> None:
     """With a dealer signed in and dealer.push_minutes set, the daemon journals a tick
-    when the push falls due (and one a minute while a shift is open), not one before
-    every input: the reminder shows on the display between hands, once."""
+    when the push falls due (and one a minute from the first shift open on, between a
+    close and the next open too), not one before every input: the reminder shows on the
+    display between hands, once."""
     from tests.daemon_helpers import journal_events, running, shown, view, wait_for, write_config
     from tests.mock_clock import MockClock
 
@@ -232,10 +289,12 @@ def test_the_daemon_tells_the_time_for_the_push_and_the_shift(tmp_path: Path) ->
         clock.jump(15.0)  # a minute of the shift
         wait_for(lambda: view(daemon)["tray"]["unchanged_ms"] == 120_000, what="the minute told")
         assert daemon.submit(SHIFT_CLOSE).ok
-        clock.jump(300.0)  # nothing more to tell: no shift open, the push was said
+        # the next shift counts its time from the close: told too (the push was said)
+        clock.jump(300.0)
+        wait_for(lambda: view(daemon)["tray"]["unchanged_ms"] == 420_000, what="the time told")
         assert daemon.submit({"type": "state"}).ok
     ticks = [e.event["ms"] for e in journal_events(tmp_path / "state") if e.event["type"] == "tick"]
-    assert ticks == [60_000, 60_000]
+    assert ticks == [60_000, 60_000, 300_000]
 
 
 @pytest.mark.slow  # a whole bench session, keyed through its script (4 s)

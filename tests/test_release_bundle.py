@@ -5,6 +5,7 @@ the pre-flight check refuses each bad case with its one line."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import subprocess
@@ -87,12 +88,31 @@ def test_another_python_is_refused_with_what_to_do(wheels: Path) -> None:
     ]
 
 
-def test_python_3_13_without_the_system_gpio_library_is_told_to_install_it(wheels: Path) -> None:
-    """PyPI has no lgpio wheel for 3.13: the board's python3-lgpio is the GPIO library."""
-    code, lines = preflight(wheels, python=other_python(13))
-    assert (code, len(lines)) == (1, 1)
-    assert "no GPIO library for Python 3.13" in lines[0]
-    assert lines[0].endswith("sudo apt install python3-lgpio (Raspberry Pi OS has it)")
+def test_python_3_13_without_a_gpio_wheel_in_the_bundle_is_refused(
+    wheels: Path, tmp_path: Path
+) -> None:
+    """PyPI has no lgpio wheel for 3.13, and the program's environment does not see the
+    system's site packages: a python3-lgpio there (a real-looking one here) is no GPIO
+    library for it."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "lgpio.py").write_text("def gpiochip_open(chip):\n    return 0\n")
+    code, lines = preflight(
+        wheels, python=other_python(13), env={**os.environ, "PYTHONPATH": str(site)}
+    )
+    assert (code, lines) == (
+        1,
+        [
+            "preflight: no GPIO library for Python 3.13: the bundle has no lgpio wheel for it"
+            " (the program does not use the system's python3-lgpio): a bundle built with one"
+            " (release/build.py --gpio-wheel, docs/install.md)"
+        ],
+    )
+
+
+def test_python_3_13_with_a_gpio_wheel_in_the_bundle_passes(wheels: Path) -> None:
+    fake_wheel(wheels, "lgpio-0.2.2.0-cp313-cp313-linux_x86_64.whl", "_lgpio.so", "lgpio.py")
+    assert preflight(wheels, python=other_python(13)) == (0, [])
 
 
 @pytest.mark.parametrize(
@@ -113,21 +133,55 @@ def test_a_placeholder_gpio_wheel_is_refused(wheels: Path, name: str, members: t
     )
 
 
-def test_a_placeholder_gpio_module_on_the_system_is_refused(wheels: Path, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "lgpio.py").write_text("")  # imports, and has nothing
-    code, lines = preflight(wheels, env={**os.environ, "PYTHONPATH": str(site)})
-    assert (code, len(lines)) == (1, 1)
-    assert lines[0].startswith("preflight: the system's lgpio module is an empty placeholder")
-
-
 def test_too_little_free_space_is_refused(wheels: Path, tmp_path: Path) -> None:
     code, lines = preflight(wheels, "--prefix", str(tmp_path / "opt"), "--min-free-mb", "99999999")
     assert code == 1
     [line] = lines
     assert line.startswith("preflight: only ")
-    assert line.endswith(f"MB free on {tmp_path}: free at least 99999999 MB there")
+    assert line.endswith(
+        f"MB free on {tmp_path}: free at least 99999999 MB there"
+        " (the release 99999999 MB, the journal's copy 0 MB)"
+    )
+
+
+@needs_root
+@needs("unshare", "mounting small filesystems")
+@pytest.mark.parametrize("apart", [False, True])
+def test_the_space_checked_covers_the_journals_copy(
+    wheels: Path, tmp_path: Path, apart: bool
+) -> None:
+    """Found filling the backup disk: the copy of the journal taken before the switch
+    failed with ``No space left on device`` after the check had said ok. The journal's
+    size counts on the filesystem of /var/backups, with the release's when they are one."""
+    disk, backups_disk = tmp_path / "disk", tmp_path / "backups-disk"
+    disk.mkdir()
+    backups_disk.mkdir()
+    state, backups = disk / "state", (backups_disk if apart else disk) / "backups"
+    script = (
+        f"mount -t tmpfs -o size=20m tmpfs {disk} && mount -t tmpfs -o size=10m tmpfs"
+        f" {backups_disk} && mkdir {state} && head -c 12582912 /dev/zero >{state}/journal.sqlite"
+        ' && exec "$@"'
+    )
+    python = sound_python()
+    result = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh"]
+        + [str(python), str(PREFLIGHT), "--wheels", str(wheels), "--prefix", str(disk / "opt")]
+        + ["--min-free-mb", "1", "--state-dir", str(state), "--backups", str(backups)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        timeout=60,
+    )
+    where = backups_disk if apart else disk
+    total, what = ("12", "") if apart else ("13", "the release 1 MB, ")
+    free = 10 if apart else 8
+    assert (result.returncode, result.stderr.splitlines()) == (
+        1,
+        [
+            f"preflight: only {free} MB free on {where}: free at least {total} MB there"
+            f" ({what}the journal's copy 12 MB)"
+        ],
+    )
 
 
 def test_a_bundle_of_another_architecture_is_refused(wheels: Path) -> None:
@@ -176,6 +230,8 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
     arch = ARCHES.get(platform.machine())
     if arch is None:
         pytest.skip(f"no bundle for a {platform.machine()} machine")
+    key = tmp_path / "release-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     built = subprocess.run(
         [
             sys.executable,
@@ -184,6 +240,8 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
             arch,
             "--out",
             str(tmp_path / "dist"),
+            "--key",
+            str(key),
         ],
         capture_output=True,
         text=True,
@@ -228,3 +286,24 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
         cwd=tmp_path,  # the real lgpio leaves its notify pipe (.lgd-nfy0) in the cwd
     )
     assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.slow
+def test_pyyamls_pure_wheel_for_armhf_builds_from_an_empty_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen on 0.2.1: armhf did not build on a clean machine. systemd/lock.py set
+    PYYAML_FORCE_LIBYAML="" and PyYAML's build failed (``ValueError: invalid literal for
+    int() with base 10: ''``); it had passed only from pip's cache. Built here with an
+    empty cache, it is the wheel whose SHA-256 requirements.lock pins."""
+    monkeypatch.setenv("PIP_CACHE_DIR", str(tmp_path / "empty-cache"))
+    sys.path.insert(0, str(ROOT / "systemd"))
+    try:
+        import lock  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(ROOT / "systemd"))
+    pinned = (ROOT / "requirements.lock").read_text()
+    [requirement] = [line.split()[0] for line in pinned.splitlines() if line.startswith("pyyaml==")]
+    wheel = lock.pure_wheel(requirement, tmp_path / "out")
+    assert wheel.name == f"{requirement.replace('==', '-')}-py3-none-any.whl"
+    assert f"--hash=sha256:{hashlib.sha256(wheel.read_bytes()).hexdigest()}" in pinned

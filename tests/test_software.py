@@ -10,6 +10,10 @@ daemon.
   installed dependency, a ``sitecustomize``/``usercustomize`` module (in the
   environment or in the user's site folder), a compiled module changed behind its
   source, the interpreter's version.
+- Code planted so that the program's own process cannot see it is refused at start and
+  named by the check, the inspector's script from a medium of its own included: a
+  ``.pth`` file that takes itself out of what the process covers, ``PYTHONPATH`` with a
+  ``yaml.py`` shadowing PyYAML, a library in ``LD_PRELOAD`` (issue 32, item 8).
 - Modified or unverified software locks play outside a bench, and every verification
   goes into the journal's system log with the digest: at start, on demand (SIGUSR2)
   and periodically between hands (``software.verify_every``); a program modified while
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -40,6 +45,7 @@ from tests.localbroker import LocalBroker
 from tests.mock_clock import MockClock
 from tests.test_floor_publisher import back_office
 from tests.test_install import BOARD_PYTHON, wheelhouse
+from tests.test_software_check import TABLE
 
 __all__ = ["back_office", "wheelhouse"]  # pytest fixtures, used by name
 
@@ -205,17 +211,26 @@ def test_a_compiled_module_changed_behind_its_source_is_a_modification(venv: Pat
         target.write_bytes(original)
 
 
-def run_daemon(venv: Path, config: Path, *extra: str) -> tuple[dict[str, object], str]:
-    """The installed daemon: one event in, its answer, then stopped; and its log."""
+def run_daemon(
+    venv: Path,
+    config: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    command: list[str] | None = None,
+) -> tuple[dict[str, object], str]:
+    """The installed daemon (``tablectl``, or ``command``): one event in, its answer,
+    then stopped; and its log."""
     log = config.parent / "daemon.log"
+    program = command or [str(venv / "bin/tablectl")]
     with log.open("w") as errors:
         daemon = subprocess.Popen(
-            [str(venv / "bin/tablectl"), "run", "--config", str(config), "--stdin-events", *extra],
+            [*program, "run", "--config", str(config), "--stdin-events", *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
             cwd=config.parent,
+            env=env,
         )
         assert daemon.stdin is not None and daemon.stdout is not None
         daemon.stdin.write('{"type": "sit", "seat": 2, "player": "ana", "chips": 1000}\n')
@@ -228,20 +243,6 @@ def run_daemon(venv: Path, config: Path, *extra: str) -> tuple[dict[str, object]
         daemon.terminate()
         assert daemon.wait(60) == 0
     return answer, log.read_text()
-
-
-# Not a bench: the pins are gpiozero's (its mock pins), only the serial devices simulated.
-TABLE = """\
-table: {{id: T1, seats: 9}}
-game: {{structure: no_limit, smallest_chip: 5, small_blind: 5, big_blind: 10}}
-hardware:
-  pin_factory: mock
-  lights: {{pins: {{1: 16, 2: 17, 3: 18, 4: 19, 5: 20, 6: 21, 7: 22, 8: 23, 9: 24}}}}
-  keypad: {{simulated: true}}
-  tray: {{simulated: true}}
-  display: {{simulated: true}}
-journal: {{state_dir: {state}}}
-"""
 
 
 def software_checks(state: Path) -> list[dict[str, object]]:
@@ -355,8 +356,9 @@ def test_a_program_modified_while_it_runs_is_locked_by_the_next_check(
 
 
 def test_the_periodic_check_runs_between_hands(tmp_path: Path) -> None:
-    """In-process from the source checkout (a development run: never locked, but every
-    check is recorded): none while a hand is played, one when it has ended."""
+    """In-process from the source checkout on a bench (a development run is never locked
+    there, but every check is recorded): none while a hand is played, one when it has
+    ended."""
     config = write_config(tmp_path)
     config.write_text(config.read_text() + "software: {verify_every: 600}\n")
     clock = MockClock()
@@ -476,3 +478,187 @@ def test_the_start_screen_names_the_release_and_its_digest(
             f"SOFTWARE - {result}",  # a source checkout's environment is not read
         )
         assert texts[-1] != texts[0]  # then the table's own screen
+
+
+# -- planted code (issue 32, item 8) ----------------------------------------------------
+
+
+def table_config(folder: Path) -> Path:
+    """A table that is not a bench, its journal in ``folder``/state."""
+    config = folder / "table.yaml"
+    config.write_text(TABLE.format(state=folder / "state"))
+    return config
+
+
+def inspector(
+    venv: Path, root: Path | None = None, seed: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The inspector's check: the installed ``controller/software.py`` run as a script by
+    a Python that imports nothing of the board's (``-I -S``, no environment)."""
+    script = site_packages(venv) / "controller" / "software.py"
+    command = [BOARD_PYTHON, "-I", "-S", str(script), "--venv", str(venv)]
+    command += ["--root", str(root)] if root is not None else []
+    command += ["--seed", seed] if seed is not None else []
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, env={})
+
+
+def board_root(folder: Path, venv: Path, drop_in: str) -> Path:
+    """A board's card as an inspector mounts it: the environment at its own path, the
+    files it covers outside it, the service's unit and a drop-in."""
+    root = folder / "board"
+    shutil.copytree(venv, root / venv.relative_to("/"), symlinks=True)
+    for line in (venv / "table-controller.manifest").read_text().splitlines():
+        name = line.split("  ", 1)[1]
+        if name.startswith("/"):
+            (root / name[1:]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(name, root / name[1:])
+    units = root / "etc" / "systemd" / "system"
+    (units / "table-controller.service.d").mkdir(parents=True)
+    shutil.copy(ROOT / "systemd" / "table-controller.service", units)
+    (units / "table-controller.service.d" / "planted.conf").write_text(drop_in)
+    return root
+
+
+def test_the_inspectors_script_gives_the_approved_digest_for_the_approved_files(
+    venv: Path, tmp_path: Path
+) -> None:
+    approved = PRINTED[venv]
+    clean = inspector(venv)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert f"sha256: {approved}" in clean.stdout.splitlines()
+    seeded = inspector(venv, seed="5eed0f7a")
+    assert digest(seeded) == digest(tablectl(venv, "verify-software", "--seed", "5eed0f7a"))
+    # A card mounted elsewhere, its unit clean: the same digest.
+    root = board_root(tmp_path, venv, "[Service]\nRestartSec=3s\n")
+    mounted = inspector(venv, root)
+    assert mounted.returncode == 0, mounted.stdout + mounted.stderr
+    assert digest(mounted) == approved
+
+
+def test_a_pth_file_that_hides_itself_from_the_process_is_refused_and_named(
+    venv: Path, tmp_path: Path
+) -> None:
+    """The .pth takes itself out of what the program's own process would cover (it
+    widens the names left out); the check reads the files in a Python of its own."""
+    config, mark = table_config(tmp_path), tmp_path / "planted-ran"
+    hook = site_packages(venv) / "zz_hide.pth"
+    hook.write_text(
+        "import controller.software as s; "
+        "s.UNCOVERED_NAMES = s.UNCOVERED_NAMES | {'zz_hide.pth'}; "
+        f"open({str(mark)!r}, 'w').write('ran')\n"
+    )
+    try:
+        answer, log = run_daemon(venv, config)
+        checked = tablectl(venv, "verify-software")
+        inspected = inspector(venv)
+    finally:
+        hook.unlink()
+    assert mark.read_text() == "ran"  # the planted code did run in the daemon
+    assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
+    added = f"1 added ({site_packages(venv).relative_to(venv)}/zz_hide.pth)"
+    assert "SOFTWARE MODIFIED (start)" in log and added in log
+    for result in (checked, inspected):
+        assert result.returncode == 3, result.stdout + result.stderr
+        assert added in result.stdout and digest(result) != PRINTED[venv]
+
+
+def test_pythonpath_with_a_shadowing_module_is_refused_and_named(
+    venv: Path, tmp_path: Path
+) -> None:
+    config = table_config(tmp_path)
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    mark = tmp_path / "planted-ran"
+    (planted / "yaml.py").write_text(
+        "import os, sys\n"
+        f"open({str(mark)!r}, 'w').write('ran')\n"
+        f"sys.path[:] = [p for p in sys.path if p != {str(planted)!r}]\n"
+        "del sys.modules['yaml']\n"
+        "import yaml as _real\n"
+        "sys.modules['yaml'] = _real\n"
+    )
+    answer, log = run_daemon(venv, config, env={**os.environ, "PYTHONPATH": str(planted)})
+    assert mark.read_text() == "ran"  # the daemon read its configuration through it
+    assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
+    assert f"PYTHONPATH={planted} (the daemon's own environment)" in log
+    assert "SOFTWARE MODIFIED (start)" in log
+    # The inspector reads the unit's drop-in that set it.
+    root = board_root(tmp_path, venv, f"[Service]\nEnvironment=PYTHONPATH={planted}\n")
+    inspected = inspector(venv, root)
+    assert inspected.returncode == 3, inspected.stdout + inspected.stderr
+    where = "/etc/systemd/system/table-controller.service.d/planted.conf: Environment="
+    assert f"1 in the service's environment (PYTHONPATH={planted} ({where}))" in inspected.stdout
+    assert digest(inspected) != PRINTED[venv]
+
+
+def test_a_preloaded_library_is_refused_and_named(venv: Path, tmp_path: Path) -> None:
+    compiler = shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the planted library")
+    mark = tmp_path / "planted-ran"
+    source = tmp_path / "planted.c"
+    source.write_text(
+        "#include <stdio.h>\n"
+        "__attribute__((constructor)) static void planted(void) {\n"
+        f'  FILE *f = fopen("{mark}", "w"); if (f) {{ fputs("ran", f); fclose(f); }}\n'
+        "}\n"
+    )
+    library = tmp_path / "planted.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    config = table_config(tmp_path)
+    answer, log = run_daemon(venv, config, env={**os.environ, "LD_PRELOAD": str(library)})
+    assert mark.read_text() == "ran"  # loaded into the daemon
+    assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
+    assert f"LD_PRELOAD={library} (the daemon's own environment)" in log
+    root = board_root(tmp_path, venv, f"[Service]\nEnvironment=LD_PRELOAD={library}\n")
+    (root / "etc" / "ld.so.preload").write_text(f"{library}\n")
+    inspected = inspector(venv, root)
+    assert inspected.returncode == 3, inspected.stdout + inspected.stderr
+    where = "/etc/systemd/system/table-controller.service.d/planted.conf: Environment="
+    assert (
+        f"2 in the service's environment (LD_PRELOAD={library} ({where}), "
+        f"/etc/ld.so.preload preloads {library})"
+    ) in inspected.stdout
+
+
+def unit_start(venv: Path) -> list[str]:
+    """How the service starts the program (the unit's ``ExecStart=``), in ``venv``."""
+    unit = (ROOT / "systemd" / "table-controller.service").read_text()
+    (line,) = [x for x in unit.splitlines() if x.startswith("ExecStart=")]
+    words = shlex.split(line.removeprefix("ExecStart="))
+    assert words[0] == "/opt/table-controller/current/.venv/bin/python"
+    return [str(venv / "bin" / "python"), *words[1 : words.index("run")]]
+
+
+def test_no_pth_file_runs_in_the_service_and_a_planted_one_is_refused(
+    venv: Path, tmp_path: Path
+) -> None:
+    """A .pth that replaces the daemon's own check to say "verified" with the approved
+    digest: under ``tablectl`` it runs before the daemon does; started as the service
+    starts it (no site), it never runs, and the check finds it."""
+    config, mark = table_config(tmp_path), tmp_path / "planted-ran"
+    hook = site_packages(venv) / "zz_smart.pth"
+    hook.write_text(
+        "import controller.software as s; exec(\"if '_orig' not in globals():\\n"
+        "    _orig = check\\n"
+        "    def check(*a, **k):\\n"
+        "        import dataclasses\\n"
+        f"        open({str(mark)!r}, 'w').write('ran')\\n"
+        "        return dataclasses.replace(_orig(*a, **k), added=(), "
+        f'digest={PRINTED[venv]!r})", s.__dict__)\n'
+    )
+    try:
+        answer, log = run_daemon(venv, config, command=unit_start(venv))
+        assert not mark.exists()  # it never ran
+        assert answer["ok"] is False and answer["error"]["code"] == "software_fault", answer
+        added = f"1 added ({site_packages(venv).relative_to(venv)}/zz_smart.pth)"
+        assert "SOFTWARE MODIFIED (start)" in log and added in log
+        run_daemon(venv, config)  # under tablectl the planted code is live
+        assert mark.read_text() == "ran"
+    finally:
+        hook.unlink()
+    config.write_text(TABLE.format(state=tmp_path / "clean"))
+    answer, log = run_daemon(venv, config, command=unit_start(venv))
+    assert answer["ok"] is True, answer  # the service's start plays an approved program
+    assert f"READY: table-controller {metadata.version('table-controller')}" in log
+    assert f"software sha256 {PRINTED[venv]} verified" in log

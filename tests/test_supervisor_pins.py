@@ -128,3 +128,52 @@ def test_the_supervisor_pins_are_not_named_like_the_gpio_pins() -> None:
     assert importlib.util.find_spec("controller.pins") is None
     assert importlib.util.find_spec("controller.supervisor_pins") is not None
     assert importlib.util.find_spec("drivers.pins") is not None
+
+
+# -- longer PINs by configuration (supervisor.pin_digits; issue 32, item 9) -----------
+
+TABLE = """\
+table: {{id: T1, seats: 9}}
+game: {{structure: no_limit, smallest_chip: 5, small_blind: 5, big_blind: 10}}
+supervisor: {{pin_file: {pins}, pin_digits: {digits}}}
+"""
+
+
+def test_check_config_takes_pin_digits_from_4_to_12(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.yaml"
+    config.write_text(TABLE.format(pins=tmp_path / "pins", digits=8))
+    assert main(["check-config", str(config)]) == 0
+    for digits in (3, 13):
+        config.write_text(TABLE.format(pins=tmp_path / "pins", digits=digits))
+        assert main(["check-config", str(config)]) == 1
+        (line,) = [x for x in capsys.readouterr().err.splitlines() if "pin_digits" in x]
+        column = len(f"supervisor: {{pin_file: {tmp_path / 'pins'}, pin_digits: ") + 1
+        assert line == (
+            f"{config}:3:{column}: supervisor.pin_digits: must be from 4 to 12, got {digits}"
+        )
+
+
+def test_pin_set_with_the_configuration_refuses_a_shorter_pin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pins = tmp_path / "pins"
+    config = tmp_path / "table.yaml"
+    config.write_text(TABLE.format(pins=pins, digits=6))
+    monkeypatch.setattr("sys.stdin", io.StringIO("2468\n"))
+    assert main(["pin", "set", "1042", "--stdin", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == (
+        "tablectl pin: a PIN is 6 to 12 digits (the keypad has only digits; "
+        "supervisor.pin_digits is 6); nothing changed\n"
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("24681357\n"))
+    assert main(["pin", "set", "1042", "--stdin", "--config", str(config)]) == 0
+    assert supervisor_pins.PinFile(pins, 6)("1042", "24681357")  # the configured file
+
+
+def test_a_pin_shorter_than_configured_is_wrong_whatever_the_file_says(tmp_path: Path) -> None:
+    path = tmp_path / "pins"
+    supervisor_pins.save_pins(path, {"1042": supervisor_pins.hash_pin("2468", **FAST)})
+    assert supervisor_pins.PinFile(path)("1042", "2468")
+    assert not supervisor_pins.PinFile(path, 6)("1042", "2468")

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
+from controller import software
 from tests.system_tools import find, needs
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "table-controller.service"
 MODULES = ROOT / "systemd" / "table-controller.modules-load.conf"
-INSTALLED_BINARY = "/opt/table-controller/current/.venv/bin/tablectl"
+INSTALLED_BINARY = "/opt/table-controller/current/.venv/bin/python"
 MAX_EXPOSURE = 1.5
 
 SYSTEMD_ANALYZE = find("systemd-analyze")
@@ -77,8 +79,15 @@ def test_unit_declares_what_the_design_requires() -> None:
     }
     for key, value in expected.items():
         assert settings.get(key) == value, key
-    assert settings["Service.ExecStart"] == [
-        f"{INSTALLED_BINARY} run --config /etc/table-controller/table.yaml"
+    (start,) = settings["Service.ExecStart"]
+    assert shlex.split(start) == [
+        INSTALLED_BINARY,
+        *software.ISOLATED_FLAGS,
+        "-c",
+        software.ISOLATED_START,
+        "run",
+        "--config",
+        "/etc/table-controller/table.yaml",
     ]
     assert settings["Service.WatchdogSec"], "a watchdog interval is required"
     # The state directory is the service's home: no user site folder (usercustomize).

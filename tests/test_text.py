@@ -38,6 +38,7 @@ NUMBERS = (
     "pages",
     "shift",
     "level",
+    "back",
 )
 SAMPLES = {name: 88 for name in NUMBERS} | {
     "verb": phrase("word.raise_to"),

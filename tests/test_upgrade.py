@@ -80,8 +80,14 @@ class Board:
         self.systemctl.chmod(0o755)
 
     def run(
-        self, script: Path, *args: str, kill_at: str = "", failing: str = ""
+        self,
+        script: Path,
+        *args: str,
+        kill_at: str = "",
+        failing: str = "",
+        inside: tuple[str, ...] = (),
     ) -> subprocess.CompletedProcess[str]:
+        """SCRIPT run on the board; INSIDE a command line that runs it (a mount namespace)."""
         env = {
             **os.environ,
             "DESTDIR": str(self.root),
@@ -92,7 +98,7 @@ class Board:
             "TABLE_CONTROLLER_INSTALL_KILL_AT": kill_at,
         }
         return subprocess.run(
-            [str(script), *args], env=env, capture_output=True, text=True, timeout=600
+            [*inside, str(script), *args], env=env, capture_output=True, text=True, timeout=600
         )
 
     def link(self, name: str) -> str:
@@ -287,3 +293,144 @@ def test_the_newest_releases_are_kept_and_the_layout_before_releases_goes(
     ]
     bad = board.run(source / "systemd/install.sh", "--keep", "1")
     assert bad.returncode == 2 and "--keep needs a number from 2 to 99" in bad.stderr
+
+
+def small_disk(folder: Path, size: str) -> tuple[str, ...]:
+    """A command line that runs the rest with FOLDER on a tmpfs of SIZE (a full disk), in
+    a private mount namespace (nothing on this machine changes)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mount = f'mount -t tmpfs -o size={size} tmpfs "{folder}" && exec "$@"'
+    return ("unshare", "--mount", "--propagation", "private", "sh", "-c", mount, "sh")
+
+
+def calls(board: Board) -> list[str]:
+    return (board.folder / "log").read_text().splitlines()
+
+
+def test_a_full_backup_disk_leaves_the_release_that_ran_running_and_says_so(
+    board: Board, upgrade: tuple[Path, Path]
+) -> None:
+    """Seen on 0.2.1: ``cp: error writing ... No space left on device``, exit 1, the
+    service left stopped on the old release and nothing said so. The copy fails here on
+    a 1 MB filesystem (--rollback: no pre-flight check before it); the service the
+    script stopped is started again on the release that ran."""
+    source, house = upgrade
+    if not (board.root / PREFIX / "previous").exists():
+        board.run(source / "systemd/install.sh", "--wheelhouse", str(house))
+    current, previous = board.link("current"), board.link("previous")
+    assert board.state == "active"
+    (board.root / JOURNAL).write_bytes(b"\0" * 2 * 2**20)  # 2 MB of journal
+    backups = board.root / "var/backups/table-controller"
+    full = board.run(
+        board.root / PREFIX / "current/systemd/install.sh",
+        "--rollback",
+        inside=small_disk(backups, "1m"),
+    )
+    assert full.returncode == 1, full.stdout + full.stderr
+    assert "No space left on device" in full.stderr
+    assert full.stdout.splitlines()[-3:] == [
+        "install: the journal could not be copied to /var/backups/table-controller (cp says"
+        " why, above): no switch without its copy",
+        f"install: service started: {current} is READY",
+        f"install: stopped before the switch, nothing was changed: {current} still runs",
+    ]
+    assert (board.link("current"), board.link("previous")) == (current, previous)
+    assert board.state == "active" and board.starts()[-1] == current
+    (board.root / JOURNAL).write_bytes(b"the journal of release A")
+
+
+def test_the_direct_command_runs_the_pre_flight_check_and_it_counts_the_journals_copy(
+    board: Board, upgrade: tuple[Path, Path]
+) -> None:
+    """Seen on 0.2.1: ``systemd/install.sh --wheelhouse`` (the docs' direct command)
+    skipped the pre-flight check, filled the disk and locked the table. The check runs,
+    counts the journal's copy, and refuses before the service is touched."""
+    source, house = upgrade
+    current = board.link("current")
+    (board.root / JOURNAL).write_bytes(b"\0" * 2 * 2**20)
+    backups = board.root / "var/backups/table-controller"
+    before = len(calls(board))
+    full = board.run(
+        source / "systemd/install.sh",
+        "--wheelhouse",
+        str(house),
+        inside=small_disk(backups, "1m"),
+    )
+    assert full.returncode == 1, full.stdout + full.stderr
+    assert full.stderr.splitlines() == [
+        f"preflight: only 1 MB free on {backups}: free at least 2 MB there (the journal's"
+        " copy 2 MB)"
+    ]
+    assert full.stdout.splitlines() == [
+        f"install: stopped before the switch, nothing was changed: {current} still runs"
+    ]
+    assert [call for call in calls(board)[before:] if not call.startswith("is-active")] == []
+    assert board.link("current") == current and board.state == "active"
+    (board.root / JOURNAL).write_bytes(b"the journal of release A")
+
+
+def test_a_wheelhouse_of_another_architecture_is_named_as_such(
+    board: Board, upgrade: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Seen on 0.2.1: through the direct command only ``Could not find a version that
+    satisfies the requirement pyyaml==6.0.4``."""
+    source, house = upgrade
+    other = tmp_path / "wheels"
+    shutil.copytree(house, other)
+    [compiled] = other.glob("pyyaml-*x86_64.whl")
+    compiled.rename(other / compiled.name.replace("x86_64", "aarch64"))
+    current = board.link("current")
+    ran = board.run(source / "systemd/install.sh", "--wheelhouse", str(other))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert ran.stderr.splitlines() == [
+        "preflight: this bundle is for arm64 but the board is amd64: copy"
+        " table-controller-*-amd64.tar.gz instead"
+    ]
+    assert ran.stdout.splitlines()[-1] == (
+        f"install: stopped before the switch, nothing was changed: {current} still runs"
+    )
+
+
+def test_a_refused_wheel_says_the_release_that_ran_still_runs(
+    board: Board, upgrade: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Seen on 0.2.1: pip refused a tampered pyserial wheel, and no line said what ran."""
+    source, house = upgrade
+    other = tmp_path / "wheels"
+    shutil.copytree(house, other)
+    [wheel] = other.glob("pyserial-*.whl")
+    data = bytearray(wheel.read_bytes())
+    data[len(data) // 2] ^= 1
+    wheel.write_bytes(bytes(data))
+    current = board.link("current")
+    before = len(calls(board))
+    ran = board.run(source / "systemd/install.sh", "--wheelhouse", str(other))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in ran.stderr
+    assert ran.stdout.splitlines()[-1] == (
+        f"install: stopped before the switch, nothing was changed: {current} still runs"
+    )
+    assert [call for call in calls(board)[before:] if not call.startswith("is-active")] == []
+    assert board.link("current") == current and board.state == "active"
+    assert not (board.root / PREFIX / "releases" / ".new").exists()
+
+
+def test_an_upgrade_of_a_stopped_service_says_it_is_stopped(
+    board: Board, upgrade: tuple[Path, Path]
+) -> None:
+    """Seen on 0.2.1: the first install's text (``next: sudoedit ...``)."""
+    if ".post1-" in board.link("current"):  # back to release A, to upgrade again
+        back = board.run(board.root / PREFIX / "current/systemd/install.sh", "--rollback")
+        assert back.returncode == 0, back.stdout + back.stderr
+    (board.folder / "state").write_text("inactive\n")  # sudo systemctl stop table-controller
+    source, house = upgrade
+    ran = board.run(source / "systemd/install.sh", "--wheelhouse", str(house))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    new = board.link("current")
+    assert ran.stdout.splitlines()[-2:] == [
+        f"install: service table-controller is stopped (it was not running): {new} is"
+        " current, not started nor checked for READY",
+        "install:   start it: sudo systemctl start table-controller (or run this again with"
+        " --enable)",
+    ]
+    assert "sudoedit" not in ran.stdout and board.state == "inactive"

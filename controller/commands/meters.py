@@ -23,6 +23,7 @@ import argparse
 import csv
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from controller.daemon.recovery import RulesBook, fold
@@ -30,6 +31,7 @@ from controller.journal import Journal, JournalError, JournalNotFound
 from controller.rules import tournament
 from controller.rules.meters import METERS
 from controller.rules.ops import KEPT_SHIFTS, shift_report
+from controller.rules.records import ShiftReport
 from controller.rules.state import TableState
 
 HELP = "print a shift's report: buy-ins, cash-outs, rake, tips per table, seat and dealer"
@@ -124,15 +126,16 @@ def tournament_text(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def choose(state: TableState, number: int | None) -> dict[str, Any] | str:
-    """Shift ``number``'s report (None: the one in progress, or the last closed); a
-    message saying why there is none."""
-    current = int(state.shift.get("number", 0))
+def choose(state: TableState, number: int | None) -> ShiftReport | str:
+    """Shift ``number``'s report (None: the one in progress, or the last closed while
+    nothing happened since its close); a message saying why there is none."""
+    current = state.shift["number"]
     if number is None or number == current:
-        closed = state.shifts[-1] if state.shifts else None
-        if closed is not None and closed["shift"] == current:
-            return closed  # as it was at the close (nothing after it counts)
-        return shift_report(state)
+        report = shift_report(state)
+        idle = report["open"] is None and not any(report["table"][name] for name in METERS)
+        if number is None and idle and state.shifts:
+            return state.shifts[-1]
+        return report
     for report in state.shifts:
         if report["shift"] == number:
             return report
@@ -153,8 +156,8 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def as_text(report: dict[str, Any]) -> str:
-    out = [_title(report)]
+def as_text(report: ShiftReport) -> str:
+    out = _title(report)
     table = report["table"]
     out.append(
         f"table time {_hours(table['ms'])} h, {table['hands']} hands, "
@@ -170,10 +173,10 @@ def as_text(report: dict[str, Any]) -> str:
     out.append(_row("TABLE", table))
     out.append("")
     out.append(_header("dealer"))
-    for dealer, part in report["dealers"].items():
+    for dealer, mine in report["dealers"].items():
         out.append(
-            _row(dealer, part)
-            + f"  {_hours(part['ms'])} h, {_rate(part['hands_per_hour'])} hands/h"
+            _row(dealer, mine)
+            + f"  {_hours(mine['ms'])} h, {_rate(mine['hands_per_hour'])} hands/h"
         )
     if not report["dealers"]:
         out.append("  (no dealer signed in)")
@@ -182,15 +185,29 @@ def as_text(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _title(report: dict[str, Any]) -> str:
+def _title(report: ShiftReport) -> list[str]:
     number = report["shift"]
     opened, closed = report["open"], report["close"]
+    start = report.get("start")
+    since = (
+        f"since shift {number - 1} closed at hand {start['hand']}"
+        if start is not None and number > 1
+        else "since the journal began"
+    )
+    if opened is None and number == 0:
+        return [f"SHIFT 0: no shift opened yet (the figures {since})"]
     if opened is None:
-        return f"SHIFT {number}: no shift opened yet (the figures since the journal began)"
+        return [f"SHIFT {number}: not opened yet (the figures {since})"]
     head = f"SHIFT {number}: opened by {opened['by']} with {opened['witness']} at hand {opened['hand']}"
     if closed is None:
-        return head + "; open"
-    return head + f"; closed by {closed['by']} with {closed['witness']} at hand {closed['hand']}"
+        head += "; open"
+    else:
+        head += f"; closed by {closed['by']} with {closed['witness']} at hand {closed['hand']}"
+    before = report.get("before_open")
+    if not before or not any(before.values()):
+        return [head]
+    counted = ", ".join(f"{name.replace('_', ' ')} {before[name]}" for name in METERS)
+    return [head, f"before the opening count ({since}): {counted}"]
 
 
 def _header(what: str) -> str:
@@ -200,7 +217,7 @@ def _header(what: str) -> str:
     )
 
 
-def _row(name: str, part: dict[str, Any]) -> str:
+def _row(name: str, part: Mapping[str, Any]) -> str:
     def get(key: str) -> str:
         return str(part[key]) if key in part else "-"  # a seat's part has no rake
 
@@ -229,7 +246,7 @@ def _float_lines(check: dict[str, Any]) -> list[str]:
     ]
 
 
-def write_csv(report: dict[str, Any]) -> None:
+def write_csv(report: ShiftReport) -> None:
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["shift", "scope", "name", *COLUMNS])
     number = report["shift"]
@@ -237,11 +254,11 @@ def write_csv(report: dict[str, Any]) -> None:
     writer.writerow([number, "table", "", *_cells(table)])
     for seat, part in report["seats"].items():
         writer.writerow([number, "seat", seat, *_cells(part)])
-    for dealer, part in report["dealers"].items():
-        writer.writerow([number, "dealer", dealer, *_cells(part)])
+    for dealer, mine in report["dealers"].items():
+        writer.writerow([number, "dealer", dealer, *_cells(mine)])
 
 
-def _cells(part: dict[str, Any]) -> list[Any]:
+def _cells(part: Mapping[str, Any]) -> list[Any]:
     ms = part.get("ms")
     rate = part.get("hands_per_hour")
     return [

@@ -22,19 +22,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{supervisor_pins.DEFAULT_PATH})",
     )
     parser.add_argument(
+        "--config",
+        help="the table's configuration: its supervisor.pin_digits (the fewest digits a "
+        "PIN has) and supervisor.pin_file (unless --file)",
+    )
+    parser.add_argument(
         "--stdin",
         action="store_true",
         help="read the PIN from one line of standard input instead of asking twice",
     )
 
 
-def _read_pin(args: argparse.Namespace) -> str | None:
+def _read_pin(args: argparse.Namespace, digits: int) -> str | None:
     if args.stdin:
         return sys.stdin.readline().strip()
     first = getpass.getpass(f"new PIN for supervisor {args.supervisor}: ")
-    supervisor_pins.check_pin_text(
-        first
-    )  # too short, too long, not digits: said before asking again
+    # too short, too long, not digits: said before asking again
+    supervisor_pins.check_pin_text(first, digits)
     second = getpass.getpass("the same PIN again: ")
     if first != second:
         print("tablectl pin: the two PINs differ; nothing changed", file=sys.stderr)
@@ -42,8 +46,25 @@ def _read_pin(args: argparse.Namespace) -> str | None:
     return first
 
 
+def _configured(args: argparse.Namespace) -> tuple[Path | None, int] | None:
+    """The configuration's PIN file (None: not set) and fewest digits; None when the
+    file given cannot be used (its problems printed)."""
+    if args.config is None:
+        return None, supervisor_pins.MIN_PIN_DIGITS
+    from controller.commands._settings import read_settings
+
+    settings = read_settings(args.config, "pin")
+    if settings is None:
+        return None
+    return settings.supervisor.pin_file, settings.supervisor.pin_digits
+
+
 def run(args: argparse.Namespace) -> int:
-    path = supervisor_pins.default_path() if args.file is None else Path(args.file)
+    configured = _configured(args)
+    if configured is None:
+        return 2
+    pin_file, digits = configured
+    path = Path(args.file) if args.file is not None else pin_file or supervisor_pins.default_path()
     try:  # root may rewrite a file the service user owns (it then becomes root's)
         stored = supervisor_pins.load_pins(path, owner=False)
     except (OSError, supervisor_pins.PinFileError) as error:
@@ -69,10 +90,10 @@ def run(args: argparse.Namespace) -> int:
             return 1
     else:
         try:
-            pin = _read_pin(args)
+            pin = _read_pin(args, digits)
             if pin is None:
                 return 1
-            stored[args.supervisor] = supervisor_pins.hash_pin(pin)
+            stored[args.supervisor] = supervisor_pins.hash_pin(pin, digits=digits)
         except ValueError as error:
             print(f"tablectl pin: {error}; nothing changed", file=sys.stderr)
             return 2

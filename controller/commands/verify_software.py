@@ -2,23 +2,24 @@
 
 Prints the digest of the installed program computed from its files (SHA-256, or
 HMAC-SHA256 keyed by the regulator's seed), to compare with the approved release's,
-and checks the files against the manifest the install recorded. Exit 0 when they
-match, 3 when the program was modified, 1 when it cannot be verified (no manifest: not
-installed by ``systemd/install.sh``). In a source checkout (an editable install) there
-is no installed release: it says so and prints no digest (exit 1).
-``--write-manifest`` is the install's step.
+and checks the files against the manifest the install recorded, and the service's
+environment (``controller/software.py``; the files are read by that file run in a Python
+of its own, which code planted in this process cannot change). Exit 0 when they match,
+3 when the program or its environment was modified, 1 when it cannot be verified (no
+manifest: not installed by ``systemd/install.sh``). ``--write-manifest`` is the
+install's step. In a source checkout (an editable install) there is no installed
+release: it says so and prints no digest (exit 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 
 from controller import software
 
 HELP = "print the installed program's digest and check it against the install's manifest"
-
-EXIT_MODIFIED = 3
 
 
 def _seed(text: str) -> bytes:
@@ -53,25 +54,17 @@ def run(args: argparse.Namespace) -> int:
             path = software.write_manifest()
             print(f"manifest written: {path}")
             return 0
-        verdict = software.check()
-        if verdict.development:  # a source checkout: no release, no digest to compare
-            print(
-                f"tablectl verify-software: no installed release to verify: "
-                f"{verdict.unverified} (install a release: docs/install.md)",
-                file=sys.stderr,
-            )
-            return 1
-        digest = software.program_digest(seed=args.seed)
-    except (software.SoftwareError, OSError) as error:
+        verdict = software.check(seed=args.seed)
+    except (software.SoftwareError, OSError, subprocess.SubprocessError) as error:
         print(f"tablectl verify-software: {error}", file=sys.stderr)
         return 1
-    kind = "hmac-sha256 (seed " + args.seed.hex() + ")" if args.seed else "sha256"
-    print(
-        f"program: {software.DISTRIBUTION} {software.version()} in {software.environment()}, "
-        f"{verdict.files} files"
-    )
-    print(f"{kind}: {digest}")
-    print(verdict.summary())
-    if verdict.unverified is not None:
+    if verdict.development:  # a source checkout: no release, no digest to compare
+        print(
+            f"tablectl verify-software: no installed release to verify: "
+            f"{verdict.unverified} (install a release: docs/install.md)",
+            file=sys.stderr,
+        )
         return 1
-    return 0 if verdict.ok else EXIT_MODIFIED
+    place = str(software.environment())
+    print("\n".join(software.report(verdict, place, software.version(), args.seed)))
+    return software.exit_status(verdict)

@@ -15,7 +15,7 @@ from typing import Literal, cast, get_args
 
 from controller.config.reader import Section
 from controller.light_patterns import PATTERN_NAMES, LightPatterns
-from controller.rules.limits import MAX_AMOUNT
+from controller.rules.limits import MAX_AMOUNT, MAX_PIN_DIGITS, MIN_PIN_DIGITS
 from controller.statedir import text_problem
 
 Language = Literal["en", "es"]
@@ -79,6 +79,9 @@ class SupervisorSettings:
     pin_file: Path | None = None
     """None (not configured): `$TABLECTL_PINS`, else /etc/table-controller/pins, the
     same file `tablectl pin set` writes by default (``controller.supervisor_pins.default_path``)."""
+    pin_digits: int = MIN_PIN_DIGITS
+    """The fewest digits a PIN has (4 to 12): `tablectl pin set --config` refuses a
+    shorter one, and the keypad judges a shorter one wrong without asking the file."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,4 +197,5 @@ def read_software(section: Section) -> SoftwareSettings:
 
 def read_supervisor(section: Section) -> SupervisorSettings:
     path = section.get_optional_text("pin_file", pattern_help="a file path")
-    return SupervisorSettings(pin_file=None if path is None else Path(path))
+    digits = section.get_int("pin_digits", MIN_PIN_DIGITS, MIN_PIN_DIGITS, MAX_PIN_DIGITS)
+    return SupervisorSettings(pin_file=None if path is None else Path(path), pin_digits=digits)

@@ -15,6 +15,8 @@ from controller.config.reader import Section, describe, read_value
 from controller.config.tournament import check_with_rules, read_tournament
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
+    DEFAULT_TIP_CONFIRM_BIG_BLINDS,
+    MAX_TIP_CONFIRM_BIG_BLINDS,
     AnteForm,
     ButtonMethod,
     ClockSettings,
@@ -80,7 +82,13 @@ def read_rules(root: Section) -> RuleSettings:
         clock=_read_clock(clock),
         fees=fee_settings,
         dealer=DealerSettings(
-            push_minutes=dealer.get_optional_int("push_minutes", 1, 24 * 60, none_means="off")
+            push_minutes=dealer.get_optional_int("push_minutes", 1, 24 * 60, none_means="off"),
+            tip_confirm_big_blinds=dealer.get_int(
+                "tip_confirm_big_blinds",
+                DEFAULT_TIP_CONFIRM_BIG_BLINDS,
+                0,
+                MAX_TIP_CONFIRM_BIG_BLINDS,
+            ),
         ),
         tournament=tournament,
     )

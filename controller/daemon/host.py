@@ -1,8 +1,8 @@
 """What ``loop.Controller`` holds, declared once for the modules its methods are in.
 
-The controller's methods are written in three modules: the loop (``loop.py``), the
-configuration taken between hands (``reconfig.py``) and faults and alarms
-(``fault_handling.py``). Each part is a class over ``ControllerHost``, so every part
+The controller's methods are written in four modules: the loop (``loop.py``), the
+configuration taken between hands (``reconfig.py``), faults and alarms
+(``fault_handling.py``) and the software's verification (``software_check.py``). Each part is a class over ``ControllerHost``, so every part
 reads and types the same attributes, assigned in ``Controller.__init__``, and may call
 the methods another part defines (listed at the end). It declares types only: no
 value, no behaviour. (Not a ``typing.Protocol``: mypy then takes the type of an
@@ -11,11 +11,13 @@ attribute a part assigns from that assignment, not from the declaration here.)
 
 from __future__ import annotations
 
+import queue
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from controller.config import Settings
     from controller.daemon.display import Display, LastShown
+    from controller.daemon.inqueue import InputQueue
     from controller.daemon.outputs import Outputs
     from controller.daemon.recorder import Recorder
     from controller.daemon.timekeeping import Clock
@@ -42,6 +44,10 @@ class ControllerHost:
     link_problem: str | None  # the floor link could not even start
     _link_tried: bool  # the first connection has come up or failed
     _link_logged: tuple[str, bool, bool] | None
+    inputs: queue.Queue[Any] | InputQueue
+    bench: bool  # every device simulated: an unverified program may play
+    software_due_ns: int | None  # the next periodic software check
+    software_running: bool  # a software check is under way on its thread
 
     if TYPE_CHECKING:
 
@@ -50,3 +56,5 @@ class ControllerHost:
         def _show(self) -> None: ...  # loop.py
 
         def _enter_fault(self, fault: Fault) -> None: ...  # fault_handling.py
+
+        def _system_log(self, kind: str, detail: dict[str, Any]) -> None: ...  # fault_handling.py

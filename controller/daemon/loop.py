@@ -81,6 +81,7 @@ from controller.daemon.timekeeping import (
     tournament_tick_after_ms,
     tray_stable_after_ms,
 )
+from controller.device_faults import PIN_LOCKOUT
 from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, LogKind
@@ -94,7 +95,12 @@ from controller.rules.effects import (
     Transferred,
 )
 from controller.rules.keypad import locked_ms
-from controller.rules.keypad.supervisor import PinRejected, SupervisorLocked
+from controller.rules.keypad.supervisor import (
+    MAX_PIN_TRIES,
+    PinRejected,
+    SupervisorLocked,
+    SupervisorSignedIn,
+)
 from controller.rules.text import Message
 
 log = logging.getLogger("table-controller")
@@ -376,23 +382,46 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
                     "seq %d: play %s", outcome.seq, f"stopped: {causes}" if causes else "goes on"
                 )
                 self._system_log("play_stopped", {"seq": outcome.seq, "causes": causes})
-            elif isinstance(effect, PinRejected):  # each wrong PIN and the lock-out: logged
-                log.warning(
-                    "wrong PIN for supervisor %s (%d in a row)", effect.supervisor, effect.failures
-                )
-                self._system_log(
-                    "pin_rejected", {"supervisor": effect.supervisor, "failures": effect.failures}
-                )
-            elif isinstance(effect, SupervisorLocked):
-                log.warning(
-                    "wrong PIN for supervisor %s: the supervisor menu is locked", effect.supervisor
-                )
-                self._system_log(
-                    "supervisor_locked",
-                    {"supervisor": effect.supervisor, "until_ms": effect.until_ms},
-                )
+            elif isinstance(effect, (PinRejected, SupervisorLocked, SupervisorSignedIn)):
+                self._pin_effect(effect)
         if self.recorder is not None and self.recorder.table.state.phase == "idle":
             self._between_hands()
+
+    def _pin_effect(self, effect: PinRejected | SupervisorLocked | SupervisorSignedIn) -> None:
+        """Each wrong PIN and each lock-out: logged; from the second lock-out in a row the
+        floor is told (a ``pin_lockout`` alarm, ended by the next right PIN)."""
+        if isinstance(effect, PinRejected):
+            log.warning(
+                "wrong PIN for supervisor %s (%d in a row)", effect.supervisor, effect.failures
+            )
+            self._system_log(
+                "pin_rejected", {"supervisor": effect.supervisor, "failures": effect.failures}
+            )
+            return
+        if isinstance(effect, SupervisorSignedIn):
+            if effect.floor:
+                self._publish_fault("keypad", PIN_LOCKOUT, active=False, detail=None)
+            return
+        minutes = effect.duration_ms // 60_000
+        log.warning(
+            "wrong PIN for supervisor %s: the supervisor menu is locked for %d minutes "
+            "(lock-out %d in a row)",
+            effect.supervisor,
+            minutes,
+            effect.lockout,
+        )
+        detail = {"supervisor": effect.supervisor, "until_ms": effect.until_ms}
+        self._system_log(
+            "supervisor_locked", {**detail, "lockout": effect.lockout, "minutes": minutes}
+        )
+        if effect.floor:
+            self._publish_fault(
+                "keypad",
+                PIN_LOCKOUT,
+                active=True,
+                detail=f"supervisor {effect.supervisor}: lock-out {effect.lockout} in a row "
+                f"after {MAX_PIN_TRIES} wrong PINs each, {minutes} minutes",
+            )
 
     def _notify_publisher(self) -> None:
         if self.publisher is not None:

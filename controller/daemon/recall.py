@@ -7,7 +7,8 @@ return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledRetur
 ``PotAwarded``, ``FeesTaken``, ``ClockStarted`` (called, or a time bank spent),
 ``ClockWarning``, ``ClockExpired``, ``Corrected``, ``HandEnded``,
 ``PlayStopped`` (the door opened or closed, the keypad or display lost or back,
-during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before it, as a transfer is) and
+during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before
+it, as a transfer is; ``TipCorrected``, a tip put right, beside it) and
 ``Transferred``: a supervisor's transfer, listed with the hand before it (so are a
 tournament table's ``LevelChanged`` and ``Eliminated``, with the hand they happened in
 or after); one made
@@ -44,7 +45,7 @@ from controller.daemon.timekeeping import WallDating
 from controller.journal import EventRecord, Journal, LogKind
 from controller.rules import Table, state_view
 from controller.rules import effects as fx
-from controller.rules.ops import Tipped
+from controller.rules.ops import TipCorrected, Tipped
 from controller.rules.state import ROUNDS
 from controller.rules.tournament import effect_fields
 
@@ -182,17 +183,19 @@ class _Builder:
                 street = first_round
         hand = self.current
         for effect in effects:
-            if isinstance(effect, Tipped):
-                self._between(hand, record, stamp).tips.append(
-                    {
-                        "seat": effect.seat,
-                        "amount": effect.amount,
-                        "dealer": effect.dealer,
-                        "seq": record.seq,
-                        "by": record.by,
-                        "time": stamp,
-                    }
-                )
+            if isinstance(effect, Tipped | TipCorrected):
+                tip: dict[str, Any] = {
+                    "seat": effect.seat,
+                    "amount": effect.amount,
+                    "dealer": effect.dealer,
+                    "seq": record.seq,
+                    "by": record.by,
+                    "time": stamp,
+                }
+                if isinstance(effect, TipCorrected):  # put right: what it was, by whom
+                    tip["was"] = effect.was
+                    tip["by"] = effect.by if effect.by is not None else record.by
+                self._between(hand, record, stamp).tips.append(tip)
             if isinstance(effect, fx.LevelChanged | fx.Eliminated):
                 self._between(hand, record, stamp).tournament.append(
                     {**_tournament_entry(effect), "seq": record.seq, "by": record.by, "time": stamp}
@@ -669,6 +672,13 @@ def _tournament_text(item: dict[str, Any]) -> str:
 
 def _tip_text(item: dict[str, Any]) -> str:
     to = f"dealer {item['dealer']}" if item["dealer"] else "the dealer"
+    if "was" in item:  # a supervisor's correction of the last tip
+        back = item["was"] - item["amount"]
+        return (
+            f"  tip put right: seat {item['seat']}'s tip to {to} was {item['was']}, is "
+            f"{item['amount']} ({back} back to the stack){_by(item['by'])} at seq "
+            f"{item['seq']}, {_clock(item['time'])}"
+        )
     return (
         f"  tip: seat {item['seat']} gave {item['amount']} to {to} (toke box)"
         f"{_by(item['by'])} at seq {item['seq']}, {_clock(item['time'])}"

@@ -43,6 +43,7 @@ from controller.rules import Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand, is_id
 from controller.rules.keypad import supervisor_in, translate
+from controller.rules.state import RULES_EDITION, earlier_release
 from controller.rules.text import Message, refusal_message
 
 RECORDING = "recording an event"
@@ -103,6 +104,11 @@ class Recorder:
         self.outbox = outbox
         self.last_seq = journal.last_seq
         self.pins = PinGuard()
+        # events the release before issue 31 recorded were folded as it played them;
+        # this release's rules take over from the first event it records, whose
+        # snapshot says so to every later fold (``controller.rules.state.RULES_EDITION``)
+        self.snapshot_now = earlier_release(table.state)
+        table.state.rules_edition = RULES_EDITION
         if self.fault is None and self.last_seq > 0:
             with contextlib.suppress(JournalError, sqlite3.Error):  # reported by its checks
                 self.pins.resume(_last_key(journal, self.last_seq))
@@ -162,7 +168,7 @@ class Recorder:
             return self._refused(obj, by, refusal, event)
         hand = self._hand(event)
         seq_next = self.last_seq + 1
-        snapshot_due = seq_next - self.last_snapshot_seq >= self.snapshot_every
+        snapshot_due = self.snapshot_now or seq_next - self.last_snapshot_seq >= self.snapshot_every
         if snapshot_due or self.outbox is not None:
             after = _clone(table)
             try:
@@ -183,6 +189,7 @@ class Recorder:
                     return self._locked(obj)
                 if snapshot is not None:
                     self.last_snapshot_seq = seq
+                    self.snapshot_now = False
                 self.table = after
                 return Outcome(seq, True, obj, effects=effects, parsed=event)
         seq = self._append(obj, accepted=True, by=who, hand=hand)

@@ -29,6 +29,7 @@ from controller.journal import EventRecord, Journal, JournalIntegrityError
 from controller.replay import refuse, step
 from controller.rules import RuleSettings, Table
 from controller.rules.effects import Effect
+from controller.rules.state import EARLIER_EDITION, TableState, earlier_release
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,17 @@ class RulesBook:
             self._rules[config_id] = found
         return found
 
+    def edition_at(self, seq: int) -> int:
+        """The rules edition of the snapshot recorded with ``seq`` (the rules that
+        record was applied under)."""
+        found = snapshot_before(self._journal, seq)
+        if found is None or found[0] != seq:
+            raise SnapshotUnreadable(seq, "it is missing")
+        try:
+            return snapshots.decode(found[1]).rules_edition
+        except ValueError as error:
+            raise SnapshotUnreadable(seq, str(error)) from None
+
     def rules_for_seq(self, seq: int) -> tuple[int, RuleSettings]:
         config_id = self._journal.config_for_seq(seq).id
         return config_id, self.rules(config_id)
@@ -117,6 +129,10 @@ def apply_record(
     if record.config_id != config_id:
         config_id = record.config_id
         table.reconfigure(book.rules(config_id))
+    if record.accepted and record.has_snapshot and earlier_release(table.state):
+        # this release's first event in the journal (its snapshot says so): from it on
+        # the events are this release's (a fold from an earlier snapshot, recall's)
+        table.state.rules_edition = book.edition_at(record.seq)
     if not record.accepted:
         if record.event.get("type") != INVALID_TYPE:
             refuse(table, record.event, recorded=True)
@@ -166,7 +182,9 @@ def start_table(
                 "and no snapshot is left to start from",
             )
         config_id, rules = book.rules_for_seq(1)
-        return Table(rules), 0, config_id
+        # no snapshot: the events were recorded by the release before issue 31 (this
+        # one records a snapshot with its first event), and are folded as it played them
+        return Table(rules, TableState(rules_edition=EARLIER_EDITION)), 0, config_id
     seq, text = snapshot
     try:
         state = snapshots.decode(text)

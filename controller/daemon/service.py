@@ -53,6 +53,7 @@ from controller.daemon.software_check import (
     log_verdict,
     start_screen,
     verdict_fault,
+    verify,
 )
 from controller.daemon.startup import StartProgress
 from controller.daemon.timekeeping import Clock, SystemClock
@@ -308,7 +309,7 @@ class Daemon:
         display's start screen; the verdict, the fault it locks play with, and whether
         this is a bench (every device simulated: an unverified program plays)."""
         settings = self.settings
-        program = software.check()
+        program = verify("start").verdict
         self.software_digest = program.digest
         try:  # the start screen, until the recovered state is shown
             devices.display.show_text(*start_screen(program, settings.display.language))
@@ -608,7 +609,7 @@ def _has_puck(settings: Settings) -> bool:
 
 
 def _pin_file(settings: Settings) -> Callable[[str, str], bool]:
-    return PinFile(settings.supervisor.pin_file)
+    return PinFile(settings.supervisor.pin_file, settings.supervisor.pin_digits)
 
 
 def _as_integrity(error: JournalError) -> JournalIntegrityError:

@@ -5,9 +5,11 @@ Each check (``controller.software.check``) reads every covered file, so the peri
 and on-demand ones run on a thread of their own and hand their verdict to the loop as
 an input (:class:`SoftwareVerdict`); the loop records it in the journal's system log
 (``software_check``, with the digest) and locks play when the software is modified or
-cannot be verified. Only a bench (every device simulated) or a program run from its
-source checkout (``pip install -e``) plays on an unverified program; a modified one
-never plays.
+cannot be verified. Only a bench (every device simulated) plays on an unverified program
+(one run from its source checkout, ``pip install -e``, included); a modified one, or one
+whose environment loads code from elsewhere (``LD_PRELOAD``, ``PYTHONPATH``...), never
+plays. The check reads the files in a Python of its own (``controller.software.check``),
+and the daemon's own environment as it started counts.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from controller import lights as looks
 from controller import software
+from controller.daemon.host import ControllerHost
 from controller.faults import SoftwareFault
 from controller.rules.text import msg, render
 
@@ -62,8 +64,8 @@ class SoftwareVerdict:
 
 def verdict_fault(verdict: software.Verdict, *, bench: bool) -> SoftwareFault | None:
     """The fault a verdict locks play with, or None."""
-    if verdict.unverified is not None:
-        if bench or verdict.development:
+    if verdict.unverified is not None and not verdict.environment:
+        if bench:
             return None
         return SoftwareUnverified(
             f"{verdict.summary()}; digest sha256 {verdict.digest}. Play stays locked: "
@@ -104,7 +106,7 @@ def log_verdict(verdict: software.Verdict, why: str, *, bench: bool) -> None:
             verdict.digest,
             verdict.files,
         )
-    elif verdict.unverified is not None and (bench or verdict.development):
+    elif verdict.unverified is not None and not verdict.environment and bench:
         log.warning("%s (%s); sha256 %s", verdict.summary(), why, verdict.digest)
     else:
         log.error(
@@ -116,39 +118,28 @@ def log_verdict(verdict: software.Verdict, why: str, *, bench: bool) -> None:
         )
 
 
+def verify(why: str) -> SoftwareVerdict:
+    """One check of what runs (this process's environment counts: the service's)."""
+    try:
+        verdict = software.check(daemon=True)
+    except Exception as error:  # an unreadable environment: unverified, not a crash
+        verdict = software.Verdict(
+            software.manifest_path(), "", 0, unverified=f"{type(error).__name__}: {error}"
+        )
+    return SoftwareVerdict(verdict, why)
+
+
 def check_in_background(why: str, deliver: Callable[[SoftwareVerdict], None]) -> threading.Thread:
     """Verify on a thread of its own; ``deliver`` gets the verdict (the loop's queue)."""
-
-    def work() -> None:
-        try:
-            verdict = software.check()
-        except Exception as error:  # an unreadable environment: unverified, not a crash
-            verdict = software.Verdict(
-                software.manifest_path(), "", 0, unverified=f"{type(error).__name__}: {error}"
-            )
-        deliver(SoftwareVerdict(verdict, why))
-
-    thread = threading.Thread(target=work, name="software-check", daemon=True)
+    thread = threading.Thread(
+        target=lambda: deliver(verify(why)), name="software-check", daemon=True
+    )
     thread.start()
     return thread
 
 
-class SoftwareCheckMixin:
+class SoftwareCheckMixin(ControllerHost):
     """The controller's periodic and on-demand verification (module docstring)."""
-
-    settings: Any
-    recorder: Any
-    inputs: Any
-    clock: Any
-    bench: bool
-    software_due_ns: int | None
-    software_running: bool
-
-    if TYPE_CHECKING:  # FaultHandlingMixin's
-
-        def _system_log(self, kind: str, detail: dict[str, Any]) -> None: ...
-
-        def _enter_fault(self, fault: Any) -> None: ...
 
     def schedule_software_check(self) -> None:
         """The next periodic check: ``software.verify_every`` seconds from now."""

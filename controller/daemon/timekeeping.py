@@ -43,7 +43,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from controller.rules import tournament
-from controller.rules.ops import push_left_ms, shift_is_open
+from controller.rules.ops import push_left_ms, shift_counting
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Clock as ActionClock
 from controller.rules.state import TableState
@@ -173,9 +173,10 @@ OPS_TICK_MS = 60_000
 def ops_tick_after_ms(state: TableState, rules: RuleSettings) -> list[int]:
     """Milliseconds of table time (after the last tick) at which the casino's operations
     need the time told (``controller.rules.ops``): the push reminder's due instant, and
-    ``OPS_TICK_MS`` while a shift is open or a reminder is to come; none otherwise."""
+    ``OPS_TICK_MS`` while a shift counts its time (from the first open on, between a
+    close and the next open too) or a reminder is to come; none otherwise."""
     push = push_left_ms(state, rules)
-    if push is None and not shift_is_open(state):
+    if push is None and not shift_counting(state):
         return []
     return [OPS_TICK_MS] if push is None else [OPS_TICK_MS, push]
 

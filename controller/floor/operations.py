@@ -3,7 +3,8 @@ dealer signing in or out, the push reminder, a shift opened or closed with its r
 
 Read from the rules' effects of the event (``result["effects"]``), so the same whatever
 the input path (keypad, console, replay). Each goes to the ``hands`` topic, where the
-hands and the money between them are: ``tip``, ``dealer``, ``shift`` (docs/floor.md).
+hands and the money between them are: ``tip``, ``tip_correction``, ``dealer``, ``shift``
+(docs/floor.md).
 Pure, and it never raises on odd shapes.
 """
 
@@ -12,10 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from controller.rules.ops import DealerChanged, PushDue, ShiftClosed, ShiftOpened, Tipped
+from controller.rules.ops import (
+    DealerChanged,
+    PushDue,
+    ShiftClosed,
+    ShiftOpened,
+    TipCorrected,
+    Tipped,
+)
 
 #: The kinds of message this module makes, and what a ``dealer`` message says changed.
-KINDS = ("tip", "dealer", "shift")
+KINDS = ("tip", "tip_correction", "dealer", "shift")
 DEALER_CHANGES = ("in", "out", "push_due")
 
 
@@ -48,6 +56,11 @@ def operation_messages(
                     },
                 )
             )
+        elif isinstance(effect, TipCorrected):
+            seat = _seat(after, effect.seat)
+            body = {"hand": hand, "seat": effect.seat, "amount": effect.amount, "was": effect.was}
+            extra = {"dealer": effect.dealer, "player": seat.get("player")}
+            out.append(("tip_correction", {**body, **extra, "stack": seat.get("stack"), "by": by}))
         elif isinstance(effect, DealerChanged):
             change = "in" if effect.dealer is not None else "out"
             body = {
@@ -64,7 +77,7 @@ def operation_messages(
             body = {"hand": hand, "action": "open", "shift": effect.shift, "by": effect.by}
             out.append(("shift", {**body, "witness": effect.witness, "float": effect.float_value}))
         elif isinstance(effect, ShiftClosed):
-            close = effect.report.get("close") or {}
+            close: Mapping[str, Any] = effect.report.get("close") or {}
             body = {"hand": hand, "action": "close", "shift": effect.shift, "by": close.get("by")}
             out.append(
                 (

@@ -271,6 +271,15 @@ class Tip(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TipCorrection(Event):
+    """A supervisor puts the last tip right, between hands and before the next hand
+    starts: it becomes ``amount`` (less than it was, 0 for none), the rest goes back from
+    the toke box to the seat's stack (``controller.rules.ops``)."""
+
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Dealer(Event):
     """A dealer signs in at the table (``dealer_id``; None signs the dealer out): every
     later hand is dealt by that id until the next sign-in (``controller.rules.ops``)."""
@@ -518,6 +527,12 @@ def _from_table(obj: Mapping[str, object]) -> str | None:
     return str(value)
 
 
+def _tip_correction(obj: Mapping[str, object], by: str | None) -> TipCorrection:
+    if by is None:
+        raise BadEvent("MISSING FIELD 'by' (THE SUPERVISOR WHO PUTS THE TIP RIGHT)")
+    return TipCorrection(by=by, amount=_amount(obj, "amount", minimum=0))
+
+
 def _puck_seat(obj: Mapping[str, object]) -> int | None:
     if "seat" not in obj:
         raise BadEvent("MISSING FIELD 'seat' (NULL WHEN THE PUCK IS LIFTED)")
@@ -600,6 +615,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         action=_choice(o, "action", TOURNAMENT_ACTIONS, ""),
         level=_int(o, "level", minimum=1) if o.get("level") is not None else None,
     ),
+    "tip_correction": _tip_correction,
 }
 
 EVENT_TYPES = tuple(_PARSERS)
@@ -615,6 +631,7 @@ SUPERVISOR_EVENTS = (
     "transfer",
     "shift",
     "tournament",
+    "tip_correction",
 )
 #: The events only a device (or the controller's own clock) sends.
 DEVICE_EVENTS = ("tick", "puck", "tray", "device", "door")

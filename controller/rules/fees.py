@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from controller.rules import seating
-from controller.rules.betting import playable
-from controller.rules.effects import Effect, FeesTaken, SeatChanged
+from controller.rules import bust, seating
+from controller.rules.effects import Effect, FeesTaken
 from controller.rules.events import TimeFee
 from controller.rules.settings import FeeSettings, RuleSettings
 from controller.rules.state import TableState
@@ -39,13 +38,9 @@ def check_time_fee(state: TableState, settings: RuleSettings, event: TimeFee) ->
 
 
 def take_time_fee(state: TableState, settings: RuleSettings, event: TimeFee) -> list[Effect]:
-    """The fee leaves the stack; a stack left with no chip that plays is busted and sits
-    out (B12), as at the end of a hand or after a transfer: one status for a busted seat."""
-    s = state.seats[event.seat]
-    s.stack -= event.amount
+    """The fee leaves the stack; a stack left with no chip that plays is busted
+    (``bust``), as at the end of a hand, after a tip or a transfer."""
+    state.seats[event.seat].stack -= event.amount
     state.time_fees_total += event.amount
     out: list[Effect] = [FeesTaken(0, 0)]
-    if playable(s.stack, settings.game.smallest_chip) == 0 and not s.away:
-        s.away = True
-        out.append(SeatChanged(event.seat, "busted"))
-    return out
+    return out + bust.chips_left(state, settings, [event.seat], fee=True)

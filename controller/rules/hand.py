@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.rules import antes, betting, effects, meters, seating, undo
+from controller.rules import antes, betting, bust, effects, meters, seating, undo
 from controller.rules.fees import hand_fees
 from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
@@ -92,6 +92,7 @@ def _open_hand(state: TableState, hand: Hand, plan: HandPlan) -> None:
     state.game_on = True
     state.fees = {"rake": 0, "jackpot": 0}
     state.payouts = []
+    state.paid_to = None
     state.passed = list(plan.passed)
     state.bb_travel = plan.bb_travel
     pos = state.positions
@@ -301,9 +302,11 @@ def pay(
         out.append(effects.FeesTaken(rake, jackpot))
     button = button_seat(state)
     state.payouts = []
+    won: set[int] = set()
     for index, pot in enumerate(pots):
         winners = winners_of(pot, ranking)
         assert winners, "award() refuses rankings that leave a pot unwon"
+        won.update(winners)
         shares = split(pot.amount, winners, button, settings.seats, game.smallest_chip)
         paid = tuple(sorted(shares.items()))
         for seat, amount in paid:
@@ -311,6 +314,10 @@ def pay(
             if amount:
                 state.payouts.append([index, seat, amount])
         out.append(effects.PotAwarded(index, pot.amount, paid))
+    state.paid_to = None
+    if len(won) == 1:  # a split pot (even one a seat's share of was nothing) has no one winner
+        (seat,) = won
+        state.paid_to = {"seat": seat, "player": state.seats[seat].player}
     return out + finish(state, settings)
 
 
@@ -339,8 +346,7 @@ def finish(state: TableState, settings: RuleSettings, voided: bool = False) -> l
 
 def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effects.Effect]:
     """Apply chips bought, sit-outs, departures and seat moves held during the hand;
-    busted seats sit out (B12); play stops when fewer than two players are seated."""
-    chip = settings.game.smallest_chip
+    busted seats sit out and play stops when fewer than two players are seated (``bust``)."""
     out: list[effects.Effect] = []
     for number in sorted(state.seats):
         s = state.seats[number]
@@ -348,6 +354,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             state.cashed_out += s.stack + s.pending_chips
             meters.seat_cashed_out(state, number, s.stack + s.pending_chips)
             del state.seats[number]
+            seating.player_gone(state, number)
             out.append(effects.SeatChanged(number, "left"))
             continue
         if s.pending_chips:
@@ -358,9 +365,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             s.pending_sit_out = False
             s.away = True
             out.append(effects.SeatChanged(number, "sat_out"))
-        if betting.playable(s.stack, chip) == 0 and not s.away:
-            s.away = True
-            out.append(effects.SeatChanged(number, "busted"))
+        out += bust.bust(state, settings, number)
     limit = settings.game.max_absent_hands
     for number in sorted(state.seats):
         s = state.seats[number]
@@ -376,5 +381,5 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             if target not in state.seats:
                 seating.move_now(state, settings, number, target, s.pending_move_entry)
                 out.append(effects.SeatChanged(target, "moved"))
-    seating.stop_play_if_alone(state)
+    bust.stop_play_if_alone(state)
     return out

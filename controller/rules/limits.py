@@ -16,3 +16,8 @@ MAX_AMOUNT = 10**12
 #: 40-column display, journalled, sent to the floor and printed in recall.
 MAX_ID_CHARS = 32
 MAX_NAME_CHARS = 40
+
+#: A supervisor's PIN: at least ``MIN_PIN_DIGITS`` digits (``supervisor.pin_digits``
+#: may ask for more), at most ``MAX_PIN_DIGITS``, the longest code the keypad takes.
+MIN_PIN_DIGITS = 4
+MAX_PIN_DIGITS = 12

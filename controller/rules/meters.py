@@ -9,12 +9,11 @@ tips, dealers and shifts.
 
 from __future__ import annotations
 
-from typing import Any
-
-from controller.rules.state import TableState
+from controller.rules.records import MeterValues, SeatPart, ShiftRecord
+from controller.rules.state import SHIFT_METERS, TableState
 
 #: The state's ``meters`` (docs/replay.md, the state's fields), in order.
-METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
+METERS = SHIFT_METERS
 #: What each dealer's part of the shift counts (the meters, and the time signed in).
 DEALER_FIELDS = (*METERS, "ms")
 #: What each seat's part of the shift counts.
@@ -46,27 +45,37 @@ def ledger(state: TableState) -> tuple[int, ...]:
     )
 
 
-def current(state: TableState) -> dict[str, int]:
-    """The state's ``meters`` (docs/replay.md): the totals since the last shift open."""
-    base = state.shift.get("base") or {}
+def current(state: TableState) -> MeterValues:
+    """The state's ``meters`` (docs/replay.md): the totals since the shift began (the
+    last close; the journal's start when none)."""
+    base = state.shift["base"]
     return {name: value - int(base.get(name, 0)) for name, value in totals(state).items()}
 
 
-def part_of(shift: dict[str, Any], group: str, key: str, names: tuple[str, ...]) -> dict[str, Any]:
-    parts = shift.setdefault(group, {})
-    part = parts.get(key)
+def dealer_part(shift: ShiftRecord, dealer: str) -> MeterValues:
+    """The dealer's part of the shift (``DEALER_FIELDS``)."""
+    part = shift["dealers"].get(dealer)
     if part is None:
-        part = parts[key] = dict.fromkeys(names, 0)
+        part = shift["dealers"][dealer] = dict.fromkeys(DEALER_FIELDS, 0)
     return part
 
 
-def seat_part(state: TableState, seat: int) -> dict[str, Any]:
+def seat_part(state: TableState, seat: int) -> SeatPart:
     """The seat's part of the shift, its player among the seat's ``players``."""
-    part = part_of(state.shift, "seats", str(seat), SEAT_FIELDS)
+    parts = state.shift["seats"]
+    part = parts.get(str(seat))
+    if part is None:
+        part = parts[str(seat)] = {
+            "buy_ins": 0,
+            "cash_outs": 0,
+            "time_fees": 0,
+            "tips": 0,
+            "hands": 0,
+            "players": [],
+        }
     s = state.seats.get(seat)
-    players = part.setdefault("players", [])
-    if s is not None and s.player not in players:
-        players.append(s.player)
+    if s is not None and s.player not in part["players"]:
+        part["players"].append(s.player)
     return part
 
 

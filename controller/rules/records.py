@@ -9,7 +9,7 @@ write than a dict. The records with behaviour of their own are dataclasses in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, NotRequired, TypedDict, cast, get_args
+from typing import Any, Literal, NotRequired, TypedDict, cast, get_args
 
 from controller.rules.errors import BadEvent
 
@@ -53,6 +53,30 @@ class LogEntry(TypedDict):
     seat: int
     action: ActionKind
     to: int  # the seat's bet on this street after it
+
+
+class PaidTo(TypedDict):
+    """The one player the last hand's pots were all paid to, and the seat they were
+    paid at (``TableState.paid_to``: the tip shortcut's seat, ``keypad.tips``)."""
+
+    seat: int
+    player: str | None  # None once that player left the seat or moved
+
+
+class LastTip(TypedDict):
+    """The last tip (``TableState.last_tip``), which a supervisor may put right before
+    the next hand starts: the seat and its player, the amount as it stands, the
+    dealer it went to, the hand number and the shift then, and whether it busted the
+    seat."""
+
+    seat: int
+    player: str | None  # None once that player left the seat or moved
+    amount: int
+    dealer: str | None
+    hand: int
+    shift: int
+    busted: bool
+    counted: bool  # made after the shift's opening count (else in its ``before_open``)
 
 
 class PostRecord(TypedDict):
@@ -145,6 +169,9 @@ EntryStep = Literal[
     "witness_pin",
     "tourney",
     "tourney_level",
+    "tip_fix_amount",
+    "tip_fix_confirm",
+    "big_tip_confirm",
 ]
 #: The hand, phase and seat to act an entry or a page was keyed in, as the journal and
 #: the snapshots hold it (``keypad.base.Situation`` names the three).
@@ -170,6 +197,7 @@ class Entry(TypedDict, total=False):
     seat_to: int
     supervisor: str
     witness: str  # a shift's second counter (FUNC 0 8, 9)
+    tries: int  # the witness's PIN tries left after a wrong one (FUNC 0 8, 9)
     func: str
     counts: list[list[int]]  # tray fill or credit: [chip value, count] pairs
     value: int
@@ -207,6 +235,7 @@ class KeypadState(TypedDict, total=False):
     entry: Entry
     pin_failures: int  # wrong supervisor PINs in a row (FUNC 0)
     locked_until_ms: int  # table time when the supervisor menu unlocks
+    lockouts: int  # supervisor menu lock-outs since the last right PIN (each twice as long)
     notice: list[object]  # a one-line message left by the last key (text.to_json)
     page: Page  # the payout or pot page NEXT turned to, until the next accepted key
 
@@ -234,3 +263,77 @@ class TrayAckRecord(TypedDict):
     sold: int
     fills: int
     credits: int
+
+
+# -- the shift (controller.rules.ops, .meters) ------------------------------------------
+
+#: A meter's value by name (``meters.METERS``): the ledger's totals, the meters since a
+#: shift began, a dealer's part of the shift (with ``ms``, the time signed in).
+MeterValues = dict[str, int]
+
+
+class ShiftCount(TypedDict):
+    """The float counted at a shift's open or close by two people, and when: the hand
+    number and table time, and the tray's fills and credits so far (``tray_ledger``)."""
+
+    by: str | None
+    witness: str
+    counts: dict[str, int]  # chip value (as text) -> count
+    float: int  # the value counted
+    hand: int
+    at_ms: int
+    fills: int
+    credits: int
+
+
+class ShiftStart(TypedDict):
+    """When a shift's meters began: the previous shift's close (hand and table time)."""
+
+    hand: int
+    at_ms: int
+
+
+class SeatPart(TypedDict):
+    """A seat's part of a shift (``meters.SEAT_FIELDS``) and the players who sat there."""
+
+    buy_ins: int
+    cash_outs: int
+    time_fees: int
+    tips: int
+    hands: int
+    players: list[str]
+
+
+class ShiftRecord(TypedDict):
+    """``TableState.shift``: the shift in progress. Its meters are the ledger's totals
+    less ``base`` (the totals when it began); ``open`` and ``close`` the counts. A
+    ``close`` ends the shift and starts the next (``start``: when); its ``open`` then
+    records the opening count and what the meters held by then (``before_open``).
+    Shift 0 is the time before the first open, which makes it shift 1."""
+
+    number: int
+    open: ShiftCount | None
+    close: ShiftCount | None
+    base: MeterValues
+    seats: dict[str, SeatPart]  # by seat number (as text)
+    dealers: dict[str, MeterValues]  # by dealer id: ``meters.DEALER_FIELDS``
+    start: NotRequired[ShiftStart]  # absent: from the journal's start (or, written
+    # before shifts rolled over at their close, from the open)
+    before_open: NotRequired[MeterValues]
+
+
+class ShiftReport(TypedDict):
+    """A shift's report (``ops.shift_report``; ``TableState.shifts`` keeps the closed
+    ones): what ``tablectl meters --json`` prints and the floor's ``shift`` message
+    carries. ``table`` is the meters with the table time (``ms``) and hands per hour,
+    each dealer's part with its hands per hour; ``float`` the float check."""
+
+    shift: int
+    start: NotRequired[ShiftStart | None]  # absent from reports written before 0.3
+    open: ShiftCount | None
+    close: ShiftCount | None
+    before_open: NotRequired[MeterValues | None]  # absent as ``start``
+    table: dict[str, Any]
+    seats: dict[str, SeatPart]
+    dealers: dict[str, dict[str, Any]]
+    float: dict[str, Any]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from controller.rules import effects, meters, tournament
+from controller.rules import bust, effects, meters, tournament
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.positions import hands_until_big_blind
@@ -80,17 +80,19 @@ def do_leave(state: TableState, settings: RuleSettings, event: Leave) -> list[ef
     state.cashed_out += s.stack + s.pending_chips
     meters.seat_cashed_out(state, event.seat, s.stack + s.pending_chips)
     del state.seats[event.seat]
-    stop_play_if_alone(state)
+    player_gone(state, event.seat)
+    bust.stop_play_if_alone(state)
     return [effects.SeatChanged(event.seat, "left")]
 
 
-def stop_play_if_alone(state: TableState) -> None:
-    """docs/rules.md "Play stopped": play stops the moment fewer than two players are seated
-    (decided when it happens, between hands too); the next hand starts a new game (B13).
-    A player away or busted still holds the seat: if they are back before the next
-    hand, play goes on (B3)."""
-    if sum(1 for s in state.seats.values() if not s.pending_leave) < 2:
-        state.game_on = False
+def player_gone(state: TableState, seat: int) -> None:
+    """The player in ``seat`` left it (a leave, a move): the tip shortcut and a tip's
+    correction no longer take that seat, whoever sits there next, even under the same
+    name (two players seated with no card between the same two hands are named alike)."""
+    if state.paid_to is not None and state.paid_to["seat"] == seat:
+        state.paid_to = {**state.paid_to, "player": None}
+    if state.last_tip is not None and state.last_tip["seat"] == seat:
+        state.last_tip = {**state.last_tip, "player": None}
 
 
 def check_sit_out(state: TableState, settings: RuleSettings, event: SitOut) -> None:
@@ -176,6 +178,7 @@ def move_now(state: TableState, settings: RuleSettings, old: int, new: int, entr
     no blind has passed yet adds no wait. A new player stays a new player.
     """
     s = state.seats.pop(old)
+    player_gone(state, old)
     if s.home_seat is None:
         s.home_seat, s.home_wait = old, s.wait_hands
     before = hands_until_big_blind(state, settings, s.home_seat)
@@ -202,7 +205,7 @@ def move_wait(state: TableState, settings: RuleSettings, old: int, new: int) -> 
 
 def busted(settings: RuleSettings, s: Seat) -> bool:
     """B12: away because its stack cannot cover a smallest chip."""
-    return s.away and s.stack < settings.game.smallest_chip
+    return s.away and bust.cannot_play(s.stack, settings.game.smallest_chip)
 
 
 def check_stack_limit(seat: int, have: int, amount: int) -> None:

@@ -19,6 +19,11 @@ MissedSmall = Literal["dead", "live"]
 OutOfTurn = Literal["reject", "record"]
 AnteForm = Literal["each", "big_blind"]
 
+#: ``dealer.tip_confirm_big_blinds``: a tip over this many big blinds is confirmed on the
+#: keypad with its amount on the display (0: never asked), and the most it may be set to.
+DEFAULT_TIP_CONFIRM_BIG_BLINDS = 10
+MAX_TIP_CONFIRM_BIG_BLINDS = 1000
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClockSettings:
@@ -101,9 +106,12 @@ class GameSettings:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DealerSettings:
-    """The `dealer:` section: the push reminder (``controller.rules.ops``)."""
+    """The `dealer:` section: the push reminder (``controller.rules.ops``) and the size
+    of tip the keypad asks to confirm (``controller.rules.keypad.tips``)."""
 
     push_minutes: int | None = None  # a dealer's time at the table before the push; None: off
+    # a tip over this many big blinds asks the dealer to confirm it (0: never asks)
+    tip_confirm_big_blinds: int = DEFAULT_TIP_CONFIRM_BIG_BLINDS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -27,11 +27,16 @@ from typing import (
 from controller.rules.records import (
     HandStreet,
     KeypadState,
+    LastTip,
     LogEntry,
     OutOfTurnEntry,
+    PaidTo,
     Phase,
     PlanRecord,
     PostRecord,
+    ShiftRecord,
+    ShiftReport,
+    ShiftStart,
     Street,
     TrayAckRecord,
     TrayMove,
@@ -218,10 +223,57 @@ class Positions:
     dealt: list[int] = field(default_factory=list)
 
 
-def new_shift(number: int = 0) -> dict[str, Any]:
+def new_shift(
+    number: int = 0, base: dict[str, int] | None = None, start: ShiftStart | None = None
+) -> ShiftRecord:
     """A shift's record (``TableState.shift``, ``controller.rules.meters``) before
-    anything happened in it: shift 0 is the time before the first open."""
-    return {"number": number, "open": None, "close": None, "base": {}, "seats": {}, "dealers": {}}
+    anything happened in it: shift 0 is the time before the first open; a close starts
+    the next shift (``base``: the ledger's totals then, ``start``: when)."""
+    shift: ShiftRecord = {
+        "number": number,
+        "open": None,
+        "close": None,
+        "base": dict(base or {}),
+        "seats": {},
+        "dealers": {},
+    }
+    if start is not None:
+        shift["start"] = start
+    return shift
+
+
+def _rolled_over(shift: ShiftRecord, shifts: list[ShiftReport]) -> ShiftRecord:
+    """A shift record as this version keeps it: one written closed, before a close
+    started the next shift, becomes that next shift, its meters from the close (the
+    closed shift's base plus its report's meters, the ledger at the close)."""
+    closed = shift.get("close")
+    if closed is None:
+        return shift
+    report = next((r for r in reversed(shifts) if r.get("shift") == shift["number"]), None)
+    table = report["table"] if report is not None else {}
+    base = shift.get("base") or {}
+    at_close = {name: int(base.get(name, 0)) + int(table.get(name, 0)) for name in SHIFT_METERS}
+    start: ShiftStart = {"hand": int(closed["hand"]), "at_ms": int(closed["at_ms"])}
+    return new_shift(int(shift["number"]) + 1, at_close, start)
+
+
+#: The meters a shift's report holds (``controller.rules.meters.METERS``).
+SHIFT_METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
+
+
+#: The rules this release folds events under. Issue 31 changed what some events do (a
+#: tip's or a transfer's bust, the big-tip confirmation, an undo after a leave, a
+#: wrong witness PIN, the tip shortcut); a journal's events recorded by the release
+#: before (``EARLIER_EDITION``: a state without the field, a fold with no snapshot)
+#: are folded as that release played them, and this release's rules take over at the
+#: first event it records, which carries a snapshot (``controller.daemon.recorder``).
+RULES_EDITION = 2
+EARLIER_EDITION = 1
+
+
+def earlier_release(state: TableState) -> bool:
+    """Whether the events are folded as the release before issue 31 played them."""
+    return state.rules_edition < RULES_EDITION
 
 
 @dataclass
@@ -266,6 +318,9 @@ class TableState:
     # the last hand's payouts, [pot index, seat, chips] in pot order, until the next hand
     # is dealt (the dealer display pages them, controller.rules.keypad.pages)
     payouts: list[list[int]] = field(default_factory=list)
+    # the one player every pot of the last hand went to, at the seat paid (None: a pot
+    # was split, or several seats won), until the next hand or a transfer
+    paid_to: PaidTo | None = None
     # play stopped by the table: the causes present (controller.rules.stopped)
     play_stopped: list[str] = field(default_factory=list)
     # casino operations (controller.rules.ops, .meters): the signed-in dealer, since
@@ -277,8 +332,12 @@ class TableState:
     dealer_since_ms: int = 0
     push_due: bool = False
     tips_total: int = 0
-    shift: dict[str, Any] = field(default_factory=lambda: new_shift())
-    shifts: list[dict[str, Any]] = field(default_factory=list)
+    last_tip: LastTip | None = None  # the last tip, while it may be put right
+    shift: ShiftRecord = field(default_factory=lambda: new_shift())
+    shifts: list[ShiftReport] = field(default_factory=list)
+    # the rules the events are folded under (``RULES_EDITION``; ``EARLIER_EDITION``:
+    # as the release that recorded them played them, ``earlier_release``)
+    rules_edition: int = RULES_EDITION
     # a tournament table's record (controller.rules.tournament); None at a cash table
     tournament: dict[str, Any] | None = None
 
@@ -288,6 +347,7 @@ class TableState:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
         data = _current(data, "last_refusal")
+        data.setdefault("rules_edition", EARLIER_EDITION)  # written by an earlier release
         keypad = data.get("keypad") or {}
         if "dealer" in keypad:  # written when the keypad kept the signed-in dealer
             data["keypad"] = {k: v for k, v in keypad.items() if k != "dealer"}
@@ -309,6 +369,8 @@ class TableState:
         data["undo"] = UndoRecord.from_dict(undo_data) if undo_data is not None else None
         before_data = data.pop("before_hand", None)
         data["before_hand"] = Snapshot.from_dict(before_data) if before_data is not None else None
+        if "shift" in data:
+            data["shift"] = _rolled_over(data["shift"], data.get("shifts") or [])
         return cls(seats=seats, positions=positions, hand=hand, clock=clock, tray=tray, **data)
 
 
@@ -329,15 +391,18 @@ KEPT_THROUGH_A_VOID = (
     "cashed_out",
     "time_fees_total",
     "payouts",
+    "paid_to",
     "play_stopped",
     "dealer",
     "dealer_since_ms",
     "hand_dealer",
     "push_due",
     "tips_total",
+    "last_tip",
     "shift",
     "shifts",
     "tournament",
+    "rules_edition",
 )
 #: The containers among them, which a snapshot does not copy, as nothing reads them
 #: there (the shift's record alone is most of a snapshot's cost). ``tray`` stays: every

@@ -27,6 +27,7 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 from controller.rules import (
     betting,
+    bust,
     clock,
     dealt_in_error,
     effects,
@@ -70,6 +71,7 @@ from controller.rules.events import (
     Tick,
     TimeFee,
     Tip,
+    TipCorrection,
     Tournament,
     Transfer,
     Tray,
@@ -166,7 +168,7 @@ class Table:
         moves_tray = kind in _TRAY_EVENTS
         tray_before = tray_ledger.signature(self.state) if moves_tray else None
         accounted = kind is not Key  # a key's own event was accounted when applied
-        ledger_before = ops.before(self.state) if accounted else None
+        ledger_before = ops.before(self.state, event) if accounted else None
         out = deed(self, event) if found is None else deed(self, event, found)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
@@ -201,7 +203,7 @@ class Table:
                 more += tournament.eliminate(
                     self.state, self.settings, number or self.state.hand_number
                 )
-                seating.stop_play_if_alone(self.state)
+                bust.stop_play_if_alone(self.state)
         return more
 
     def refused(self, event: Event | None) -> None:
@@ -496,7 +498,7 @@ _BETTING: frozenset[type[Event]] = frozenset({Act, Push, CallClock, DealtInError
 
 #: The stage of the hand -> the events it accepts (h11's transition table, for a table).
 ACCEPTS: dict[Stage, frozenset[type[Event]]] = {
-    "idle": _ANYTIME | {StartHand, Transfer, Tip, Shift},
+    "idle": _ANYTIME | {StartHand, Transfer, Tip, TipCorrection, Shift},
     "first_round": _ANYTIME | _BETTING | {Straddle, Misdeal, Undo},
     "later_round": _ANYTIME | _BETTING | {Misdeal, Undo},
     "showdown": _ANYTIME | {Award, Misdeal, Undo},
@@ -523,6 +525,7 @@ OUT_OF_PHASE: dict[type[Event], Callable[[Table], Refusal]] = {
     ),
     Transfer: lambda t: transfer.out_of_phase(),
     Tip: lambda t: ops.tip_out_of_phase(),
+    TipCorrection: lambda t: ops.tip_out_of_phase(),
     Shift: lambda t: ops.shift_out_of_phase(),
     Act: _no_action,
     Push: _no_action,
@@ -564,6 +567,7 @@ _HANDLERS: dict[type, tuple[Checker, Deed]] = {
     TrayAck: (_nothing, Table._tray_ack),
     Transfer: _rule(transfer.check, transfer.apply),
     Tip: _rule(ops.check_tip, ops.do_tip),
+    TipCorrection: _rule(ops.check_tip_correction, ops.do_tip_correction),
     Dealer: _rule(ops.check_dealer, ops.do_dealer),
     Shift: _rule(ops.check_shift, ops.do_shift),
     Tournament: _rule(tournament.check, tournament.apply),

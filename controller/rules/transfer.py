@@ -7,13 +7,12 @@ played), between two occupied seats, a positive multiple of the smallest chip an
 more than the giver's stack (nor taking the other past ``MAX_AMOUNT``), for a reason
 from ``TRANSFER_REASONS``. Chips are conserved: what one stack loses the other gains,
 nothing goes to or from the tray.
-A giver left with no chips to play sits out as a busted seat does (B12).
+A giver left with no chips to play is busted as after a hand (``bust``).
 """
 
 from __future__ import annotations
 
-from controller.rules import effects
-from controller.rules.betting import playable
+from controller.rules import bust, effects
 from controller.rules.errors import Refusal
 from controller.rules.events import Transfer
 from controller.rules.seating import check_stack_limit, occupied
@@ -45,14 +44,8 @@ def apply(state: TableState, settings: RuleSettings, event: Transfer) -> list[ef
     giver.stack -= event.amount
     taker.stack += event.amount
     state.payouts = []  # the display's payouts no longer say how the chips lie
+    state.paid_to = None
     out: list[effects.Effect] = [
         effects.Transferred(event.from_seat, event.to_seat, event.amount, event.reason, event.by)
     ]
-    chip = settings.game.smallest_chip
-    if playable(giver.stack, chip) == 0 and not giver.away:
-        giver.away = True
-        out.append(effects.SeatChanged(event.from_seat, "busted"))
-        playing = sum(1 for s in state.seats.values() if not s.away and playable(s.stack, chip) > 0)
-        if playing < 2:
-            state.game_on = False
-    return out
+    return out + bust.chips_left(state, settings, [event.from_seat])

@@ -2,7 +2,9 @@
 
 Each action leaves an undo record in the state (so that it survives a snapshot): what
 the action changed, and only that, so chips bought or a sit-out meanwhile stay. A
-later action, a street or hand ending, a correction or a departure clears it.
+later action, a street or hand ending, a correction or a departure clears it; the
+seat's own departure (a ``leave`` after its fold) is a later action of that seat, so
+its undo is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from controller.rules.state import (
     SeatBefore,
     TableState,
     UndoRecord,
+    earlier_release,
 )
 from controller.rules.text import refuse
 
@@ -56,6 +59,11 @@ def check(state: TableState) -> None:
         # P6: the clock's expiry acted (a clock stands at zero only then): the house's
         # ruling, not a keying mistake; taking it back would leave the seat with no clock
         raise refuse("clock_acted", "refuse.undo_clock", seat=state.undo.seat)
+    s = state.seats.get(state.undo.seat)
+    if (s is None or s.pending_leave) and not earlier_release(state):
+        # R8: the seat's leave is a later action of that seat; taking its action back
+        # would put a player who left back in the hand
+        raise refuse("nothing_to_undo", "refuse.undo_left", seat=state.undo.seat)
     out_of_turn.check_undo(state.hand, state.undo.hand_before[-1])  # its out_of_turn
 
 

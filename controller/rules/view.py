@@ -82,7 +82,8 @@ def state_view(table: Table) -> dict[str, Any]:
         "pot_total": sum(p.amount for p in current) + bets,
         "pots": pots,
         "seats": seats,
-        "fees": dict(state.fees),
+        # in this order, also when loaded from a snapshot (whose keys are sorted)
+        "fees": {"rake": state.fees["rake"], "jackpot": state.fees["jackpot"]},
         "showdown_order": list(h.showdown_order) if h is not None and h.showdown_order else None,
         "clock": (
             {"seat": clock.seat, "remaining_ms": clock.remaining_ms, "warning": clock.warning}

@@ -9,7 +9,8 @@ The keypad's state is the dict ``TableState.keypad`` (journalled like everything
   no ``ENTER`` until another key. Entries tied to the betting (a bet,
   pushed chips, an award) carry ``ctx``, the hand, phase and seat to act when they
   began, and are dropped silently once the table has moved on.
-- ``pin_failures``, ``locked_until_ms``: the supervisor PIN lock-out (FUNC 0).
+- ``pin_failures``, ``locked_until_ms``, ``lockouts``: the supervisor PIN lock-out
+  (FUNC 0): wrong PINs in a row, when the menu unlocks, lock-outs since the last right PIN.
 - ``notice``: a one-line message left by the last key (a wrong PIN, how pushed chips
   were read), shown until the next accepted key.
 - ``page``: the payout or pot page ``NEXT`` turned to (``keypad.pages``), shown until
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack, cast
 
 from controller.rules import effects
 from controller.rules.events import Event, Key
+from controller.rules.limits import MAX_PIN_DIGITS
 from controller.rules.records import (
     Context,
     Entry,
@@ -78,7 +80,7 @@ ACTION_WORDS = {
 #: (the ENTER that ends the PIN then carries the shell's verdict, ``pin_ok``).
 HIDDEN_DIGIT = "*"
 #: Longest number of each field kind (a card or PIN may be longer than an amount).
-MAX_DIGITS = {"seat": 3, "amount": 9, "code": 12}
+MAX_DIGITS = {"seat": 3, "amount": 9, "code": MAX_PIN_DIGITS}
 
 
 class PadChanges(TypedDict, total=False):
@@ -86,6 +88,7 @@ class PadChanges(TypedDict, total=False):
 
     pin_failures: int | None
     locked_until_ms: int | None
+    lockouts: int | None
     page: Page | None
 
 
@@ -212,6 +215,8 @@ class Press:
         )
 
     def confirm(self) -> None:
+        if self.held:  # ENTER is refused too (``grammar.translate``): say what takes it
+            raise refuse("bad_key", "keypad.entry_open")
         if self.key != "ENTER":
             raise refuse("bad_key", "keypad.confirm")
 

@@ -88,7 +88,7 @@ MODES: dict[EntryMode, Mode] = {
     "award": Mode(award.award, award_prompt, clear=award.clear),
     "tip": Mode(tips.tip, tip_prompt),
     "push": Mode(push.push, push_prompt, ends=frozenset({"ENTER", *push.DECLARATIONS})),
-    "supervisor": Mode(supervisor.supervisor, supervisor_prompt),
+    "supervisor": Mode(supervisor.supervisor, supervisor_prompt, clear=supervisor.clear),
 }
 
 

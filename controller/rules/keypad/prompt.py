@@ -135,6 +135,8 @@ def award_prompt(table: Table, e: Entry) -> list[Message]:
 def tip_prompt(table: Table, e: Entry) -> list[Message]:
     if e.get("step") == "seat":
         return [msg("prompt.tip_seat"), _typed(e)]
+    if e.get("step") == "big_tip_confirm":
+        return [msg("prompt.big_tip", amount=e.get("amount"), seat=e.get("seat")), CONFIRM]
     return [msg("prompt.tip_amount", seat=e.get("seat")), _typed(e)]
 
 
@@ -156,15 +158,9 @@ def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
     if step == "menu" or str(step).startswith("tourney"):
         return _menu_or_tournament(table, e)
     if step == "confirm":
-        func = e["func"]
-        if func == "void":
-            return [msg("prompt.void", hand=table.state.hand_number), CONFIRM]
-        if func == "undo":
-            h = table.state.hand
-            last = h.log[-1] if h is not None and h.log else {"seat": 0, "action": "check"}
-            word = phrase(ACTION_WORDS.get(str(last["action"]), "word.check"))
-            return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
-        return [msg("prompt.tray_ack"), CONFIRM]
+        return _confirm(table, e)
+    if step in ("tip_fix_amount", "tip_fix_confirm"):
+        return _tip_fix(table, e)
     if str(step).startswith("xfer_"):
         return _transfer(e)
     if step == "b11_seat":
@@ -174,12 +170,37 @@ def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
     if step == "witness":
         return [msg("prompt.witness_id", supervisor=e["supervisor"]), _typed(e)]
     if step == "witness_pin":
-        return [
-            msg("prompt.witness_pin", witness=e["witness"]),
-            msg("prompt.pin_typed", stars="*" * len(e["digits"])),
-        ]
+        return _witness_pin(e)
+    return _count(e)
+
+
+def _confirm(table: Table, e: Entry) -> list[Message]:
+    func = e["func"]
+    if func == "void":
+        return [msg("prompt.void", hand=table.state.hand_number), CONFIRM]
+    if func == "undo":
+        h = table.state.hand
+        last = h.log[-1] if h is not None and h.log else {"seat": 0, "action": "check"}
+        word = phrase(ACTION_WORDS.get(str(last["action"]), "word.check"))
+        return [msg("prompt.undo", seat=last["seat"], action=word), CONFIRM]
+    return [msg("prompt.tray_ack"), CONFIRM]
+
+
+def _witness_pin(e: Entry) -> list[Message]:
+    tries = e.get("tries")
+    if tries is not None and not e["digits"]:  # after a wrong PIN, until a digit
+        wrong = msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
+        return [msg("prompt.witness_pin", witness=e["witness"]), wrong]
+    return [
+        msg("prompt.witness_pin", witness=e["witness"]),
+        msg("prompt.pin_typed", stars="*" * len(e["digits"])),
+    ]
+
+
+def _count(e: Entry) -> list[Message]:
+    """A shift count, a fill or a credit: the chip value, then how many of it."""
     action = phrase(COUNT_WORDS[str(e["func"])])
-    if step == "value":
+    if e["step"] == "value":
         total = sum(int(v) * int(c) for v, c in e["counts"])
         second = _typed(e) if e["digits"] else msg("prompt.fill_total", amount=total)
         return [msg("prompt.fill_value", action=action), second]
@@ -215,6 +236,18 @@ def _transfer(e: Entry) -> list[Message]:
             msg("prompt.transfer_reasons"),
         ]
     return [msg("prompt.transfer_confirm", amount=e["amount"], **seats), CONFIRM]
+
+
+def _tip_fix(table: Table, e: Entry) -> list[Message]:
+    last = table.state.last_tip or {"seat": 0, "amount": 0}
+    if e["step"] == "tip_fix_amount":
+        second = _typed(e) if e["digits"] else msg("prompt.tip_fix_none")
+        return [msg("prompt.tip_fix", seat=last["seat"], amount=last["amount"]), second]
+    back = last["amount"] - int(e["amount"])
+    return [
+        msg("prompt.tip_fix_confirm", amount=e["amount"], back=back, seat=last["seat"]),
+        CONFIRM,
+    ]
 
 
 def notice(state: TableState) -> Message | None:

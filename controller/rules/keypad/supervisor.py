@@ -17,14 +17,20 @@ key   then                                                        event (``by``:
       ``3`` other, ``ENTER`` to confirm (between hands only)
 8     the float counted: chip value ``ENTER`` count ``ENTER`` ...  ``shift`` open
       ``ENTER`` alone; the witness's id ``ENTER`` and PIN
-      ``ENTER`` (between hands only)
+      ``ENTER`` (between hands only; a wrong witness
+      PIN asks for it again, the count kept)
 9     the same, at the shift's close                              ``shift`` close
-0     a tournament table only (T1): ``1`` start, ``2`` pause,     ``tournament``
-      ``3`` resume the level clock, or ``4`` level ``ENTER``:
-      set the level (from the next hand)
+0     the last tip as it should have been ``ENTER`` (``ENTER``     ``tip_correction``
+      alone: no tip at all), ``ENTER`` to confirm (between hands,
+      before the next hand starts)
+      (a tournament table: ``0`` opens the level clock's     ``tournament``
+      functions instead: ``1`` start, ``2`` pause, ``3`` resume,
+      ``4`` level ``ENTER`` (from the next hand), ``5`` the
+      tip correction above)
 ====  ==========================================================  ===================
 
-A PIN opens the menu for one function; ``CLEAR`` leaves it. The menu is longer than the
+A PIN opens the menu for one function; ``CLEAR`` leaves it (while the witness types a
+PIN, it drops only the digits typed). The menu is longer than the
 display: it shows two lines at a time, and ``NEXT`` turns the page (any function's key
 works on any page).
 
@@ -32,8 +38,12 @@ The core never sees a PIN file. At the ``ENTER`` that ends a PIN, the verdict is
 key event's ``pin_ok`` when the shell recorded one, otherwise the verifier the shell
 injected into the ``Table`` (``Table.pin_verifier(supervisor_id, pin) -> bool``); with
 neither, the PIN is refused as unavailable. ``MAX_PIN_TRIES`` wrong PINs in a row lock
-the supervisor menu for ``LOCKOUT_MS`` of table time (time comes from ``tick`` events);
-each wrong PIN and the lock-out are effects the shell logs.
+the supervisor menu for a time of table time (time comes from ``tick`` events) that
+doubles with each lock-out since the last right PIN (``lockout_ms``: 5 minutes, 10, 20,
+... at most ``MAX_LOCKOUT_MS``, a day); the count (``lockouts``) is in the keypad's state,
+journalled and snapshotted, so a restart keeps it. Each wrong PIN and each lock-out are
+effects the shell logs; from the ``FLOOR_LOCKOUT``-th lock-out in a row the shell also
+tells the floor (``docs/supervisor.md``).
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from controller.rules.events import (
     DealtInError,
     Misdeal,
     Shift,
+    TipCorrection,
     Tournament,
     Transfer,
     TrayAck,
@@ -55,11 +66,16 @@ from controller.rules.events import (
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
-from controller.rules.state import TableState
+from controller.rules.state import TableState, earlier_release
 from controller.rules.text import msg, refuse
 
 MAX_PIN_TRIES = 3
+#: The first lock-out; each one after it, until a right PIN, lasts twice the one before.
 LOCKOUT_MS = 5 * 60 * 1000
+#: The longest lock-out (reached at the tenth in a row).
+MAX_LOCKOUT_MS = 24 * 60 * 60 * 1000
+#: From this lock-out in a row on, the floor is told.
+FLOOR_LOCKOUT = 2
 
 FUNCTIONS = {
     "1": "void",
@@ -71,10 +87,11 @@ FUNCTIONS = {
     "7": "transfer",
     "8": "shift_open",
     "9": "shift_close",
+    "0": "tip_fix",
 }
-#: A tournament table's own function (``0``), and what its next key does to the clock.
+#: A tournament table's ``0``: the level clock's functions, and the tip correction.
 TOURNAMENT_FUNCTIONS = {**FUNCTIONS, "0": "tournament"}
-TOURNAMENT_ACTIONS = {"1": "start", "2": "pause", "3": "resume", "4": "level"}
+TOURNAMENT_ACTIONS = {"1": "start", "2": "pause", "3": "resume", "4": "level", "5": "tip_fix"}
 #: The shift functions and the ``shift`` event's action each keys.
 SHIFT_FUNCTIONS = {"shift_open": "open", "shift_close": "close"}
 TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
@@ -86,6 +103,12 @@ class SupervisorSignedIn(effects.Effect):
     """A supervisor's PIN was taken: the menu is open for one function."""
 
     supervisor: str
+    lockouts: int = 0  # the lock-outs in a row this right PIN ended
+
+    @property
+    def floor(self) -> bool:
+        """Whether the floor was told of the lock-outs (and is now told they ended)."""
+        return self.lockouts >= FLOOR_LOCKOUT
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +125,19 @@ class SupervisorLocked(effects.Effect):
 
     supervisor: str
     until_ms: int  # table time (TableState.elapsed_ms) when the lock ends
+    lockout: int = 1  # the how-manyth lock-out since the last right PIN
+    duration_ms: int = LOCKOUT_MS
+
+    @property
+    def floor(self) -> bool:
+        """Whether the floor is told (the ``FLOOR_LOCKOUT``-th lock-out in a row on)."""
+        return self.lockout >= FLOOR_LOCKOUT
+
+
+def lockout_ms(lockout: int) -> int:
+    """How long the ``lockout``-th lock-out in a row lasts (1: the first): doubling from
+    ``LOCKOUT_MS``, at most ``MAX_LOCKOUT_MS``."""
+    return min(LOCKOUT_MS << min(max(lockout, 1) - 1, 16), MAX_LOCKOUT_MS)
 
 
 def locked_ms(state: TableState) -> int:
@@ -128,32 +164,7 @@ def supervisor(p: Press, e: Entry) -> Step:
     sid = str(e["supervisor"])
     table = p.table
     if step == "menu":
-        if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
-            return p.stay({**e, "page": e.get("page", 0) + 1})
-        if table.base_settings.tournament is not None:
-            function = p.choice(TOURNAMENT_FUNCTIONS, "choice.supervisor_tournament", paged=True)
-        else:
-            function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
-        if function == "tournament":
-            return p.stay({"mode": "supervisor", "step": "tourney", "supervisor": sid})
-        if function in CONFIRMED:
-            table.check(CONFIRMED[function]())
-            return p.stay(
-                {"mode": "supervisor", "step": "confirm", "func": function, "supervisor": sid}
-            )
-        if function == "b11":
-            return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
-        if function == "transfer":
-            if table.state.hand is not None:
-                raise refuse("hand_in_progress", "refuse.transfer_between_hands")
-            return p.stay(
-                field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function)
-            )
-        if function in SHIFT_FUNCTIONS:
-            ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
-        return p.stay(
-            field_entry("supervisor", "value", "amount", supervisor=sid, func=function, counts=[])
-        )
+        return _menu(p, e, sid)
     if step == "confirm":
         p.confirm()
         func = str(e["func"])
@@ -169,6 +180,8 @@ def supervisor(p: Press, e: Entry) -> Step:
         return p.done(DealtInError(by=sid, seat=int(e["seat"]), ruling=ruling))
     if str(step).startswith("xfer_"):
         return _transfer(p, e, sid)
+    if str(step).startswith("tip_fix_"):
+        return _tip_fix(p, e, sid)
     if str(step).startswith("tourney"):
         return _tournament(p, e, sid)
     if step in ("witness", "witness_pin"):
@@ -176,10 +189,46 @@ def supervisor(p: Press, e: Entry) -> Step:
     return _tray_move(p, e, sid)
 
 
+def _menu(p: Press, e: Entry, sid: str) -> Step:
+    """The menu: ``NEXT`` turns its page; a function's key opens the function (a
+    tournament table's ``0``: the level clock's functions)."""
+    table = p.table
+    if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
+        return p.stay({**e, "page": e.get("page", 0) + 1})
+    if table.base_settings.tournament is not None:
+        function = p.choice(TOURNAMENT_FUNCTIONS, "choice.supervisor_tournament", paged=True)
+    else:
+        function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
+    if function == "tournament":
+        return p.stay({"mode": "supervisor", "step": "tourney", "supervisor": sid})
+    if function in CONFIRMED:
+        table.check(CONFIRMED[function]())
+        return p.stay(
+            {"mode": "supervisor", "step": "confirm", "func": function, "supervisor": sid}
+        )
+    if function == "b11":
+        return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
+    if function == "transfer":
+        if table.state.hand is not None:
+            raise refuse("hand_in_progress", "refuse.transfer_between_hands")
+        return p.stay(field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function))
+    if function == "tip_fix":
+        ops.tip_to_correct(table.state)
+        return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
+    if function in SHIFT_FUNCTIONS:
+        ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
+    return p.stay(
+        field_entry("supervisor", "value", "amount", supervisor=sid, func=function, counts=[])
+    )
+
+
 def _tournament(p: Press, e: Entry, sid: str) -> Step:
     """``FUNC 0`` id PIN ``0``: the level clock (T1); each step checked as keyed."""
     if e["step"] == "tourney":
         action = p.choice(TOURNAMENT_ACTIONS, "choice.tournament")
+        if action == "tip_fix":  # the tip correction, whose key 0 the level clock took
+            ops.tip_to_correct(p.table.state)
+            return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
         if action == "level":
             return p.stay(field_entry("supervisor", "tourney_level", "code", supervisor=sid))
         event = Tournament(by=sid, action=action)
@@ -251,6 +300,22 @@ def _transfer(p: Press, e: Entry, sid: str) -> Step:
     )
 
 
+def _tip_fix(p: Press, e: Entry, sid: str) -> Step:
+    """FUNC 0 0: the last tip as it should have been (``ENTER`` alone: none), checked as
+    keyed, then confirmed."""
+    if e["step"] == "tip_fix_amount":
+        amount = p.number(e, empty_ok=True) or 0
+        p.table.check(TipCorrection(by=sid, amount=amount))
+        return p.stay(
+            {"mode": "supervisor", "step": "tip_fix_confirm", "supervisor": sid, "amount": amount}
+        )
+    p.confirm()
+    amount = int(e["amount"])
+    return p.done(
+        TipCorrection(by=sid, amount=amount), notice=msg("notice.tip_fixed", amount=amount)
+    )
+
+
 def _tray_move(p: Press, e: Entry, sid: str) -> Step:
     counts = {int(value): int(count) for value, count in e["counts"]}
     if e["step"] == "value":
@@ -291,7 +356,9 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         return p.stay({**e, "step": "witness_pin", "witness": witness, "digits": ""})
     witness = str(e["witness"])
     if not _pin_verdict(p, witness, p.text(e)):
-        return _wrong_pin(p, witness)
+        if earlier_release(p.table.state):  # the release before issue 31 ended the count
+            return _wrong_pin(p, witness)
+        return _wrong_witness_pin(p, e, witness)
     p.pad.pop("pin_failures", None)
     action = SHIFT_FUNCTIONS[str(e["func"])]
     counts = tuple(sorted((int(value), int(count)) for value, count in e["counts"]))
@@ -299,6 +366,26 @@ def _witness(p: Press, e: Entry, sid: str) -> Step:
         Shift(by=sid, action=action, counts=counts, witness=witness),
         notice=msg(f"notice.shift_{action}", supervisor=sid, witness=witness),
     )
+
+
+def clear(p: Press, e: Entry) -> Step:
+    """``CLEAR`` while the witness types the PIN drops only the digits typed (the count
+    keyed stays); anywhere else it leaves the menu."""
+    if e.get("step") == "witness_pin" and e.get("digits") and not earlier_release(p.table.state):
+        return p.stay({**e, "digits": ""})
+    return p.done()
+
+
+def _wrong_witness_pin(p: Press, e: Entry, witness: str) -> Step:
+    """A wrong witness PIN counts as any wrong PIN, and asks for the PIN again with the
+    count keyed kept (the lock-out, at the last try, ends the count)."""
+    step = _wrong_pin(p, witness)
+    if "locked_until_ms" in step.keypad:
+        return step
+    tries = MAX_PIN_TRIES - int(step.keypad.get("pin_failures", 0))
+    step.keypad = {**step.keypad, "entry": {**e, "digits": "", "tries": tries}}
+    step.keypad.pop("notice", None)  # the prompt says it (keypad.prompt)
+    return step
 
 
 def _pin_verdict(p: Press, sid: str, pin: str) -> bool:
@@ -317,23 +404,28 @@ def _pin_verdict(p: Press, sid: str, pin: str) -> bool:
 def _pin(p: Press, e: Entry) -> Step:
     sid = str(e["supervisor"])
     if _pin_verdict(p, sid, p.text(e)):
-        p.pad.pop("pin_failures", None)
+        lockouts = int(p.pad.pop("lockouts", 0))
+        p.pad.pop("pin_failures", None)  # counted from nought again, and the lock-outs
         step = p.stay({"mode": "supervisor", "step": "menu", "supervisor": sid})
-        step.effects.append(SupervisorSignedIn(sid))
+        step.effects.append(SupervisorSignedIn(sid, lockouts))
         return step
     return _wrong_pin(p, sid)
 
 
 def _wrong_pin(p: Press, sid: str) -> Step:
-    """A wrong PIN: counted; ``MAX_PIN_TRIES`` in a row lock the menu."""
+    """A wrong PIN: counted; ``MAX_PIN_TRIES`` in a row lock the menu, each lock-out
+    since the last right PIN twice as long as the one before."""
     failures = int(p.pad.get("pin_failures", 0)) + 1
     if failures >= MAX_PIN_TRIES:
-        until = p.table.state.elapsed_ms + LOCKOUT_MS
+        lockout = int(p.pad.get("lockouts", 0)) + 1
+        duration = lockout_ms(lockout)
+        until = p.table.state.elapsed_ms + duration
         return p.done(
-            notice=msg("notice.locked", seconds=LOCKOUT_MS // 1000),
-            extra=[SupervisorLocked(sid, until)],
+            notice=msg("notice.locked", seconds=duration // 1000),
+            extra=[SupervisorLocked(sid, until, lockout, duration)],
             pin_failures=None,
             locked_until_ms=until,
+            lockouts=lockout,
         )
     tries = MAX_PIN_TRIES - failures
     notice = msg("notice.wrong_pin_last") if tries == 1 else msg("notice.wrong_pin", tries=tries)
