@@ -126,3 +126,11 @@ def test_T8_the_tray_float_is_not_checked_at_a_tournament_table() -> None:
     )
     cash = load(GOOD.split("tournament:")[0] + "tray:\n  float: {5: 100}\n")
     assert dict(cash.tray.float_counts) == {5: 100}
+
+
+def test_check_config_summarises_a_tournament_by_its_levels() -> None:
+    summary = load_config(ROOT / "config" / "tournament.example.yaml").summary()
+    assert summary.startswith(
+        "table TOURNEY: 9 seats, no_limit tournament (single table), 4 levels 25/50 to "
+        "200/400 (smallest chip 25), dead button"
+    )
