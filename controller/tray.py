@@ -280,7 +280,7 @@ def fold(
     buy_ins: list[dict[str, Any]] = []
     for number, obj in enumerate(events, start=1):
         if settings_for is not None:
-            table.settings = settings_for(number)
+            table.reconfigure(settings_for(number))
         before = table.state.bought_in
         done = step(table, obj, recorded=recorded)
         sold = table.state.bought_in - before

@@ -19,6 +19,18 @@ NINE_SEAT_NLHE = {
 }
 """The `table` of a state message from a 9-seat no-limit hold'em table, 5/10."""
 
+LEVEL_6 = {
+    "level": 6,
+    "small_blind": 150,
+    "big_blind": 300,
+    "ante": 300,
+    "level_ms_left": 600_000,
+    "paused": False,
+    "break": False,
+    "eliminated": [],
+}
+"""The `tournament` of a state message: level 6 running, 10 minutes left, no one out."""
+
 
 def lv_board(broker: LocalBroker, **options: Any) -> BoardServer:
     """A board of site `lv` (prefix `casino`) fed by ``broker``, its page on a free

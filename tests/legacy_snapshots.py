@@ -46,7 +46,7 @@ def settings_from(data: dict[str, Any]) -> RuleSettings:
 
 #: Fields the state view gained after the digests were recorded (each checked by its own
 #: tests), left out of the digest.
-LATER_FIELDS = ("play_stopped", "antes")
+LATER_FIELDS = ("play_stopped", "antes", "tournament")
 
 
 def play_on(table: Table, events: list[dict[str, Any]]) -> list[str]:

@@ -16,11 +16,18 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
-from controller.rules import Refusal, Table, parse_event, state_view
+from controller.rules import Refusal, Table, effects, parse_event, state_view
 from controller.rules.betting import playable, pot_total
 from controller.rules.events import DEVICE_STATUSES, DEVICES, DOOR_STATUSES, EVENT_TYPES
 from controller.rules.keypad.base import KEYS as KEYPAD_KEYS
-from controller.rules.settings import ClockSettings, FeeSettings, GameSettings, RuleSettings
+from controller.rules.settings import (
+    ClockSettings,
+    FeeSettings,
+    GameSettings,
+    Level,
+    RuleSettings,
+    TournamentSettings,
+)
 from controller.rules.state import FIRST_ROUNDS, Clock, TableState
 
 T = TypeVar("T")
@@ -96,6 +103,78 @@ def random_settings(c: Chooser) -> RuleSettings:
             jackpot_drop=c.pick((0, chip)),
             jackpot_min_pot=c.pick((0, 20 * chip)),
         ),
+    )
+
+
+def _next_level(c: Chooser, before: Level) -> Level:
+    """A level after ``before``: blinds up, the smallest chip the same or five times it
+    (a colour-up, T7), an ante or none."""
+    chip = before.smallest_chip * c.pick((1, 1, 5))
+    big = -(-max(2 * before.big_blind, 2 * chip) // chip) * chip
+    small = max(big // 2 - (big // 2) % chip, chip)
+    return Level(
+        minutes=1, small_blind=small, big_blind=big, ante=chip * c.pick((0, 1)), smallest_chip=chip
+    )
+
+
+def random_tournament(c: Chooser) -> RuleSettings:
+    """A random table made a tournament table (T1-T8): the dead button, no fees, three
+    one-minute levels going up (a colour-up now and then), a break or none, rebuys and
+    an add-on or none; the first level's stakes are the table's."""
+    rules = random_settings(c)
+    game = rules.game
+    first = Level(
+        minutes=1,
+        small_blind=game.sb_amount,
+        big_blind=game.big_blind,
+        ante=game.ante,
+        smallest_chip=game.smallest_chip,
+    )
+    second = _next_level(c, first)
+    levels = (first, second, _next_level(c, second))
+    starting = 100 * game.big_blind
+    rebuy_levels = c.pick((0, 1))
+    breaks = c.pick(((), ((1, 1),)))
+    add_on = starting if rebuy_levels and breaks and c.integer(0, 1) else 0
+    tournament = TournamentSettings(
+        starting_stack=starting,
+        single_table=c.pick((True, False)),
+        levels=levels,
+        breaks=breaks,
+        rebuy_levels=rebuy_levels,
+        rebuy_chips=starting if rebuy_levels else 0,
+        add_on_chips=add_on,
+    )
+    return dataclasses.replace(
+        rules,
+        game=dataclasses.replace(game, button="dead"),
+        fees=FeeSettings(mode="none"),
+        tournament=tournament,
+    )
+
+
+def tournament_event(c: Chooser, table: Table) -> dict[str, Any]:
+    """The level clock's events and the time that moves it, mid-hand as much as between
+    hands; a player stepping away (T3); a rebuy or add-on's amount (T6)."""
+    config = table.base_settings.tournament
+    assert config is not None
+    taken = sorted(table.state.seats) or [1]
+    return c.pick(
+        (
+            {
+                "type": "tournament",
+                "action": c.pick(("start", "start", "pause", "resume", "level")),
+                "level": c.pick((None, 1, 2, 3, 4)),
+            },
+            {"type": "tick", "ms": c.pick((20_000, 45_000, 60_000, 90_000))},
+            {"type": "sit_out", "seat": c.pick(taken)},
+            {"type": "sit_in", "seat": c.pick(taken)},
+            {
+                "type": "chips",
+                "seat": c.pick(taken),
+                "amount": c.pick((config.rebuy_chips or 5, config.add_on_chips or 5)),
+            },
+        )
     )
 
 
@@ -313,6 +392,8 @@ def junk_event(c: Chooser, seat: int) -> dict[str, Any]:
 
 def next_event(c: Chooser, table: Table) -> dict[str, Any]:
     state = table.state
+    if table.base_settings.tournament is not None and c.integer(0, 5) == 0:
+        return tournament_event(c, table)
     roll = c.integer(0, 99)
     if state.phase == "idle":
         if len(state.seats) < 2 or roll < 15:
@@ -431,17 +512,23 @@ def check_invariants(table: Table) -> dict[str, Any]:
 
 def apply_checked(table: Table, obj: dict[str, Any]) -> bool:
     """Apply one event; a refusal must leave the state exactly as it was."""
+    return applied(table, obj) is not None
+
+
+def applied(table: Table, obj: dict[str, Any]) -> list[effects.Effect] | None:
+    """Apply one event and return its effects; a refusal must leave the state exactly
+    as it was (None)."""
     before = pickle.dumps(table.state)
     try:
-        table.apply(parse_event(obj))
+        out = table.apply(parse_event(obj))
     except Refusal:
         after = pickle.dumps(table.state)
         if after != before:  # the bytes are the quick test; the dict form the verdict
             assert table.state.to_dict() == pickle.loads(before).to_dict(), (
                 f"refused {obj} changed the state"
             )
-        return False
-    return True
+        return None
+    return out
 
 
 def play(settings: RuleSettings, events: list[dict[str, Any]]) -> Table:
@@ -453,11 +540,12 @@ def play(settings: RuleSettings, events: list[dict[str, Any]]) -> Table:
 
 
 def play_stream(
-    c: Chooser, steps: int, seats: int | None = None, **game: Any
+    c: Chooser, steps: int, seats: int | None = None, *, tournament: bool = False, **game: Any
 ) -> tuple[Table, list[dict[str, Any]]]:
     """A random table and a stream of events played on it, every invariant checked
-    after every event; ``seats`` and ``game`` fix those settings instead."""
-    rules = random_settings(c)
+    after every event; ``seats`` and ``game`` fix those settings instead; a tournament
+    table's streams (``tournament``) are checked by ``check_tournament`` too."""
+    rules = random_tournament(c) if tournament else random_settings(c)
     if game:
         rules = dataclasses.replace(rules, game=dataclasses.replace(rules.game, **game))
     if seats is not None:
@@ -469,10 +557,66 @@ def play_stream(
         events.append(obj)
     for _ in range(steps):
         obj = next_event(c, table)
-        apply_checked(table, obj)
+        level = _hand_level(table)
+        bought = table.state.bought_in
+        out = applied(table, obj)
         events.append(obj)
         check_invariants(table)
+        if tournament:
+            check_tournament(table, level, out)
+            check_tournament_chips(obj, bought, table.state.bought_in, out)
     return table, events
+
+
+def check_tournament_chips(
+    obj: dict[str, Any], before: int, after: int, out: list[effects.Effect] | None
+) -> None:
+    """Tournament chips are constant but for the stacks brought (``sit``), rebuys and
+    add-ons (``chips``) and the colour-up (T5-T7): any other event brings in exactly
+    the chips its colour-ups added, and a refused one nothing."""
+    if out is None:
+        assert after == before, f"refused {obj} moved the ledger"
+        return
+    if obj.get("type") in ("sit", "chips", "key"):  # a key may end a FUNC 1 or FUNC 5
+        return
+    added = sum(e.chips for e in out if isinstance(e, effects.ColouredUp))
+    assert after - before == added, f"{obj}: {after - before} chips came in, colour-up {added}"
+
+
+def _hand_level(table: Table) -> tuple[int, int] | None:
+    """The hand in progress and its big blind, as the rules play it."""
+    h = table.state.hand
+    return None if h is None else (h.number, table.settings.game.big_blind)
+
+
+def check_tournament(
+    table: Table, before: tuple[int, int] | None, out: list[effects.Effect] | None
+) -> None:
+    """T1: a hand keeps its stakes whatever the level clock does; T3: no markers; T4:
+    at a hand's end, and when the level clock moves between hands, no seat is left
+    without chips once rebuys are over, and the places only get better as players go
+    out, never as good as a seat still playing."""
+    state = table.state
+    now = _hand_level(table)
+    if before is not None and now is not None and before[0] == now[0]:
+        assert before[1] == now[1], f"hand {now[0]} changed its big blind {before} -> {now}"
+    assert all(not s.missed_big and not s.missed_small for s in state.seats.values())
+    record = state.tournament or {}
+    places = [e["place"] for e in record.get("eliminated", []) if "place" in e]
+    assert places == sorted(places, reverse=True), places
+    assert all(place > len(state.seats) for place in places), (places, len(state.seats))
+    ended = any(
+        (isinstance(e, effects.HandEnded) and not e.voided) or isinstance(e, effects.LevelChanged)
+        for e in out or []
+    )
+    config = table.base_settings.tournament
+    assert config is not None
+    rebuys = record.get("level", 1) <= config.rebuy_levels or (
+        record.get("on_break") and record.get("level") == config.rebuy_levels + 1
+    )
+    if ended and state.hand is None and not rebuys:
+        broke = [n for n, s in state.seats.items() if s.stack == 0 and not s.pending_chips]
+        assert not broke, f"seats {broke} out of chips and still seated"
 
 
 def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, Any]]]:

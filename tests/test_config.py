@@ -117,7 +117,11 @@ def test_example_floor_block_loads_when_uncommented() -> None:
 
 
 def test_example_documents_every_option_and_nothing_else() -> None:
+    """config/table.example.yaml, with config/tournament.example.yaml's tournament:
+    section (a tournament table's own options, T1-T8)."""
     tree = yaml.safe_load(example_with_floor())
+    tournament = yaml.safe_load((ROOT / "config" / "tournament.example.yaml").read_text())
+    tree["tournament"] = tournament["tournament"]
 
     def leaves(node: dict[str, Any], prefix: str = "") -> set[str]:
         found: set[str] = set()
@@ -923,8 +927,8 @@ def test_yaml_oddities_are_refused_with_their_place() -> None:
     assert problems(
         BASE + "defaults: &d {seconds: 30}\nclock:\n  <<: *d\n  warning: !secret 5\n"
     ) == [
-        "3:1: unknown section defaults; valid sections: table, game, clock, fees, dealer, hardware, "
-        "journal, display, lights, supervisor, floor, puck, tray, logging, software",
+        "3:1: unknown section defaults; valid sections: table, game, clock, fees, dealer, "
+        "tournament, hardware, journal, display, lights, supervisor, floor, puck, tray, logging, software",
         "5:3: clock: merge keys (<<) are not supported; write the options out",
         "6:12: clock.warning: expected an integer from 0 to 3600, got a value tagged !secret 5",
     ]

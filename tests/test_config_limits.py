@@ -35,7 +35,7 @@ def test_many_unknown_keys_are_listed_up_to_a_bound_then_counted() -> None:
     assert len(problems) == UNKNOWN_SHOWN + 1
     assert problems[0] == (
         "t.yaml:4:1: unknown section k0; valid sections: table, game, "
-        "clock, fees, dealer, hardware, journal, display, lights, supervisor, floor, "
+        "clock, fees, dealer, tournament, hardware, journal, display, lights, supervisor, floor, "
         "puck, tray, logging, software"
     )
     assert problems[-1] == (

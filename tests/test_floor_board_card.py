@@ -18,7 +18,7 @@ from controller.floor import board_log
 from controller.floor.board import Board
 from controller.floor.board_server import load_board_config
 from tests.daemon_helpers import WAIT
-from tests.floor_board_helpers import NINE_SEAT_NLHE, lv_board
+from tests.floor_board_helpers import LEVEL_6, NINE_SEAT_NLHE, lv_board
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
 
@@ -332,3 +332,52 @@ def test_the_game_shows_the_ante_beside_the_blinds(antes: dict[str, Any], game: 
     table.send(1 * S, "state", state=body, table={**NINE_SEAT_NLHE, **antes})
     assert_valid([table.sent[-1]])
     assert card(board, 2 * S)["game"] == game
+
+
+def test_a_tournament_tables_card_shows_the_level_time_left_and_players_left() -> None:
+    """T1, T4: the level and its stakes, the time left counting down from the state's
+    (standing still while paused or the link is down), a break, the players left; a
+    cash table has none."""
+    board = Board("lv")
+    table = Table(board)
+    table.state(1 * S)
+    assert card(board, 2 * S)["tournament"] is None
+    level = {**LEVEL_6, "eliminated": [{"player": "eva", "hand": 30, "stack_at_start": 0}]}
+    body = {"hand": 31, "phase": "idle", "pot_total": 0, "seats": SEATS, "tournament": level}
+    info = {**NINE_SEAT_NLHE, "ante_form": "big_blind", "tournament": True}
+    table.send(10 * S, "state", state=body, table=info)
+    assert_valid([table.sent[-1]])
+    assert card(board, 70 * S)["tournament"] == {
+        "level": 6,
+        "stakes": "150/300 BBA300",
+        "level_ms_left": 540_000,
+        "running": True,
+        "paused": False,
+        "break": False,
+        "players_left": 3,
+        "out": 1,
+    }
+    table.send(80 * S, "state", state={**body, "tournament": {**level, "paused": True}}, table=info)
+    paused = card(board, 200 * S)["tournament"]
+    assert (paused["level_ms_left"], paused["running"], paused["paused"]) == (600_000, False, True)
+    on_break = {**level, "level": 7, "break": True, "level_ms_left": 300_000}
+    table.send(300 * S, "state", state={**body, "tournament": on_break}, table=info)
+    table.send(
+        301 * S,
+        "status",
+        link="down",
+        reason="connection lost",
+        unsent=None,
+        will=True,
+        fault=None,
+        device_faults=None,
+        tray_discrepancy=None,
+        outbox=None,
+    )
+    held = card(board, 400 * S)["tournament"]
+    assert (held["level"], held["break"], held["running"], held["level_ms_left"]) == (
+        7,
+        True,
+        False,
+        299_000,
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import device_faults
-from controller.floor import operations
+from controller.floor import operations, tournament
 from controller.floor.clock import Stamp
 from controller.floor.messages import fault_message, state_message, status_payload
 from controller.floor.play import ENDINGS, SEAT_CHANGES
@@ -50,7 +50,9 @@ def test_the_schema_lists_every_code_and_kind_from_their_one_source() -> None:
         "clock",
         "power",
         *operations.KINDS,
+        *tournament.KINDS,
     }
+    assert definitions["level"]["properties"]["why"]["enum"] == list(tournament.LEVEL_CAUSES)
     assert definitions["dealer"]["properties"]["change"]["enum"] == list(operations.DEALER_CHANGES)
     assert SCHEMA["properties"]["v"] == {"const": 1}
 

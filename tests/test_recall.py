@@ -287,3 +287,70 @@ def test_recall_lists_door_device_and_clock_events_where_they_happened(
         "T  seq 12  seat 3 fold",
         "device: tray back at seq 13, T",
     ], text
+
+
+TOURNAMENT_CONFIG = """\
+table: {id: TT, seats: 9}
+game: {big_blind: 10, smallest_chip: 5}
+tournament:
+  starting_stack: 1000
+  single_table: true
+  levels:
+    - {minutes: 1, small_blind: 5, big_blind: 10, smallest_chip: 5}
+    - {minutes: 1, small_blind: 10, big_blind: 20, smallest_chip: 5}
+"""
+TOURNAMENT_HANDS = [
+    {"type": "sit", "seat": 1, "player": "ana", "chips": 3000},
+    {"type": "sit", "seat": 4, "player": "bob", "chips": 100},
+    {"type": "sit", "seat": 7, "player": "cy", "chips": 1000},
+    {"type": "tournament", "action": "start", "by": "S1"},
+    {"type": "start_hand"},
+    {"type": "tick", "ms": 61000},  # level 2 during hand 1
+    {"type": "act", "seat": 7, "action": "fold"},
+    {"type": "act", "seat": 1, "action": "call"},
+    {"type": "act", "seat": 4, "action": "all_in"},
+    {"type": "act", "seat": 1, "action": "call"},
+    {"type": "award", "ranking": [[1], [4]]},
+]
+
+
+def test_recall_lists_a_tournaments_level_changes_and_players_out(
+    tmp_path: Path, capsys: object
+) -> None:
+    """T1, T4: the level clock's changes and the players out are listed with the hand
+    they happened in, where they happened."""
+    config = tmp_path / "table.yaml"
+    config.write_text(TOURNAMENT_CONFIG)
+    state = tmp_path / "state"
+    lines = [json.dumps(event) for event in TOURNAMENT_HANDS]
+    assert durable_replay(load_config(config), str(state), lines, io.StringIO()) == 0
+    with Journal.open_readonly(state) as journal:
+        (before, hand) = recall(journal)
+    assert [(e["kind"], e["seq"]) for e in before.tournament] == [("level", 4)]
+    assert [{k: v for k, v in e.items() if k not in ("time", "by")} for e in hand.tournament] == [
+        {
+            "kind": "level",
+            "level": 2,
+            "small_blind": 10,
+            "big_blind": 20,
+            "ante": 0,
+            "break": False,
+            "paused": False,
+            "why": "clock",
+            "seq": 6,
+        },
+        {
+            "kind": "elimination",
+            "hand": 1,
+            "seat": 4,
+            "player": "bob",
+            "stack_at_start": 100,
+            "place": 3,
+            "seq": 11,
+        },
+    ]
+    assert main(["recall", "--state-dir", str(state)]) == 0
+    text = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "  tournament started: level 1 (5/10 ante 0) from the next hand (by S1) at seq 4" in text
+    assert "  level up: level 2 (10/20 ante 0) from the next hand at seq 6" in text
+    assert "  out: bob (seat 4), began the hand with 100, place 3 at seq 11" in text

@@ -57,6 +57,14 @@ RULE_IDS = [
     "A1",
     "A2",
     "A3",
+    "T1",
+    "T2",
+    "T3",
+    "T4",
+    "T5",
+    "T6",
+    "T7",
+    "T8",
 ]
 ID = re.compile(
     r"(?<![\w#/`.-])(" + "|".join(sorted(RULE_IDS, key=len, reverse=True)) + r")(?![\w`-])"

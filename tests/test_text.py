@@ -37,6 +37,7 @@ NUMBERS = (
     "page",
     "pages",
     "shift",
+    "level",
     "back",
 )
 SAMPLES = {name: 88 for name in NUMBERS} | {
@@ -62,6 +63,8 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
     "cause": phrase("stop.display_lost"),
     "version": "10.20.300",
     "digest": "6cf4d697b26e",
+    "stakes": "15000/30000 A30000",  # a tournament level's blinds and ante
+    "time": "88:88",  # the level's time left
 }
 
 

@@ -11,6 +11,10 @@ works while the daemon runs.
 
 ``--json`` prints the report as one JSON document (the ``report`` of the floor
 feed's ``shift`` message); ``--csv`` one row per table, seat and dealer.
+
+At a tournament table (rules T1-T8) the report is the tournament's instead, never
+money: entries, players moved in, rebuys, add-ons, eliminations with the players out,
+chips coloured up (``controller.rules.tournament.report``); ``--shift`` does not apply.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from controller.daemon.recovery import RulesBook, fold
 from controller.journal import Journal, JournalError, JournalNotFound
+from controller.rules import tournament
 from controller.rules.meters import METERS
 from controller.rules.ops import KEPT_SHIFTS, shift_report
 from controller.rules.records import ShiftReport
@@ -57,10 +62,12 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"cannot open the journal in {args.state_dir}: {error}")
     with journal:
         try:
-            state = fold(journal, RulesBook(journal)).table.state
+            table = fold(journal, RulesBook(journal)).table
         except JournalError as error:
             return _fail(f"the journal cannot be read: {error}")
-    report = choose(state, args.shift)
+    if table.base_settings.tournament is not None:
+        return _tournament(tournament.report(table.state, table.base_settings), args)
+    report = choose(table.state, args.shift)
     if isinstance(report, str):
         return _fail(report)
     if args.json:
@@ -70,6 +77,53 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(as_text(report))
     return 0
+
+
+#: The tournament report's counts, in order (``--csv`` rows, the text's second line).
+TOURNAMENT_COUNTS = (
+    "entries",
+    "moved_in",
+    "rebuys",
+    "add_ons",
+    "eliminations",
+    "coloured_up",
+    "hands",
+    "players_left",
+)
+
+
+def _tournament(report: dict[str, Any], args: argparse.Namespace) -> int:
+    if args.shift is not None:
+        return _fail("a tournament table keeps no shifts' money: its report has no --shift")
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    elif args.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(["count", "value"])
+        writer.writerows([name, report[name]] for name in TOURNAMENT_COUNTS)
+    else:
+        sys.stdout.write(tournament_text(report))
+    return 0
+
+
+def tournament_text(report: dict[str, Any]) -> str:
+    place = "break before " if report["break"] else ""
+    out = [
+        f"TOURNAMENT TABLE {report['table_id']}: {place}level {report['level']} "
+        f"({report['stakes']}), players seated {report['players_left']}, "
+        f"{report['hands']} hands",
+        "entries {entries}, moved in {moved_in}, rebuys {rebuys}, add-ons {add_ons}, "
+        "eliminations {eliminations}, chips coloured up {coloured_up}".format(**report),
+    ]
+    if report["winner"] is not None:
+        out.append(f"  place 1: {report['winner']}, the winner")
+    for entry in reversed(report["eliminated"]):
+        where = f"place {entry['place']}: " if "place" in entry else ""
+        out.append(
+            f"  {where}{entry['player']} out in hand {entry['hand']} "
+            f"(began it with {entry['stack_at_start']})"
+        )
+    return "\n".join(out) + "\n"
 
 
 def choose(state: TableState, number: int | None) -> ShiftReport | str:

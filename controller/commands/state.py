@@ -115,6 +115,7 @@ def summary(view: dict[str, Any], last_seq: int) -> str:
             f"clock: seat {clock['seat']}, {-(-clock['remaining_ms'] // 1000)} s left{warning}"
         )
     lines.append("display: " + " / ".join(line for line in view["display"] if line))
+    lines += _tournament_lines(view)
     lines += _meters_line(view)
     lines.append("")
     lines += _seat_lines(view)
@@ -136,6 +137,29 @@ def _where(view: dict[str, Any]) -> str:
             choice += f", raise to {legal['min_raise_to']}-{legal['max_raise_to']}"
         where += f" ({choice})"
     return where
+
+
+def _tournament_lines(view: dict[str, Any]) -> list[str]:
+    """A tournament table's level clock and the players out (rules T1, T4); none at a
+    cash table."""
+    level = view.get("tournament")
+    if not level:
+        return []
+    seconds = -(-level["level_ms_left"] // 1000)
+    left = f"{seconds // 60}:{seconds % 60:02d}"
+    stakes = f"{level['small_blind']}/{level['big_blind']} ante {level['ante']}"
+    if level["break"]:
+        clock = f"on a break, {left} left, then level {level['level']} ({stakes})"
+    else:
+        clock = f"level {level['level']} ({stakes}), {left} left"
+    lines = [f"tournament: {clock}" + (", paused" if level["paused"] else "")]
+    for out in level["eliminated"]:
+        place = f", place {out['place']}" if "place" in out else ""
+        lines.append(
+            f"  out: {out['player']} in hand {out['hand']} "
+            f"(began it with {out['stack_at_start']}{place})"
+        )
+    return lines
 
 
 def _meters_line(view: dict[str, Any]) -> list[str]:

@@ -3,12 +3,14 @@ listing every problem of the file as `FILE:LINE:COL: message`."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import yaml
 from yaml.nodes import MappingNode, Node
 
 from controller.config.daemon import (
+    TrayFloatSettings,
     read_display,
     read_journal,
     read_lights,
@@ -104,13 +106,23 @@ def _read(report: Report, node: MappingNode | None, text: str) -> Settings:
         supervisor=read_supervisor(root.get_section("supervisor")),
         floor=read_floor(root.get_section("floor")),
         puck=read_puck(root.get_section("puck")),
-        tray=read_tray(root.get_section("tray"), rules.game.smallest_chip if chip_ok else None),
+        tray=_read_tray(root, rules, chip_ok),
         logging=read_logging(root.get_section("logging")),
         software=read_software(root.get_section("software")),
         source=report.filename,
         config_text=text,
         warnings=tuple(report.warnings()),
     )
+
+
+def _read_tray(root: Section, rules: RuleSettings, chip_ok: bool) -> TrayFloatSettings:
+    section = root.get_section("tray")
+    tray = read_tray(section, rules.game.smallest_chip if chip_ok else None)
+    if rules.tournament is not None and tray.float_counts:
+        # T8: the tray reconciles nothing in tournament chips
+        section.warn("float", "is not checked at a tournament table (rules T8)")
+        return dataclasses.replace(tray, float_counts={})
+    return tray
 
 
 def _read_hardware(root: Section, rules: RuleSettings) -> HardwareSettings | None:

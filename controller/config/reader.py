@@ -440,6 +440,32 @@ class Section:
             child.lenient = True
         return child
 
+    def get_section_list(self, key: str, item_name: str) -> list[Section] | None:
+        """A list of mappings (a tournament's levels), one section each, named
+        ``key[1]``, ``key[2]`` ...; None when absent, [] with the problem reported when
+        it is not a list. An item that is not a mapping is reported and left out."""
+        node = self._take(key)
+        if node is None or read_value(node).kind == "null":
+            return None
+        if not isinstance(node, SequenceNode):
+            self._wrong(
+                key, f"a list of {item_name}s (one '- {{...}}' line each)", read_value(node)
+            )
+            return []
+        items: list[Section] = []
+        for index, item in enumerate(node.value, start=1):
+            name = f"{self.path_of(key)}[{index}]"
+            if not isinstance(item, MappingNode):
+                self.fail(
+                    key,
+                    f"expected a mapping of the {item_name}'s options, got {describe(read_value(item))}",
+                    where=item,
+                    name=name,
+                )
+                continue
+            items.append(Section(self.report, name, item, item))
+        return items
+
     def get_int_map(
         self,
         key: str,

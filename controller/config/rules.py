@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Literal, cast, get_args
 
 from controller.config.reader import Section, describe, read_value
+from controller.config.tournament import check_with_rules, read_tournament
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import (
     DEFAULT_TIP_CONFIRM_BIG_BLINDS,
@@ -67,14 +68,19 @@ def read_rules(root: Section) -> RuleSettings:
         "id", "T1", required=True, pattern=TABLE_ID_PATTERN, pattern_help=TABLE_ID_HELP
     )
     seats = table.get_int("seats", 9, MIN_SEATS, MAX_SEATS, required=True)
-    game_settings = _read_game(game, seats if table.ok("seats") else MAX_SEATS)
+    in_tournament = root.get_section("tournament").present
+    game_settings = _read_game(game, seats if table.ok("seats") else MAX_SEATS, in_tournament)
     chip = game_settings.smallest_chip if game.ok("smallest_chip") else None
+    fee_settings = _read_fees(fees, chip)
+    tournament = read_tournament(root.get_section("tournament"), game_settings)
+    if tournament is not None:
+        check_with_rules(game, fees, game_settings.button, fee_settings.mode)
     return RuleSettings(
         table_id=table_id,
         seats=seats,
         game=game_settings,
         clock=_read_clock(clock),
-        fees=_read_fees(fees, chip),
+        fees=fee_settings,
         dealer=DealerSettings(
             push_minutes=dealer.get_optional_int("push_minutes", 1, 24 * 60, none_means="off"),
             tip_confirm_big_blinds=dealer.get_int(
@@ -84,6 +90,7 @@ def read_rules(root: Section) -> RuleSettings:
                 MAX_TIP_CONFIRM_BIG_BLINDS,
             ),
         ),
+        tournament=tournament,
     )
 
 
@@ -95,7 +102,7 @@ def _optional_money(section: Section, key: str, none_means: str) -> int | None:
     return section.get_optional_int(key, 1, MAX_AMOUNT, money=True, none_means=none_means)
 
 
-def _read_game(game: Section, seats: int) -> GameSettings:
+def _read_game(game: Section, seats: int, in_tournament: bool = False) -> GameSettings:
     structure = cast(Structure, game.get_choice("structure", STRUCTURES, "no_limit"))
     smallest_chip = _money(game, "smallest_chip", 1)
     big_blind = game.get_int("big_blind", 2, 1, MAX_AMOUNT, money=True, required=True)
@@ -138,6 +145,10 @@ def _read_game(game: Section, seats: int) -> GameSettings:
         ante_form=cast(AnteForm, game.get_choice("ante_form", ANTE_FORMS, "each")),
     )
     _check_game(game, settings)
+    # the levels' antes are taken as ante_form says (T1)
+    quiet = in_tournament or settings.ante or settings.ante_form == "each"
+    if not quiet and game.ok("ante", "ante_form"):
+        game.warn("ante_form", "has no effect while game.ante is 0")
     return settings
 
 
@@ -228,8 +239,6 @@ def _check_limit_bets(game: Section, settings: GameSettings) -> None:
 
 
 def _check_options_without_effect(game: Section, settings: GameSettings) -> None:
-    if settings.ante_form != "each" and not settings.ante and game.ok("ante", "ante_form"):
-        game.warn("ante_form", "has no effect while game.ante is 0")
     if settings.straddle_in_limit and not settings.straddle:
         game.warn("straddle_in_limit", "has no effect while game.straddle is false")
     if settings.lose_right_to_act and settings.out_of_turn != "record":

@@ -68,6 +68,14 @@ class Settings:
             stakes += f" {'big blind ' if game.ante_form == 'big_blind' else ''}ante {game.ante}"
         if game.structure == "fixed_limit":
             stakes += f", bets {game.small_bet_amount}/{game.big_bet_amount}"
+        tournament = rules.tournament
+        if tournament is not None:  # T1: the stakes are the levels'
+            first, last = tournament.levels[0], tournament.levels[-1]
+            where = "single table" if tournament.single_table else "one table of several"
+            stakes = (
+                f"tournament ({where}), {len(tournament.levels)} levels "
+                f"{first.small_blind}/{first.big_blind} to {last.small_blind}/{last.big_blind}"
+            )
         floor = f"{self.floor.host}:{self.floor.port}" if self.floor else "off"
         if self.hardware is None:
             hardware = "none (replay only)"

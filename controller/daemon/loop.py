@@ -78,6 +78,7 @@ from controller.daemon.timekeeping import (
     Timekeeper,
     ops_tick_after_ms,
     running_clock,
+    tournament_tick_after_ms,
     tray_stable_after_ms,
 )
 from controller.device_faults import PIN_LOCKOUT
@@ -85,7 +86,7 @@ from controller.fault_words import fault_lines
 from controller.faults import Fault, SoftwareFault
 from controller.journal import Journal, LogKind
 from controller.lights import HALTING_DEVICES
-from controller.rules import Refusal, Table, state_view
+from controller.rules import Refusal, Table, state_view, tournament
 from controller.rules.effects import (
     ClockExpired,
     HandEnded,
@@ -438,6 +439,7 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
             [
                 tray_stable_after_ms(state, tray.stable_seconds, bool(tray.float_counts)),
                 *ops_tick_after_ms(state, self.recorder.table.settings),
+                *tournament_tick_after_ms(state, self.recorder.table.settings),
             ],
         )
 
@@ -463,6 +465,8 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         state = self.recorder.table.state
         if running_clock(state) is not None:
             return True
+        if tournament.ms_left_running(state, self.recorder.table.settings) is not None:
+            return True  # rules T1: the level clock counts every tick
         if self.settings.tray.float_counts and state.tray_read:
             return True
         return bool(locked_ms(state))

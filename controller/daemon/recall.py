@@ -9,7 +9,9 @@ return (``HandStarted``, ``Posted``, ``Acted``, ``StreetDealt``, ``UncalledRetur
 ``PlayStopped`` (the door opened or closed, the keypad or display lost or back,
 during the hand, with the corrections), ``Tipped`` (a tip, listed with the hand before
 it, as a transfer is; ``TipCorrected``, a tip put right, beside it) and
-``Transferred``: a supervisor's transfer, listed with the hand before it; one made
+``Transferred``: a supervisor's transfer, listed with the hand before it (so are a
+tournament table's ``LevelChanged`` and ``Eliminated``, with the hand they happened in
+or after); one made
 before the journal's first hand, chips misplaced at seating say, is listed in an entry
 of its own, hand 0, ``before the first hand``, shown with hand 1). Each hand names
 its dealer, the one signed in when it was dealt (``TableState.hand_dealer``). Each
@@ -45,6 +47,7 @@ from controller.rules import Table, state_view
 from controller.rules import effects as fx
 from controller.rules.ops import TipCorrected, Tipped
 from controller.rules.state import ROUNDS
+from controller.rules.tournament import effect_fields
 
 RECALL_HANDS = 10
 
@@ -74,6 +77,9 @@ class RecalledHand:
     transfers: list[dict[str, Any]] = field(default_factory=list)
     dealer: str | None = None  # who dealt it (the ``dealer`` signed in)
     tips: list[dict[str, Any]] = field(default_factory=list)  # tips after the hand
+    # a tournament table: the level clock's changes during the hand or after it, and the
+    # players out at its end (rules T1, T4)
+    tournament: list[dict[str, Any]] = field(default_factory=list)
     # power losses during the hand or after it (``powerloss``: the system log's entries)
     power_losses: list[dict[str, Any]] = field(default_factory=list)
     result: str = "in progress"
@@ -190,6 +196,10 @@ class _Builder:
                     tip["was"] = effect.was
                     tip["by"] = effect.by if effect.by is not None else record.by
                 self._between(hand, record, stamp).tips.append(tip)
+            if isinstance(effect, fx.LevelChanged | fx.Eliminated):
+                self._between(hand, record, stamp).tournament.append(
+                    {**_tournament_entry(effect), "seq": record.seq, "by": record.by, "time": stamp}
+                )
             if isinstance(effect, fx.Transferred):
                 self._between(hand, record, stamp).transfers.append(
                     {
@@ -266,6 +276,11 @@ class _Builder:
                 for k, v in view["seats"].items()
             },
         }
+
+
+def _tournament_entry(effect: fx.LevelChanged | fx.Eliminated) -> dict[str, Any]:
+    kind = "level" if isinstance(effect, fx.LevelChanged) else "elimination"
+    return {"kind": kind, **effect_fields(effect)}
 
 
 @dataclass
@@ -514,6 +529,7 @@ def _before_first_text(hand: RecalledHand) -> list[str]:
         f"BEFORE HAND 1  seq {hand.first_seq}-{hand.last_seq}  {_when(hand.started)}",
         *(_transfer_text(item, "before the first hand") for item in hand.transfers),
         *(_tip_text(item) for item in hand.tips),
+        *(_tournament_text(item) for item in hand.tournament),
         *(_power_text(item) for item in hand.power_losses),
         "",
     ]
@@ -593,6 +609,7 @@ def _ending_text(hand: RecalledHand, power: list[dict[str, Any]]) -> list[str]:
         out.append(f"  fees: rake {hand.fees['rake']}, jackpot {hand.fees['jackpot']}")
     out += [_transfer_text(item, "after the hand") for item in hand.transfers]
     out += [_tip_text(item) for item in hand.tips]
+    out += [_tournament_text(item) for item in hand.tournament]
     out += [_power_text(item) for item in power]
     if hand.now is not None:
         to_act = f", seat {hand.now['to_act']} to act" if hand.now["to_act"] else ""
@@ -629,6 +646,28 @@ def _action_line(action: dict[str, Any], actions: list[dict[str, Any]]) -> str:
     if undone is None:
         return f"UNDO: seat {action['seat']}'s last action taken back"
     return f"UNDO: {_action_text(undone)} (seq {undone['seq']}) taken back"
+
+
+def _tournament_text(item: dict[str, Any]) -> str:
+    """A level clock's change, or a player out (rules T1, T4)."""
+    at = f"at seq {item['seq']}, {_clock(item['time'])}"
+    if item["kind"] == "elimination":
+        place = f", place {item['place']}" if item["place"] is not None else ""
+        return (
+            f"  out: {item['player']} (seat {item['seat']}), began the hand with "
+            f"{item['stack_at_start']}{place} {at}"
+        )
+    stakes = f"{item['small_blind']}/{item['big_blind']} ante {item['ante']}"
+    what = {
+        "start": "tournament started",
+        "pause": "level clock paused",
+        "resume": "level clock resumed",
+        "level": "level set",
+        "clock": "level up",
+        "break": "break",
+    }[item["why"]]
+    when = "after the break" if item["break"] else "from the next hand"
+    return f"  {what}: level {item['level']} ({stakes}) {when}{_by(item['by'])} {at}"
 
 
 def _tip_text(item: dict[str, Any]) -> str:

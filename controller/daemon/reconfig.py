@@ -228,7 +228,7 @@ class ConfigMixin(ControllerHost):
         except (JournalError, OSError) as error:
             log.error("configuration change not recorded: %s", describe(error))
             return
-        self.recorder.table.settings = new.rules
+        self.recorder.table.reconfigure(new.rules)
         self.recorder.snapshot_every = new.journal.snapshot_every
         self.outputs.language = new.display.language
         self.outputs.patterns = getattr(new, "lights", self.outputs.patterns)

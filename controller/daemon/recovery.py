@@ -128,7 +128,7 @@ def apply_record(
     """Fold one record into ``table``; returns the config id in force and the effects."""
     if record.config_id != config_id:
         config_id = record.config_id
-        table.settings = book.rules(config_id)
+        table.reconfigure(book.rules(config_id))
     if record.accepted and record.has_snapshot and earlier_release(table.state):
         # this release's first event in the journal (its snapshot says so): from it on
         # the events are this release's (a fold from an earlier snapshot, recall's)

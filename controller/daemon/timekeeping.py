@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from controller.rules import tournament
 from controller.rules.ops import push_left_ms, shift_counting
 from controller.rules.settings import RuleSettings
 from controller.rules.state import Clock as ActionClock
@@ -178,6 +179,17 @@ def ops_tick_after_ms(state: TableState, rules: RuleSettings) -> list[int]:
     if push is None and not shift_counting(state):
         return []
     return [OPS_TICK_MS] if push is None else [OPS_TICK_MS, push]
+
+
+def tournament_tick_after_ms(state: TableState, rules: RuleSettings) -> list[int]:
+    """Milliseconds of table time (after the last tick) at which a tournament's level
+    clock needs the time told (rules T1): the end of the level or break, and
+    ``OPS_TICK_MS`` while it runs, so a power cut loses at most that much level time
+    and the display's time left is never older; none while it does not run."""
+    left = tournament.ms_left_running(state, rules)
+    if left is None:
+        return []
+    return [OPS_TICK_MS, left] if left > 0 else [OPS_TICK_MS]
 
 
 def tray_stable_after_ms(state: TableState, stable_seconds: float, checked: bool) -> int | None:

@@ -65,6 +65,7 @@ class Card:
     state_msg_seq: int = 0
     state_seq: int | None = None  # the journal seq of the state shown
     clock_received_ns: int | None = None
+    state_received_ns: int | None = None  # when the state shown came (the level clock)
     clock_held_ns: int | None = None  # when the board heard the table's link go down
     faults: dict[str, str] = field(default_factory=dict)  # device -> code
     tray: dict[str, Any] | None = None
@@ -169,6 +170,35 @@ class Card:
             "running": running,
         }
 
+    def tournament_json(self, now_ns: int) -> dict[str, Any] | None:
+        """A tournament table's level (rules T1): the level, its stakes, the time left
+        counting down from the state's since it came (standing still while the clock is
+        paused, the table's link is down or its play is locked: the level clock counts
+        only the time the table tells it), on a break or not, the players left. None at a
+        cash table."""
+        level = self.state.get("tournament")
+        if not isinstance(level, Mapping) or self.state_received_ns is None:
+            return None
+        paused = bool(level.get("paused"))
+        held = self.link == "down" and self.clock_held_ns is not None
+        until = self.clock_held_ns if held and self.clock_held_ns is not None else now_ns
+        counts = not paused and not self.locked()  # until the link went down, if it did
+        running = counts and not held
+        elapsed_ms = max(0, (until - self.state_received_ns) // 1_000_000) if counts else 0
+        left = integer(level.get("level_ms_left")) or 0
+        out = level.get("eliminated")
+        seats = self.state.get("seats")
+        return {
+            "level": integer(level.get("level")),
+            "stakes": _stakes(level, self.info.get("ante_form")),
+            "level_ms_left": max(0, left - elapsed_ms),
+            "running": running,
+            "paused": paused,
+            "break": bool(level.get("break")),
+            "players_left": len(seats) if isinstance(seats, Mapping) else 0,
+            "out": len(out) if isinstance(out, list) else 0,
+        }
+
     def as_json(self, now_ns: int, push_after_ms: int = 1 << 62) -> dict[str, Any]:
         """What the page gets. Every field is of the type the page expects whatever the
         table sent (a field of another type is shown as absent)."""
@@ -211,6 +241,7 @@ class Card:
             "version": self.version,
             "seat_rows": seat_rows(state),
             "money": shift_money(state),
+            "tournament": self.tournament_json(now_ns),
             **self.history.as_json(now_ns, *self.push_rule(push_after_ms)),
         }
 
@@ -293,6 +324,15 @@ def _puck_words(warning: Mapping[str, Any]) -> str:
     if warning.get("status") == "lifted":
         return render(msg("puck.place", seat=seat), "en")
     return render(msg("puck.move", seat=seat), "en")
+
+
+def _stakes(level: Mapping[str, Any], ante_form: Any) -> str:
+    """A level's stakes as the table's display writes them (``150/300 A300``)."""
+    stakes = f"{integer(level.get('small_blind'))}/{integer(level.get('big_blind'))}"
+    ante = integer(level.get("ante"))
+    if ante:
+        stakes += f" {'BBA' if ante_form == 'big_blind' else 'A'}{ante}"
+    return stakes
 
 
 def _game(info: Mapping[str, Any]) -> str | None:
@@ -459,6 +499,7 @@ def _fold_state(card: Card, payload: Mapping[str, Any], received_ns: int) -> Non
     card.state_seq = payload.get("seq") if isinstance(payload.get("seq"), int) else None
     card.state_msg_seq = msg_seq if isinstance(msg_seq, int) else card.state_msg_seq
     card.clock_received_ns = received_ns if card.state.get("clock") else None
+    card.state_received_ns = received_ns
     card.history.state(card.state, received_ns)
     if isinstance(payload.get("table"), Mapping):
         card.info = dict(payload["table"])

@@ -22,7 +22,7 @@ them): `#card-<table id>` (classes `alarm`, `warn`, `clock-warning`, `push-due`;
 `data-seq`: the journal seq of the state shown, for `bench/floor.py`; `data-unreadable`
 on a card the page could not draw, which says so and lets the others be drawn), and
 inside it
-`.table-id`, `.game`, `.needs`, `.hand`, `.pot`, `.to-act`, `.clock`, `.last-action`,
+`.table-id`, `.game`, `.needs`, `.level`, `.hand`, `.pot`, `.to-act`, `.clock`, `.last-action`,
 `.seats-list` (`li.seat`, classes `away`, `all-in`, `owes`, its parts `.seat-no`,
 `.player`, `.stack`, `.flags`: a name wraps, a number never), `.open-seats`, `.dealer`,
 `.pace`, `.money`, `.alarms`, `.alarm-log`, `.heard`; `#broker` (the board's broker
@@ -165,7 +165,7 @@ function cardNode(id) {
   const head = el("div", "head");
   head.append(el("span", "table-id"), el("span", "game"));
   node.append(head, el("div", "needs", "NEEDS SOMEONE"), el("ul", "alarms"),
-              el("div", "hand"), el("div", "pot"), el("div", "to-act"), el("div", "clock"),
+              el("div", "level"), el("div", "hand"), el("div", "pot"), el("div", "to-act"), el("div", "clock"),
               el("div", "last-action"), el("ul", "seats-list"), el("div", "open-seats"),
               el("div", "dealer"), el("div", "pace"), el("div", "money"),
               el("ul", "alarm-log"), el("div", "heard"));
@@ -288,6 +288,7 @@ function tickCard(id) {
   const c = entry.data;
   const node = cardNode(id);
   const since = performance.now() - entry.at;
+  text(node, "level", levelWords(c.tournament, since));
   const clock = node.querySelector(".clock");
   if (c.clock) {
     // a stopped table's clock stands still (the board says so: running false)
@@ -340,10 +341,26 @@ function summary() {
   if (line.textContent !== words) line.textContent = words;
 }
 
-// The open seats of the room by game and stakes, for whoever keeps the waitlist.
+// A tournament table's level line: the level and its stakes, the time left (counted
+// down here between the table's states), on a break or paused, the players left.
+function levelWords(t, since) {
+  if (!t) return "";
+  const left = Math.max(0, t.level_ms_left - (t.running ? since : 0));
+  const seconds = Math.ceil(left / 1000);
+  const time = Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  const when = t.break ? "BREAK " + time + " \u00b7 NEXT LEVEL " + t.level + " " + t.stakes :
+               "LEVEL " + t.level + " " + t.stakes + " \u00b7 " + (t.paused ? "PAUSED" : time);
+  return when + " \u00b7 " + t.players_left + " LEFT";
+}
+
+// The open seats of the room by game and stakes, for whoever keeps the waitlist (never a
+// tournament table's: nobody walks into a tournament), and the players left in the
+// site's tournament tables.
 function room() {
   const games = new Map();
+  const tourney = [];
   for (const {data: c} of cards.values()) {
+    if (c.tournament) { tourney.push(c); continue; }
     if (!c.open_seats.length || !c.open_seats_known || c.locked) continue;
     const game = c.game || "?";
     if (!games.has(game)) games.set(game, []);
@@ -355,14 +372,21 @@ function room() {
     return [game, tables.reduce((n, c) => n + c.open_seats.length, 0),
             tables.map(c => c.table_id + " (" + c.open_seats.length + ")").join(" ")];
   });
+  if (tourney.length) {
+    tourney.sort((a, b) => order(a.table_id, false) < order(b.table_id, false) ? -1 : 1);
+    rows.push(["TOURNAMENT", tourney.reduce((n, c) => n + c.tournament.players_left, 0),
+               tourney.map(c => c.table_id + " (" + c.tournament.players_left + ")").join(" "),
+               "left"]);
+  }
   const list = document.querySelector("#room ul");
   const key = JSON.stringify(rows);
   if (list.dataset.key !== key) {
     list.dataset.key = key;
-    const lines = rows.map(([game, open, where]) => {
+    const lines = rows.map(([game, open, where, what]) => {
       const li = el("li", null);
       li.dataset.game = game;
-      li.append(el("b", null, game + ": " + open + " open"), el("span", "where", " " + where));
+      li.append(el("b", null, game + ": " + open + " " + (what || "open")),
+                el("span", "where", " " + where));
       return li;
     });
     list.replaceChildren(...(lines.length ? lines : [el("li", null, "none")]));

@@ -34,7 +34,8 @@ What is published for one event, in this order:
    `transfer` for each supervisor's transfer between hands (the result's
    `transfers`, which the daemon takes from the rules' `Transferred` effects);
    `tip`, `dealer` (signed in or out, the push reminder) and `shift` (opened, or
-   closed with its report) from the rules' effects (`operations.py`).
+   closed with its report) from the rules' effects (`operations.py`); at a tournament
+   table `level` and `elimination` (`tournament.py`).
 5. `state` (retained): the new state, when anything but the clock countdown and the
    display text changed.
 
@@ -70,6 +71,7 @@ from controller.floor.clock import Stamp
 from controller.floor.operations import operation_messages
 from controller.floor.play import ended_by, play_messages
 from controller.floor.topics import TableTopics
+from controller.floor.tournament import tournament_messages
 from controller.journal.clock import kernel_clock_synced
 
 SCHEMA_VERSION: Final = 1
@@ -251,6 +253,8 @@ def _add_hands(
         build.add(topics.hands, "transfer", **transfer_body(transfer, read.event, after))
     for kind, operation in operation_messages(effects or (), after, read.by):
         build.add(topics.hands, kind, **operation)
+    for kind, body in tournament_messages(effects or (), after, read.by):
+        build.add(topics.hands, kind, **body)
 
 
 def state_message(
@@ -286,6 +290,7 @@ def table_info(rules: Any) -> dict[str, Any]:
         "push_minutes": getattr(getattr(rules, "dealer", None), "push_minutes", None),
         "ante": getattr(game, "ante", 0),
         "ante_form": getattr(game, "ante_form", "each"),
+        "tournament": getattr(rules, "tournament", None) is not None,
     }
 
 

@@ -149,3 +149,39 @@ class Transferred(Effect):
     amount: int
     reason: str
     by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LevelChanged(Effect):
+    """A tournament's level clock changed (T1): started, paused, resumed, a level set
+    by hand (``why``: the event's action), or run out into the next level (``clock``)
+    or a break (``break``). The stakes are the level's in force for the next hand."""
+
+    level: int
+    on_break: bool
+    paused: bool
+    small_blind: int
+    big_blind: int
+    ante: int
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Eliminated(Effect):
+    """A player went out of a tournament at the end of ``hand`` (T4): out of the seat,
+    with the stack at the hand's start and, at a single table, the place."""
+
+    seat: int
+    player: str
+    hand: int
+    stack_at_start: int
+    place: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ColouredUp(Effect):
+    """T7's ruling: a stack's remainder below a new level's smallest chip was rounded up
+    to one such chip; ``chips`` added."""
+
+    seat: int
+    chips: int

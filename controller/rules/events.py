@@ -41,6 +41,7 @@ class Sit(Event):
     player: str
     chips: int
     entry: str = "wait"
+    from_table: str | None = None  # a tournament: a player moved from another table (T5)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -300,6 +301,20 @@ class Shift(Event):
     witness: str
 
 
+#: What a ``tournament`` event does to the level clock (docs/rulebook.md T1).
+TOURNAMENT_ACTIONS = ("start", "pause", "resume", "level")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tournament(Event):
+    """A supervisor starts, pauses or resumes a tournament table's level clock, or sets
+    its level (``controller.rules.tournament``); ``level``: the level to start at or to
+    set (from the next hand)."""
+
+    action: str
+    level: int | None = None
+
+
 def _int(obj: Mapping[str, object], name: str, *, minimum: int | None = None) -> int:
     if name not in obj:
         raise BadEvent(f"MISSING FIELD {name!r}")
@@ -500,6 +515,18 @@ def _shift(obj: Mapping[str, object], by: str | None) -> Shift:
     )
 
 
+def _from_table(obj: Mapping[str, object]) -> str | None:
+    value = obj.get("from_table")
+    if value is None:
+        return None
+    if not isinstance(value, str | int) or isinstance(value, bool) or not is_id(str(value)):
+        raise BadEvent(
+            f"FIELD 'from_table' MUST BE A TABLE ID: 1 TO {MAX_ID_CHARS} CHARACTERS, "
+            "NO SPACE OR CONTROL CHARACTER"
+        )
+    return str(value)
+
+
 def _tip_correction(obj: Mapping[str, object], by: str | None) -> TipCorrection:
     if by is None:
         raise BadEvent("MISSING FIELD 'by' (THE SUPERVISOR WHO PUTS THE TIP RIGHT)")
@@ -519,6 +546,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
         player=_str(o, "player"),
         chips=_amount(o, "chips", minimum=0),
         entry=_choice(o, "entry", ENTRIES, "wait"),
+        from_table=_from_table(o),
     ),
     "leave": lambda o, by: Leave(by=by, seat=_int(o, "seat")),
     "sit_out": lambda o, by: SitOut(by=by, seat=_int(o, "seat")),
@@ -582,6 +610,11 @@ _PARSERS: dict[str, Callable[[Mapping[str, object], str | None], Event]] = {
     "tip": lambda o, by: Tip(by=by, seat=_int(o, "seat"), amount=_amount(o, "amount", minimum=1)),
     "dealer": lambda o, by: Dealer(by=by, dealer_id=_dealer_id(o)),
     "shift": _shift,
+    "tournament": lambda o, by: Tournament(
+        by=by,
+        action=_choice(o, "action", TOURNAMENT_ACTIONS, ""),
+        level=_int(o, "level", minimum=1) if o.get("level") is not None else None,
+    ),
     "tip_correction": _tip_correction,
 }
 
@@ -597,6 +630,7 @@ SUPERVISOR_EVENTS = (
     "tray_ack",
     "transfer",
     "shift",
+    "tournament",
     "tip_correction",
 )
 #: The events only a device (or the controller's own clock) sends.

@@ -124,11 +124,13 @@ class Planner:
         self.game = settings.game
         self.chip = settings.game.smallest_chip
         self.moving = settings.game.button == "moving"
+        # T3: at a tournament table a player away is dealt in (and folded), owes nothing
+        self.tournament = settings.tournament is not None
         # worked out once: every step of the plan asks who is present, often twice
         self.due = frozenset(
             number
             for number, s in state.seats.items()
-            if not s.away and playable(s.stack, self.chip) > 0
+            if (not s.away or self.tournament) and playable(s.stack, self.chip) > 0
         )
 
     # -- who is who --------------------------------------------------------------
@@ -141,6 +143,8 @@ class Planner:
         """May be dealt in anywhere without posting: owes nothing, waits for nothing."""
         if seat not in self.due:
             return False
+        if self.tournament:  # T3, T5: every player with chips plays, owing nothing
+            return True
         s = self.seats[seat]
         return not s.fresh and not s.owes and s.wait_hands == 0
 
@@ -150,7 +154,10 @@ class Planner:
         return s.fresh and self.state.bb_travel < self.n and seat not in self.state.passed
 
     def marks(self, seat: int) -> bool:
-        """An absent player collects markers unless never dealt in (B5)."""
+        """An absent player collects markers unless never dealt in (B5); none at a
+        tournament table (T3: a player out of chips during the rebuys neither)."""
+        if self.tournament:
+            return False
         s = self.seats.get(seat)
         return s is not None and not self.present(seat) and not s.fresh and not s.pending_leave
 

@@ -167,6 +167,8 @@ EntryStep = Literal[
     "count",
     "witness",
     "witness_pin",
+    "tourney",
+    "tourney_level",
     "tip_fix_amount",
     "tip_fix_confirm",
     "big_tip_confirm",

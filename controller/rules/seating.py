@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from controller.rules import bust, effects, meters
+from controller.rules import bust, effects, meters, tournament
 from controller.rules.events import Chips, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.limits import MAX_AMOUNT
 from controller.rules.positions import hands_until_big_blind
@@ -48,6 +48,7 @@ def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
                 "already_seated", "refuse.already_seated", player=event.player, seat=number
             )
     check_amount(settings, event.chips)
+    tournament.check_sit(state, settings, event)  # T5: a stack brought
     game = settings.game
     if game.min_buy_in is not None and event.chips < game.min_buy_in:
         raise refuse("bad_amount", "refuse.min_buy_in", amount=game.min_buy_in)
@@ -63,6 +64,7 @@ def do_sit(state: TableState, settings: RuleSettings, event: Sit) -> list[effect
         time_banks=settings.clock.time_banks,
     )
     state.bought_in += event.chips
+    tournament.note_sit(state, settings, event)
     return [effects.SeatChanged(event.seat, "sat")]
 
 
@@ -224,6 +226,7 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None
     this hand included) may not pass ``max_buy_in``, nor stay below ``min_buy_in``."""
     s = occupied(state, settings, event.seat)
     check_amount(settings, event.amount)
+    tournament.check_chips(state, settings, event)  # T6: a rebuy or the add-on only
     game = settings.game
     have = s.stack + s.pending_chips
     check_stack_limit(event.seat, have, event.amount)
@@ -250,6 +253,9 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> None
 
 def do_chips(state: TableState, settings: RuleSettings, event: Chips) -> list[effects.Effect]:
     s = state.seats[event.seat]
+    bought = tournament.check_chips(state, settings, event)
+    if bought is not None:
+        tournament.note_chips(state, settings, event, bought)
     state.bought_in += event.amount
     if s.in_hand:
         s.pending_chips += event.amount

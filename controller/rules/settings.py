@@ -115,6 +115,34 @@ class DealerSettings:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Level:
+    """One level of a tournament's structure (T1): how long it lasts and its stakes."""
+
+    minutes: int
+    small_blind: int
+    big_blind: int
+    ante: int = 0
+    smallest_chip: int = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentSettings:
+    """The `tournament:` section (T1-T8): the structure, the stacks, rebuys and add-on."""
+
+    starting_stack: int
+    levels: tuple[Level, ...]
+    single_table: bool = False
+    breaks: tuple[tuple[int, int], ...] = ()  # (after level, minutes), in level order
+    rebuy_levels: int = 0  # T6: rebuys allowed through this level (0: none)
+    rebuy_chips: int = 0
+    add_on_chips: int = 0  # T6: at the break that ends the rebuy period (0: none)
+
+    def break_after(self, level: int) -> int:
+        """The minutes of the break after ``level`` (0: none)."""
+        return dict(self.breaks).get(level, 0)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RuleSettings:
     """Everything the rules core needs to know about the table."""
 
@@ -124,3 +152,4 @@ class RuleSettings:
     clock: ClockSettings = field(default_factory=ClockSettings)
     fees: FeeSettings = field(default_factory=FeeSettings)
     dealer: DealerSettings = field(default_factory=DealerSettings)
+    tournament: TournamentSettings | None = None  # None: a cash table

@@ -338,6 +338,8 @@ class TableState:
     # the rules the events are folded under (``RULES_EDITION``; ``EARLIER_EDITION``:
     # as the release that recorded them played them, ``earlier_release``)
     rules_edition: int = RULES_EDITION
+    # a tournament table's record (controller.rules.tournament); None at a cash table
+    tournament: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _json_form(_plain(self))
@@ -399,6 +401,7 @@ KEPT_THROUGH_A_VOID = (
     "last_tip",
     "shift",
     "shifts",
+    "tournament",
     "rules_edition",
 )
 #: The containers among them, which a snapshot does not copy, as nothing reads them

@@ -27,6 +27,7 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 from controller.rules import (
     betting,
+    bust,
     clock,
     dealt_in_error,
     effects,
@@ -40,6 +41,7 @@ from controller.rules import (
     seating,
     stopped,
     straddle,
+    tournament,
     transfer,
     tray_ledger,
     undo,
@@ -70,6 +72,7 @@ from controller.rules.events import (
     TimeFee,
     Tip,
     TipCorrection,
+    Tournament,
     Transfer,
     Tray,
     TrayAck,
@@ -106,6 +109,11 @@ class Found(NamedTuple):
 
 
 class Table:
+    #: the settings the rules play by now; ``base_settings``: as configured
+    settings: RuleSettings
+    base_settings: RuleSettings
+    _level: int | None  # a tournament table: the level ``settings`` has the stakes of
+
     def __init__(
         self,
         settings: RuleSettings,
@@ -114,10 +122,32 @@ class Table:
         pin_verifier: PinVerifier | None = None,
         start_guard: StartGuard | None = None,
     ) -> None:
-        self.settings = settings
         self.state = state if state is not None else TableState()
+        self.reconfigure(settings)
         self.pin_verifier = pin_verifier  # injected by the shell (controller.supervisor_pins)
         self.start_guard = start_guard  # injected by the shell (controller.puck)
+
+    # -- the settings the rules play by --------------------------------------------
+
+    def reconfigure(self, settings: RuleSettings) -> None:
+        """New settings from the configuration (between hands, or as the journal
+        recorded them): ``base_settings``, and ``settings`` at the level played now."""
+        self.base_settings = self.settings = settings
+        self._level = None
+        self._sync_level()
+
+    def _sync_level(self) -> None:
+        """A tournament table's ``settings``: the configured ones with ``game`` at the
+        stakes of the level the rules play at now (``tournament.rules_level``: a hand
+        keeps its own, between hands the level in force). Made again only when that
+        level changes; a plain attribute, so a cash table's rules read it at no cost."""
+        base = self.base_settings
+        if base.tournament is None:
+            return
+        level = tournament.rules_level(self.state, base.tournament)
+        if level != self._level:
+            self._level = level
+            self.settings = tournament.for_rules(base, level)
 
     # -- public interface ---------------------------------------------------------
 
@@ -142,6 +172,8 @@ class Table:
         out = deed(self, event) if found is None else deed(self, event, found)
         if self.settings.game.out_of_turn == "record":
             out += self._settle_out_of_turn()
+        if self.base_settings.tournament is not None:
+            out += self._tournament_steps(out)
         if accounted:
             # after R10's binding action too: it may end the hand and take its fees
             out += ops.account(self.state, self.settings, event, ledger_before)
@@ -149,7 +181,30 @@ class Table:
             out += self._shot_clock()
         if moves_tray and tray_ledger.signature(self.state) != tray_before:
             self.state.tray_since_ms = self.state.elapsed_ms
+        self._sync_level()
         return out
+
+    def _tournament_steps(self, out: Effects) -> Effects:
+        """T3: a seat away whose turn it is folds (its hand is dead); T4: at a hand's
+        end the players with no chips are out, and so are those who kept their seat
+        through the rebuys when the level clock leaves them between hands (T6)."""
+        more: Effects = []
+        while (h := self.state.hand) is not None and h.to_act is not None:
+            seat = self.state.seats.get(h.to_act)
+            if seat is None or not seat.away:
+                break
+            more += hand.act(self.state, self.settings, h.to_act, "fold", None)
+            self.state.undo = None  # the rule's fold, as a leave's: nothing to take back
+        for effect in (*out, *more):
+            ended = isinstance(effect, effects.HandEnded) and not effect.voided
+            between = isinstance(effect, effects.LevelChanged) and self.state.hand is None
+            if ended or between:
+                number = effect.hand if isinstance(effect, effects.HandEnded) else None
+                more += tournament.eliminate(
+                    self.state, self.settings, number or self.state.hand_number
+                )
+                bust.stop_play_if_alone(self.state)
+        return more
 
     def refused(self, event: Event | None) -> None:
         """What a refused event leaves behind, wherever a refusal is folded (replay, the
@@ -179,6 +234,7 @@ class Table:
 
     def _check_start(self, event: StartHand) -> Found:
         stopped.check_start(self.state)
+        tournament.check_start(self.state, self.settings)
         plan = plan_hand(self.state, self.settings)
         if self.start_guard is not None:
             self.start_guard(self.state, plan)
@@ -189,8 +245,12 @@ class Table:
         if plan is None:
             plan = plan_hand(self.state, self.settings)
         self.state.undo = None
+        out: Effects = tournament.begin_hand(self.state, self.settings)
+        if out:  # T7: a stack coloured up may now play
+            plan = plan_hand(self.state, self.settings)
+        tournament.note_stacks(self.state, self.settings)
         before = Snapshot.of(self.state)
-        out = hand.begin(self.state, self.settings, plan)
+        out += hand.begin(self.state, self.settings, plan)
         if self.state.hand is not None:
             self.state.before_hand = before
         return out
@@ -311,8 +371,12 @@ class Table:
 
     def _tick(self, event: Tick) -> Effects:
         self.state.elapsed_ms += event.ms
+        levels = tournament.run_clock(self.state, self.settings, event.ms)  # T1: never stopped
         if self.state.play_stopped:  # the clock stands still (controller.rules.stopped)
-            return []
+            return levels
+        return levels + self._run_action_clock(event)
+
+    def _run_action_clock(self, event: Tick) -> Effects:
         out, expired = clock.run_down(self.state, self.settings.clock, event.ms)
         if expired and self.state.clock is not None:
             expiry = clock.expire(self.state, self.settings)
@@ -426,6 +490,7 @@ _ANYTIME: frozenset[type[Event]] = frozenset(
         StateQuery,
         *stopped.READINGS,  # the events that stop play or let it go on (Device, Door)
         Dealer,
+        Tournament,
     }
 )
 #: Accepted in every betting round (a seat is to act).
@@ -505,6 +570,7 @@ _HANDLERS: dict[type, tuple[Checker, Deed]] = {
     TipCorrection: _rule(ops.check_tip_correction, ops.do_tip_correction),
     Dealer: _rule(ops.check_dealer, ops.do_dealer),
     Shift: _rule(ops.check_shift, ops.do_shift),
+    Tournament: _rule(tournament.check, tournament.apply),
     StateQuery: (_nothing, _no_effects),
     **{kind: (_nothing, lambda t, e: stopped.change(t.state, e)) for kind in stopped.READINGS},
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.rules import antes, meters, ops, out_of_turn, stopped, tray_ledger
+from controller.rules import antes, meters, ops, out_of_turn, stopped, tournament, tray_ledger
 from controller.rules import hand as hand_flow
 from controller.rules.betting import playable
 from controller.rules.errors import Refusal
@@ -102,8 +102,9 @@ def state_view(table: Table) -> dict[str, Any]:
         "antes": {str(seat): amount for seat, amount in antes.posted(h).items()},
         "dealer": state.dealer,
         "hand_dealer": state.hand_dealer,
-        "meters": meters.current(state),
+        "meters": tournament.meters_view(state, table.base_settings, meters.current(state)),
         "shift": ops.shift_view(state),
+        "tournament": tournament.view(state, table.base_settings),
     }
 
 
@@ -140,8 +141,11 @@ def _next_lines(table: Table) -> list[Message]:
     state = table.state
     page = pages.lines(table)  # a page NEXT turned to; the payouts between hands
     if page is not None:
-        return page
+        return tournament.over_payouts(page, state, table.base_settings)
     h = state.hand
+    levels = tournament.display_lines(state, table.base_settings)
+    if levels is not None:  # a tournament table between hands (T1)
+        return levels
     if h is None:
         game = table.settings.game
         if game.ante:  # what the dealer collects at the deal, with the blinds (A1, A2)

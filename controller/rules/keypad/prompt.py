@@ -155,9 +155,8 @@ def supervisor_prompt(table: Table, e: Entry) -> list[Message]:
             msg("prompt.pin", supervisor=e["supervisor"]),
             msg("prompt.pin_typed", stars="*" * len(e["digits"])),
         ]
-    if step == "menu":
-        top, bottom = SUPERVISOR_PAGES[e.get("page", 0) % len(SUPERVISOR_PAGES)]
-        return [msg(top), msg(bottom)]
+    if step == "menu" or str(step).startswith("tourney"):
+        return _menu_or_tournament(table, e)
     if step == "confirm":
         return _confirm(table, e)
     if step in ("tip_fix_amount", "tip_fix_confirm"):
@@ -206,6 +205,20 @@ def _count(e: Entry) -> list[Message]:
         second = _typed(e) if e["digits"] else msg("prompt.fill_total", amount=total)
         return [msg("prompt.fill_value", action=action), second]
     return [msg("prompt.fill_count", action=action, value=e["value"]), _typed(e)]
+
+
+def _menu_or_tournament(table: Table, e: Entry) -> list[Message]:
+    """The supervisor menu's page; a tournament table's level-clock function (``0``)."""
+    tournament = table.base_settings.tournament
+    if e["step"] == "tourney":
+        return [msg("prompt.tournament_1"), msg("prompt.tournament_2")]
+    if e["step"] == "tourney_level":
+        levels = len(tournament.levels) if tournament is not None else 1
+        return [msg("prompt.tournament_level", last=levels), _typed(e)]
+    top, bottom = SUPERVISOR_PAGES[e.get("page", 0) % len(SUPERVISOR_PAGES)]
+    if bottom == "prompt.supervisor_6" and tournament is not None:
+        bottom = "prompt.supervisor_6_tournament"  # the level clock's function, 0
+    return [msg(top), msg(bottom)]
 
 
 def _transfer(e: Entry) -> list[Message]:

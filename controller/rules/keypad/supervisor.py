@@ -23,6 +23,10 @@ key   then                                                        event (``by``:
 0     the last tip as it should have been ``ENTER`` (``ENTER``     ``tip_correction``
       alone: no tip at all), ``ENTER`` to confirm (between hands,
       before the next hand starts)
+      (a tournament table: ``0`` opens the level clock's     ``tournament``
+      functions instead: ``1`` start, ``2`` pause, ``3`` resume,
+      ``4`` level ``ENTER`` (from the next hand), ``5`` the
+      tip correction above)
 ====  ==========================================================  ===================
 
 A PIN opens the menu for one function; ``CLEAR`` leaves it (while the witness types a
@@ -52,6 +56,7 @@ from controller.rules.events import (
     Misdeal,
     Shift,
     TipCorrection,
+    Tournament,
     Transfer,
     TrayAck,
     TrayCredit,
@@ -84,6 +89,9 @@ FUNCTIONS = {
     "9": "shift_close",
     "0": "tip_fix",
 }
+#: A tournament table's ``0``: the level clock's functions, and the tip correction.
+TOURNAMENT_FUNCTIONS = {**FUNCTIONS, "0": "tournament"}
+TOURNAMENT_ACTIONS = {"1": "start", "2": "pause", "3": "resume", "4": "level", "5": "tip_fix"}
 #: The shift functions and the ``shift`` event's action each keys.
 SHIFT_FUNCTIONS = {"shift_open": "open", "shift_close": "close"}
 TRANSFER_REASONS = {"1": "wrong_payout", "2": "chips_misplaced", "3": "other"}
@@ -156,30 +164,7 @@ def supervisor(p: Press, e: Entry) -> Step:
     sid = str(e["supervisor"])
     table = p.table
     if step == "menu":
-        if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
-            return p.stay({**e, "page": e.get("page", 0) + 1})
-        function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
-        if function in CONFIRMED:
-            table.check(CONFIRMED[function]())
-            return p.stay(
-                {"mode": "supervisor", "step": "confirm", "func": function, "supervisor": sid}
-            )
-        if function == "b11":
-            return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
-        if function == "transfer":
-            if table.state.hand is not None:
-                raise refuse("hand_in_progress", "refuse.transfer_between_hands")
-            return p.stay(
-                field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function)
-            )
-        if function == "tip_fix":
-            ops.tip_to_correct(table.state)
-            return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
-        if function in SHIFT_FUNCTIONS:
-            ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
-        return p.stay(
-            field_entry("supervisor", "value", "amount", supervisor=sid, func=function, counts=[])
-        )
+        return _menu(p, e, sid)
     if step == "confirm":
         p.confirm()
         func = str(e["func"])
@@ -197,9 +182,62 @@ def supervisor(p: Press, e: Entry) -> Step:
         return _transfer(p, e, sid)
     if str(step).startswith("tip_fix_"):
         return _tip_fix(p, e, sid)
+    if str(step).startswith("tourney"):
+        return _tournament(p, e, sid)
     if step in ("witness", "witness_pin"):
         return _witness(p, e, sid)
     return _tray_move(p, e, sid)
+
+
+def _menu(p: Press, e: Entry, sid: str) -> Step:
+    """The menu: ``NEXT`` turns its page; a function's key opens the function (a
+    tournament table's ``0``: the level clock's functions)."""
+    table = p.table
+    if p.key == "NEXT":  # the menu's next page (keypad.prompt.SUPERVISOR_PAGES)
+        return p.stay({**e, "page": e.get("page", 0) + 1})
+    if table.base_settings.tournament is not None:
+        function = p.choice(TOURNAMENT_FUNCTIONS, "choice.supervisor_tournament", paged=True)
+    else:
+        function = p.choice(FUNCTIONS, "choice.supervisor", paged=True)
+    if function == "tournament":
+        return p.stay({"mode": "supervisor", "step": "tourney", "supervisor": sid})
+    if function in CONFIRMED:
+        table.check(CONFIRMED[function]())
+        return p.stay(
+            {"mode": "supervisor", "step": "confirm", "func": function, "supervisor": sid}
+        )
+    if function == "b11":
+        return p.stay(field_entry("supervisor", "b11_seat", "seat", supervisor=sid))
+    if function == "transfer":
+        if table.state.hand is not None:
+            raise refuse("hand_in_progress", "refuse.transfer_between_hands")
+        return p.stay(field_entry("supervisor", "xfer_from", "seat", supervisor=sid, func=function))
+    if function == "tip_fix":
+        ops.tip_to_correct(table.state)
+        return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
+    if function in SHIFT_FUNCTIONS:
+        ops.check_shift_now(table.state, SHIFT_FUNCTIONS[function])
+    return p.stay(
+        field_entry("supervisor", "value", "amount", supervisor=sid, func=function, counts=[])
+    )
+
+
+def _tournament(p: Press, e: Entry, sid: str) -> Step:
+    """``FUNC 0`` id PIN ``0``: the level clock (T1); each step checked as keyed."""
+    if e["step"] == "tourney":
+        action = p.choice(TOURNAMENT_ACTIONS, "choice.tournament")
+        if action == "tip_fix":  # the tip correction, whose key 0 the level clock took
+            ops.tip_to_correct(p.table.state)
+            return p.stay(field_entry("supervisor", "tip_fix_amount", "amount", supervisor=sid))
+        if action == "level":
+            return p.stay(field_entry("supervisor", "tourney_level", "code", supervisor=sid))
+        event = Tournament(by=sid, action=action)
+        p.table.check(event)
+        return p.done(event)
+    level = p.number(e)
+    event = Tournament(by=sid, action="level", level=level)
+    p.table.check(event)
+    return p.done(event)
 
 
 def _transfer(p: Press, e: Entry, sid: str) -> Step:

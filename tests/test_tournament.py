@@ -1,0 +1,172 @@
+"""Tournament tables (``controller.rules.tournament``) where no scenario can reach: the
+display in Spanish, the level clock against a replay and a snapshot, the effects."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+
+import pytest
+
+from controller.rules import Refusal, Table, effects, parse_event, state_view
+from controller.rules.settings import Level, RuleSettings, TournamentSettings
+from controller.rules.state import TableState
+from controller.rules.view import display_lines
+from tests.rules_fuzz import RandomChooser, play_stream
+
+STRUCTURE = TournamentSettings(
+    starting_stack=1000,
+    single_table=True,
+    levels=(
+        Level(minutes=1, small_blind=5, big_blind=10, smallest_chip=5),
+        Level(minutes=1, small_blind=150, big_blind=300, ante=300, smallest_chip=5),
+    ),
+    breaks=((1, 2),),
+)
+SETTINGS = RuleSettings(tournament=STRUCTURE)
+
+
+def play(table: Table, *events: dict[str, object]) -> list[effects.Effect]:
+    out: list[effects.Effect] = []
+    for event in events:
+        out += table.apply(parse_event(event))
+    return out
+
+
+def seated() -> Table:
+    table = Table(SETTINGS)
+    play(
+        table,
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+    )
+    return table
+
+
+def test_T1_the_display_in_spanish() -> None:
+    table = seated()
+    assert display_lines(table, "es") == ["LISTO", "NIVEL 1 5/10 PARADO"]
+    play(table, {"type": "tournament", "action": "start"}, {"type": "tick", "ms": 1500})
+    assert display_lines(table, "es") == ["LISTO", "NIVEL 1 5/10 0:59"]
+    play(table, {"type": "tick", "ms": 60000})
+    assert display_lines(table, "es") == ["DESCANSO 1:59", "NIVEL 2 PROX. MANO: 150/300 A300"]
+    assert display_lines(table, "en") == ["BREAK 1:59", "LEVEL 2 NEXT HAND: 150/300 A300"]
+
+
+def test_T1_the_level_clock_reports_each_change() -> None:
+    table = seated()
+    out = play(table, {"type": "tournament", "action": "start", "by": "S1"})
+    assert out == [effects.LevelChanged(1, False, False, 5, 10, 0, "start")]
+    # one tick over a level's end and the whole break: both changes, in order
+    out = play(table, {"type": "tick", "ms": 60000 + 120000 + 1000})
+    assert out == [
+        effects.LevelChanged(2, True, False, 150, 300, 300, "break"),
+        effects.LevelChanged(2, False, False, 150, 300, 300, "clock"),
+    ]
+    assert state_view(table)["tournament"]["level_ms_left"] == 59000
+
+
+def test_T1_a_snapshot_mid_level_plays_on_as_the_whole_stream() -> None:
+    """Recovery: a snapshot taken mid-level and the ticks after it give the same level
+    and time left as the stream played from the start (replay determinism)."""
+    events = [
+        {"type": "tournament", "action": "start"},
+        {"type": "start_hand"},
+        {"type": "tick", "ms": 40000},
+        {"type": "act", "seat": 5, "action": "call"},
+        {"type": "tick", "ms": 30000},
+        {"type": "act", "seat": 2, "action": "check"},
+        {"type": "tick", "ms": 100000},
+    ]
+    whole = seated()
+    play(whole, *events)
+    part = seated()
+    play(part, *events[:4])
+    snapshot = json.loads(json.dumps(part.state.to_dict()))
+    resumed = Table(SETTINGS, TableState.from_dict(snapshot))
+    play(resumed, *events[4:])
+    assert state_view(resumed) == state_view(whole)
+    shown = state_view(whole)["tournament"]
+    assert (shown["level"], shown["break"], shown["level_ms_left"]) == (2, True, 10000)
+
+
+def test_T4_an_elimination_is_an_effect_with_its_place() -> None:
+    table = seated()
+    play(
+        table,
+        {"type": "tournament", "action": "start"},
+        {"type": "start_hand"},
+        {"type": "act", "seat": 5, "action": "all_in"},
+    )
+    out = play(table, {"type": "act", "seat": 2, "action": "call"})
+    out += play(table, {"type": "award", "ranking": [[5], [2]]})
+    assert [e for e in out if isinstance(e, effects.Eliminated)] == [
+        effects.Eliminated(seat=2, player="ana", hand=1, stack_at_start=1000, place=2)
+    ]
+
+
+@pytest.mark.slow  # property tests over random sessions, as tests/test_rules_properties.py
+def test_tournament_streams_keep_every_invariant() -> None:
+    """Seeded random streams on random tournament tables: levels changing mid-hand (one
+    minute each, ticks of up to 90 s), breaks, colour-ups, pauses, players away,
+    rebuys and add-ons, eliminations: chips conserved (the chips brought, rebought,
+    added on and coloured up are the only ones to come in), each hand at its own
+    stakes, no markers, places that only get better; and the same events replayed, or
+    played on from a snapshot, give the same table."""
+    for seed in range(40):
+        table, events = play_stream(RandomChooser(random.Random(seed)), 300, tournament=True)
+        again = Table(table.base_settings)
+        for obj in events:
+            with contextlib.suppress(Refusal):
+                again.apply(parse_event(obj))
+        assert again.state.to_dict() == table.state.to_dict()
+        snapshot = json.loads(json.dumps(table.state.to_dict()))
+        restored = Table(table.base_settings, TableState.from_dict(snapshot))
+        assert state_view(restored) == state_view(table)
+
+
+@pytest.mark.slow
+def test_the_tournament_streams_reach_what_they_test() -> None:
+    """The streams above do go out, rebuy, colour up and change levels mid-hand."""
+    seen: dict[str, int] = dict.fromkeys(("out", "rebuy", "colour", "level_mid_hand"), 0)
+    for seed in range(40):
+        table, events = play_stream(RandomChooser(random.Random(seed)), 300, tournament=True)
+        record = table.state.tournament or {}
+        seen["out"] += len(record.get("eliminated", []))
+        seen["rebuy"] += record.get("rebuys", 0) + len(record.get("add_ons", []))
+        seen["colour"] += record.get("coloured_up", 0)
+    table = Table(SETTINGS)
+    play(
+        table,
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+        {"type": "tournament", "action": "start"},
+        {"type": "start_hand"},
+    )
+    seen["level_mid_hand"] = 1 if play(table, {"type": "tick", "ms": 60000}) else 0
+    assert all(seen.values()), seen
+
+
+def test_T1_T4_tablectl_state_says_the_level_and_who_is_out() -> None:
+    from controller.commands.state import summary
+
+    table = seated()
+    play(
+        table,
+        {"type": "tournament", "action": "start"},
+        {"type": "tick", "ms": 20500},
+        {"type": "start_hand"},
+        {"type": "act", "seat": 5, "action": "all_in"},
+        {"type": "act", "seat": 2, "action": "call"},
+        {"type": "award", "ranking": [[5], [2]]},
+    )
+    lines = summary(state_view(table), 9).splitlines()
+    tournament = [line for line in lines if "tournament" in line or "out:" in line]
+    assert tournament == [
+        "tournament: level 1 (5/10 ante 0), 0:40 left",
+        "  out: ana in hand 1 (began it with 1000, place 2)",
+    ]
+    play(table, {"type": "tick", "ms": 45000}, {"type": "tournament", "action": "pause"})
+    lines = summary(state_view(table), 11).splitlines()
+    assert "tournament: on a break, 1:55 left, then level 2 (150/300 ante 300), paused" in lines
