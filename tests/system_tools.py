@@ -32,6 +32,8 @@ PACKAGES = {
     "systemd-nspawn": "systemd-container",
     "debootstrap": "debootstrap",
     "openssl": "openssl",
+    "faketime": "faketime",
+    "ssh-keygen": "openssh-client",
 }
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.system_tools import needs
+from tests.system_tools import needs, require
 from tests.test_install import BOARD_PYTHON, printed_digest, scratch_root
 from tests.test_unit_sandbox import needs_root
 
@@ -231,7 +231,19 @@ def test_the_bundle_installs_offline_with_the_digest_the_build_printed(tmp_path:
     if arch is None:
         pytest.skip(f"no bundle for a {platform.machine()} machine")
     key = tmp_path / "release-key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    subprocess.run(
+        [
+            require("ssh-keygen", "signing the test bundle"),
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-f",
+            str(key),
+        ],
+        check=True,
+    )
     built = subprocess.run(
         [
             sys.executable,

@@ -23,6 +23,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.system_tools import require
 from tests.test_install import PREFIX, ROOT, needs_root
 from tests.test_upgrade import Board
 
@@ -43,7 +44,19 @@ def load(path: Path) -> ModuleType:
 def make_key(folder: Path, name: str) -> Path:
     key = folder / name
     subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+        [
+            require("ssh-keygen", "signing test bundles"),
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            name,
+            "-f",
+            str(key),
+        ],
+        check=True,
     )
     return key
 
