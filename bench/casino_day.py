@@ -76,7 +76,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from controller.daemon.recovery import fold  # noqa: E402
+from controller.daemon.recovery import RulesBook, fold_records, start_table  # noqa: E402
 from controller.floor.consumer import Deduplicator, FloorMessage, Subscriber  # noqa: E402
 from controller.journal import Journal  # noqa: E402
 from controller.rules import effects as fx  # noqa: E402
@@ -178,23 +178,30 @@ def plan(seed: int, days: int = 1, hands_per_day: int = 0) -> list[Step]:
     scale = per_day / round(24 * 60 / HAND_MINUTES)
     counter = iter(range(10**9))
     steps: list[Step] = [Step("shift", next(counter)), Step("push", next(counter))]
-    for _ in range(days):
+    for day in range(days):
         between: list[list[Step]] = [[] for _ in range(per_day)]
         for kind, count in EXTRAS.items():
             for _ in range(max(1, round(count * scale))):
-                what = rng.choice(DEVICES if kind == "reseat" else MOMENTS if kind == "kill" else ("",))
+                what = rng.choice(
+                    DEVICES if kind == "reseat" else MOMENTS if kind == "kill" else ("",)
+                )
                 between[rng.randrange(per_day)].append(Step(kind, next(counter), what))
         for index in range(per_day):
-            minute = index * HAND_MINUTES
-            if index and int(minute // PUSH_MINUTES) != int((minute - HAND_MINUTES) // PUSH_MINUTES):
+            minute = (day * per_day + index) * HAND_MINUTES
+            if crossed(minute, PUSH_MINUTES):
                 steps.append(Step("push", next(counter)))
-            if index and int(minute // (SHIFT_HOURS * 60)) != int(
-                (minute - HAND_MINUTES) // (SHIFT_HOURS * 60)
-            ):
+            if crossed(minute, SHIFT_HOURS * 60):
                 steps.append(Step("shift", next(counter)))
             steps.extend(between[index])
             steps.append(Step("hand", next(counter)))
+    steps.append(Step("shift", next(counter)))  # the last day's last shift closes too
     return steps
+
+
+def crossed(minute: float, every: float) -> bool:
+    """The hand starting at ``minute`` (of table time since the run began) is the first
+    after a multiple of ``every`` minutes."""
+    return minute > 0 and int(minute // every) != int((minute - HAND_MINUTES) // every)
 
 
 class DayFailed(Exception):
@@ -287,6 +294,8 @@ class Ledger:
     signed_in: str | None = None
     hand_dealer: str | None = None
     tips_in_events: int = 0
+    acted: set[int] = field(default_factory=set)  # seqs whose effects hold an action
+    tipped: set[int] = field(default_factory=set)
     last: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0)
 
     def add(self, meter: str, amount: int, dealer: str | None = None) -> None:
@@ -308,7 +317,9 @@ class Ledger:
             state.bought_in,
             state.cashed_out,
         )
-        moved = dict(zip(METERS, (a - b for a, b in zip(totals, self.last, strict=True)), strict=True))
+        moved = dict(
+            zip(METERS, (a - b for a, b in zip(totals, self.last, strict=True)), strict=True)
+        )
         self.last = totals
         for effect in effects:
             if isinstance(effect, ops.DealerChanged):
@@ -319,10 +330,16 @@ class Ledger:
         jackpot = sum(e.jackpot for e in effects if isinstance(e, fx.FeesTaken))
         tips = [e for e in effects if isinstance(e, ops.Tipped)]
         if rake != moved["rake"] or jackpot != moved["jackpot"]:
-            raise DayFailed("ledger", f"seq {record.seq}: fees {rake}/{jackpot}, totals moved {moved}")
+            raise DayFailed(
+                "ledger", f"seq {record.seq}: fees {rake}/{jackpot}, totals moved {moved}"
+            )
         if sum(t.amount for t in tips) != moved["tips"]:
             raise DayFailed("ledger", f"seq {record.seq}: tips {tips}, totals moved {moved}")
         self.tips_in_events += sum(t.amount for t in tips)
+        if tips:
+            self.tipped.add(record.seq)
+        if any(isinstance(e, fx.Acted) for e in effects):
+            self.acted.add(record.seq)
         hands = sum(1 for e in effects if isinstance(e, fx.HandStarted))
         self.add("hands", hands, self.hand_dealer)
         for meter in ("rake", "jackpot", "time_fees"):
@@ -337,11 +354,26 @@ class Ledger:
                 self.shift += 1
 
 
-def read_ledger(state_dir: Path) -> tuple[Ledger, dict[str, Any], Any]:
-    ledger = Ledger()
-    with Journal.open_readonly(state_dir) as journal:
-        folded = fold(journal, on_record=ledger.record, snapshot=None)
-    return ledger, state_view(folded.table), folded.table.state
+@dataclass
+class Folded:
+    """The journal folded as far as it has been read, the ledger with it: each check
+    folds only the events recorded since the last (the journal prunes old hands)."""
+
+    ledger: Ledger = field(default_factory=Ledger)
+    table: Any = None
+    config_id: int = 0
+    after: int = 0
+
+    def read(self, state_dir: Path) -> tuple[Ledger, dict[str, Any], Any]:
+        with Journal.open_readonly(state_dir) as journal:
+            book = RulesBook(journal)
+            if self.table is None:
+                self.table, self.after, self.config_id = start_table(journal, book, None)
+            records = journal.iter_events(after_seq=self.after)
+            for record, effects in fold_records(self.table, records, book, self.config_id):
+                self.ledger.record(record, self.table, effects)
+                self.after, self.config_id = record.seq, record.config_id
+        return self.ledger, state_view(self.table), self.table.state
 
 
 # -- the world ---------------------------------------------------------------------------
@@ -368,7 +400,14 @@ def broker_options(work: Path, users: dict[str, str]) -> str:
     password_file = work / "floor.passwd"
     for index, (user, password) in enumerate(users.items()):
         subprocess.run(
-            ["mosquitto_passwd", *(["-c"] if index == 0 else []), "-b", str(password_file), user, password],
+            [
+                "mosquitto_passwd",
+                *(["-c"] if index == 0 else []),
+                "-b",
+                str(password_file),
+                user,
+                password,
+            ],
             check=True,
             capture_output=True,
             timeout=60,
@@ -433,6 +472,7 @@ class Casino:
         self.config = work / "table.yaml"
         self.log = (work / "daemon.log").open("a")
         self.figures = Figures()
+        self.folded = Folded()
         self.table: TableProcess | None = None
         self.broker: LocalBroker | None = None
         self.board: subprocess.Popen[bytes] | None = None
@@ -448,7 +488,8 @@ class Casino:
         from controller import supervisor_pins
 
         supervisor_pins.save_pins(
-            pins, {user: supervisor_pins.hash_pin(pin, n=2**4) for user, pin in (SUPERVISOR, WITNESS)}
+            pins,
+            {user: supervisor_pins.hash_pin(pin, n=2**4) for user, pin in (SUPERVISOR, WITNESS)},
         )
         self.pins = pins
         self.env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -459,7 +500,9 @@ class Casino:
         floor = ""
         if self.floor:
             users = {"T7": "t7-pw", "floor-system": "fs-pw", "floor-watch": "fw-pw"}
-            self.broker = LocalBroker(self.work / "broker", listener_options=broker_options(self.work, users))
+            self.broker = LocalBroker(
+                self.work / "broker", listener_options=broker_options(self.work, users)
+            )
             self.broker.start()
             self.board_port = free_port()
             floor = FLOOR.format(
@@ -587,11 +630,13 @@ class Casino:
     def count_keys(self, view: dict[str, Any]) -> list[str]:
         """The float count keyed at a shift's open or close: what the tray holds, then
         the witness."""
-        counts = (view.get("tray") or {}).get("counts") or {"5": 400}
+        counts = (view.get("tray") or {}).get("counts") or {}
         keys: list[str] = []
         for value, count in sorted(counts.items(), key=lambda item: int(item[0])):
             if int(count):
                 keys += [*str(value), "ENTER", *str(count), "ENTER"]
+        if not keys:  # no reading (the tray's cable out at the start): the float
+            keys = ["5", "ENTER", "4", "0", "0", "ENTER"]
         user, pin = WITNESS
         return [*keys, "ENTER", *user, "ENTER", *pin, "ENTER"]
 
@@ -636,7 +681,10 @@ class Runner:
         answer = c.t.ask(op="hand", seed=seed)
         view = c.viewed(answer)
         if not answer["ok"]:
-            raise DayFailed("hand", f"{answer['error']} (display {answer['display']}, view phase {view['phase']})")
+            raise DayFailed(
+                "hand",
+                f"{answer['error']} (display {answer['display']}, view phase {view['phase']})",
+            )
 
     def do_hand(self, rng: random.Random, step: Step) -> None:
         c = self.casino
@@ -646,8 +694,13 @@ class Runner:
         c.figures.hands += 1
 
     def do_push(self, rng: random.Random, step: Step) -> None:
+        """The next dealer signs in: mostly between hands, sometimes while the last
+        dealer's hand is still being played (it stays that dealer's hand)."""
         c = self.casino
-        self.idle()
+        if rng.random() < 0.25:
+            self.start_hand()
+        else:
+            self.idle()
         c.dealer = (c.dealer + 1) % len(DEALERS)
         c.keys("FUNC", "8", *DEALERS[c.dealer], "ENTER")
         c.figures.pushes += 1
@@ -666,10 +719,16 @@ class Runner:
     def do_shift(self, rng: random.Random, step: Step) -> None:
         c = self.casino
         view = self.idle()
-        for keys in self.shift_keys(view):
+        sequences = self.shift_keys(view)
+        number = (view.get("shift") or {}).get("number", 0)
+        for keys in sequences:
             view = c.keys(*keys)
-        if not (view.get("shift") or {}).get("open"):
-            raise DayFailed("shift", f"the shift did not open: display {view.get('display')}")
+        shift = view.get("shift") or {}
+        if not shift.get("open") or shift.get("number") != number + 1:
+            raise DayFailed(
+                "shift",
+                f"shift {number} not followed by an open {number + 1}: {shift}, display {view.get('display')}",
+            )
         c.figures.shifts_closed += 1
 
     def tip_keys(self, view: dict[str, Any], rng: random.Random) -> list[str] | None:
@@ -695,7 +754,9 @@ class Runner:
             return
         seat = rng.choice(free)
         chips = str(rng.choice((500, 1000, 2000)))
-        c.clear(c.keys("FUNC", "1", *str(seat), "ENTER", *chips, "ENTER", "ENTER", rng.choice("12")))
+        c.clear(
+            c.keys("FUNC", "1", *str(seat), "ENTER", *chips, "ENTER", "ENTER", rng.choice("12"))
+        )
 
     def do_leave(self, rng: random.Random, step: Step) -> None:
         c = self.casino
@@ -720,7 +781,11 @@ class Runner:
         if not view["seats"]:
             return
         seat = rng.choice(seated(view))
-        c.clear(c.keys("FUNC", "5", *str(seat), "ENTER", *str(rng.choice((100, 300, 500))), "ENTER", "1"))
+        c.clear(
+            c.keys(
+                "FUNC", "5", *str(seat), "ENTER", *str(rng.choice((100, 300, 500))), "ENTER", "1"
+            )
+        )
 
     def do_transfer(self, rng: random.Random, step: Step) -> None:
         c = self.casino
@@ -731,7 +796,11 @@ class Runner:
         giver = rng.choice(rich)
         taker = rng.choice([s for s in seated(view) if s != giver])
         amount = str(5 * rng.randint(1, 10))
-        c.clear(c.supervisor("7", *str(giver), "ENTER", *str(taker), "ENTER", *amount, "ENTER", "1", "ENTER"))
+        c.clear(
+            c.supervisor(
+                "7", *str(giver), "ENTER", *str(taker), "ENTER", *amount, "ENTER", "1", "ENTER"
+            )
+        )
 
     def start_hand(self) -> dict[str, Any] | None:
         """A hand dealt, and its first action keyed: None when no hand could start."""
@@ -874,24 +943,32 @@ class Runner:
         c.figures.checks += 1
         verify = tablectl("journal", "verify", "--state-dir", str(c.state), "--json")
         if verify.returncode != 0:
-            raise DayFailed("journal verify", f"{where}: {verify.stdout.strip()} {verify.stderr.strip()}")
+            raise DayFailed(
+                "journal verify", f"{where}: {verify.stdout.strip()} {verify.stderr.strip()}"
+            )
         shown = tablectl("state", "--state-dir", str(c.state), "--json", "--no-verify")
         if shown.returncode != 0:
             raise DayFailed("tablectl state", f"{where}: {shown.stdout} {shown.stderr}")
-        ledger, view, state = read_ledger(c.state)
+        ledger, view, state = c.folded.read(c.state)
         said = json.loads(shown.stdout)
         said = said.get("state", said)
         if said.get("seats") != view["seats"] or said.get("hand") != view["hand"]:
             raise DayFailed("tablectl state", f"{where}: the state differs from the journal's fold")
         self.check_chips(where, view, state, ledger)
         self.check_meters(where, ledger, said)
-        self.check_recall(where)
+        self.check_recall(where, ledger)
         if c.floor:
             self.check_floor(where, final)
 
     def check_chips(self, where: str, view: dict[str, Any], state: Any, ledger: Ledger) -> None:
         on_table = sum(s["stack"] for s in view["seats"].values()) + int(view["pot_total"])
-        out = state.rake_total + state.jackpot_total + state.time_fees_total + ledger.tips_in_events + state.cashed_out
+        out = (
+            state.rake_total
+            + state.jackpot_total
+            + state.time_fees_total
+            + ledger.tips_in_events
+            + state.cashed_out
+        )
         if on_table + out != state.bought_in:
             raise DayFailed(
                 "chips conserved",
@@ -904,7 +981,9 @@ class Runner:
         problems = []
         shift_now = (state.get("shift") or {}).get("number", 0)
         for number in ledger.closed[-3:]:
-            report = tablectl("meters", "--state-dir", str(c.state), "--shift", str(number), "--json")
+            report = tablectl(
+                "meters", "--state-dir", str(c.state), "--shift", str(number), "--json"
+            )
             if report.returncode != 0:
                 problems.append(f"shift {number}: meters said {report.stdout} {report.stderr}")
                 continue
@@ -924,26 +1003,39 @@ class Runner:
             return
         raise DayFailed(check, message)
 
-    def check_recall(self, where: str) -> None:
+    def check_recall(self, where: str, ledger: Ledger) -> None:
+        """Each of the last hands lists its events in journal order, each under the hand
+        where it happened (between the hand's first event and the next hand's), and
+        every action and tip the journal's effects show is listed."""
         c = self.casino
-        recall = tablectl("recall", "--state-dir", str(c.state), "--json", "3")
+        recall = tablectl("recall", "--state-dir", str(c.state), "--json", "4")
         if recall.returncode != 0:
             raise DayFailed("recall", f"{where}: {recall.stdout} {recall.stderr}")
-        hands = json.loads(recall.stdout)
-        hands = hands.get("hands", hands) if isinstance(hands, dict) else hands
-        with Journal.open_readonly(c.state) as journal:
-            by_hand: dict[int, list[int]] = {}
-            for record in journal.iter_events():
-                if record.hand is not None:
-                    by_hand.setdefault(record.hand, []).append(record.seq)
-        for hand in hands:
-            number = hand.get("hand")
-            seqs = [line.get("seq") for line in hand.get("actions", hand.get("lines", [])) if line.get("seq")]
-            if seqs != sorted(seqs):
-                raise DayFailed("recall", f"{where}: hand {number} lists events out of order: {seqs}")
-            stray = [s for s in seqs if s not in by_hand.get(number, [])]
-            if stray:
-                raise DayFailed("recall", f"{where}: hand {number} lists seqs {stray} of another hand")
+        hands = sorted(json.loads(recall.stdout)["hands"], key=lambda h: int(h["hand"]))
+        for index, hand in enumerate(hands):
+            low = int(hand["first_seq"])
+            high = int(hands[index + 1]["first_seq"]) - 1 if index + 1 < len(hands) else 1 << 62
+            listed: dict[str, list[int]] = {}
+            for name, items in hand.items():
+                if isinstance(items, list) and items and isinstance(items[0], dict):
+                    key = "last_seq" if name == "power_losses" else "seq"
+                    listed[name] = [int(i[key]) for i in items if isinstance(i.get(key), int)]
+            for name, seqs in listed.items():
+                if seqs != sorted(seqs) or any(not low <= s <= high for s in seqs):
+                    raise DayFailed(
+                        "recall",
+                        f"{where}: hand {hand['hand']} ({low}-{high}) lists {name} at {seqs}",
+                    )
+            for name, wanted in (("actions", ledger.acted), ("tips", ledger.tipped)):
+                upto = int(hand["last_seq"]) if name == "actions" else high
+                missing = sorted(
+                    s for s in wanted if low <= s <= upto and s not in listed.get(name, [])
+                )
+                if missing:
+                    raise DayFailed(
+                        "recall",
+                        f"{where}: hand {hand['hand']} does not list the {name} at seq {missing}",
+                    )
 
     def check_floor(self, where: str, final: bool) -> None:
         c = self.casino
@@ -960,7 +1052,8 @@ class Runner:
         lost = sorted(set(must) - set(got))
         if lost:
             raise DayFailed(
-                "floor complete", f"{where}: {len(lost)} sent message(s) the consumer never had: {lost[:10]}"
+                "floor complete",
+                f"{where}: {len(lost)} sent message(s) the consumer never had: {lost[:10]}",
             )
         c.figures.messages = len(got)
 
@@ -989,21 +1082,30 @@ class Runner:
             raise DayFailed("board", "; ".join(problems))
 
 
-def board_differences(card: dict[str, Any], view: dict[str, Any], answer: dict[str, Any]) -> list[str]:
+def board_differences(
+    card: dict[str, Any], view: dict[str, Any], answer: dict[str, Any]
+) -> list[str]:
     problems = []
     for key, mine in (("hand", view["hand"]), ("phase", view["phase"]), ("pot", view["pot_total"])):
         if card.get(key) != mine:
             problems.append(f"{key} {card.get(key)!r} on the card, {mine!r} at the table")
     rows = [(r["seat"], r["player"], r["stack"]) for r in card.get("seat_rows", [])]
-    seats = [(int(s), v["player"], v["stack"]) for s, v in sorted(view["seats"].items(), key=lambda i: int(i[0]))]
+    seats = [
+        (int(s), v["player"], v["stack"])
+        for s, v in sorted(view["seats"].items(), key=lambda i: int(i[0]))
+    ]
     if rows != seats:
         problems.append(f"seats {rows} on the card, {seats} at the table")
     if card.get("dealer") != view.get("dealer"):
-        problems.append(f"dealer {card.get('dealer')!r} on the card, {view.get('dealer')!r} at the table")
+        problems.append(
+            f"dealer {card.get('dealer')!r} on the card, {view.get('dealer')!r} at the table"
+        )
     codes = {a["code"] for a in card.get("alarms", []) if a.get("level") == "alarm"}
     stopped = bool(view.get("play_stopped"))
     if stopped != bool(codes & {"door_open", "play_stopped"}):
-        problems.append(f"alarms {sorted(codes)} on the card, play stopped {view.get('play_stopped')}")
+        problems.append(
+            f"alarms {sorted(codes)} on the card, play stopped {view.get('play_stopped')}"
+        )
     return problems
 
 
@@ -1038,7 +1140,12 @@ def short(card: dict[str, Any]) -> str:
 
 
 def run_day(
-    steps: list[Step], work: Path, seed: int, *, floor: bool = True, strict: bool = False,
+    steps: list[Step],
+    work: Path,
+    seed: int,
+    *,
+    floor: bool = True,
+    strict: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Figures:
     """Run ``steps``; DayFailed (with ``step`` set) when a promise broke."""
@@ -1056,7 +1163,9 @@ def run_day(
                 failed.step = index
                 raise
             if progress is not None and index % 100 == 0:
-                progress(f"step {index}/{len(steps)}: {casino.figures.hands} hands, {casino.figures.kills} power cuts, {time.monotonic() - started:.0f} s")
+                progress(
+                    f"step {index}/{len(steps)}: {casino.figures.hands} hands, {casino.figures.kills} power cuts, {time.monotonic() - started:.0f} s"
+                )
         casino.step_index = len(steps)
         runner.idle()
         time.sleep(1.0 if floor else 0)
@@ -1087,7 +1196,9 @@ def drain(casino: Casino) -> None:
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
         with Journal.open_readonly(casino.state) as journal, journal.mutex:
-            (unsent,) = journal.connection.execute("SELECT COUNT(*) FROM outbox WHERE sent = 0").fetchone()
+            (unsent,) = journal.connection.execute(
+                "SELECT COUNT(*) FROM outbox WHERE sent = 0"
+            ).fetchone()
             (top,) = journal.connection.execute("SELECT MAX(id) FROM outbox").fetchone()
         with casino.lock:
             heard = casino.received[-1]["msg_seq"] if casino.received else 0
@@ -1145,7 +1256,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--days", type=int, default=1)
     parser.add_argument("--hands-per-day", type=int, default=0, help="default: a day's worth (320)")
-    parser.add_argument("--no-floor", action="store_true", help="no floor: section (no broker, board)")
+    parser.add_argument(
+        "--no-floor", action="store_true", help="no floor: section (no broker, board)"
+    )
     parser.add_argument("--strict", action="store_true", help="known failures stop the run too")
     parser.add_argument("--steps", type=Path, help="run these steps (one a line) instead of a plan")
     parser.add_argument("--shrink-seconds", type=float, default=600.0)
@@ -1165,7 +1278,11 @@ def main(argv: list[str] | None = None) -> int:
         with workdir(args.keep) as work:
             figures = run_day(steps, work, seed, floor=floor, strict=args.strict, progress=say)
     except DayFailed as failed:
-        step = steps[failed.step] if failed.step is not None and failed.step < len(steps) else "the end"
+        step = (
+            steps[failed.step]
+            if failed.step is not None and failed.step < len(steps)
+            else "the end"
+        )
         print(f"FAILED seed {seed}, step {failed.step} ({step}): {failed}")
         cut = steps[: (failed.step or 0) + 1]
         small = shrink(cut, fails_the_same(seed, floor, failed.check), args.shrink_seconds)
@@ -1187,7 +1304,9 @@ def report(seed: int, days: int, floor: bool, f: Figures) -> str:
     ]
     lines.append(
         "seconds by step: "
-        + ", ".join(f"{kind} {f.kinds[kind]}x {f.spent[kind]:.1f}" for kind, _ in f.spent.most_common())
+        + ", ".join(
+            f"{kind} {f.kinds[kind]}x {f.spent[kind]:.1f}" for kind, _ in f.spent.most_common()
+        )
     )
     for check, seen in f.known.items():
         lines.append(f"KNOWN FAILING {check} ({KNOWN_FAILING[check]}): first at {seen}")

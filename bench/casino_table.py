@@ -44,6 +44,7 @@ from controller.daemon.process import setup_logging  # noqa: E402
 from tests.mock_clock import MockClock  # noqa: E402
 
 WAIT = 10.0
+UNSETTLED = ("view", "hand", "deal")  # nothing queued, or already waited for
 
 
 class Table:
@@ -154,6 +155,13 @@ class Table:
         return None
 
 
+def drained(bench: Bench) -> None:
+    """The loop has taken all that was queued (the clock's wake-up among it)."""
+    deadline = time.monotonic() + WAIT
+    while not bench.daemon.inputs.empty() and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", required=True)
@@ -178,7 +186,10 @@ def main() -> int:
                 problem = table.run(command)
             except (KeyError, ValueError, AttributeError, TypeError) as error:
                 problem = f"{type(error).__name__}: {error}"
-            settle(table.bench)
+            if command.get("op") == "jump":
+                drained(table.bench)
+            elif command.get("op") not in UNSETTLED:
+                settle(table.bench)
             out.write(json.dumps(table.answer(problem)) + "\n")
             out.flush()
     finally:
