@@ -1068,33 +1068,34 @@ class Runner:
         c.figures.messages = len(got)
 
     def check_board(self) -> None:
-        """The board's card once it shows the table's last state."""
+        """The board's card comes to show the table's state: the same seq, the link up,
+        and the same hand, seats, stacks, dealer and alarms (both read again until they
+        agree: the table may journal a device's reading meanwhile)."""
         c = self.casino
         if not c.floor:
             return
-        answer = c.t.ask(op="view")
-        view = c.viewed(answer)
+        address = f"http://127.0.0.1:{c.board_port}/table/{TABLE}.json"
         deadline = time.monotonic() + WAIT
-        card: dict[str, Any] = {}
+        seen = "the card never answered"
         while time.monotonic() < deadline:
+            answer = c.t.ask(op="view")
+            view = c.viewed(answer)
             with contextlib.suppress(OSError, ValueError):
-                address = f"http://127.0.0.1:{c.board_port}/table/{TABLE}.json"
                 with urllib.request.urlopen(address, timeout=5) as reply:
                     card = json.load(reply)
                 card = card.get("card", card)
-                if card.get("seq") == answer["seq"] and card.get("link") == "up":
-                    break
+                if card.get("seq") != answer["seq"] or card.get("link") != "up":
+                    seen = f"the card shows {short(card)}, the table seq {answer['seq']}"
+                else:
+                    problems = board_differences(card, view)
+                    if not problems:
+                        return
+                    seen = "; ".join(problems)
             time.sleep(0.1)
-        else:
-            raise DayFailed("board", f"the card never showed seq {answer['seq']}: {short(card)}")
-        problems = board_differences(card, view, answer)
-        if problems:
-            raise DayFailed("board", "; ".join(problems))
+        raise DayFailed("board", seen)
 
 
-def board_differences(
-    card: dict[str, Any], view: dict[str, Any], answer: dict[str, Any]
-) -> list[str]:
+def board_differences(card: dict[str, Any], view: dict[str, Any]) -> list[str]:
     problems = []
     for key, mine in (("hand", view["hand"]), ("phase", view["phase"]), ("pot", view["pot_total"])):
         if card.get(key) != mine:
@@ -1298,6 +1299,8 @@ def main(argv: list[str] | None = None) -> int:
             steps[failed.step]
             if failed.step is not None and failed.step < len(steps)
             else "the end"
+            if failed.step is not None
+            else "the start"
         )
         print(f"FAILED seed {seed}, step {failed.step} ({step}): {failed}")
         cut = steps[: (failed.step or 0) + 1]
