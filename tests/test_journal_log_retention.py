@@ -63,3 +63,20 @@ def test_with_the_clock_not_synchronised_no_log_entry_goes(tmp_path: Path) -> No
         journal.prune(keep_hands=10, keep_log_entries=100)
         numbers = [n for kind, n in logged(journal) if kind == "software_modified"]
         assert numbers == list(range(300))
+
+
+def test_a_log_entry_that_covers_floor_messages_still_queued_is_kept(tmp_path: Path) -> None:
+    """A ``floor_queued`` entry (controller/journal/floorclaims.py) past 90 days whose
+    messages are still in the outbox (not yet sent) stays, with the log after it: pruned,
+    those messages would be covered by no record and the journal would fail its check."""
+    calendar = Calendar()
+    with Journal.open(tmp_path / "state", CONFIG, clock=calendar.clock()) as journal:
+        write_log(journal, 150, 0)  # day 0
+        journal.queue_floor([("casino/lv/table/T1/state", "{}", 1, True)], about="state")
+        write_log(journal, 150, 150)
+        calendar.wall_ns += 100 * DAY_NS  # day 100: every entry is past 90 days
+        journal.prune(keep_hands=10, keep_log_entries=100)
+        kinds = [kind for kind, _ in logged(journal)]
+        numbers = [n for kind, n in logged(journal) if kind == "software_modified"]
+        assert kinds[0] == "floor_queued" and numbers == list(range(150, 300))
+        assert journal.verify().ok

@@ -178,7 +178,7 @@ class FaultHandlingMixin(ControllerHost):
     def _publish_fault(self, device: str, code: str, *, active: bool, detail: Any) -> None:
         """A fault raised or cleared, to the floor: queued in the outbox in a transaction
         of its own, with the journal's last seq (so retention prunes it with the events
-        around it)."""
+        around it), claimed by a ``floor_queued`` system log entry."""
         publisher = self.publisher
         if publisher is None or self.journal is None:
             return
@@ -186,13 +186,14 @@ class FaultHandlingMixin(ControllerHost):
             from controller.floor.messages import fault_message
 
             seq = self.journal.last_seq
-            publisher.enqueue(
+            publisher.enqueue_claimed(
+                self.journal,
                 [
                     fault_message(
                         publisher.topics, code, device=device, active=active, detail=detail, seq=seq
                     )
                 ],
-                seq=seq,
+                about="fault",
             )
         except Exception as error:  # the floor link must never stop play
             log.warning(

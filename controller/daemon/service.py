@@ -244,7 +244,9 @@ class Daemon:
                 _quiet_log(journal, *fault_entry(fault))
         if fault is None:
             fault = modified
-        self.power_loss = _record_power_loss(journal, table)
+        self.power_loss = _record_power_loss(
+            journal, table, self._floor_topics() if fault is None else None
+        )
         if table is None:
             table = Table(settings.rules)
         table.pin_verifier = self.pin_verifier
@@ -399,7 +401,6 @@ class Daemon:
         controller.publisher = publisher
         if controller.fault is not None:  # the floor hears of it in the link status
             publisher.set_fault(controller.fault.code)
-        self._queue_power_loss(publisher)
         self._queue_start_state(publisher)
         try:
             publisher.start()
@@ -421,18 +422,17 @@ class Daemon:
             return
         log.info("floor link started (%s)", self.settings.floor.host)
 
-    def _queue_power_loss(self, publisher: Any) -> None:
-        """The power loss found at this start, to the floor (``power`` on ``faults``),
-        before the state the table resumes with. Held (checks failed): not sent."""
-        if self.power_loss is None or self.journal is None or publisher.held:
-            return
-        from controller.floor.messages import power_message
-
-        seq = self.journal.last_seq
+    def _floor_topics(self) -> Any:
+        """The floor link's topics when a ``floor:`` section is configured (and usable)."""
+        if self.settings.floor is None:
+            return None
         try:
-            publisher.enqueue([power_message(publisher.topics, self.power_loss, seq=seq)], seq=seq)
-        except Exception as error:  # the floor link must never stop the table
-            log.error("floor: the power loss was not queued: %s", error)
+            from controller.floor.settings import FloorSettings
+
+            return FloorSettings.adapt(self.settings.floor).topics_for(self.settings.rules.table_id)
+        except Exception as error:  # the publisher says so when it is made
+            log.error("floor link settings: %s", error)
+            return None
 
     def _queue_start_state(self, publisher: Any) -> None:
         """The recovered state as the retained ``state`` message, with the journal's last
@@ -453,7 +453,8 @@ class Daemon:
         seq = journal.last_seq
         table = controller.recorder.table
         try:
-            publisher.enqueue(
+            publisher.enqueue_claimed(
+                journal,
                 [
                     state_message(
                         publisher.topics,
@@ -462,7 +463,7 @@ class Daemon:
                         table=table_info(table.settings),
                     )
                 ],
-                seq=seq,
+                about="state",
             )
         except Exception as error:  # the floor link must never stop the table
             log.error("floor: the start-up state was not queued: %s", error)
@@ -568,10 +569,12 @@ def _fold(journal: Journal, progress: StartProgress) -> tuple[Table | None, int,
     return table, folded.snapshot_seq, None
 
 
-def _record_power_loss(journal: Journal, table: Table | None) -> dict[str, Any] | None:
+def _record_power_loss(journal: Journal, table: Table | None, topics: Any) -> dict[str, Any] | None:
     """After an unclean stop, the ``power_loss`` entry (``powerloss``): when the power
     went, when the table came back, the hand in play (None when recovery failed).
-    Returns its detail (None: the last run stopped cleanly)."""
+    With the floor link's ``topics`` (configured, and the checks passed) the floor's
+    ``power`` message is queued in the same transaction: a start that dies right after
+    leaves both or neither. Returns its detail (None: the last run stopped cleanly)."""
     state = table.state if table is not None else None
     hand = state.hand_number if state is not None and state.hand is not None else None
     try:
@@ -579,8 +582,19 @@ def _record_power_loss(journal: Journal, table: Table | None) -> dict[str, Any] 
     except Exception as error:  # a report, never a reason not to start
         log.warning("the power loss was not recorded: %s", error)
         return None
-    if detail is not None:
-        log.warning("%s", describe_power_loss(detail))
+    if detail is None:
+        return None
+    log.warning("%s", describe_power_loss(detail))
+    if topics is None:
+        _quiet_log(journal, POWER_LOSS, detail)
+        return detail
+    from controller.floor.messages import power_message
+
+    try:
+        message = power_message(topics, detail, seq=journal.last_seq)
+        journal.queue_floor([message], about="power", entry=(POWER_LOSS, detail))
+    except Exception as error:  # the floor link must never stop the table
+        log.error("floor: the power loss was not queued: %s", error)
         _quiet_log(journal, POWER_LOSS, detail)
     return detail
 

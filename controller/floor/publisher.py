@@ -209,12 +209,26 @@ class Publisher(StatusKeeper, InFlightWindow):
         self._wake_r.close()
         self._wake_w.close()
 
-    def enqueue(self, messages: Iterable[OutboxMessage], *, seq: int) -> list[int]:
+    def enqueue_claimed(
+        self, journal: Any, messages: Iterable[OutboxMessage], *, about: str
+    ) -> list[int]:
         """Queue rows that belong to no journaled event (a device fault raised or
-        cleared: `fault_message`; the state re-published at start-up: `state_message`).
-        Committed durably in their own transaction, then sent in turn. `seq` is the
-        journal's last seq, so that its retention prunes them with the events around
-        them. Safe from any thread, before or after `start()`. Held: nothing is kept."""
+        cleared: `fault_message`; the state re-published at start-up: `state_message`)
+        through the journal (`Journal.queue_floor`): committed durably in their own
+        transaction with the system log entry whose hash covers them, under the last
+        seq (retention prunes them with the events around them), then sent in turn.
+        Safe from any thread, before or after `start()`. Held: nothing is kept."""
+        if self.held:
+            return []
+        ids = list(journal.queue_floor(messages, about=about))
+        self.notify()
+        return ids
+
+    def enqueue(self, messages: Iterable[OutboxMessage], *, seq: int) -> list[int]:
+        """Queue rows in an outbox without a journal (tests, tools): committed durably in
+        their own transaction under `seq`, then sent in turn. Nothing covers them: in
+        a journal's outbox they break its check, so the daemon uses `enqueue_claimed`.
+        Held: nothing is kept."""
         if self.held:
             return []
         with contextlib.closing(outbox.connect(self._db_path)) as conn:

@@ -33,6 +33,7 @@ from controller.journal.schema import (
     DB_NAME,
     META_CHAIN_BASE_HASH,
     META_CHAIN_BASE_SEQ,
+    META_FLOOR_CLAIMS,
     META_OUTBOX_PRUNED_THROUGH,
     META_SNAPSHOTS_PRUNED_THROUGH,
     META_TABLE_ID,
@@ -508,13 +509,13 @@ def _fill(
         recovered.notes.append(f"snapshots for seq {lost} could not be kept")
     pruned = [int(v) for v in found.meta.get(META_SNAPSHOTS_PRUNED_THROUGH, []) if v.isdigit()]
     recovered.snapshots_pruned_through = max([*pruned[-1:], *lost, 0])
-    last = recovered.last_seq
     meta = {key: values[-1] for key, values in found.meta.items() if values}
     _fill_log(recovered, [_log_row(row) for _, row in sorted(found.log.items())], meta)
+    recovered.floor_claims = bool(found.meta.get(META_FLOOR_CLAIMS))
     outbox = [
         _texts(row)
         for _, row in sorted(found.outbox.items())
-        if row[1] is None or (isinstance(row[1], int) and row[1] <= last)
+        if row[1] is None or isinstance(row[1], int)
     ]
     through = meta.get(META_OUTBOX_PRUNED_THROUGH, "0")
     keep_matching_outbox(recovered, outbox, int(through) if through.isdigit() else 0)

@@ -37,6 +37,7 @@ from controller.journal.schema import (
     META_CHAIN_BASE_SEQ,
     META_CLEAN_SHUTDOWN,
     META_CREATED_NS,
+    META_FLOOR_CLAIMS,
     META_FORMAT,
     META_LOG_BASE_HASH,
     META_LOG_BASE_ID,
@@ -356,6 +357,7 @@ def create_journal(
                 (META_CLEAN_SHUTDOWN, "1"),
                 (META_LOG_BASE_ID, "0"),
                 (META_LOG_BASE_HASH, log_genesis(sha256_hex(config_text)).hex()),
+                (META_FLOOR_CLAIMS, "1"),
                 *table_meta,
             ],
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.journal import floorclaims
 from controller.journal.ackmark import AckReading
 from controller.journal.errors import (
     AckMarkLost,
@@ -26,6 +27,7 @@ from controller.journal.errors import (
 from controller.journal.files import missing_columns
 from controller.journal.records import VerifyResult
 from controller.journal.schema import (
+    LOG_COLUMNS,
     META_CHAIN_BASE_HASH,
     META_CHAIN_BASE_SEQ,
     META_LOG_BASE_HASH,
@@ -264,10 +266,14 @@ class OutboxCheck:
     """The floor messages of every walked event after ``through`` against the hash its
     event recorded, streamed in seq order beside the chain walk (at most 5 problems)."""
 
-    def __init__(self, conn: sqlite3.Connection, through: int) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, through: int, vouched: set[int] | None = None
+    ) -> None:
         self._through = through
+        self._vouched = vouched or set()
         self._rows = conn.execute(
-            "SELECT seq, topic, payload, qos, retain FROM outbox WHERE seq > ? ORDER BY seq, id",
+            "SELECT seq, topic, payload, qos, retain, id FROM outbox WHERE seq > ? "
+            "ORDER BY seq, id",
             (through,),
         )
         self._next = self._rows.fetchone()
@@ -278,8 +284,8 @@ class OutboxCheck:
             return
         rows: list[tuple[str, str, int, int]] = []
         while self._next is not None and self._next[0] <= seq:
-            if self._next[0] == seq:
-                rows.append(tuple(self._next[1:]))
+            if self._next[0] == seq and self._next[5] not in self._vouched:
+                rows.append(tuple(self._next[1:5]))
             self._next = self._rows.fetchone()
         if digest is None:
             if rows:
@@ -428,20 +434,15 @@ def verify_connection(
             problems=tuple(sorted(problems, key=_severity)), warnings=tuple(warnings),
         )  # fmt: skip
     start = _walk_from(conn, base, verified, problems)
-    scanner, last_seq = _walk(conn, meta, start, configs, config_problems, problems)
+    floor = FloorCheck(conn, meta, base.seq, problems, start.seq)
+    scanner, last_seq = _walk(conn, meta, start, configs, config_problems, problems, floor.vouched)
     try:
         problems.extend(
             tail_problems(conn, acks, base.seq, last_seq, check_hashes=scanner.problem is None)
         )
         if start.seq > base.seq:
             problems.extend(_recovery_snapshot(conn, base.seq, start.seq))
-        base_of_log = log_base(meta)
-        if base_of_log is not None:
-            log_scan = LogScanner(conn, base_of_log)
-            for _ in log_scan.rows():
-                pass
-            if log_scan.problem is not None:
-                problems.append(log_scan.problem)
+        problems.extend(floor.problems())
     except sqlite3.DatabaseError as error:
         problems.append(JournalCorrupt(f"reading the tail and the system log: {error}"))
     problems.sort(key=_severity)
@@ -487,12 +488,14 @@ def _walk(
     configs: dict[int, str],
     config_problems: list[str],
     problems: list[JournalIntegrityError],
+    vouched: set[int],
 ) -> tuple[ChainScanner, int]:
     """The chain walked from ``start``, its snapshots and floor messages checked beside
-    it as it goes; (the walk, the last stored seq)."""
+    it as it goes (``vouched``: rows of no event, checked by ``FloorCheck``); (the
+    walk, the last stored seq)."""
     scanner = ChainScanner(conn, start, configs)
     snapshots = SnapshotCheck(conn, start.seq, int(meta.get(META_SNAPSHOTS_PRUNED_THROUGH, "0")))
-    outbox = OutboxCheck(conn, max(start.seq, outbox_unchecked_through(conn, meta)))
+    outbox = OutboxCheck(conn, max(start.seq, outbox_unchecked_through(conn, meta)), vouched)
     for row in scanner.rows():
         snapshots.feed(row.content.seq, row.content.snapshot_sha256)
         outbox.feed(row.content.seq, row.content.outbox_sha256)
@@ -593,6 +596,58 @@ class LogScanner:
             previous = stored
             self.last = (int(values[0]), stored)
             yield tuple(row)
+
+
+class FloorCheck:
+    """The system log's chain walked (from its base), and with it the floor messages
+    of no event (``floorclaims``): ``vouched`` are the outbox rows a claim (or, in a
+    journal of 0.2.x not yet started by this version, recognition) accounts for, which
+    the event walk leaves out; ``problems()`` after the walk, with the rows of events
+    before ``walked_from`` (the verified mark) checked too."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        meta: dict[str, str],
+        base_seq: int,
+        problems: list[JournalIntegrityError],
+        walked_from: int,
+    ) -> None:
+        self._conn = conn
+        self._walked_from = walked_from
+        self._log_problem: JournalIntegrityError | None = None
+        self.unchecked = max(base_seq, outbox_unchecked_through(conn, meta))
+        base_of_log = log_base(meta)
+        entries: list[tuple[Any, ...]] = []
+        try:
+            if base_of_log is not None:
+                log_scan = LogScanner(conn, base_of_log)
+                entries = list(log_scan.rows())
+                self._log_problem = log_scan.problem
+            self.claims = floorclaims.claims_in(entries)
+            self.vouched = floorclaims.claimed_ids(self.claims)
+            if floorclaims.recognising(meta, self.claims):
+                every = conn.execute(f"SELECT {LOG_COLUMNS} FROM system_log").fetchall()
+                groups = floorclaims.rows_by_seq(conn, self.vouched, self.unchecked)
+                legacy = floorclaims.legacy_rows(groups, meta, every)
+                self.vouched |= {row_id for ids in legacy.values() for row_id in ids}
+        except sqlite3.DatabaseError as error:
+            problems.append(JournalCorrupt(f"reading the system log: {error}"))
+            self.claims, self.vouched = [], set()
+
+    def problems(self) -> list[JournalIntegrityError]:
+        found: list[JournalIntegrityError] = []
+        if self._log_problem is not None:
+            found.append(self._log_problem)
+        found.extend(floorclaims.claim_problems(self._conn, self.claims, self.unchecked))
+        found.extend(floorclaims.orphan_problems(self._conn, self.vouched, self.unchecked))
+        if self._walked_from > self.unchecked:  # rows under events the walk left out
+            found.extend(
+                floorclaims.checked_rows_problems(
+                    self._conn, self.vouched, self.unchecked, self._walked_from
+                )
+            )
+        return found
 
 
 _ORDER = (ForeignJournal, JournalCorrupt, AckMarkLost, TornTail, ChainBroken, SnapshotMissing)

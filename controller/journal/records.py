@@ -32,6 +32,7 @@ class LogKind(StrEnum):
     DEVICE_CLEAR = "device_clear"
     DOOR = "door"  # the controller's door opened or closed (its switch, hardware.door)
     FLOOR_LINK = "floor_link"  # the floor link went down or came up, its outbox alarm
+    FLOOR_QUEUED = "floor_queued"  # floor messages of no event, and the hash that covers them
     CORRECTION = "correction"  # a supervisor's correction
     PRUNE = "prune"
     SALVAGE = "salvage"

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.journal.files import begin_new_database
+from controller.journal.floorclaims import claims_in
 from controller.journal.queries import set_meta
 from controller.journal.records import LogKind, PruneReport
 from controller.journal.schema import (
@@ -44,6 +45,7 @@ from controller.journal.schema import (
     EVENT_COLUMNS,
     EVENT_VALUES,
     HASH_INDEX,
+    LOG_COLUMNS,
     META_CHAIN_BASE_HASH,
     META_CHAIN_BASE_SEQ,
     META_LOG_BASE_HASH,
@@ -185,7 +187,31 @@ def _last_log_entry_to_remove(journal: Journal, keep_log_entries: int) -> tuple[
         "(SELECT MAX(id) FROM system_log) + 1) ORDER BY id DESC LIMIT 1",
         (keep_log_entries, wall_ns - KEEP_LOG_DAYS * DAY_NS),
     ).fetchone()
+    if row is None:
+        return None
+    held = _first_claim_still_holding(journal.connection, int(row[0]))
+    if held is not None:  # the log goes up to the entry before it, no further
+        row = journal.connection.execute(
+            "SELECT id, hash FROM system_log WHERE id < ? ORDER BY id DESC LIMIT 1", (held,)
+        ).fetchone()
     return None if row is None else (int(row[0]), row[1])
+
+
+def _first_claim_still_holding(conn: sqlite3.Connection, through: int) -> int | None:
+    """The first ``floor_queued`` entry up to ``through`` whose floor messages are still
+    in the outbox (unsent, or queued under an event kept): it stays, with the log after
+    it, or they would be messages no record covers (``floorclaims``)."""
+    entries = conn.execute(
+        f"SELECT {LOG_COLUMNS} FROM system_log WHERE id <= ? AND kind = ? ORDER BY id",
+        (through, LogKind.FLOOR_QUEUED.value),
+    )
+    for claim in claims_in(entries):
+        marks = ",".join("?" * len(claim.ids))
+        if conn.execute(
+            f"SELECT 1 FROM outbox WHERE id IN ({marks}) LIMIT 1", claim.ids
+        ).fetchone():
+            return claim.log_id
+    return None
 
 
 def _snapshot_seq_before(conn: sqlite3.Connection, seq: int) -> int | None:

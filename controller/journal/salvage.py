@@ -69,6 +69,7 @@ from controller.journal.files import (
     release_lock,
     remove_leftovers,
 )
+from controller.journal.floorclaims import claims_in
 from controller.journal.integrity import (
     ChainBase,
     ChainScanner,
@@ -95,6 +96,7 @@ from controller.journal.schema import (
     META_CHAIN_BASE_SEQ,
     META_CLEAN_SHUTDOWN,
     META_CREATED_NS,
+    META_FLOOR_CLAIMS,
     META_FORMAT,
     META_LOG_BASE_HASH,
     META_LOG_BASE_ID,
@@ -555,6 +557,7 @@ def _read_into(conn: sqlite3.Connection, recovered: Recovered, before: int | Non
         meta = {}
         recovered.notes.append(f"meta unreadable ({error}); assuming a journal never pruned")
     recovered.table_id = meta.get(META_TABLE_ID) or None
+    recovered.floor_claims = bool(meta.get(META_FLOOR_CLAIMS))
     try:
         good, problems = _verified_configs(conn)
         recovered.notes.extend(problems)
@@ -644,12 +647,9 @@ def _read_snapshots(
 
 
 def _read_outbox(conn: sqlite3.Connection, recovered: Recovered, meta: dict[str, str]) -> None:
-    last = recovered.last_seq
     try:
         outbox = conn.execute(
-            "SELECT id, seq, topic, payload, qos, retain, created_ns, sent FROM outbox "
-            "WHERE seq IS NULL OR seq <= ? ORDER BY id",
-            (last,),
+            "SELECT id, seq, topic, payload, qos, retain, created_ns, sent FROM outbox ORDER BY id"
         ).fetchall()
     except sqlite3.DatabaseError as error:
         outbox = []
@@ -755,6 +755,8 @@ def _build(
             meta.append((META_CHAIN_BASE_HASH, base.hash.hex()))
         if table_id:
             meta.append((META_TABLE_ID, table_id))
+        if recovered.floor_claims or claims_in(log_rows):
+            meta.append((META_FLOOR_CLAIMS, "1"))  # else old rows are adopted at its start
         conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta)
         conn.executemany("INSERT INTO configs VALUES (?, ?, ?, ?, ?, ?, ?)", recovered.configs)
         conn.executemany(

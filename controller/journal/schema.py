@@ -113,6 +113,7 @@ META_CLEAN_SHUTDOWN = "clean_shutdown"
 META_LAST_BOOT_ID = "last_boot_id"
 META_TABLE_ID = "table_id"  # the table this journal belongs to (ForeignJournal)
 META_OUTBOX_PRUNED_THROUGH = "outbox_pruned_through"  # floor messages not checked up to
+META_FLOOR_CLAIMS = "floor_claims"  # floor messages of no event are claimed (floorclaims.py)
 META_LOG_BASE_ID = "log_base_id"  # the system log's chain starts after this entry ...
 META_LOG_BASE_HASH = "log_base_hash"  # ... from this hash (pruning, or an upgraded journal)
 

@@ -61,7 +61,9 @@ from controller.journal.files import (
     remove_leftovers,
     upgrade_schema,
 )
+from controller.journal.floorclaims import adopt_legacy_rows
 from controller.journal.integrity import (
+    outbox_unchecked_through,
     read_meta,
     recorded_table_id,
     tail_problems,
@@ -308,6 +310,12 @@ class Journal(JournalWriter, JournalReader):
                     {"ok": False, "problems": [{"code": tail_problem.code,
                                                 "message": tail_problem.message}]},
                 )  # fmt: skip
+            if tail_problem is None:  # rows 0.2.x queued outside events (floorclaims)
+                adopt_legacy_rows(
+                    self._conn,
+                    self._insert_log,
+                    max(self._chain_base.seq, outbox_unchecked_through(self._conn, meta)),
+                )
             if self.table_id and not meta.get(META_TABLE_ID) and tail_problem is None:
                 # A journal made before the id is adopted once its tail has checked out
                 # (a foreign one fails that check against this table's ack mark).

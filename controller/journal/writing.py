@@ -18,6 +18,7 @@ from controller.journal import queries
 from controller.journal.clock import boot_id
 from controller.journal.errors import JournalError
 from controller.journal.files import Transaction
+from controller.journal.floorclaims import CLAIM_KEY, claim_detail
 from controller.journal.host import JournalHost
 from controller.journal.records import ConfigRecord, LogKind
 from controller.journal.schema import (
@@ -167,6 +168,46 @@ class JournalWriter(JournalHost):
             raise ValueError("a system log entry needs a kind")
         with self._mutex, self._transaction():
             return self._insert_log(kind, dict(detail or {}))
+
+    def queue_floor(
+        self,
+        outbox: Iterable[OutboxItem],
+        *,
+        about: str,
+        entry: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> list[int]:
+        """Queue floor messages that belong to no event (the state at start-up, a device
+        fault, the power loss), claimed by a ``floor_queued`` system log entry written in
+        the same transaction (``floorclaims.py``); ``about`` says what they are, ``entry``
+        is another system log entry ``(kind, detail)`` to commit with them (the power
+        loss they report). Queued under the last seq; their outbox ids. Works while
+        :attr:`fault` is set, like :meth:`log_system`."""
+        self._writable()
+        rows = [queries.outbox_row(item) for item in outbox]
+        if not rows:
+            return []
+        with self._mutex:
+            wall_ns = self._clock.now()[0]
+            with self._transaction():
+                if entry is not None:
+                    self._insert_log(entry[0], dict(entry[1]))
+                seq = self._last_seq()
+                ids = [
+                    int(
+                        self._conn.execute(
+                            "INSERT INTO outbox (seq, topic, payload, qos, retain, created_ns) "
+                            "VALUES (?, ?, ?, ?, ?, ?)",
+                            (seq, *row, wall_ns),
+                        ).lastrowid
+                        or 0
+                    )
+                    for row in rows
+                ]
+                self._insert_log(
+                    LogKind.FLOOR_QUEUED,
+                    {"about": about, CLAIM_KEY: claim_detail(seq, ids, rows)},
+                )
+        return ids
 
     def checkpoint(self) -> None:
         """Fold the WAL into the database and truncate it; for idle moments (between hands).
