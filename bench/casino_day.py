@@ -68,6 +68,7 @@ import time
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -81,6 +82,7 @@ from controller.floor.consumer import Deduplicator, FloorMessage, Subscriber  # 
 from controller.journal import Journal  # noqa: E402
 from controller.rules import effects as fx  # noqa: E402
 from controller.rules import ops  # noqa: E402
+from controller.rules.ops import KEPT_SHIFTS  # noqa: E402
 from controller.rules.view import state_view  # noqa: E402
 from tests.localbroker import LocalBroker, free_port  # noqa: E402
 
@@ -389,6 +391,12 @@ class Folded:
 # -- the world ---------------------------------------------------------------------------
 
 
+def tablectl_all(*commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    """``tablectl`` commands run at once (each reads the journal on its own)."""
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        return list(pool.map(lambda args: tablectl(*args), commands))
+
+
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "controller", *args],
@@ -459,7 +467,7 @@ class Figures:
     duplicates: int = 0
     seconds: float = 0.0
     kinds: Counter[str] = field(default_factory=Counter)
-    spent: Counter[str] = field(default_factory=Counter)  # seconds by step kind
+    spent: Counter[str] = field(default_factory=Counter)  # milliseconds by step kind
     known: dict[str, str] = field(default_factory=dict)  # known-failing check -> first seen
 
 
@@ -669,6 +677,7 @@ class Runner:
     """Runs steps on a ``Casino`` and checks the promises."""
 
     casino: Casino
+    reported: set[int] = field(default_factory=set)  # closed shifts whose report was checked
 
     # the step kinds -----------------------------------------------------------------------
 
@@ -678,7 +687,7 @@ class Runner:
         c.figures.kinds[step.kind] += 1
         began = time.monotonic()
         getattr(self, f"do_{step.kind}")(rng, step)
-        c.figures.spent[step.kind] += time.monotonic() - began
+        c.figures.spent[step.kind] += round((time.monotonic() - began) * 1000)
 
     def idle(self) -> dict[str, Any]:
         """Between hands: a hand left in progress is played out first."""
@@ -954,22 +963,30 @@ class Runner:
     def check(self, where: str, final: bool = False) -> None:
         c = self.casino
         c.figures.checks += 1
-        verify = tablectl("journal", "verify", "--state-dir", str(c.state), "--json")
+        ledger, view, state = c.folded.read(c.state)
+        # a closed shift's report never changes: checked once, and the kept ones at the end
+        shifts = [n for n in ledger.closed if final or n not in self.reported][-KEPT_SHIFTS:]
+        state_dir = str(c.state)
+        verify, shown, recall, *reports = tablectl_all(
+            ["journal", "verify", "--state-dir", state_dir, "--json"],
+            ["state", "--state-dir", state_dir, "--json", "--no-verify"],
+            ["recall", "--state-dir", state_dir, "--json", "4"],
+            *(["meters", "--state-dir", state_dir, "--shift", str(n), "--json"] for n in shifts),
+        )
         if verify.returncode != 0:
             raise DayFailed(
                 "journal verify", f"{where}: {verify.stdout.strip()} {verify.stderr.strip()}"
             )
-        shown = tablectl("state", "--state-dir", str(c.state), "--json", "--no-verify")
         if shown.returncode != 0:
             raise DayFailed("tablectl state", f"{where}: {shown.stdout} {shown.stderr}")
-        ledger, view, state = c.folded.read(c.state)
         said = json.loads(shown.stdout)
         said = said.get("state", said)
         if said.get("seats") != view["seats"] or said.get("hand") != view["hand"]:
             raise DayFailed("tablectl state", f"{where}: the state differs from the journal's fold")
         self.check_chips(where, view, state, ledger)
-        self.check_meters(where, ledger, said)
-        self.check_recall(where, ledger)
+        self.check_meters(where, ledger, said, dict(zip(shifts, reports, strict=True)))
+        self.reported.update(shifts)
+        self.check_recall(where, ledger, recall)
         if c.floor:
             self.check_floor(where, final)
 
@@ -989,13 +1006,16 @@ class Runner:
                 f"buy-ins {state.bought_in}",
             )
 
-    def check_meters(self, where: str, ledger: Ledger, state: dict[str, Any]) -> None:
+    def check_meters(
+        self,
+        where: str,
+        ledger: Ledger,
+        state: dict[str, Any],
+        reports: dict[int, subprocess.CompletedProcess[str]],
+    ) -> None:
         c = self.casino
         problems: list[tuple[str, str | None]] = []  # (what, the known defect it shows)
-        for number in ledger.closed[-3:]:
-            report = tablectl(
-                "meters", "--state-dir", str(c.state), "--shift", str(number), "--json"
-            )
+        for number, report in reports.items():
             if report.returncode != 0:
                 problems.append((f"shift {number}: {report.stdout} {report.stderr}", None))
                 continue
@@ -1013,12 +1033,12 @@ class Runner:
                 raise DayFailed("meters", f"{where}: {text}")
             c.figures.known.setdefault(known, f"step {c.step_index}, {where}: {text}")
 
-    def check_recall(self, where: str, ledger: Ledger) -> None:
+    def check_recall(
+        self, where: str, ledger: Ledger, recall: subprocess.CompletedProcess[str]
+    ) -> None:
         """Each of the last hands lists its events in journal order, each under the hand
         where it happened (between the hand's first event and the next hand's), and
         every action and tip the journal's effects show is listed."""
-        c = self.casino
-        recall = tablectl("recall", "--state-dir", str(c.state), "--json", "4")
         if recall.returncode != 0:
             raise DayFailed("recall", f"{where}: {recall.stdout} {recall.stderr}")
         hands = sorted(json.loads(recall.stdout)["hands"], key=lambda h: int(h["hand"]))
@@ -1325,7 +1345,8 @@ def report(seed: int, days: int, floor: bool, f: Figures) -> str:
     lines.append(
         "seconds by step: "
         + ", ".join(
-            f"{kind} {f.kinds[kind]}x {f.spent[kind]:.1f}" for kind, _ in f.spent.most_common()
+            f"{kind} {f.kinds[kind]}x {f.spent[kind] / 1000:.1f}"
+            for kind, _ in f.spent.most_common()
         )
     )
     for known, seen in f.known.items():
