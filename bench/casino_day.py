@@ -1068,18 +1068,26 @@ class Runner:
                     )
 
     def check_floor(self, where: str, final: bool) -> None:
+        """The consumer has had, each once and in order from ``msg_seq`` 1, every message
+        the table marked sent (the broker acknowledged it), and at the end every message
+        of the outbox; one on its way from the broker is waited for (30 s at most)."""
         c = self.casino
         with Journal.open_readonly(c.state) as journal, journal.mutex:
             rows = journal.connection.execute("SELECT id, sent FROM outbox ORDER BY id").fetchall()
-        with c.lock:
-            got = [m["msg_seq"] for m in c.received]
+        must = {row[0] for row in rows if row[1] or final}
+        deadline = time.monotonic() + WAIT
+        while True:
+            with c.lock:
+                got = [m["msg_seq"] for m in c.received]
+            lost = sorted(must - set(got))
+            if not lost or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         if got != sorted(got):
             raise DayFailed("floor order", f"{where}: messages out of order: {first_disorder(got)}")
-        if got and got != list(range(got[0], got[-1] + 1)):
-            missing = sorted(set(range(got[0], got[-1] + 1)) - set(got))
+        if got != list(range(1, len(got) + 1)):
+            missing = sorted(set(range(1, max(got) + 1)) - set(got))
             raise DayFailed("floor complete", f"{where}: msg_seq {missing[:10]} never came")
-        must = [row[0] for row in rows if row[1] or final]
-        lost = sorted(set(must) - set(got))
         if lost:
             raise DayFailed(
                 "floor complete",
