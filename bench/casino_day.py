@@ -313,6 +313,8 @@ class Ledger:
 
     def record(self, record: Any, table: Any, effects: list[Any]) -> None:
         state = table.state
+        # the rules' running totals read here, not through meters.ledger: the ledger
+        # shares nothing with the module it checks
         totals = (
             state.hand_number,
             state.rake_total,
