@@ -753,7 +753,6 @@ class Runner:
                 "shift",
                 f"shift {number} not followed by an open {number + 1}: {shift}, display {view.get('display')}",
             )
-        c.figures.shifts_closed += len(sequences) - 1
 
     def tip_keys(self, view: dict[str, Any], rng: random.Random) -> list[str] | None:
         rich = [s for s in seated(view) if view["seats"][str(s)]["stack"] >= 50]
@@ -1231,6 +1230,7 @@ def run_day(
         casino.close()
     figures = casino.figures
     figures.steps = len(steps)
+    figures.shifts_closed = len(casino.folded.ledger.closed)  # a power cut's among them
     with Journal.open_readonly(casino.state) as journal:
         figures.events = journal.last_seq
     figures.seconds = time.monotonic() - started
