@@ -1282,8 +1282,17 @@ def fails_the_same(seed: int, floor: bool, check: str) -> Callable[[list[Step]],
 
 def shrink(steps: list[Step], fails: Callable[[list[Step]], bool], budget: float) -> list[Step]:
     """Delta debugging (ddmin): drop chunks of the list while it still fails, halving
-    the chunks, until no single step can go or the time budget is spent."""
+    the chunks, until no single step can go or the time budget is spent. The list ends
+    with the step that broke; most breaks need only the few steps before it (a power
+    cut, then the step it disturbed), so the last 2, 4, 8 ... steps are tried first:
+    short runs, where a trial of half a day would spend the budget at once."""
     deadline = time.monotonic() + budget
+    for keep in (2**n for n in range(1, 64)):
+        if keep >= len(steps) or time.monotonic() >= deadline:
+            break
+        if fails(steps[-keep:]):
+            steps = steps[-keep:]
+            break
     chunks = 2
     while len(steps) > 1 and time.monotonic() < deadline:
         size = max(1, len(steps) // chunks)

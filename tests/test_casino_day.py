@@ -45,6 +45,20 @@ def test_the_shrink_keeps_the_shortest_list_that_still_fails() -> None:
     assert day.shrink(steps, fails, budget=60.0) == [steps[7], steps[31]]
 
 
+def test_the_shrink_tries_the_last_steps_first() -> None:
+    """A break that needs only the steps just before it is found in a few short runs."""
+    day = load_bench("casino_day")
+    steps = [day.Step("hand", n) for n in range(500)]
+    tried: list[int] = []
+
+    def fails(trial: list[object]) -> bool:  # the last step fails after step 496
+        tried.append(len(trial))
+        return steps[496] in trial and steps[499] in trial
+
+    assert day.shrink(steps, fails, budget=60.0) == [steps[496], steps[499]]
+    assert tried[:2] == [2, 4] and max(tried) == 4
+
+
 def test_a_step_prints_as_it_is_read_back() -> None:
     day = load_bench("casino_day")
     for step in (day.Step("kill", 12, "shift"), day.Step("hand", 3)):
