@@ -126,28 +126,19 @@ class Table:
 
     def deal(self) -> str | None:
         """The next hand dealt (the puck moved, NEXT), its actions left to the caller."""
-        demo = Demo(self.bench, hands=0, pace=0.0)
         try:
-            view = demo._view()
-            if view["phase"] != "idle":
-                return None
-            demo._rebuy_busted(view)
-            demo._move_puck()
-            hand = view["hand"]
-            for _ in range(20):  # NEXT pages the last payouts first
-                view = demo._next(view, hand)
-                if view["hand"] > hand:
-                    return None
+            Demo(self.bench, hands=0, pace=0.0).deal()
         except DemoStopped as stopped:
             return f"no hand dealt: {stopped}"
-        return "no hand dealt"
+        return None
 
     def hand(self, seed: int) -> str | None:
-        """One hand keyed as the bench's demo dealer keys it."""
+        """One hand keyed as the bench's demo dealer keys it (players seated first when
+        fewer than two sit)."""
         demo = Demo(self.bench, hands=0, pace=0.0, seed=seed)
         try:
-            view = demo._view()
-            if len(view["seats"]) < 2:
+            view = self.bench.view()
+            if view is None or len(view["seats"]) < 2:
                 demo.seat_players()
             demo.play_hand()
         except DemoStopped as stopped:
