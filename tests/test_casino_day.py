@@ -69,9 +69,11 @@ def test_a_days_plan_holds_its_quotas() -> None:
     """The day the issue asks for: 300 hands or more, 20 power cuts, 50 device
     reseats, 3 shift changes, a push every 30 minutes of table time."""
     day = load_bench("casino_day")
-    kinds = [step.kind for step in day.plan(seed=5)]
+    steps = day.plan(seed=5)
+    kinds = [step.kind for step in steps]
+    seen = [s for s in steps if s.kind == "reseat" and s.what != "lights"]  # lights: unseen
     assert kinds.count("hand") >= 300
-    assert kinds.count("kill") >= 20 and kinds.count("reseat") >= 50
+    assert kinds.count("kill") >= 20 and len(seen) >= 50
     assert kinds.count("shift") >= 1 + 3  # the first open, then one every 8 hours
     assert kinds.count("push") >= 24 * 60 // 30
     assert day.plan(seed=5) == day.plan(seed=5) != day.plan(seed=6)
