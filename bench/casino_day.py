@@ -235,6 +235,7 @@ class TableProcess:
         self.answers: list[dict[str, Any]] = []
         self.arrived = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
+        self.sent = 1  # answers awaited: the first is the one it gives when ready
         self.first = self._wait(1)
 
     def _read(self) -> None:
@@ -263,7 +264,7 @@ class TableProcess:
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(command) + "\n")
         self.proc.stdin.flush()
-        self.sent = getattr(self, "sent", 1) + 1
+        self.sent += 1
         return self.sent
 
     def ask(self, **command: Any) -> dict[str, Any]:
