@@ -703,6 +703,7 @@ class Runner:
 
     def play(self, seed: int) -> None:
         c = self.casino
+        c.clear(c.view())  # an entry a power cut left open (a shift's count) is dropped
         answer = c.t.ask(op="hand", seed=seed)
         view = c.viewed(answer)
         if not answer["ok"]:
@@ -713,7 +714,6 @@ class Runner:
 
     def do_hand(self, rng: random.Random, step: Step) -> None:
         c = self.casino
-        c.clear(c.view())  # an entry a power cut left open (a shift's count) is dropped
         c.t.ask(op="jump", seconds=rng.uniform(0.6, 1.4) * HAND_MINUTES * 60 / 2)
         self.play(rng.randrange(10**6))
         c.t.ask(op="jump", seconds=rng.uniform(0.6, 1.4) * HAND_MINUTES * 60 / 2)
