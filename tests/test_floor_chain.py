@@ -10,13 +10,12 @@ SIGKILLed (a power cut) and started again; ``tablectl journal verify`` after eac
 from __future__ import annotations
 
 import contextlib
+import random
 import signal
 import sqlite3
 import subprocess
 import sys
-import tarfile
 import time
-from io import BytesIO
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from controller.journal import Journal, LogKind
 from tests.cli import ROOT, daemon_env, tablectl, tablectl_command
 from tests.daemon_helpers import WAIT, wait_for
 from tests.localbroker import LocalBroker
+from tests.releases import release_tree
 from tests.test_bench_tui import bench_config
 from tests.test_daemon_floor import floor_config
 from tests.test_daemon_service import SITS, Process
@@ -48,6 +48,25 @@ def bench_script(tmp_path: Path, name: str, text: str) -> subprocess.CompletedPr
     return tablectl(
         "bench", "--config", "bench.yaml", "--script", str(script), cwd=tmp_path, timeout=90
     )
+
+
+def cut_bench(tmp_path: Path, script: Path, *, faults: int, after: float, what: str) -> str:
+    """``tablectl bench --script`` SIGKILLed (a power cut) ``after`` seconds past the
+    moment its journal holds ``faults`` fault messages queued; what it printed."""
+    proc = subprocess.Popen(
+        tablectl_command("bench", "--config", "bench.yaml", "--script", str(script)),
+        cwd=tmp_path,
+        env=daemon_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        wait_for(lambda: claims(tmp_path / "state").count("fault") >= faults, what=what)
+        time.sleep(after)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+    return proc.communicate(timeout=WAIT)[0]
 
 
 def verify(state: Path) -> subprocess.CompletedProcess[str]:
@@ -82,19 +101,7 @@ def test_a_floor_linked_bench_restarted_reseated_and_cut_verifies(
     script.write_text(
         "unplug keypad\nwait-for keypad UNPLUGGED\nreplug keypad\nwait-for keypad ok\nwait 60\n"
     )
-    proc = subprocess.Popen(
-        tablectl_command("bench", "--config", "bench.yaml", "--script", str(script)),
-        cwd=tmp_path,
-        env=daemon_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for(lambda: claims(state).count("fault") >= 2, what="the fault and its clear queued")
-        time.sleep(0.2)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(WAIT)
+    cut_bench(tmp_path, script, faults=2, after=0.2, what="the fault and its clear queued")
     back = bench_script(tmp_path, "back", "screen\n")
     assert back.returncode == 0, back.stderr
     assert "MEMORY FAULT" not in back.stdout
@@ -114,19 +121,7 @@ RELEASE_0_2_1 = "eb3c95a863c658faea57f78dd9b51edcf843b378"  # "0.2.1: CHANGELOG"
 @pytest.fixture(scope="module")
 def release_0_2_1(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """0.2.1's own code, from this repository's history."""
-    try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", RELEASE_0_2_1, "controller", "drivers"],
-            capture_output=True,
-            check=True,
-            timeout=60,
-        ).stdout
-    except (OSError, subprocess.SubprocessError) as error:
-        pytest.skip(f"0.2.1 ({RELEASE_0_2_1}) is not in this checkout: {error}")
-    tree = tmp_path_factory.mktemp("release-0.2.1")
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(tree, filter="data")
-    return tree
+    return release_tree(tmp_path_factory, RELEASE_0_2_1, "release 0.2.1", "controller", "drivers")
 
 
 def old_bench(old: Path, tmp_path: Path, name: str, text: str, *, kill_after: str = "") -> str:
@@ -201,7 +196,7 @@ def test_a_board_locked_by_0_2_1_is_brought_back_by_the_documented_steps(
     assert "MEMORY FAULT" not in back.stdout
     assert outbox_rows(state)[: len(before_rows)] == before_rows
     assert events(state)[: len(before_events)] == before_events
-    adopted = [c for c in claims(state) if c == "None"]  # the adoption's entries say no `about`
+    adopted = [c for c in claims(state) if c == "adopted"]
     assert adopted, claims(state)
     assert not list(state.glob("damaged*")) and not (state / "salvage.pending").exists()
     checked = verify(state)
@@ -210,16 +205,16 @@ def test_a_board_locked_by_0_2_1_is_brought_back_by_the_documented_steps(
 
 # -- a power loss reaches the floor even when the restart dies right after logging it ------
 
-KILL_AFTER_POWER_LOSS = """
+KILL_AFTER = """
 import os, signal, sys
 from contextlib import contextmanager
 from controller.journal.writing import JournalWriter
 
 # A kill point, from outside the firmware: SIGKILL the process as soon as a transaction
-# that wrote a power_loss system log entry has committed.
+# that wrote a system log entry of the kind given has committed.
 insert_log, transaction = JournalWriter._insert_log, JournalWriter._transaction
 def noting(self, kind, detail):
-    if kind == "power_loss":
+    if kind == sys.argv[2]:
         self._kill_after_commit = True
     return insert_log(self, kind, detail)
 @contextmanager
@@ -238,10 +233,29 @@ def power_messages(collector: Collector) -> list[dict[str, object]]:
     return [p for p in _first_copies(collector.messages) if p["kind"] == "power"]
 
 
+def last_record_before(state: Path, start: int) -> int:
+    """The wall time of the last record journalled before the ``start``-th start (0 the
+    first): the moment the power went at the latest."""
+    with Journal.open_readonly(state) as journal:
+        entries = list(journal.iter_system_log())
+        ups = [i for i, e in enumerate(entries) if e.kind == LogKind.POWER_UP]
+        before = entries[: ups[start]]
+        event = journal.event(entries[ups[start]].last_seq)
+    assert event is not None
+    return before[-1].wall_ns if before[-1].last_seq >= event.seq else event.wall_ns
+
+
 @pytest.mark.slow  # three daemon processes (about 6 s)
-def test_a_power_loss_reaches_the_floor_when_the_restart_dies_right_after_logging_it(
-    tmp_path: Path, broker: LocalBroker, back_office: Collector
+@pytest.mark.parametrize(
+    "killed_after",
+    [LogKind.POWER_LOSS.value, LogKind.CONFIG_LOADED.value],
+    ids=["logged", "recovering"],
+)
+def test_a_power_loss_reaches_the_floor_when_the_restart_dies(
+    tmp_path: Path, broker: LocalBroker, back_office: Collector, killed_after: str
 ) -> None:
+    """The restart dies right after writing the power loss to the system log, or while
+    recovering (before writing it): the next start sends the real cut to the floor."""
     config = floor_config(tmp_path, broker)
     state = tmp_path / "state"
     log = tmp_path / "daemon.log"
@@ -251,10 +265,10 @@ def test_a_power_loss_reaches_the_floor_when_the_restart_dies_right_after_loggin
     first.proc.send_signal(signal.SIGKILL)
     first.finish()
     last_seq = max(int(ack["seq"]) for ack in first.acks)
-    # 2. the restart writes its power_loss entry and dies at once (the kill point)
+    # 2. the restart dies at the kill point
     with log.open("a") as err:
         killed = subprocess.run(
-            [sys.executable, "-c", KILL_AFTER_POWER_LOSS, str(config)],
+            [sys.executable, "-c", KILL_AFTER, str(config), killed_after],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -263,10 +277,7 @@ def test_a_power_loss_reaches_the_floor_when_the_restart_dies_right_after_loggin
             timeout=60,
         )
     assert killed.returncode == -signal.SIGKILL
-    with Journal.open_readonly(state) as journal:
-        (cut,) = list(journal.iter_system_log(kinds=[LogKind.POWER_LOSS]))
-    real_cut = cut.detail["last_record"]
-    assert cut.detail["last_seq"] == last_seq
+    real_cut = last_record_before(state, 1)
     # 3. started again: the floor hears of the real cut, with its time
     third = Process(config, log, daemon_env())
     try:
@@ -278,6 +289,52 @@ def test_a_power_loss_reaches_the_floor_when_the_restart_dies_right_after_loggin
         third.finish()
     first_power = power_messages(back_office)[0]
     assert first_power["last_seq"] == last_seq
-    assert first_power["last_record"]["ts_ns"] == real_cut["wall_ns"]  # type: ignore[index]
+    assert first_power["last_record"]["ts_ns"] == real_cut  # type: ignore[index]
     checked = verify(state)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- any mix of restarts, power cuts, device reseats and broker outages ---------------------
+
+RESEATS = {
+    "keypad": "unplug keypad\nwait-for keypad UNPLUGGED\nreplug keypad\nwait-for keypad ok\n",
+    "tray": "unplug tray\nwait 0.5\nreplug tray\nwait 0.5\n",
+    "display": "unplug display\nwait 0.5\nreplug display\nwait 0.5\n",
+}
+
+
+@pytest.mark.slow  # eight bench runs (about 40 s)
+def test_restarts_cuts_reseats_and_outages_in_any_order_leave_a_journal_that_verifies(
+    tmp_path: Path, broker: LocalBroker
+) -> None:
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    floor_bench(tmp_path, broker)
+    state = tmp_path / "state"
+    first = bench_script(tmp_path, "seat", "sit 2 ana 1000\nsit 6 bob 1000\n")
+    assert first.returncode == 0, first.stderr
+    done: list[str] = []
+    for step in range(6):
+        if rng.random() < 0.3:  # the broker goes away for this run, or comes back
+            (broker.stop if broker.running else broker.start)()
+            done.append("broker " + ("down" if not broker.running else "up"))
+        reseat = "".join(RESEATS[d] for d in rng.sample(sorted(RESEATS), rng.randrange(3)))
+        cut = rng.random() < 0.5
+        done.append(f"run {step}: {reseat.count('unplug')} reseat(s), {'cut' if cut else 'stop'}")
+        script = tmp_path / f"step{step}.txt"
+        script.write_text(reseat + ("wait 60\n" if cut else "screen\n"))
+        if cut:
+            wanted = claims(state).count("fault") + 2 * reseat.count("unplug")
+            out = cut_bench(
+                tmp_path, script, faults=wanted, after=rng.random() * 0.5, what=f"{seed}: {done}"
+            )
+        else:
+            out = bench_script(tmp_path, f"step{step}", script.read_text()).stdout
+        assert "MEMORY FAULT" not in out, (seed, done, out)
+        checked = verify(state)
+        assert checked.returncode == 0, (seed, done, checked.stdout)
+    if not broker.running:
+        broker.start()
+    last = bench_script(tmp_path, "last", "screen\n")
+    assert "MEMORY FAULT" not in last.stdout, (seed, done, last.stdout)
+    assert verify(state).returncode == 0, (seed, done)

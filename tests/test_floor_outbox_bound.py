@@ -49,7 +49,8 @@ def test_floor_messages_deleted_by_the_outbox_bound_break_no_chain(
     play_and_send(config, state, hands=4)  # the start-up state: a claim; events' rows
     with contextlib.closing(outbox.connect(state / "journal.sqlite3")) as conn:
         before = outbox.count_rows(conn)
-        assert outbox.enforce_bound(conn, 10) == before - 10  # the publisher's housekeeping
+        deleted = outbox.enforce_bound(conn, 10)  # the publisher's housekeeping
+        assert deleted >= before - 10 and outbox.count_rows(conn) == before - deleted
     assert verify(state) == []
     play_and_send(config, state, hands=1)  # starts unlocked, and plays on
     assert verify(state) == []

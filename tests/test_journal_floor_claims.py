@@ -134,8 +134,15 @@ TAMPERING: dict[str, Callable[[Path], None]] = {
     "a claimed row removed": lambda state: sql(
         state, "DELETE FROM outbox WHERE id = ?", claimed_id(state, "state")
     ),
-    "a claimed row moved under another seq": lambda state: sql(
+    "a claimed row given another id": lambda state: sql(
         state, "UPDATE outbox SET id = 1000 WHERE id = ?", claimed_id(state, "fault")
+    ),
+    "a claimed row moved under another seq": lambda state: sql(
+        state, "UPDATE outbox SET seq = 1 WHERE id = ?", claimed_id(state, "fault")
+    ),
+    "the marker deleted and a row of an old shape added": lambda state: (
+        sql(state, "DELETE FROM meta WHERE key = ?", META_FLOOR_CLAIMS),
+        old_queue(state, fault_row(4), 4),
     ),
 }
 
@@ -260,3 +267,27 @@ def test_a_salvage_keeps_the_floor_messages_of_no_event(tmp_path: Path, journal_
     assert verify_problems(state) == []
     assert start_problems(state) == []
     assert verify_problems(state) == []
+
+
+def test_the_outbox_bound_taking_sent_messages_leaves_a_journal_that_verifies(
+    tmp_path: Path,
+) -> None:
+    """The publisher keeps `floor.outbox_max_messages` by deleting the oldest sent rows
+    (a long day, the broker back after an outage): whole seqs, recorded as pruned, so
+    neither the start nor verify reads them as removed by hand (before: `chain_broken`
+    at seq 1); a row changed after them is still caught."""
+    state = tmp_path / "state"
+    new_journal(state)
+    with opened(state) as journal:
+        for seat in range(1, 9):
+            sit(journal, seat)
+        journal.queue_floor([fault_row(journal.last_seq)], about="fault")
+    with contextlib.closing(outbox.connect(state / "journal.sqlite3")) as conn:
+        conn.execute("UPDATE outbox SET sent = 1 WHERE id <= 9")
+        # the six oldest reach seq 3: every sent row up to seq 3 goes (ids 1 to 7)
+        assert outbox.enforce_bound(conn, outbox.count_rows(conn) - 6) == 7
+        assert [r[0] for r in conn.execute("SELECT id FROM outbox")] == list(range(8, 18))
+    assert verify_problems(state) == []
+    assert start_problems(state) == []
+    sql(state, "UPDATE outbox SET payload = '{}' WHERE id = (SELECT MAX(id) FROM outbox)")
+    assert verify_problems(state) and start_problems(state)

@@ -14,14 +14,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tarfile
 import time
-from io import BytesIO
 from pathlib import Path
 
 import pytest
 
 from controller.journal import ChainBroken, Journal, salvage
+from tests.releases import release_tree
 from tests.system_tools import needs
 
 # slow, out of the edit loop (README, Tests): the first release's journal, killed at every moment of its upgrade
@@ -58,19 +57,7 @@ Journal.open(Path(sys.argv[1]), sys.argv[2], allow_config_change=True, table_id=
 
 @pytest.fixture(scope="module")
 def first_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", FIRST_RELEASE, "controller"],
-            capture_output=True,
-            check=True,
-            timeout=60,
-        ).stdout
-    except (OSError, subprocess.SubprocessError) as error:
-        pytest.skip(f"the first release ({FIRST_RELEASE}) is not in this checkout: {error}")
-    tree = tmp_path_factory.mktemp("first-release")
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(tree, filter="data")
-    return tree
+    return release_tree(tmp_path_factory, FIRST_RELEASE, "the first release", "controller")
 
 
 def legacy_journal(first_release: Path, directory: Path, how: str) -> None:

@@ -12,7 +12,10 @@ records one ``power_loss`` entry with:
 - ``restart``: this start's ``power_up`` entry, its wall time and sync flag;
 - ``hand``: the hand in play when the power went (null between hands), and
   ``phase`` (``idle`` between hands; null when recovery failed, so nothing is known);
-- ``last_seq``: the journal's last event when the power went.
+- ``last_seq``: the journal's last event when the power went;
+- ``interrupted_starts`` (only when there were any): starts after that power loss that
+  died before recording it (killed while recovering); the power went before the first
+  of them, so ``last_record`` is the one before it, never an interrupted start's.
 
 Times are kept as recorded (``wall_ns`` and ``clock_synced``); ``WallStamp`` presents
 them, marked ``unsynced`` when they were (docs/journal.md, "Time").
@@ -46,14 +49,33 @@ def power_loss(journal: Journal, hand: int | None, phase: str | None) -> dict[st
     if any(e.kind == POWER_LOSS for e in entries[this:]):
         return None  # recorded already (a second call in the same start)
     restart = entries[this]
-    last = _last_record(journal, entries[:this], restart.last_seq)
-    return {
+    cut = _first_unrecorded_start(entries, starts)
+    last = _last_record(journal, entries[:cut], entries[cut].last_seq)
+    detail = {
         "last_record": last,
         "restart": _stamp(restart.wall_ns, restart.clock_synced),
-        "last_seq": restart.last_seq,
+        "last_seq": entries[cut].last_seq,
         "hand": hand,
         "phase": phase,
     }
+    if cut != this:
+        detail["interrupted_starts"] = sum(1 for start in starts if cut <= start < this)
+    return detail
+
+
+def _first_unrecorded_start(entries: list[SystemLogRecord], starts: list[int]) -> int:
+    """The start whose power loss this one reports: this one, or an earlier start that
+    found an unclean stop and died before recording it (killed while recovering), with
+    the starts between it and this one like it: the power went before the first."""
+    first = starts[-1]
+    for before in reversed(starts[:-1]):
+        between = entries[before:first]
+        if not any(e.kind == LogKind.UNCLEAN_SHUTDOWN for e in between) or any(
+            e.kind == POWER_LOSS for e in between
+        ):
+            break
+        first = before
+    return first
 
 
 def _last_record(

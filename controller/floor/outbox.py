@@ -152,42 +152,44 @@ def enforce_bound(conn: sqlite3.Connection, max_rows: int) -> int:
     """Delete the oldest sent rows until at most `max_rows` rows remain (unsent rows
     are never deleted, so the table may stay above the bound); how many went.
 
-    In a journal the seq of the last row deleted becomes its `outbox_pruned_through`, in
-    the same transaction: the floor messages of the events (and of the `floor_queued`
-    claims) up to it are no longer all there, so the chain check passes over them, as
-    it does over those of pruned hands (`docs/journal.md`)."""
-    how_many = count_rows(conn) - max_rows
-    if how_many <= 0:
+    In a journal's outbox the sent rows go by whole seqs, and the journal's meta says
+    up to which seq its floor messages were pruned (`outbox_pruned_through`, as its
+    retention does): the check never reads an event whose messages the bound took as
+    tampered with (docs/journal.md, *The hash chain*)."""
+    excess = count_rows(conn) - max_rows
+    if excess <= 0:
         return 0
+    if not _in_a_journal(conn):
+        return delete_oldest_sent(conn, excess)
+    row = conn.execute(
+        "SELECT seq FROM (SELECT seq FROM outbox WHERE sent = 1 ORDER BY id LIMIT ?) "
+        "ORDER BY seq DESC LIMIT 1",
+        (excess,),
+    ).fetchone()
+    if row is None or row[0] is None:
+        return 0
+    through = int(row[0])
     conn.execute("BEGIN IMMEDIATE")
     try:
-        (through,) = conn.execute(
-            "SELECT MAX(seq) FROM (SELECT seq FROM outbox WHERE sent = 1 ORDER BY id LIMIT ?)",
-            (how_many,),
-        ).fetchone()
-        deleted = delete_oldest_sent(conn, how_many)
-        if through is not None and _has_meta(conn):
-            _raise_pruned_through(conn, int(through))
+        deleted = conn.execute(
+            "DELETE FROM outbox WHERE sent = 1 AND seq <= ?", (through,)
+        ).rowcount
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) SELECT ?, CAST(MAX(?, COALESCE(("
+            "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)) AS TEXT)",
+            (META_OUTBOX_PRUNED_THROUGH, through, META_OUTBOX_PRUNED_THROUGH),
+        )
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    return deleted
+    return int(deleted)
 
 
-def _has_meta(conn: sqlite3.Connection) -> bool:
-    """The outbox is a journal's (an outbox of its own, for tests and tools, has none)."""
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
-    return found.fetchone() is not None
-
-
-def _raise_pruned_through(conn: sqlite3.Connection, seq: int) -> None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_OUTBOX_PRUNED_THROUGH,))
-    found = row.fetchone()
-    before = int(found[0]) if found is not None and str(found[0]).isdigit() else 0
-    if seq > before:
+def _in_a_journal(conn: sqlite3.Connection) -> bool:
+    return (
         conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (META_OUTBOX_PRUNED_THROUGH, str(seq)),
-        )
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        is not None
+    )

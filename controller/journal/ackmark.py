@@ -25,6 +25,14 @@ whole chain last passed a check. Start-up and ``tablectl state`` check the chain
 after it (the row at the mark must still have the mark's hash); ``tablectl journal
 verify`` checks everything. A mark of seq 0 (a journal made before the mark, a salvage)
 means nothing is known verified: the next check is whole.
+
+And each copy carries the **system log's head** when it was written: the id and hash of
+the last entry committed. An entry at or before it that is gone (the log's tail deleted,
+``DELETE FROM system_log WHERE id >= N``) or differs is a broken chain, whatever the
+log's own chain says (it cannot see its end cut off). The mark is rewritten after every
+log entry, as after every event. The head follows the 128 bytes of the verified mark's
+format, with a CRC of its own over everything before it: an earlier release reads the
+mark as before (a rollback), and a head that release left stale is no head.
 """
 
 from __future__ import annotations
@@ -48,6 +56,9 @@ _MAGIC_V3 = b"TCACK\x00\x03\x00"  # 128 bytes: V2's fields, the verified mark, c
 _V1 = struct.Struct(">8sQ32s")
 _V2 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sI")
 _V3 = struct.Struct(f">8sQ32s{TABLE_ID_BYTES}sIQ32s")
+# After V3's 128 bytes (which an earlier release reads, ignoring what follows, so a
+# rollback still reads the mark): the system log's head and a crc over all 168 before.
+_LOG_HEAD = struct.Struct(">Q32s")
 _CLEAN = 0x1  # written by an orderly close: the last run stopped cleanly
 _CRC = struct.Struct(">I")
 
@@ -62,6 +73,9 @@ class AckMark:
     clean: bool = False  # set by an orderly close (it needs no new disk space)
     verified: tuple[int, bytes] | None = None
     """(seq, chain hash) up to which the chain last passed a check; None: nothing known."""
+    log_head: tuple[int, bytes] | None = None
+    """(id, hash) of the last system log entry committed when it was written; None:
+    not known (a mark of an earlier version, a salvage's)."""
 
 
 class AckMarkDamaged(ValueError):
@@ -82,7 +96,8 @@ def encode_ack(mark: AckMark) -> bytes:
         verified_seq,
         verified_hash,
     )
-    return body + _CRC.pack(zlib.crc32(body))
+    data = body + _CRC.pack(zlib.crc32(body)) + _LOG_HEAD.pack(*(mark.log_head or (0, bytes(32))))
+    return data + _CRC.pack(zlib.crc32(data))
 
 
 def decode_ack(data: bytes) -> AckMark:
@@ -99,7 +114,7 @@ def decode_ack(data: bytes) -> AckMark:
         _magic, seq, digest, table, flags, verified_seq, verified_hash = _V3.unpack(body)
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
         verified = (verified_seq, verified_hash) if verified_seq else None
-        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified)
+        return AckMark(seq, digest, name, bool(flags & _CLEAN), verified, _log_head(data, size))
     if magic == _MAGIC_V2:
         _magic, seq, digest, table, flags = _V2.unpack(body)
         name = table.rstrip(b"\x00").decode("utf-8", "replace") or None
@@ -108,6 +123,20 @@ def decode_ack(data: bytes) -> AckMark:
         raise AckMarkDamaged("it has an unknown format")
     _magic, seq, digest = _V1.unpack(body)
     return AckMark(seq, digest)
+
+
+def _log_head(data: bytes, start: int) -> tuple[int, bytes] | None:
+    """The system log's head after a V3 mark; None when absent (a mark of an earlier
+    release) or not matching the mark before it (an earlier release, rolled back to,
+    rewrote only the mark's first 128 bytes)."""
+    end = start + _LOG_HEAD.size
+    if (
+        len(data) < end + _CRC.size
+        or zlib.crc32(data[:end]) != _CRC.unpack(data[end : end + _CRC.size])[0]
+    ):
+        return None
+    log_id, log_hash = _LOG_HEAD.unpack(data[start:end])
+    return (log_id, log_hash) if log_id else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +259,15 @@ class AckWriter:
             self.close()
             raise
 
-    def write(self, seq: int, digest: bytes, *, clean: bool = False) -> None:
-        data = encode_ack(AckMark(seq, digest, self.table_id, clean, self.verified))
+    def write(
+        self,
+        seq: int,
+        digest: bytes,
+        *,
+        clean: bool = False,
+        log_head: tuple[int, bytes] | None = None,
+    ) -> None:
+        data = encode_ack(AckMark(seq, digest, self.table_id, clean, self.verified, log_head))
         for fd in self._fds:
             os.pwrite(fd, data, 0)
 

@@ -16,7 +16,7 @@ event's own rows (the prefix that matches its hash), on this table's ``state`` t
 (retained, kind ``state``) or ``faults`` topic (kind ``fault`` or ``power``), its ``seq``
 the row's seq, and no more of each kind than the system log records occasions for
 (a start, a power loss, two per device fault or clear). Its first start by this version
-**adopts** them: one claim per seq (``"adopted": true``), and ``floor_claims`` set, after
+**adopts** them: one claim per seq (``"about": "adopted"``), and ``floor_claims`` set, after
 which nothing is recognised any more.
 """
 
@@ -97,12 +97,15 @@ def claim_problems(
             continue
         marks = ",".join("?" * len(claim.ids))
         found = conn.execute(
-            f"SELECT id, topic, payload, qos, retain FROM outbox WHERE id IN ({marks}) ORDER BY id",
+            f"SELECT id, seq, topic, payload, qos, retain FROM outbox WHERE id IN ({marks}) "
+            "ORDER BY id",
             claim.ids,
         ).fetchall()
-        if [row[0] for row in found] != sorted(claim.ids) or outbox_digest(
-            [tuple(row[1:]) for row in found]
-        ) != claim.digest:
+        if (
+            [row[0] for row in found] != sorted(claim.ids)
+            or any(row[1] != claim.seq for row in found)
+            or outbox_digest([tuple(row[2:]) for row in found]) != claim.digest
+        ):
             problems.append(
                 ChainBroken(
                     claim.seq,
@@ -270,6 +273,7 @@ def adopt_legacy_rows(conn: sqlite3.Connection, log_entry: Any, unchecked_throug
             log_entry(
                 LogKind.FLOOR_QUEUED,
                 {
+                    "about": "adopted",
                     "adopted": True,
                     CLAIM_KEY: claim_detail(seq, sorted(ids), [tuple(r) for r in rows]),
                 },

@@ -318,6 +318,7 @@ def tail_problems(
     high = acks.high
     if high is not None and high.seq > last_seq:
         problems.append(TornTail(last_seq, high.seq))
+    problems.extend(log_head_problems(conn, acks, last_seq))
     if not check_hashes:
         return problems
     checked: set[int] = set()
@@ -329,6 +330,45 @@ def tail_problems(
         if row is None or row[0] != mark.hash:
             problems.append(
                 ChainBroken(mark.seq, "it differs from the event acknowledged with that seq")
+            )
+    return problems
+
+
+def log_head_problems(
+    conn: sqlite3.Connection, acks: AckReading, last_seq: int
+) -> list[JournalIntegrityError]:
+    """Is the system log's end still there? Each copy of the ack mark names the last
+    entry committed when it was written (``ackmark``): that entry must still be in the
+    log, with that hash (unless pruned: at or before the log's base)."""
+    meta = read_meta(conn)
+    if not meta.get(META_LOG_BASE_HASH):
+        return []  # a journal from before the log's chain (not yet upgraded)
+    base = meta.get(META_LOG_BASE_ID, "0")
+    base_id = int(base) if base.isdigit() else 0
+    problems: list[JournalIntegrityError] = []
+    checked: set[int] = set()
+    for mark in acks.marks:
+        if mark.log_head is None or mark.log_head[0] in checked or mark.log_head[0] <= base_id:
+            continue
+        log_id, digest = mark.log_head
+        checked.add(log_id)
+        row = conn.execute("SELECT hash FROM system_log WHERE id = ?", (log_id,)).fetchone()
+        if row is None:
+            end = conn.execute("SELECT MAX(id) FROM system_log").fetchone()[0]
+            problems.append(
+                ChainBroken(
+                    last_seq,
+                    f"the system log ends at entry {end or 0}, but entry {log_id} was written "
+                    f"(the ack mark records it): entries were removed from its end",
+                )
+            )
+        elif row[0] != digest:
+            problems.append(
+                ChainBroken(
+                    last_seq,
+                    f"system log entry {log_id} differs from the one the ack mark records "
+                    f"(the log's end was removed and written again)",
+                )
             )
     return problems
 

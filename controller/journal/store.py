@@ -329,7 +329,10 @@ class Journal(JournalWriter, JournalReader):
         # The tail holds: both copies of the mark are made whole again (a copy that was
         # missing or unreadable, or a mark written before the mirror and the table id).
         seq, digest = self._head()
-        write_acks(self.directory, AckMark(seq, digest, self.table_id, verified=self._verified))
+        write_acks(
+            self.directory,
+            AckMark(seq, digest, self.table_id, verified=self._verified, log_head=self._log_head()),
+        )
 
     def _check_tail(self) -> JournalIntegrityError | None:
         """The cheap part of verify(): is everything acknowledged still here?"""
@@ -359,9 +362,7 @@ class Journal(JournalWriter, JournalReader):
                         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
                     if self._ack_writer is not None:
                         with suppress(OSError, sqlite3.Error):
-                            if self.fault is None:
-                                seq, digest = self._head()
-                                self._ack_writer.write(seq, digest, clean=True)
+                            self._write_ack(clean=True)
                             self._ack_writer.sync()
                         self._ack_writer.close()
             finally:
@@ -429,8 +430,7 @@ class Journal(JournalWriter, JournalReader):
         if self._ack_writer is not None and self.fault is None:
             self._ack_writer.verified = verified
             with suppress(OSError, sqlite3.Error):
-                seq, digest = self._head()
-                self._ack_writer.write(seq, digest)
+                self._write_ack()
 
     # ------------------------------------------------------------------ retention
 

@@ -115,7 +115,7 @@ class JournalWriter(JournalHost):
                     )
                 self._note_clock_sync(synced, wall_ns, mono_ns)
             assert self._ack_writer is not None
-            self._ack_writer.write(seq, digest)
+            self._ack_writer.write(seq, digest, log_head=self._log_head())
         return seq
 
     def record_config(
@@ -155,6 +155,7 @@ class JournalWriter(JournalHost):
                     },
                 )
             self._config = self._current_config()
+            self._write_ack()
         return self._config
 
     def log_system(self, kind: str, detail: Mapping[str, Any] | None = None) -> int:
@@ -166,8 +167,11 @@ class JournalWriter(JournalHost):
         self._writable()
         if not isinstance(kind, str) or not kind:
             raise ValueError("a system log entry needs a kind")
-        with self._mutex, self._transaction():
-            return self._insert_log(kind, dict(detail or {}))
+        with self._mutex:
+            with self._transaction():
+                row_id = self._insert_log(kind, dict(detail or {}))
+            self._write_ack()
+            return row_id
 
     def queue_floor(
         self,
@@ -207,6 +211,7 @@ class JournalWriter(JournalHost):
                     LogKind.FLOOR_QUEUED,
                     {"about": about, CLAIM_KEY: claim_detail(seq, ids, rows)},
                 )
+            self._write_ack()
         return ids
 
     def checkpoint(self) -> None:
@@ -222,6 +227,15 @@ class JournalWriter(JournalHost):
                 self._ack_writer.sync()
 
     # ------------------------------------------------------------------ internals
+
+    def _write_ack(self, *, clean: bool = False) -> None:
+        """The ack mark rewritten after a commit with no event (a system log entry):
+        the last event as before, the log's new head (``ackmark``). Not while a fault
+        holds the files as found."""
+        if self._ack_writer is None or self.fault is not None:
+            return
+        seq, digest = self._head()
+        self._ack_writer.write(seq, digest, clean=clean, log_head=self._log_head())
 
     def _writable(self) -> None:
         if self._closed:
