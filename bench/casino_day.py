@@ -1076,7 +1076,9 @@ class Runner:
         of the outbox; one on its way from the broker is waited for (30 s at most)."""
         c = self.casino
         with Journal.open_readonly(c.state) as journal, journal.mutex:
-            rows = journal.connection.execute("SELECT id, sent FROM outbox ORDER BY id").fetchall()
+            rows = journal.connection.execute(
+                "SELECT id, sent, seq, topic FROM outbox ORDER BY id"
+            ).fetchall()
         must = {row[0] for row in rows if row[1] or final}
         deadline = time.monotonic() + WAIT
         while True:
@@ -1094,7 +1096,8 @@ class Runner:
         if lost:
             raise DayFailed(
                 "floor complete",
-                f"{where}: {len(lost)} sent message(s) the consumer never had: {lost[:10]}",
+                f"{where}: {len(lost)} message(s) the consumer never had (id, sent, seq, "
+                f"topic): {[row for row in rows if row[0] in lost][:10]}",
             )
         c.figures.messages = len(got)
 
