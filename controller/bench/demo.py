@@ -140,19 +140,25 @@ class Demo:
             seated.add(seat)
             self._pause()
 
-    def play_hand(self) -> None:
+    def deal(self) -> dict[str, Any]:
+        """The next hand dealt, as the dealer does it: busted players buy chips, the puck
+        goes where the rules want the button, then ``NEXT``; a hand already in play is
+        left as it is. The state view after."""
         view = self._view()
-        if view["phase"] == "idle":
-            self._rebuy_busted(view)
-            self._move_puck()
-            hand = view["hand"]
-            # NEXT pages the last hand's payouts first (one a page), then deals
-            for _ in range(MAX_PAGES):
-                view = self._next(view, hand)
-                if view["hand"] > hand:
-                    break
-            else:
-                raise DemoStopped("the hand did not start")
+        if view["phase"] != "idle":
+            return view
+        self._rebuy_busted(view)
+        self._move_puck()
+        hand = view["hand"]
+        # NEXT pages the last hand's payouts first (one a page), then deals
+        for _ in range(MAX_PAGES):
+            view = self._next(view, hand)
+            if view["hand"] > hand:
+                return view
+        raise DemoStopped("the hand did not start")
+
+    def play_hand(self) -> None:
+        view = self.deal()
         hand = view["hand"]
         while True:
             view = self._view()

@@ -29,6 +29,7 @@ from controller.config import Settings
 from controller.daemon.display import LastShown
 from controller.daemon.recorder import Outcome
 from controller.daemon.service import Daemon
+from controller.daemon.timekeeping import Clock
 from drivers.build import Simulators
 from drivers.sim.display import Shown as DisplayShown
 
@@ -91,9 +92,12 @@ class Bench:
         *,
         config_path: str | None = None,
         state_dir: str | os.PathLike[str] | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings
-        self.daemon = Daemon(settings, config_path=config_path, simulated=True, state_dir=state_dir)
+        self.daemon = Daemon(
+            settings, config_path=config_path, simulated=True, state_dir=state_dir, clock=clock
+        )
         self.recent = _Recent()
         self.demo_status: str | None = None
         self._tray = _Tray()

@@ -1,0 +1,192 @@
+"""One table of ``bench/casino_day.py``: the real daemon (``tablectl run``'s ``Daemon``,
+its loop, journal, recovery, floor publisher and drivers) on simulated devices, with its
+time on a clock the day moves (``tests/mock_clock.py``), driven by JSON commands on
+standard input, one a line, each answered on standard output once the loop has taken
+it (``{"ok": ..., "seq": N, "view": {...}, "fault": ..., "display": [...]}``).
+
+    python bench/casino_table.py --config table.yaml
+
+It is ``tablectl bench``'s session (``controller.bench.session.Bench``: keypad keys as
+the keypad's bytes through the real serial driver, the puck and the door on gpiozero's
+mock pins, buy-ins paid from the simulated tray) without a screen, so that the day can
+SIGKILL it at any moment as a power cut does. SIGHUP re-reads the configuration, as
+``tablectl run`` does; SIGTERM (or the ``quit`` command) stops it cleanly.
+
+Commands (``op``): ``view``; ``keys`` (``keys``: names); ``sit`` (``seat``, ``player``,
+``chips``); ``buy`` (``seat``, ``amount``); ``hand`` (``seed``: the bench demo's dealer
+plays one hand on the keypad, seating players first when fewer than two sit);
+``unplug``/``replug`` (``device``: keypad, tray, display); ``puck`` (``seat``; 0 lifts
+it; ``seats``: a list seen at once, a sensor fault); ``door`` (``open``); ``jump``
+(``seconds`` of table time); ``quit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from controller.bench.demo import Demo, DemoStopped  # noqa: E402
+from controller.bench.script import settle  # noqa: E402
+from controller.bench.session import Bench  # noqa: E402
+from controller.config import load_config  # noqa: E402
+from controller.daemon.process import setup_logging  # noqa: E402
+from tests.mock_clock import MockClock  # noqa: E402
+
+WAIT = 10.0
+UNSETTLED = ("view", "hand", "deal")  # nothing queued, or already waited for
+
+
+class Table:
+    def __init__(self, config: str) -> None:
+        settings = load_config(config)
+        setup_logging(settings.logging.level)
+        self.clock = MockClock()
+        self.bench = Bench(settings, config_path=config, clock=self.clock)
+        self.lock = threading.Lock()
+
+    def answer(self, problem: str | None = None) -> dict[str, Any]:
+        shown = self.bench.last_shown()
+        controller = self.bench.daemon.controller
+        recorder = controller.recorder if controller is not None else None
+        display = self.bench.sim.display
+        return {
+            "ok": problem is None,
+            "error": problem,
+            "seq": recorder.last_seq if recorder is not None else None,
+            "view": shown.view if shown is not None else None,
+            "fault": shown.fault if shown is not None else "not started",
+            "device_faults": dict(shown.device_faults) if shown is not None else {},
+            "display": [display.shown.line1, display.shown.line2] if display is not None else [],
+        }
+
+    def run(self, command: dict[str, Any]) -> str | None:
+        op = command.get("op")
+        bench = self.bench
+        if op == "view":
+            return None
+        if op == "keys":
+            return bench.press(*command["keys"], wait=WAIT)
+        if op == "sit":
+            outcome = bench.sit(command["seat"], command["player"], command["chips"])
+            return None if outcome.ok else str((outcome.error or {}).get("message"))
+        if op == "buy":
+            outcome = bench.buy_chips(command["seat"], command["amount"])
+            return None if outcome.ok else str((outcome.error or {}).get("message"))
+        if op == "hand":
+            return self.hand(int(command.get("seed", 0)))
+        if op == "deal":
+            return self.deal()
+        if op in ("unplug", "replug"):
+            return self.plug(command["device"], op == "replug")
+        if op == "puck":
+            return self.puck(command)
+        if op == "door":
+            said = bench.set_door(bool(command["open"]))
+            return None if said.startswith("door ") else said
+        if op == "jump":
+            self.clock.jump(float(command["seconds"]))
+            return None
+        return f"unknown command {op!r}"
+
+    def puck(self, command: dict[str, Any]) -> str | None:
+        puck = self.bench.sim.puck
+        if puck is None:
+            return "no puck sensor"
+        if "seats" in command:
+            puck.see(command["seats"])
+        elif command.get("seat"):
+            puck.place(int(command["seat"]))
+        else:
+            puck.lift()
+        return None
+
+    def plug(self, name: str, plugged: bool) -> str | None:
+        """Pull a cable out or plug it back, and wait until the driver has seen it."""
+        device = getattr(self.bench.sim, name)
+        if device.plugged != plugged:
+            self.bench.toggle_plug(name)
+        driver = getattr(self.bench.daemon.devices, name)
+        deadline = time.monotonic() + WAIT
+        while bool(driver.connected) != plugged:
+            if time.monotonic() > deadline:
+                return f"the {name} driver did not see its cable {'back' if plugged else 'go'}"
+            time.sleep(0.02)
+        return None
+
+    def deal(self) -> str | None:
+        """The next hand dealt (the puck moved, NEXT), its actions left to the caller."""
+        try:
+            Demo(self.bench, hands=0, pace=0.0).deal()
+        except DemoStopped as stopped:
+            return f"no hand dealt: {stopped}"
+        return None
+
+    def hand(self, seed: int) -> str | None:
+        """One hand keyed as the bench's demo dealer keys it (players seated first when
+        fewer than two sit)."""
+        demo = Demo(self.bench, hands=0, pace=0.0, seed=seed)
+        try:
+            view = self.bench.view()
+            if view is None or len(view["seats"]) < 2:
+                demo.seat_players()
+            demo.play_hand()
+        except DemoStopped as stopped:
+            return f"the hand stopped: {stopped}"
+        return None
+
+
+def drained(bench: Bench) -> None:
+    """The loop has taken all that was queued (the clock's wake-up among it)."""
+    deadline = time.monotonic() + WAIT
+    while not bench.daemon.inputs.empty() and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", required=True)
+    args = parser.parse_args()
+    table = Table(args.config)
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, lambda number, frame: table.bench.daemon.reload())
+    table.bench.start()
+    out = sys.stdout
+    try:
+        out.write(json.dumps(table.answer()) + "\n")
+        out.flush()
+        for line in sys.stdin:
+            command = json.loads(line)
+            if command.get("op") == "quit":
+                break
+            try:
+                problem = table.run(command)
+            except (KeyError, ValueError, AttributeError, TypeError) as error:
+                problem = f"{type(error).__name__}: {error}"
+            if command.get("op") == "jump":
+                drained(table.bench)
+            elif command.get("op") not in UNSETTLED:
+                settle(table.bench)
+            out.write(json.dumps(table.answer(problem)) + "\n")
+            out.flush()
+    finally:
+        table.bench.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""A short casino day (issue 30 item 3): ``bench/casino_day.py``'s harness with the floor
+link on (a real Mosquitto set up as the example configuration, the floor consumer, the
+board as its own process): two clean restarts, a device reseat, a shift change and a
+power cut, the promises checked after each (journal verify, no MEMORY FAULT, chips
+conserved, meters equal to the bench's own ledger, every floor message once and in
+order, the board's card as the table's state, recall). The bench runs whole days."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.bench_harness import load_bench
+from tests.system_tools import require
+
+SHORT_DAY = (
+    "shift:0 push:1 hand:2 hand:3 tip:4 restart:5 hand:6 reseat:7:keypad hand:8 "
+    "shift:9 hand:10 restart:11 hand:12 kill:13:hand hand:14 push:15 hand:16 "
+    "kill:17:fault hand:18"  # the power cut while a cable is out (issue 30's lock-up)
+)
+
+
+@pytest.mark.slow  # a day's worth of processes: broker, board, five table starts (50 s)
+def test_a_short_day_with_the_floor_link_keeps_every_promise(tmp_path: Path) -> None:
+    require("mosquitto", "the casino day's floor broker")
+    require("mosquitto_passwd", "the casino day's floor broker")
+    day = load_bench("casino_day")
+    steps = [day.Step.parse(text) for text in SHORT_DAY.split()]
+    figures = day.run_day(steps, tmp_path, seed=30, floor=True, strict=True)
+    assert figures.kills == 2 and figures.restarts == 5  # the first start, 2 clean, 2 cuts
+    assert figures.reseats == 1 and figures.shifts_closed == 1
+    assert figures.hands == 9
+    assert figures.checks == 5  # after each stop, and at the end
+    assert figures.messages > 0 and not figures.known
+
+
+def test_the_shrink_keeps_the_shortest_list_that_still_fails() -> None:
+    day = load_bench("casino_day")
+    steps = [day.Step("hand", n) for n in range(40)]
+
+    def fails(trial: list[object]) -> bool:  # fails when steps 7 and 31 both run
+        return steps[7] in trial and steps[31] in trial
+
+    assert day.shrink(steps, fails, budget=60.0) == [steps[7], steps[31]]
+
+
+def test_the_shrink_tries_the_last_steps_first() -> None:
+    """A break that needs only the steps just before it is found in a few short runs."""
+    day = load_bench("casino_day")
+    steps = [day.Step("hand", n) for n in range(500)]
+    tried: list[int] = []
+
+    def fails(trial: list[object]) -> bool:  # the last step fails after step 496
+        tried.append(len(trial))
+        return steps[496] in trial and steps[499] in trial
+
+    assert day.shrink(steps, fails, budget=60.0) == [steps[496], steps[499]]
+    assert tried[:2] == [2, 4] and max(tried) == 4
+
+
+def test_a_step_prints_as_it_is_read_back() -> None:
+    day = load_bench("casino_day")
+    for step in (day.Step("kill", 12, "shift"), day.Step("hand", 3)):
+        assert day.Step.parse(str(step)) == step
+
+
+def test_a_days_plan_holds_its_quotas() -> None:
+    """The day the issue asks for: 300 hands or more, 20 power cuts, 50 device
+    reseats, 3 shift changes, a push every 30 minutes of table time."""
+    day = load_bench("casino_day")
+    steps = day.plan(seed=5)
+    kinds = [step.kind for step in steps]
+    seen = [s for s in steps if s.kind == "reseat" and s.what != "lights"]  # lights: unseen
+    assert kinds.count("hand") >= 300
+    assert kinds.count("kill") >= 20 and len(seen) >= 50
+    assert kinds.count("shift") >= 1 + 3  # the first open, then one every 8 hours
+    assert kinds.count("push") >= 24 * 60 // 30
+    assert day.plan(seed=5) == day.plan(seed=5) != day.plan(seed=6)
