@@ -107,6 +107,7 @@ class Tally:
         reports = len(state.shifts), state.shifts[-1]["shift"] if state.shifts else None
         if not apply_checked(table, obj):
             return False
+        state = table.state  # a misdeal puts a table restored from before the hand in place
         whose = self.dealt_by if in_hand else signed_in
         after = ledger(state)
         if after["tips"] > before["tips"]:  # a tip (only a tip adds to the tips)
