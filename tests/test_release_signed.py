@@ -61,6 +61,14 @@ def make_key(folder: Path, name: str) -> Path:
     return key
 
 
+def unpacked_copy(release: tuple[Path, Path, Path], folder: Path) -> Path:
+    """A copy of the release's unpacked bundle in FOLDER, to change before installing."""
+    _, bundle, _ = release
+    copy = folder / bundle.name
+    shutil.copytree(bundle, copy)
+    return copy
+
+
 def build(source: Path, arch: str, out: Path, key: Path, *extra: str) -> str:
     """SOURCE's release/build.py run; its output."""
     result = subprocess.run(
@@ -190,9 +198,7 @@ def test_an_archive_with_one_changed_byte_is_refused(
 def test_an_unpacked_bundle_with_one_changed_byte_is_refused(
     board: Board, release: tuple[Path, Path, Path], tmp_path: Path, name: str
 ) -> None:
-    _, bundle, _ = release
-    copy = tmp_path / bundle.name
-    shutil.copytree(bundle, copy)
+    copy = unpacked_copy(release, tmp_path)
     [target] = copy.glob(name)
     changed(target, target, target.stat().st_size // 2)
     line = refused(board, copy / "release/install.sh")
@@ -209,9 +215,7 @@ def test_an_unpacked_bundle_with_one_changed_byte_is_refused(
 def test_a_file_added_to_the_bundle_is_refused(
     board: Board, release: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    _, bundle, _ = release
-    copy = tmp_path / bundle.name
-    shutil.copytree(bundle, copy)
+    copy = unpacked_copy(release, tmp_path)
     (copy / "wheels" / "sitecustomize-1.0-py3-none-any.whl").write_bytes(b"planted")
     assert refused(board, copy / "release/install.sh") == (
         "install: refused: wheels/sitecustomize-1.0-py3-none-any.whl is not in SHA256SUMS:"
@@ -222,9 +226,7 @@ def test_a_file_added_to_the_bundle_is_refused(
 def test_a_file_taken_out_of_the_bundle_is_refused(
     board: Board, release: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    _, bundle, _ = release
-    copy = tmp_path / bundle.name
-    shutil.copytree(bundle, copy)
+    copy = unpacked_copy(release, tmp_path)
     [wheel] = copy.glob("wheels/pyserial-*.whl")
     wheel.unlink()
     assert refused(board, copy / "release/install.sh") == (
@@ -235,9 +237,7 @@ def test_a_file_taken_out_of_the_bundle_is_refused(
 def test_an_unsigned_bundle_is_refused(
     board: Board, release: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    _, bundle, _ = release
-    copy = tmp_path / bundle.name
-    shutil.copytree(bundle, copy)
+    copy = unpacked_copy(release, tmp_path)
     (copy / "SHA256SUMS.sig").unlink()
     assert refused(board, copy / "release/install.sh") == (
         "install: refused: the bundle has no SHA256SUMS and SHA256SUMS.sig: it is not a signed"
