@@ -671,6 +671,15 @@ class Casino:
         return view
 
 
+def next_open(shift: dict[str, Any]) -> int:
+    """The shift a shift change leaves open, from the state's ``shift`` before it: an
+    open shift N is closed, which starts N+1, and N+1 opened; a shift N started by a
+    close and not yet opened (a power cut between the close and the open) is opened
+    as N; before the first open (0), the open makes the time so far shift 1."""
+    number = int(shift.get("number", 0))
+    return number + 1 if shift.get("open") or number == 0 else number
+
+
 def seated(view: dict[str, Any]) -> list[int]:
     return sorted(int(seat) for seat in view["seats"])
 
@@ -746,14 +755,15 @@ class Runner:
         c = self.casino
         view = self.idle()
         sequences = self.shift_keys(view)  # a close and an open, or an open alone
-        number = (view.get("shift") or {}).get("number", 0)
+        before = view.get("shift") or {}
+        expected = next_open(before)
         for keys in sequences:
             view = c.keys(*keys)
         shift = view.get("shift") or {}
-        if not shift.get("open") or shift.get("number") != number + 1:
+        if not shift.get("open") or shift.get("number") != expected:
             raise DayFailed(
                 "shift",
-                f"shift {number} not followed by an open {number + 1}: {shift}, display {view.get('display')}",
+                f"shift {before} not followed by an open {expected}: {shift}, display {view.get('display')}",
             )
 
     def tip_keys(self, view: dict[str, Any], rng: random.Random) -> list[str] | None:
