@@ -45,8 +45,8 @@ change, a device fault, a reload). After every stop and at the end (``Casino.che
 A failing run prints the seed, the step that broke and the check, then shrinks the
 step list (delta debugging: the shortest list found that still fails the same check)
 and prints it. ``--steps FILE`` runs a list of steps saved so (one a line), for a
-replay. Exit status: 0 when every check held (known failures, named as such, aside),
-1 when one broke.
+replay. Exit status: 0 when every check held, 1 when one broke (any difference in the
+meters stops the run).
 
 ``tests/test_casino_day.py`` runs a short day.
 """
@@ -298,9 +298,6 @@ class Ledger:
     hand_dealer: str | None = None
     tips_in_events: int = 0
     acted: set[int] = field(default_factory=set)  # seqs whose effects hold an action
-    open: bool = False  # a shift is open (opened and not closed since)
-    gap: set[int] = field(default_factory=set)  # shifts with play before their open
-    signed_in_mid_hand: set[int] = field(default_factory=set)  # shifts with a push in a hand
     tipped: set[int] = field(default_factory=set)
     last: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0)
 
@@ -332,12 +329,8 @@ class Ledger:
         for effect in effects:
             if isinstance(effect, ops.DealerChanged):
                 self.signed_in = effect.dealer
-                if state.phase != "idle":
-                    self.signed_in_mid_hand.add(self.shift)
             elif isinstance(effect, fx.HandStarted):
                 self.hand_dealer = self.signed_in
-        if not self.open and any(moved.values()):
-            self.gap.add(self.shift)
         rake = sum(e.rake for e in effects if isinstance(e, fx.FeesTaken))
         jackpot = sum(e.jackpot for e in effects if isinstance(e, fx.FeesTaken))
         tips = [e for e in effects if isinstance(e, ops.Tipped)]
@@ -364,9 +357,6 @@ class Ledger:
             if isinstance(effect, ops.ShiftClosed):
                 self.closed.append(self.shift)
                 self.shift += 1
-                self.open = False
-            elif isinstance(effect, ops.ShiftOpened):
-                self.open = True
 
 
 @dataclass
@@ -471,27 +461,15 @@ class Figures:
     seconds: float = 0.0
     kinds: Counter[str] = field(default_factory=Counter)
     spent: Counter[str] = field(default_factory=Counter)  # milliseconds by step kind
-    known: dict[str, str] = field(default_factory=dict)  # known-failing check -> first seen
-
-
-KNOWN_FAILING = {
-    # checks that fail on a defect filed elsewhere, told apart by what the ledger saw in
-    # the shift: reported as such, the check itself as strict as ever
-    "issue 31 item 1": "a hand's rake goes to the dealer signed in when the pot is paid, "
-    "not to the dealer who dealt it",
-    "issue 31 item 2": "play between a shift's close and the next open is counted in no "
-    "shift (the state's meters still show the closed shift's)",
-}
 
 
 class Casino:
     """The broker, the floor consumer, the board and the table, and the checks."""
 
-    def __init__(self, work: Path, seed: int, *, floor: bool = True, strict: bool = False) -> None:
+    def __init__(self, work: Path, seed: int, *, floor: bool = True) -> None:
         self.work = work
         self.seed = seed
         self.floor = floor
-        self.strict = strict  # known failures stop the run too
         self.state = work / "state"
         self.config = work / "table.yaml"
         self.log = (work / "daemon.log").open("a")
@@ -671,6 +649,15 @@ class Casino:
         return view
 
 
+def next_open(shift: dict[str, Any]) -> int:
+    """The shift a shift change leaves open, from the state's ``shift`` before it: an
+    open shift N is closed, which starts N+1, and N+1 opened; a shift N started by a
+    close and not yet opened (a power cut between the close and the open) is opened
+    as N; before the first open (0), the open makes the time so far shift 1."""
+    number = int(shift.get("number", 0))
+    return number + 1 if shift.get("open") or number == 0 else number
+
+
 def seated(view: dict[str, Any]) -> list[int]:
     return sorted(int(seat) for seat in view["seats"])
 
@@ -746,14 +733,15 @@ class Runner:
         c = self.casino
         view = self.idle()
         sequences = self.shift_keys(view)  # a close and an open, or an open alone
-        number = (view.get("shift") or {}).get("number", 0)
+        before = view.get("shift") or {}
+        expected = next_open(before)
         for keys in sequences:
             view = c.keys(*keys)
         shift = view.get("shift") or {}
-        if not shift.get("open") or shift.get("number") != number + 1:
+        if not shift.get("open") or shift.get("number") != expected:
             raise DayFailed(
                 "shift",
-                f"shift {number} not followed by an open {number + 1}: {shift}, display {view.get('display')}",
+                f"shift {before} not followed by an open {expected}: {shift}, display {view.get('display')}",
             )
 
     def tip_keys(self, view: dict[str, Any], rng: random.Random) -> list[str] | None:
@@ -1016,25 +1004,21 @@ class Runner:
         state: dict[str, Any],
         reports: dict[int, subprocess.CompletedProcess[str]],
     ) -> None:
-        c = self.casino
-        problems: list[tuple[str, str | None]] = []  # (what, the known defect it shows)
+        """Each closed shift's report and the shift in progress against the ledger: any
+        difference stops the run."""
+        problems: list[str] = []
         for number, report in reports.items():
             if report.returncode != 0:
-                problems.append((f"shift {number}: {report.stdout} {report.stderr}", None))
+                problems.append(f"shift {number}: {report.stdout} {report.stderr}")
                 continue
             problems += compare(number, json.loads(report.stdout), ledger)
         current = state.get("meters") or {}
         mine = ledger.shifts.get(ledger.shift, Counter())
         wrong = {m: (current.get(m), mine[m]) for m in METERS if current.get(m) != mine[m]}
         if wrong:
-            known = "issue 31 item 2" if ledger.shift in ledger.gap or not ledger.open else None
-            problems.append(
-                (f"the shift now ({ledger.shift}): state meters, ledger {wrong}", known)
-            )
-        for text, known in problems:
-            if known is None or c.strict:
-                raise DayFailed("meters", f"{where}: {text}")
-            c.figures.known.setdefault(known, f"step {c.step_index}, {where}: {text}")
+            problems.append(f"the shift now ({ledger.shift}): state meters, ledger {wrong}")
+        if problems:
+            raise DayFailed("meters", f"{where}: {'; '.join(problems)}")
 
     def check_recall(
         self, where: str, ledger: Ledger, recall: subprocess.CompletedProcess[str]
@@ -1155,25 +1139,20 @@ def board_differences(card: dict[str, Any], view: dict[str, Any]) -> list[str]:
     return problems
 
 
-def compare(number: int, report: dict[str, Any], ledger: Ledger) -> list[tuple[str, str | None]]:
-    """A closed shift's report against the ledger: what differs, and the known defect
-    that explains it (None: no known one)."""
+def compare(number: int, report: dict[str, Any], ledger: Ledger) -> list[str]:
+    """A closed shift's report against the ledger: what differs."""
     mine = ledger.shifts.get(number, Counter())
     table = report.get("table") or {}
-    gap = "issue 31 item 2" if number in ledger.gap else None
-    problems: list[tuple[str, str | None]] = []
+    problems: list[str] = []
     wrong = {m: (table.get(m), mine[m]) for m in METERS if table.get(m, 0) != mine[m]}
     if wrong:
-        problems.append((f"shift {number} (meters, ledger): {wrong}", gap))
+        problems.append(f"shift {number} (meters, ledger): {wrong}")
     dealers = report.get("dealers") or {}
-    pushed = "issue 31 item 1" if number in ledger.signed_in_mid_hand else None
     for dealer, part in ledger.dealers.get(number, {}).items():
         theirs = dealers.get(dealer) or {}
         off = {m: (theirs.get(m, 0), part[m]) for m in DEALER_METERS if theirs.get(m, 0) != part[m]}
         if off:
-            problems.append(
-                (f"shift {number} dealer {dealer} (meters, ledger): {off}", gap or pushed)
-            )
+            problems.append(f"shift {number} dealer {dealer} (meters, ledger): {off}")
     return problems
 
 
@@ -1197,12 +1176,11 @@ def run_day(
     seed: int,
     *,
     floor: bool = True,
-    strict: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Figures:
     """Run ``steps``; DayFailed (with ``step`` set) when a promise broke."""
     started = time.monotonic()
-    casino = Casino(work, seed, floor=floor, strict=strict)
+    casino = Casino(work, seed, floor=floor)
     runner = Runner(casino)
     try:
         casino.open()
@@ -1321,7 +1299,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-floor", action="store_true", help="no floor: section (no broker, board)"
     )
-    parser.add_argument("--strict", action="store_true", help="known failures stop the run too")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="accepted for earlier command lines: every check stops the run, always",
+    )
     parser.add_argument("--steps", type=Path, help="run these steps (one a line) instead of a plan")
     parser.add_argument("--shrink-seconds", type=float, default=600.0)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
@@ -1338,7 +1320,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with workdir(args.keep) as work:
-            figures = run_day(steps, work, seed, floor=floor, strict=args.strict, progress=say)
+            figures = run_day(steps, work, seed, floor=floor, progress=say)
     except DayFailed as failed:
         step = (
             steps[failed.step]
@@ -1373,8 +1355,6 @@ def report(seed: int, days: int, floor: bool, f: Figures) -> str:
             for kind, _ in f.spent.most_common()
         )
     )
-    for known, seen in f.known.items():
-        lines.append(f"KNOWN FAILING: meters, {known} ({KNOWN_FAILING[known]}): first at {seen}")
     return "\n".join(lines)
 
 
