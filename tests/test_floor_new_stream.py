@@ -69,6 +69,7 @@ def board_hand(board: BoardServer) -> Any:
     return cards[0]["hand"] if cards else None
 
 
+@pytest.mark.slow  # 15.5 s of the edit loop at 0.3.0 (measured with --durations)
 def test_a_replaced_journal_is_a_new_stream_for_the_watch_and_the_board(
     broker: LocalBroker, tmp_path: Path
 ) -> None:

@@ -205,6 +205,7 @@ def _pin_set(path: Path, supervisor: str, pin: str, monkeypatch: pytest.MonkeyPa
     assert main(["pin", "set", supervisor, "--stdin", "--file", str(path)]) == 0
 
 
+@pytest.mark.slow  # 1.8 s of the edit loop at 0.3.0 (measured with --durations)
 def test_sudo_pin_set_leaves_a_file_the_service_reads_and_no_one_else_writes(
     accounts: Accounts,
     monkeypatch: pytest.MonkeyPatch,
