@@ -592,10 +592,10 @@ def _hand_level(table: Table) -> tuple[int, int] | None:
 def check_tournament(
     table: Table, before: tuple[int, int] | None, out: list[effects.Effect] | None
 ) -> None:
-    """T1: a hand keeps its stakes whatever the level clock does; T3: no markers; T4:
-    at a hand's end, and when the level clock moves between hands, no seat is left
-    without chips once rebuys are over, and the places only get better as players go
-    out, never as good as a seat still playing."""
+    """T1: a hand keeps its stakes whatever the level clock does; T3: no markers, and a
+    seat away that posted nothing is folded at the deal; T4: at a hand's end no seat
+    is left without chips (rebuys or not), and the places only get better as players
+    go out, never as good as a seat still playing."""
     state = table.state
     now = _hand_level(table)
     if before is not None and now is not None and before[0] == now[0]:
@@ -609,14 +609,14 @@ def check_tournament(
         (isinstance(e, effects.HandEnded) and not e.voided) or isinstance(e, effects.LevelChanged)
         for e in out or []
     )
-    config = table.base_settings.tournament
-    assert config is not None
-    rebuys = record.get("level", 1) <= config.rebuy_levels or (
-        record.get("on_break") and record.get("level") == config.rebuy_levels + 1
-    )
-    if ended and state.hand is None and not rebuys:
+    if ended and state.hand is None:
         broke = [n for n, s in state.seats.items() if s.stack == 0 and not s.pending_chips]
         assert not broke, f"seats {broke} out of chips and still seated"
+    started = [e for e in out or [] if isinstance(e, effects.HandStarted)]
+    posted = {e.seat for e in out or [] if isinstance(e, effects.Posted)}
+    for number in started[0].dealt if started and state.hand is not None else ():
+        s = state.seats[number]
+        assert not s.away or number in posted or s.folded, f"seat {number} away, owes nothing, live"
 
 
 def random_stream(c: Chooser, steps: int) -> tuple[RuleSettings, list[dict[str, Any]]]:

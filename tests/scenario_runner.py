@@ -32,6 +32,8 @@ The events run through ``controller.replay``, the code behind ``tablectl replay`
 ``{keys: "FUNC 1 3 ENTER"}`` stands for one ``key`` event per key (see ``expand_keys``).
 ``pins: {SUPERVISOR_ID: PIN}`` gives the table a supervisor PIN verifier, as the daemon
 does (``controller.supervisor_pins``); without it supervisor PINs are refused as unavailable.
+``rules_edition: N`` folds the events as the release of that rules edition played them
+(``controller.rules.state.RULES_EDITION``: a journal an earlier release recorded).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import yaml
 from controller.config import load_config_text
 from controller.replay import decode, dumps, process, replay
 from controller.rules import Refusal, RuleSettings, Table
+from controller.rules.state import RULES_EDITION, TableState
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 
@@ -168,11 +171,18 @@ def event_lines(data: dict[str, Any]) -> list[str]:
 
 
 def replay_with_pins(
-    rules: RuleSettings, lines: list[str], pins: dict[Any, Any]
+    rules: RuleSettings, lines: list[str], pins: dict[Any, Any], edition: int = RULES_EDITION
 ) -> list[dict[str, Any]]:
-    """Replay with a supervisor PIN verifier, as the daemon injects one (controller.supervisor_pins)."""
+    """Replay with a supervisor PIN verifier, as the daemon injects one
+    (controller.supervisor_pins), the events folded under the rules ``edition`` (a
+    scenario's ``rules_edition``: as an earlier release played them, a journal it
+    recorded)."""
     known = {str(k): str(v) for k, v in pins.items()}
-    table = Table(rules, pin_verifier=lambda supervisor, pin: known.get(supervisor) == pin)
+    table = Table(
+        rules,
+        TableState(rules_edition=edition),
+        pin_verifier=lambda supervisor, pin: known.get(supervisor) == pin,
+    )
     results = []
     for seq, text in enumerate(lines, start=1):
         try:
@@ -186,8 +196,9 @@ def run(data: dict[str, Any]) -> list[str]:
     """Run a scenario; return every mismatch, described."""
     config = merged_config(data.get("config"))
     settings = load_config_text(yaml.safe_dump(config), "<scenario config>")
-    if "pins" in data:
-        results = replay_with_pins(settings.rules, event_lines(data), data["pins"])
+    if "pins" in data or "rules_edition" in data:
+        edition = int(data.get("rules_edition", RULES_EDITION))
+        results = replay_with_pins(settings.rules, event_lines(data), data.get("pins", {}), edition)
     else:
         results = list(replay(settings.rules, event_lines(data)))
     problems = []

@@ -128,12 +128,18 @@ def test_tournament_streams_keep_every_invariant() -> None:
 
 @pytest.mark.slow
 def test_the_tournament_streams_reach_what_they_test() -> None:
-    """The streams above do go out, rebuy, colour up and change levels mid-hand."""
-    seen: dict[str, int] = dict.fromkeys(("out", "rebuy", "colour", "level_mid_hand"), 0)
+    """The streams above do go out, come back with a rebuy after going out (a listing
+    left without its place, at a single table), rebuy, colour up and change levels
+    mid-hand."""
+    kinds = ("out", "back", "rebuy", "colour", "level_mid_hand")
+    seen: dict[str, int] = dict.fromkeys(kinds, 0)
     for seed in range(40):
         table, events = play_stream(RandomChooser(random.Random(seed)), 300, tournament=True)
         record = table.state.tournament or {}
         seen["out"] += len(record.get("eliminated", []))
+        config = table.base_settings.tournament
+        if config is not None and config.single_table:
+            seen["back"] += sum(1 for e in record.get("eliminated", []) if "place" not in e)
         seen["rebuy"] += record.get("rebuys", 0) + len(record.get("add_ons", []))
         seen["colour"] += record.get("coloured_up", 0)
     table = Table(SETTINGS)

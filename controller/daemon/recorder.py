@@ -43,7 +43,7 @@ from controller.rules import Refusal, Table, parse_event
 from controller.rules.effects import Effect, Transferred
 from controller.rules.events import Event, Key, StartHand, is_id
 from controller.rules.keypad import supervisor_in, translate
-from controller.rules.state import RULES_EDITION, earlier_release
+from controller.rules.state import RULES_EDITION, older_edition
 from controller.rules.text import Message, refusal_message
 
 RECORDING = "recording an event"
@@ -107,7 +107,7 @@ class Recorder:
         # events the release before issue 31 recorded were folded as it played them;
         # this release's rules take over from the first event it records, whose
         # snapshot says so to every later fold (``controller.rules.state.RULES_EDITION``)
-        self.snapshot_now = earlier_release(table.state)
+        self.snapshot_now = older_edition(table.state)
         table.state.rules_edition = RULES_EDITION
         if self.fault is None and self.last_seq > 0:
             with contextlib.suppress(JournalError, sqlite3.Error):  # reported by its checks

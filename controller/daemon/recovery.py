@@ -29,7 +29,7 @@ from controller.journal import EventRecord, Journal, JournalIntegrityError
 from controller.replay import refuse, step
 from controller.rules import RuleSettings, Table
 from controller.rules.effects import Effect
-from controller.rules.state import EARLIER_EDITION, TableState, earlier_release
+from controller.rules.state import EARLIER_EDITION, TableState, older_edition
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def apply_record(
     if record.config_id != config_id:
         config_id = record.config_id
         table.reconfigure(book.rules(config_id))
-    if record.accepted and record.has_snapshot and earlier_release(table.state):
+    if record.accepted and record.has_snapshot and older_edition(table.state):
         # this release's first event in the journal (its snapshot says so): from it on
         # the events are this release's (a fold from an earlier snapshot, recall's)
         table.state.rules_edition = book.edition_at(record.seq)

@@ -155,7 +155,7 @@ class Planner:
 
     def marks(self, seat: int) -> bool:
         """An absent player collects markers unless never dealt in (B5); none at a
-        tournament table (T3: a player out of chips during the rebuys neither)."""
+        tournament table (T3)."""
         if self.tournament:
             return False
         s = self.seats.get(seat)

@@ -261,19 +261,37 @@ def _rolled_over(shift: ShiftRecord, shifts: list[ShiftReport]) -> ShiftRecord:
 SHIFT_METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 
 
-#: The rules this release folds events under. Issue 31 changed what some events do (a
-#: tip's or a transfer's bust, the big-tip confirmation, an undo after a leave, a
-#: wrong witness PIN, the tip shortcut); a journal's events recorded by the release
-#: before (``EARLIER_EDITION``: a state without the field, a fold with no snapshot)
-#: are folded as that release played them, and this release's rules take over at the
-#: first event it records, which carries a snapshot (``controller.daemon.recorder``).
-RULES_EDITION = 2
+#: The rules this release folds events under. A journal's events recorded by an
+#: earlier release are folded as that release played them, and this release's rules
+#: take over at the first event it records, which carries a snapshot
+#: (``controller.daemon.recorder``). ``EARLIER_EDITION`` (a state without the field, a
+#: fold with no snapshot): before issue 31, which changed what some events do (a tip's
+#: or a transfer's bust, the big-tip confirmation, an undo after a leave, a wrong
+#: witness PIN, the tip shortcut). ``ISSUE_31_EDITION``: 0.3.0, before the tournament
+#: rulings of docs/rules.md T3 and T4 (a player away who owes nothing folded at the
+#: deal; a player with no chips out at the hand's end, rebuys or not).
+RULES_EDITION = 3
+TOURNAMENT_RULINGS_EDITION = 3
+ISSUE_31_EDITION = 2
 EARLIER_EDITION = 1
 
 
 def earlier_release(state: TableState) -> bool:
     """Whether the events are folded as the release before issue 31 played them."""
+    return state.rules_edition < ISSUE_31_EDITION
+
+
+def older_edition(state: TableState) -> bool:
+    """Whether the events are folded as an earlier release played them (the recorder
+    and recovery: this release's first event records a snapshot that says so)."""
     return state.rules_edition < RULES_EDITION
+
+
+def tournament_as_0_3(state: TableState) -> bool:
+    """Whether a tournament table's events are folded as 0.3.0 played them: a player
+    away folded at his turn even when he owes nothing, and a player with no chips
+    kept in his seat while rebuys are allowed (``controller.rules.tournament``)."""
+    return state.rules_edition < TOURNAMENT_RULINGS_EDITION
 
 
 @dataclass

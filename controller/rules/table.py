@@ -84,7 +84,14 @@ from controller.rules.positions import HandPlan, plan_hand
 from controller.rules.pots import Pot
 from controller.rules.records import ActionKind, Phase
 from controller.rules.settings import RuleSettings
-from controller.rules.state import FIRST_ROUNDS, STREETS, Hand, Snapshot, TableState
+from controller.rules.state import (
+    FIRST_ROUNDS,
+    STREETS,
+    Hand,
+    Snapshot,
+    TableState,
+    tournament_as_0_3,
+)
 from controller.rules.text import phrase, refuse
 
 Effects = list[effects.Effect]
@@ -185,10 +192,15 @@ class Table:
         return out
 
     def _tournament_steps(self, out: Effects) -> Effects:
-        """T3: a seat away whose turn it is folds (its hand is dead); T4: at a hand's
-        end the players with no chips are out, and so are those who kept their seat
-        through the rebuys when the level clock leaves them between hands (T6)."""
+        """T3: a seat away folds at the deal when it owes nothing, else at its turn (its
+        hand is dead); T4: at a hand's end the players with no chips are out (as 0.3.0
+        played it, ``tournament_as_0_3``: those who kept their seat through the rebuys
+        also when the level clock leaves them between hands)."""
         more: Effects = []
+        as_0_3 = tournament_as_0_3(self.state)
+        started = next((e for e in out if isinstance(e, effects.HandStarted)), None)
+        if started is not None and not as_0_3:
+            more += self._fold_away_owing_nothing(out, started)
         while (h := self.state.hand) is not None and h.to_act is not None:
             seat = self.state.seats.get(h.to_act)
             if seat is None or not seat.away:
@@ -197,13 +209,26 @@ class Table:
             self.state.undo = None  # the rule's fold, as a leave's: nothing to take back
         for effect in (*out, *more):
             ended = isinstance(effect, effects.HandEnded) and not effect.voided
-            between = isinstance(effect, effects.LevelChanged) and self.state.hand is None
+            between = (
+                as_0_3 and isinstance(effect, effects.LevelChanged) and self.state.hand is None
+            )
             if ended or between:
                 number = effect.hand if isinstance(effect, effects.HandEnded) else None
                 more += tournament.eliminate(
                     self.state, self.settings, number or self.state.hand_number
                 )
                 bust.stop_play_if_alone(self.state)
+        return more
+
+    def _fold_away_owing_nothing(self, out: Effects, started: effects.HandStarted) -> Effects:
+        """T3: at the deal, each seat away that posted nothing (no blind, no ante) folds:
+        the rule's fold, like a leave's."""
+        posted = {e.seat for e in out if isinstance(e, effects.Posted)}
+        more: Effects = []
+        for number in started.dealt:
+            seat = self.state.seats[number]
+            if seat.away and number not in posted:
+                more += leave.fold(self.state, self.settings, number)
         return more
 
     def refused(self, event: Event | None) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 from controller.rules import effects
 from controller.rules.events import Chips, Sit, Tournament
 from controller.rules.settings import Level, RuleSettings, TournamentSettings
-from controller.rules.state import TableState
+from controller.rules.state import TableState, tournament_as_0_3
 from controller.rules.text import Message, msg, refuse
 
 MS_PER_MINUTE = 60_000
@@ -278,16 +278,34 @@ def add_on_open(current: dict[str, Any], config: TournamentSettings) -> bool:
 def eliminate(state: TableState, settings: RuleSettings, hand: int) -> list[effects.Effect]:
     """T4: at the hand's end every seat with no chips is out: it leaves its seat and is
     listed with the hand and its stack at the hand's start; at a single table with its
-    place, ties sharing the better one, the lower place listed first. While rebuys are
-    open a busted player keeps the seat and may rebuy (T6): the hand and the stack he
-    went broke with are noted, and when he is out they place him (a later hand finishes
-    higher, then the bigger stack)."""
+    place, ties sharing the better one, the lower place listed first. During the rebuy
+    period too: a player out comes back by sitting down again with a rebuy (T5, T6:
+    ``check_sit``)."""
     config = settings.tournament
     if config is None:
         return []
     current = record(state, config)
     at_start = {number: stack for number, stack in current["stacks_at_start"]}
     broke = [number for number, s in state.seats.items() if s.stack == 0 and s.pending_chips == 0]
+    if tournament_as_0_3(state):
+        return _eliminate_as_0_3(state, current, config, hand, at_start, broke)
+    if not broke:
+        return []
+    return _place(state, current, config, [(hand, at_start.get(n, 0), n) for n in broke])
+
+
+def _eliminate_as_0_3(
+    state: TableState,
+    current: dict[str, Any],
+    config: TournamentSettings,
+    hand: int,
+    at_start: dict[int, int],
+    broke: list[int],
+) -> list[effects.Effect]:
+    """T4 as 0.3.0 played it (a journal it recorded): while rebuys were open a busted
+    player kept the seat and could rebuy; the hand and the stack he went broke with were
+    noted, and when he was out (at a hand's end or a level change between hands after
+    the rebuys) they placed him: a later hand finished higher, then the bigger stack."""
     seated = {s.player for s in state.seats.values()}
     noted = {player: at for player, at in current.get("broke", {}).items() if player in seated}
     for number in broke:  # (hand, stack at its start) of the hand he went broke in
@@ -334,21 +352,46 @@ def _place(
 def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
     """T5: a player brings a tournament stack: some chips, a multiple of the smallest.
     At a single table no one enters once places are being given (a ruling: the places
-    count the players seated)."""
+    count the players seated). A player out sits down again only with a rebuy, while
+    rebuys are allowed (T6: ``returning``)."""
     config = settings.tournament
     if config is None:
         return
     if event.chips <= 0:
         raise refuse("bad_amount", "refuse.tournament_no_stack", seat=event.seat)
-    if config.single_table and _current(state, config)["eliminated"]:
+    current = _current(state, config)
+    if returning(state, current, event.player):
+        if not rebuys_open(current, config):
+            raise refuse("rebuy_not_allowed", "refuse.player_out", player=event.player)
+        if event.chips != config.rebuy_chips:
+            raise refuse("bad_amount", "refuse.rebuy_amount", amount=config.rebuy_chips)
+        return
+    if config.single_table and current["eliminated"]:
         raise refuse("entries_closed", "refuse.entries_closed")
 
 
+def returning(state: TableState, current: dict[str, Any], player: str) -> bool:
+    """T4, T6: ``player`` went out at this table and sits down again: his rebuy (not as
+    0.3.0 played it, when a busted player kept his seat through the rebuys)."""
+    if tournament_as_0_3(state):
+        return False
+    return any(entry["player"] == player for entry in current["eliminated"])
+
+
 def note_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
+    """An entry, a player moved in, or a player out back with a rebuy: his listings
+    stay (he went out then) but give no place any more (he is in the field again)."""
     config = settings.tournament
     if config is None:
         return
     current = record(state, config)
+    if returning(state, current, event.player):
+        current["rebuys"] += 1
+        current["eliminated"] = [
+            {k: v for k, v in entry.items() if k != "place" or entry["player"] != event.player}
+            for entry in current["eliminated"]
+        ]
+        return
     key = "moved_in" if event.from_table is not None else "entries"
     current[key] += 1
 
