@@ -105,7 +105,8 @@ def test_T1_T6_missing_levels_rebuys_and_add_on_without_their_break() -> None:
         "6:17: tournament.add_on_chips: the add-on is taken at the break that ends the rebuy "
         "period: needs rebuy_levels and a break after that level",
         f"{at(text, 'bogus')}: unknown option tournament.bogus; valid options of tournament: "
-        "starting_stack, single_table, levels, breaks, rebuy_levels, rebuy_chips, add_on_chips",
+        "starting_stack, single_table, id, levels, breaks, rebuy_levels, rebuy_chips, "
+        "add_on_chips",
     ]
 
 
@@ -131,6 +132,40 @@ def test_T8_the_tray_float_is_not_checked_at_a_tournament_table() -> None:
 def test_check_config_summarises_a_tournament_by_its_levels() -> None:
     summary = load_config(ROOT / "config" / "tournament.example.yaml").summary()
     assert summary.startswith(
-        "table TOURNEY: 9 seats, no_limit tournament (single table), 4 levels 25/50 to "
+        "table TOURNEY: 9 seats, no_limit tournament SAT-1 (single table), 4 levels 25/50 to "
         "200/400 (smallest chip 25), dead button"
     )
+
+
+def test_a_tournament_names_itself_for_the_floor_with_id() -> None:
+    """``tournament.id``: optional, the tournament's name shared by its tables (the floor
+    board counts the players left per tournament); a bad one at its FILE:LINE:COL."""
+    assert load(GOOD).rules.tournament.id is None  # type: ignore[union-attr]
+    named = GOOD.replace("  single_table: true\n", "  single_table: true\n  id: SUN-500\n")
+    settings = load(named)
+    assert settings.rules.tournament is not None and settings.rules.tournament.id == "SUN-500"
+    assert "no_limit tournament SUN-500 (single table), 2 levels" in settings.summary()
+    for bad, shown in (("'sun 500'", "'sun 500'"), ("[1]", "a list"), ("''", "")):
+        text = named.replace("id: SUN-500", f"id: {bad}")
+        expected = (
+            "expected a tournament name of 1 to 24 letters, digits, '_', '.' or '-' "
+            "(like SUN-500)"
+        )
+        [problem] = problems(text)
+        assert problem.startswith(f"{at(text, bad)}: tournament.id: {expected}"), problem
+
+
+def test_check_config_names_the_line_of_a_bad_tournament_id(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.yaml"
+    path.write_text(GOOD.replace("  single_table: true\n", "  id: A B\n  single_table: true\n"))
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "check-config", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert f"{path}:6:7: tournament.id: expected a tournament name" in done.stderr

@@ -356,7 +356,12 @@ def test_a_tournament_tables_card_shows_the_level_time_left_and_players_left() -
         "break": False,
         "players_left": 3,
         "out": 1,
+        "id": None,
     }
+    named = {**info, "tournament_id": "SUN-500"}
+    table.send(20 * S, "state", state=body, table=named)
+    assert_valid([table.sent[-1]])
+    assert card(board, 70 * S)["tournament"]["id"] == "SUN-500"
     table.send(80 * S, "state", state={**body, "tournament": {**level, "paused": True}}, table=info)
     paused = card(board, 200 * S)["tournament"]
     assert (paused["level_ms_left"], paused["running"], paused["paused"]) == (600_000, False, True)

@@ -4,6 +4,7 @@ from the rules core's own effects."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -87,3 +88,34 @@ def test_the_level_clock_and_an_elimination_reach_the_floor() -> None:
     assert states[-1]["state"]["tournament"]["eliminated"] == [
         {"player": "ana", "hand": 1, "stack_at_start": 1000, "place": 2}
     ]
+
+
+def test_the_floor_messages_name_the_tournament() -> None:
+    """``tournament.id``: every ``level`` and ``elimination`` message and the retained
+    state's ``table`` carry it (null when the table names none), valid by the schema."""
+    assert SETTINGS.tournament is not None
+    named = dataclasses.replace(
+        SETTINGS, tournament=dataclasses.replace(SETTINGS.tournament, id="SUN-500")
+    )
+    events = [
+        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+        {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+        {"type": "tournament", "action": "start", "by": "S1"},
+        {"type": "tick", "ms": 61000},
+        {"type": "tick", "ms": 120000},
+        {"type": "start_hand"},
+        {"type": "act", "seat": 5, "action": "all_in"},
+        {"type": "act", "seat": 2, "action": "call"},
+        {"type": "award", "ranking": [[5], [2]]},
+    ]
+    for settings, name in ((named, "SUN-500"), (SETTINGS, None)):
+        published = feed(Table(settings), events)
+        assert_valid(payload for _, payload in published)
+        told = [
+            (p["kind"], p["tournament_id"])
+            for _, p in published
+            if p["kind"] in ("level", "elimination")
+        ]
+        assert told == [("level", name)] * 3 + [("elimination", name)]
+        states = [p for _, p in published if p["kind"] == "state"]
+        assert {p["table"]["tournament_id"] for p in states} == {name}

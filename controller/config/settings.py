@@ -72,8 +72,9 @@ class Settings:
         if tournament is not None:  # T1: the stakes are the levels'
             first, last = tournament.levels[0], tournament.levels[-1]
             where = "single table" if tournament.single_table else "one table of several"
+            name = f" {tournament.id}" if tournament.id else ""
             stakes = (
-                f"tournament ({where}), {len(tournament.levels)} levels "
+                f"tournament{name} ({where}), {len(tournament.levels)} levels "
                 f"{first.small_blind}/{first.big_blind} to {last.small_blind}/{last.big_blind}"
             )
         floor = f"{self.floor.host}:{self.floor.port}" if self.floor else "off"

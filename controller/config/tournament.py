@@ -14,6 +14,9 @@ from controller.rules.limits import MAX_AMOUNT
 from controller.rules.settings import GameSettings, Level, TournamentSettings
 
 MAX_LEVEL_MINUTES = 24 * 60
+#: ``tournament.id``: the tournament's name on the floor, the same at each of its tables
+TOURNAMENT_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,23}"
+TOURNAMENT_ID_HELP = "a tournament name of 1 to 24 letters, digits, '_', '.' or '-' (like SUN-500)"
 MAX_LEVELS = 100
 
 
@@ -23,6 +26,9 @@ def read_tournament(section: Section, game: GameSettings) -> TournamentSettings 
         "starting_stack", 0, 1, MAX_AMOUNT, money=True, required=section.present
     )
     single_table = section.get_bool("single_table", False)
+    name = section.get_optional_text(
+        "id", pattern=TOURNAMENT_ID_PATTERN, pattern_help=TOURNAMENT_ID_HELP
+    )
     items = section.get_section_list("levels", "level")
     breaks = section.get_int_map(
         "breaks", "level", (1, MAX_LEVELS), "break length in minutes", (1, MAX_LEVEL_MINUTES)
@@ -46,6 +52,7 @@ def read_tournament(section: Section, game: GameSettings) -> TournamentSettings 
         rebuy_levels=rebuy_levels,
         rebuy_chips=rebuy_chips,
         add_on_chips=add_on_chips,
+        id=name,
     )
     _check_levels(section, items, levels)
     _check_stacks(section, settings)

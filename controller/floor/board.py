@@ -174,8 +174,9 @@ class Card:
         """A tournament table's level (rules T1): the level, its stakes, the time left
         counting down from the state's since it came (standing still while the clock is
         paused, the table's link is down or its play is locked: the level clock counts
-        only the time the table tells it), on a break or not, the players left. None at a
-        cash table."""
+        only the time the table tells it), on a break or not, the players left, the
+        tournament's name (``id``, null when the table names none). None at a cash
+        table."""
         level = self.state.get("tournament")
         if not isinstance(level, Mapping) or self.state_received_ns is None:
             return None
@@ -197,6 +198,7 @@ class Card:
             "break": bool(level.get("break")),
             "players_left": len(seats) if isinstance(seats, Mapping) else 0,
             "out": len(out) if isinstance(out, list) else 0,
+            "id": _text(self.info.get("tournament_id")),
         }
 
     def as_json(self, now_ns: int, push_after_ms: int = 1 << 62) -> dict[str, Any]:

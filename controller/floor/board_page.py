@@ -354,8 +354,8 @@ function levelWords(t, since) {
 }
 
 // The open seats of the room by game and stakes, for whoever keeps the waitlist (never a
-// tournament table's: nobody walks into a tournament), and the players left in the
-// site's tournament tables.
+// tournament table's: nobody walks into a tournament), and the players left per
+// tournament across its tables.
 function room() {
   const games = new Map();
   const tourney = [];
@@ -372,10 +372,20 @@ function room() {
     return [game, tables.reduce((n, c) => n + c.open_seats.length, 0),
             tables.map(c => c.table_id + " (" + c.open_seats.length + ")").join(" ")];
   });
-  if (tourney.length) {
-    tourney.sort((a, b) => order(a.table_id, false) < order(b.table_id, false) ? -1 : 1);
-    rows.push(["TOURNAMENT", tourney.reduce((n, c) => n + c.tournament.players_left, 0),
-               tourney.map(c => c.table_id + " (" + c.tournament.players_left + ")").join(" "),
+  // one line per tournament (the tables naming it), in name order; unnamed ones last
+  const named = new Map();
+  for (const c of tourney) {
+    const name = c.tournament.id || "";
+    if (!named.has(name)) named.set(name, []);
+    named.get(name).push(c);
+  }
+  const names = [...named.keys()].sort((a, b) => !a ? 1 : !b ? -1 : a < b ? -1 : 1);
+  for (const name of names) {
+    const tables = named.get(name).sort((a, b) =>
+      order(a.table_id, false) < order(b.table_id, false) ? -1 : 1);
+    rows.push([name ? "TOURNAMENT " + name : "TOURNAMENT",
+               tables.reduce((n, c) => n + c.tournament.players_left, 0),
+               tables.map(c => c.table_id + " (" + c.tournament.players_left + ")").join(" "),
                "left"]);
   }
   const list = document.querySelector("#room ul");

@@ -163,7 +163,7 @@ def messages_for(
     tray = tray_change(tray_before, tray_after)
     if tray is not None:
         build.add(topics.tray, "tray", event=event, **tray)
-    _add_hands(build, topics, read, result, effects, before, after, chain_head)
+    _add_hands(build, topics, read, result, effects, before, after, chain_head, table)
     if changes:
         build.add(
             topics.state,
@@ -240,8 +240,10 @@ def _add_hands(
     before: Mapping[str, Any],
     after: Mapping[str, Any],
     chain_head: str | None,
+    table: Mapping[str, Any] | None,
 ) -> None:
-    """The `hands` messages: a hand ended or started, transfers, the operations."""
+    """The `hands` messages: a hand ended or started, transfers, the operations, a
+    tournament's level changes and players out (with the tournament's name, `table`)."""
     if ends_hand(before, after):
         body = hand_end(ended_by(read.rules_type, effects), result, before, after)
         if chain_head is not None:
@@ -253,7 +255,8 @@ def _add_hands(
         build.add(topics.hands, "transfer", **transfer_body(transfer, read.event, after))
     for kind, operation in operation_messages(effects or (), after, read.by):
         build.add(topics.hands, kind, **operation)
-    for kind, body in tournament_messages(effects or (), after, read.by):
+    named = table.get("tournament_id") if table is not None else None
+    for kind, body in tournament_messages(effects or (), after, read.by, named):
         build.add(topics.hands, kind, **body)
 
 
@@ -278,8 +281,9 @@ def state_message(
 
 
 def table_info(rules: Any) -> dict[str, Any]:
-    """What a table is, for a floor board: seats, game and stakes, and the minutes of
-    its dealers' push (null: no push reminder) (`controller.rules.settings.RuleSettings`)."""
+    """What a table is, for a floor board: seats, game and stakes, the minutes of its
+    dealers' push (null: no push reminder), a tournament table and its tournament's name
+    (`tournament.id`, null: none) (`controller.rules.settings.RuleSettings`)."""
     game = getattr(rules, "game", None)
     return {
         "seats": getattr(rules, "seats", None),
@@ -291,6 +295,7 @@ def table_info(rules: Any) -> dict[str, Any]:
         "ante": getattr(game, "ante", 0),
         "ante_form": getattr(game, "ante_form", "each"),
         "tournament": getattr(rules, "tournament", None) is not None,
+        "tournament_id": getattr(getattr(rules, "tournament", None), "id", None),
     }
 
 

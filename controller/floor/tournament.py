@@ -36,18 +36,22 @@ def _ms_left(after: Mapping[str, Any]) -> int | None:
 
 
 def tournament_messages(
-    effects: Iterable[Any], after: Mapping[str, Any], by: str | None
+    effects: Iterable[Any],
+    after: Mapping[str, Any],
+    by: str | None,
+    tournament_id: str | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
-    """(kind, body) of each level change and elimination the event made, in order."""
+    """(kind, body) of each level change and elimination the event made, in order, each
+    with the tournament's name (``tournament.id``; null when the table has none)."""
     out: list[tuple[str, dict[str, Any]]] = []
     hand = after.get("hand")
+    named = {"tournament_id": tournament_id}
     for effect in effects:
         if isinstance(effect, LevelChanged):
             told = effect.why not in ("clock", "break")  # a supervisor's, not the clock's
             body = {"hand": hand, **effect_fields(effect), "level_ms_left": _ms_left(after)}
-            out.append(("level", {**body, "by": by if told else None}))
+            out.append(("level", {**body, "by": by if told else None, **named}))
         elif isinstance(effect, Eliminated):
-            out.append(
-                ("elimination", {**effect_fields(effect), "players_left": _players_left(after)})
-            )
+            left = _players_left(after)
+            out.append(("elimination", {**effect_fields(effect), "players_left": left, **named}))
     return out

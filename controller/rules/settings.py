@@ -136,6 +136,7 @@ class TournamentSettings:
     rebuy_levels: int = 0  # T6: rebuys allowed through this level (0: none)
     rebuy_chips: int = 0
     add_on_chips: int = 0  # T6: at the break that ends the rebuy period (0: none)
+    id: str | None = None  # the tournament's name on the floor (its tables share it)
 
     def break_after(self, level: int) -> int:
         """The minutes of the break after ``level`` (0: none)."""
