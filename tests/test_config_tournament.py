@@ -145,14 +145,16 @@ def test_a_tournament_names_itself_for_the_floor_with_id() -> None:
     settings = load(named)
     assert settings.rules.tournament is not None and settings.rules.tournament.id == "SUN-500"
     assert "no_limit tournament SUN-500 (single table), 2 levels" in settings.summary()
-    for bad, shown in (("'sun 500'", "'sun 500'"), ("[1]", "a list"), ("''", "")):
+    expected = (
+        "expected a tournament name of 1 to 24 letters, digits, '_', '.' or '-' (like SUN-500)"
+    )
+    for bad, shown in (
+        ("'sun 500'", "the text 'sun 500'"),
+        ("[1]", "a list"),
+        ("''", "an empty text"),
+    ):
         text = named.replace("id: SUN-500", f"id: {bad}")
-        expected = (
-            "expected a tournament name of 1 to 24 letters, digits, '_', '.' or '-' "
-            "(like SUN-500)"
-        )
-        [problem] = problems(text)
-        assert problem.startswith(f"{at(text, bad)}: tournament.id: {expected}"), problem
+        assert problems(text) == [f"{at(text, bad)}: tournament.id: {expected}, got {shown}"]
 
 
 def test_check_config_names_the_line_of_a_bad_tournament_id(tmp_path: Path) -> None:
