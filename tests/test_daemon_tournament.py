@@ -44,3 +44,30 @@ def test_T1_the_daemon_runs_the_level_clock_and_a_restart_resumes_it(tmp_path: P
     with running(config, clock=MockClock()) as again:
         level = view(again)["tournament"]
         assert (level["level"], level["level_ms_left"], level["paused"]) == (2, 55_000, False)
+
+
+@pytest.mark.slow  # a daemon run
+def test_T1_the_display_counts_the_level_down_between_ticks(tmp_path: Path) -> None:
+    """Between hands the display's time left is the level clock's now, not at the last
+    tick (up to a minute old): it counts down each second between the journalled ticks,
+    which stay one a minute, and the state keeps the rules' time (the last tick's)."""
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + TOURNAMENT.replace("minutes: 1,", "minutes: 5,"))
+    clock = MockClock()
+    with running(config, clock=clock) as daemon:
+        assert daemon.submit({"type": "sit", "seat": 2, "player": "ana", "chips": 1000}).ok
+        assert daemon.submit({"type": "tournament", "action": "start", "by": "S1"}).ok
+        wait_for(lambda: shown(daemon).line2 == "LEVEL 1 5/10 5:00", what="the display")
+        clock.jump(12.5)  # 287.5 s left: 4:48, rounded up as the action clock's digits
+        wait_for(lambda: shown(daemon).line2 == "LEVEL 1 5/10 4:48", what="4:48")
+        assert view(daemon)["tournament"]["level_ms_left"] == 300_000
+        clock.jump(50.0)  # past the minute's tick: the time told then, 3:58 left
+        wait_for(lambda: shown(daemon).line2 == "LEVEL 1 5/10 3:58", what="3:58")
+        assert view(daemon)["tournament"]["level_ms_left"] == 237_500
+        clock.jump(0.7)  # 3:57.8 left: the same second, told by no tick
+        clock.jump(0.4)  # 3:57.4: a new second
+        wait_for(lambda: shown(daemon).line2 == "LEVEL 1 5/10 3:57", what="3:57")
+        assert daemon.submit({"type": "tournament", "action": "pause", "by": "S1"}).ok
+        wait_for(lambda: shown(daemon).line2 == "LEVEL 1 5/10 PAUSED", what="paused")
+    ticks = [e.event["ms"] for e in journal_events(tmp_path / "state") if e.event["type"] == "tick"]
+    assert ticks == [62_500, 1_100]  # the minute's, and the one before the pause

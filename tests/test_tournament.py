@@ -176,3 +176,19 @@ def test_T1_T4_tablectl_state_says_the_level_and_who_is_out() -> None:
     play(table, {"type": "tick", "ms": 45000}, {"type": "tournament", "action": "pause"})
     lines = summary(state_view(table), 11).splitlines()
     assert "tournament: on a break, 1:55 left, then level 2 (150/300 ante 300), paused" in lines
+
+
+def test_T1_the_display_shows_the_level_clock_the_time_since_the_last_tick_on() -> None:
+    """``since_ms`` (the shell's time not yet told) moves only what the display shows of
+    a running level clock or break; a held clock, and the state, stay as told."""
+    table = seated()
+    assert state_view(table, since_ms=5000)["display"][1] == "LEVEL 1 5/10 PAUSED"
+    play(table, {"type": "tournament", "action": "start"})
+    view = state_view(table, since_ms=20_500)
+    assert view["display"][1] == "LEVEL 1 5/10 0:40"
+    assert view["tournament"]["level_ms_left"] == 60_000
+    assert state_view(table, since_ms=90_000)["display"][1] == "LEVEL 1 5/10 0:00"
+    play(table, {"type": "tick", "ms": 61_000})  # the break after level 1: 2:00, 1 s gone
+    assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:56"
+    play(table, {"type": "tournament", "action": "pause"})
+    assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:59"

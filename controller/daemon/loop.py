@@ -217,6 +217,8 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
             state = self.recorder.table.state
             dues.append(self._tick_due())
             dues.append(self.timekeeper.display_due(state, now))
+            rules = self.recorder.table.settings
+            dues.append(self.timekeeper.level_display_due(state, rules, now))
         found = [due for due in dues if due is not None]
         return min(found) if found else None
 
@@ -455,6 +457,9 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
         countdown = self.timekeeper.countdown_ms(state, now)
         if countdown is not None:  # after an expiry, only a shot clock's next decision
             self.outputs.show_clock(countdown, self._warning(countdown))
+        rules = self.recorder.table.settings
+        if self.timekeeper.level_display_due(state, rules, now) is not None:
+            self._show()  # between hands, the level clock's time left counting down
 
     def _time_matters(self) -> bool:
         """Whether the rules' outcome of the next input may depend on the time since the
@@ -523,8 +528,10 @@ class Controller(ConfigMixin, FaultHandlingMixin, SoftwareCheckMixin):
             self.last_shown = LastShown(None, fault=fault.code if fault else "no journal")
             return
         table = self.recorder.table
-        view = state_view(table)
         now = self.timekeeper.now()
+        # the display counts a running level clock down between ticks (rules T1)
+        since = self.timekeeper.level_since_ms(table.state, table.settings, now)
+        view = state_view(table, since_ms=since)
         countdown = self.timekeeper.countdown_ms(table.state, now)
         # the first alert is shown: puck, tray, a power loss since the last hand, floor link
         alerts: list[Message | str] = []

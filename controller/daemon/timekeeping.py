@@ -159,6 +159,27 @@ class Timekeeper:
         step = shown % 1000 or 1000
         return now_ns + step * MS - (now_ns - self.accounted_ns) % MS
 
+    def level_since_ms(self, state: TableState, rules: RuleSettings, now_ns: int) -> int:
+        """The time since the last tick that the display shows a tournament's running
+        level clock further on (``tournament.display_lines``): 0 when it does not run."""
+        if tournament.ms_left_running(state, rules) is None:
+            return 0
+        return self.pending_ms(now_ns)
+
+    def level_display_due(self, state: TableState, rules: RuleSettings, now_ns: int) -> int | None:
+        """Between hands at a tournament table, when the level clock's time left on the
+        display next shows a different whole second (the rules learn the time at the
+        next tick; the display counts down in between). None when it shows no running
+        level clock."""
+        left = tournament.ms_left_running(state, rules)
+        if left is None or state.hand is not None:
+            return None
+        shown = left - self.pending_ms(now_ns)
+        if shown <= 0:
+            return None
+        step = shown % 1000 or 1000
+        return now_ns + step * MS - (now_ns - self.accounted_ns) % MS
+
 
 def running_clock(state: TableState) -> ActionClock | None:
     """The action clock while it counts: none while play is stopped."""

@@ -494,38 +494,45 @@ def clock_text(ms: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def display_lines(state: TableState, settings: RuleSettings) -> list[Message] | None:
+def display_lines(
+    state: TableState, settings: RuleSettings, since_ms: int = 0
+) -> list[Message] | None:
     """Between hands at a tournament table: ``READY`` (on a break, the break's time
     left) over the level in force, its stakes and its time left; when the next hand is
-    the first of a new level, ``LEVEL 6 NEXT HAND: 150/300 A300`` instead (T1)."""
+    the first of a new level, ``LEVEL 6 NEXT HAND: 150/300 A300`` instead (T1).
+    ``since_ms``: the time since the last ``tick`` (the shell's, not yet told): a
+    running level clock is shown that much further on (the display counts down between
+    ticks, as the action clock's digits do); the rules learn it at the next tick."""
     config = settings.tournament
     if config is None or state.hand is not None:
         return None
     current = _current(state, config)
     number = int(current["level"])
     stakes = stakes_text(level_of(config, number), settings.game.ante_form)
+    running = current["started"] and not current["paused"]
+    left = current["ms_left"] - (max(since_ms, 0) if running else 0)
     if current["on_break"]:  # no hand: the break's time, and the level after it
-        first = msg("display.on_break", time=clock_text(current["ms_left"]))
+        first = msg("display.on_break", time=clock_text(left))
         return [first, msg("display.level_next", level=number, stakes=stakes)]
     first = msg("display.ready")
     if current["hand_level"] and current["hand_level"] != number:
         return [first, msg("display.level_next", level=number, stakes=stakes)]
-    if current["paused"] or not current["started"]:
+    if not running:
         return [first, msg("display.level_paused", level=number, stakes=stakes)]
-    return [
-        first,
-        msg("display.level", level=number, stakes=stakes, time=clock_text(current["ms_left"])),
-    ]
+    return [first, msg("display.level", level=number, stakes=stakes, time=clock_text(left))]
 
 
 #: The payout pages' second lines on which ``NEXT`` deals the next hand.
 _DEALING_PAGES = frozenset({"display.pay_deal", "display.pay_last"})
 
 
-def over_payouts(page: list[Message], state: TableState, settings: RuleSettings) -> list[Message]:
+def over_payouts(
+    page: list[Message], state: TableState, settings: RuleSettings, since_ms: int = 0
+) -> list[Message]:
     """A payout page between hands; when ``NEXT`` deals the first hand of a new level,
     its second line is the warning (``LEVEL 6 NEXT HAND: 150/300 A300``) instead: the
-    dealer reads it before dealing. On a break, the break's lines."""
+    dealer reads it before dealing. On a break, the break's lines (``since_ms``: as
+    ``display_lines``)."""
     config = settings.tournament
     if (
         config is None
@@ -537,7 +544,7 @@ def over_payouts(page: list[Message], state: TableState, settings: RuleSettings)
     current = _current(state, config)
     number = int(current["level"])
     if current["on_break"]:  # the pot was paid before the break began
-        return display_lines(state, settings) or page
+        return display_lines(state, settings, since_ms) or page
     if not current["hand_level"] or current["hand_level"] == number:
         return page
     stakes = stakes_text(level_of(config, number), settings.game.ante_form)

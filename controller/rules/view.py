@@ -40,7 +40,11 @@ def next_hand_seats(table: Table) -> set[int] | None:
         return set() if refusal.code == "not_enough_players" else None
 
 
-def state_view(table: Table) -> dict[str, Any]:
+def state_view(table: Table, *, since_ms: int = 0) -> dict[str, Any]:
+    """The state (docs/replay.md). ``since_ms``: the time since the last ``tick`` that
+    the shell has not told the rules yet, for the display's lines only (a tournament's
+    level clock counting down between ticks, ``tournament.display_lines``); every
+    other field is the rules' own."""
     from controller.rules import keypad  # loaded when needed (Table._check_key says why)
 
     state = table.state
@@ -91,8 +95,8 @@ def state_view(table: Table) -> dict[str, Any]:
             else None
         ),
         "play_stopped": list(state.play_stopped),
-        "display": display_lines(table),
-        "display_text": [to_json(m) for m in display_messages(table)],
+        "display": display_lines(table, since_ms=since_ms),
+        "display_text": [to_json(m) for m in display_messages(table, since_ms)],
         "keypad": keypad.view(table),
         "out_of_turn": out_of_turn.public(h),
         "tray": tray_ledger.view(state),
@@ -108,22 +112,23 @@ def state_view(table: Table) -> dict[str, Any]:
     }
 
 
-def display_lines(table: Table, language: str = "en") -> list[str]:
+def display_lines(table: Table, language: str = "en", *, since_ms: int = 0) -> list[str]:
     """What the dealer display says happens next, in ``language`` (controller.rules.text)."""
-    return [render(m, language) for m in display_messages(table)]
+    return [render(m, language) for m in display_messages(table, since_ms)]
 
 
-def display_messages(table: Table) -> list[Message]:
+def display_messages(table: Table, since_ms: int = 0) -> list[Message]:
     """The dealer display's lines as messages: an unfinished keypad entry's prompt; else
-    what happens next, under the last key's notice if there is one."""
+    what happens next, under the last key's notice if there is one (``since_ms``: see
+    ``state_view``)."""
     from controller.rules import keypad  # see state_view
 
     prompt = keypad.prompt(table)
     if prompt is not None:
         return prompt
     if table.state.play_stopped:  # what the dealer must know first (rules.stopped)
-        return [stopped.display_words(table.state.play_stopped), _next_lines(table)[0]]
-    lines = _next_lines(table)
+        return [stopped.display_words(table.state.play_stopped), _next_lines(table, since_ms)[0]]
+    lines = _next_lines(table, since_ms)
     notice = keypad.notice(table.state)
     if notice is not None:  # until the next key: the situation's first line under it
         return [notice, lines[0]]
@@ -135,15 +140,15 @@ def display_messages(table: Table) -> list[Message]:
     return [push, lines[0]]
 
 
-def _next_lines(table: Table) -> list[Message]:
+def _next_lines(table: Table, since_ms: int = 0) -> list[Message]:
     from controller.rules.keypad import pages  # see state_view
 
     state = table.state
     page = pages.lines(table)  # a page NEXT turned to; the payouts between hands
     if page is not None:
-        return tournament.over_payouts(page, state, table.base_settings)
+        return tournament.over_payouts(page, state, table.base_settings, since_ms)
     h = state.hand
-    levels = tournament.display_lines(state, table.base_settings)
+    levels = tournament.display_lines(state, table.base_settings, since_ms)
     if levels is not None:  # a tournament table between hands (T1)
         return levels
     if h is None:
