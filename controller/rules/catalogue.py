@@ -343,6 +343,9 @@ EN: dict[str, str] = {
     "prompt.tournament_1": "TOURNAMENT: 1 START  2 PAUSE",
     "prompt.tournament_2": "3 RESUME  4 SET LEVEL  5 TIP FIX",
     "prompt.tournament_level": "SET LEVEL (1-{last}): NEXT HAND",
+    "prompt.tournament_start": "START THE LEVEL CLOCK?",
+    "prompt.tournament_pause": "PAUSE THE LEVEL CLOCK?",
+    "prompt.tournament_resume": "RESUME THE LEVEL CLOCK?",
     "refused.line": "NO: {reason}",
 }
 
@@ -664,6 +667,9 @@ ES: dict[str, str] = {
     "prompt.tournament_1": "TORNEO: 1 EMPEZAR  2 PARAR",
     "prompt.tournament_2": "3 REANUDAR 4 FIJAR NIVEL 5 PROPINA",
     "prompt.tournament_level": "FIJAR NIVEL (1-{last}): PROX. MANO",
+    "prompt.tournament_start": "EMPEZAR EL RELOJ DE NIVEL?",
+    "prompt.tournament_pause": "PARAR EL RELOJ DE NIVEL?",
+    "prompt.tournament_resume": "REANUDAR EL RELOJ DE NIVEL?",
     "refused.line": "NO: {reason}",
 }
 

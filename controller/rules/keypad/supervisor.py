@@ -25,7 +25,8 @@ key   then                                                        event (``by``:
       before the next hand starts)
       (a tournament table: ``0`` opens the level clock's     ``tournament``
       functions instead: ``1`` start, ``2`` pause, ``3`` resume,
-      ``4`` level ``ENTER`` (from the next hand), ``5`` the
+      each ``ENTER`` to confirm; ``4`` level ``ENTER`` (from
+      the next hand), ``5`` the
       tip correction above)
 ====  ==========================================================  ===================
 
@@ -66,7 +67,7 @@ from controller.rules.events import (
 from controller.rules.keypad.base import HIDDEN_DIGIT, Press, Step, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied
-from controller.rules.state import TableState, earlier_release
+from controller.rules.state import TableState, earlier_release, tournament_as_0_3
 from controller.rules.text import msg, refuse
 
 MAX_PIN_TRIES = 3
@@ -223,7 +224,13 @@ def _menu(p: Press, e: Entry, sid: str) -> Step:
 
 
 def _tournament(p: Press, e: Entry, sid: str) -> Step:
-    """``FUNC 0`` id PIN ``0``: the level clock (T1); each step checked as keyed."""
+    """``FUNC 0`` id PIN ``0``: the level clock (T1); each step checked as keyed, start,
+    pause and resume confirmed with ``ENTER`` (a supervisor used to a cash table's ``0``,
+    the tip correction, keys an amount next: its first digit must not act on the clock;
+    as 0.3.0 played its journals, they took effect at once)."""
+    if e["step"] == "tourney_confirm":
+        p.confirm()
+        return p.done(Tournament(by=sid, action=e["action"]))
     if e["step"] == "tourney":
         action = p.choice(TOURNAMENT_ACTIONS, "choice.tournament")
         if action == "tip_fix":  # the tip correction, whose key 0 the level clock took
@@ -233,7 +240,11 @@ def _tournament(p: Press, e: Entry, sid: str) -> Step:
             return p.stay(field_entry("supervisor", "tourney_level", "code", supervisor=sid))
         event = Tournament(by=sid, action=action)
         p.table.check(event)
-        return p.done(event)
+        if tournament_as_0_3(p.table.state):
+            return p.done(event)
+        return p.stay(
+            {"mode": "supervisor", "step": "tourney_confirm", "action": action, "supervisor": sid}
+        )
     level = p.number(e)
     event = Tournament(by=sid, action="level", level=level)
     p.table.check(event)
