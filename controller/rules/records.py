@@ -169,6 +169,7 @@ EntryStep = Literal[
     "witness_pin",
     "tourney",
     "tourney_level",
+    "tourney_confirm",
     "tip_fix_amount",
     "tip_fix_confirm",
     "big_tip_confirm",

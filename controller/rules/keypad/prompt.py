@@ -216,7 +216,7 @@ def _menu_or_tournament(table: Table, e: Entry) -> list[Message]:
         levels = len(tournament.levels) if tournament is not None else 1
         return [msg("prompt.tournament_level", last=levels), _typed(e)]
     if e["step"] == "tourney_confirm":
-        return [msg(f"prompt.tournament_{e['action']}"), CONFIRM]
+        return [msg(f"prompt.tournament_{e['func']}"), CONFIRM]
     top, bottom = SUPERVISOR_PAGES[e.get("page", 0) % len(SUPERVISOR_PAGES)]
     if bottom == "prompt.supervisor_6" and tournament is not None:
         bottom = "prompt.supervisor_6_tournament"  # the level clock's function, 0

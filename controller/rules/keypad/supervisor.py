@@ -230,7 +230,7 @@ def _tournament(p: Press, e: Entry, sid: str) -> Step:
     as 0.3.0 played its journals, they took effect at once)."""
     if e["step"] == "tourney_confirm":
         p.confirm()
-        return p.done(Tournament(by=sid, action=e["action"]))
+        return p.done(Tournament(by=sid, action=e["func"]))
     if e["step"] == "tourney":
         action = p.choice(TOURNAMENT_ACTIONS, "choice.tournament")
         if action == "tip_fix":  # the tip correction, whose key 0 the level clock took
@@ -243,7 +243,7 @@ def _tournament(p: Press, e: Entry, sid: str) -> Step:
         if tournament_as_0_3(p.table.state):
             return p.done(event)
         return p.stay(
-            {"mode": "supervisor", "step": "tourney_confirm", "action": action, "supervisor": sid}
+            {"mode": "supervisor", "step": "tourney_confirm", "func": action, "supervisor": sid}
         )
     level = p.number(e)
     event = Tournament(by=sid, action="level", level=level)
