@@ -40,21 +40,26 @@ def feed(table: Table, events: list[dict[str, Any]]) -> list[tuple[str, dict[str
     return out
 
 
+#: Two players; the level clock started, run into the break after level 1 and out of
+#: it; ana out of hand 1, 2nd.
+EVENTS = [
+    {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
+    {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
+    {"type": "tournament", "action": "start", "by": "S1"},
+    {"type": "tick", "ms": 61000},
+    {"type": "tick", "ms": 120000},
+    {"type": "start_hand"},
+    {"type": "act", "seat": 5, "action": "all_in"},
+    {"type": "act", "seat": 2, "action": "call"},
+    {"type": "award", "ranking": [[5], [2]]},
+]
+
+
 def test_the_level_clock_and_an_elimination_reach_the_floor() -> None:
     table = Table(SETTINGS)
     published = feed(
         table,
-        [
-            {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
-            {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
-            {"type": "tournament", "action": "start", "by": "S1"},
-            {"type": "tick", "ms": 61000},
-            {"type": "tick", "ms": 120000},
-            {"type": "start_hand"},
-            {"type": "act", "seat": 5, "action": "all_in"},
-            {"type": "act", "seat": 2, "action": "call"},
-            {"type": "award", "ranking": [[5], [2]]},
-        ],
+        EVENTS,
     )
     assert_valid(payload for _, payload in published)
     levels = [p for leaf, p in published if p["kind"] == "level" and leaf == "hands"]
@@ -97,19 +102,8 @@ def test_the_floor_messages_name_the_tournament() -> None:
     named = dataclasses.replace(
         SETTINGS, tournament=dataclasses.replace(SETTINGS.tournament, id="SUN-500")
     )
-    events = [
-        {"type": "sit", "seat": 2, "player": "ana", "chips": 1000},
-        {"type": "sit", "seat": 5, "player": "luis", "chips": 1000},
-        {"type": "tournament", "action": "start", "by": "S1"},
-        {"type": "tick", "ms": 61000},
-        {"type": "tick", "ms": 120000},
-        {"type": "start_hand"},
-        {"type": "act", "seat": 5, "action": "all_in"},
-        {"type": "act", "seat": 2, "action": "call"},
-        {"type": "award", "ranking": [[5], [2]]},
-    ]
     for settings, name in ((named, "SUN-500"), (SETTINGS, None)):
-        published = feed(Table(settings), events)
+        published = feed(Table(settings), EVENTS)
         assert_valid(payload for _, payload in published)
         told = [
             (p["kind"], p["tournament_id"])
