@@ -22,6 +22,7 @@ with ``-2``, ``-3`` ... added if that name is already at the table.
 
 from __future__ import annotations
 
+from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Dealer, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.keypad import award, push, supervisor, tips
 from controller.rules.keypad.base import Press, Step, buy_in, field_entry
@@ -62,7 +63,7 @@ def sit(p: Press, e: Entry) -> Step:
     if step == "chips":
         chips = p.number(e)
         assert chips is not None
-        p.table.check(Sit(seat=seat, player=player_name(p, seat, ""), chips=chips))
+        _check_chips_brought(p, Sit(seat=seat, player=player_name(p, seat, ""), chips=chips))
         return p.stay(field_entry("sit", "player", "code", seat=seat, chips=chips))
     if step == "player":
         player = player_name(p, seat, p.text(e, empty_ok=True))
@@ -72,6 +73,17 @@ def sit(p: Press, e: Entry) -> Step:
         )
     entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
     return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=buy_in(e), entry=entry))
+
+
+def _check_chips_brought(p: Press, event: Sit) -> None:
+    """The chips step of FUNC 1, before the card says who sits: at a tournament table
+    a player out may come back with a rebuy (T6) where a new entrant may not (T4), so
+    that refusal waits for the card step (``player``), which checks the whole sit."""
+    try:
+        p.table.check(event)
+    except Refusal as refusal:
+        if refusal.code != "entries_closed":
+            raise
 
 
 def sit_out(p: Press, e: Entry) -> Step:
