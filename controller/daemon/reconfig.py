@@ -40,11 +40,15 @@ CONFIG_SETTLE_NS = 2_000_000_000
 
 def stranded(recorder: Recorder | None, new: Settings) -> str | None:
     """Why ``new`` cannot be taken while players sit where it has no seat: its
-    ``table.seats`` is below an occupied seat (those players would be stranded), or
-    None when it can."""
+    ``table.seats`` is below an occupied seat (those players would be stranded), or it
+    turns the table from cash games into a tournament or back under them
+    (``_tournament_changed``); None when it can."""
     if recorder is None:
         return None
     seats = recorder.table.state.seats
+    changed = _tournament_changed(recorder, new)
+    if changed is not None:
+        return changed
     outside = [seat for seat in sorted(seats) if seat > new.rules.seats]
     if not outside:
         return None
@@ -54,6 +58,29 @@ def stranded(recorder: Recorder | None, new: Settings) -> str | None:
         f"{'is' if len(outside) == 1 else 'are'} occupied: have "
         f"{'that player' if len(outside) == 1 else 'those players'} leave or move to "
         f"seats 1-{new.rules.seats} first, or keep table.seats at {max(outside)} or more"
+    )
+
+
+def _tournament_changed(recorder: Recorder, new: Settings) -> str | None:
+    """Why ``new`` cannot be taken while players sit: it adds a ``tournament:`` section
+    at a cash table (their money would become tournament chips, the shift's money meters
+    hidden) or removes it at a tournament table (tournament chips would become money).
+    A table changes between the two empty; None when nothing of the kind changes."""
+    seats = recorder.table.state.seats
+    was = recorder.table.settings.tournament is not None
+    if not seats or was == (new.rules.tournament is not None):
+        return None
+    who = ", ".join(f"seat {seat} ({seats[seat].player})" for seat in sorted(seats))
+    one = len(seats) == 1
+    if was:
+        what = f"the tournament: section is gone from {new.source}, but {who} "
+        what += f"{'plays' if one else 'play'} the tournament at this table with its chips"
+    else:
+        what = f"a tournament: section is added in {new.source}, but {who} "
+        what += f"{'plays' if one else 'play'} cash games at this table with money"
+    return (
+        f"{what}: have {'that player' if one else 'those players'} leave first "
+        f"(a table becomes a {'cash' if was else 'tournament'} table empty)"
     )
 
 
