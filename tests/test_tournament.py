@@ -54,6 +54,22 @@ def test_T1_the_display_in_spanish() -> None:
     assert display_lines(table, "en") == ["BREAK 1:59", "LEVEL 2 NEXT HAND: 150/300 A300"]
 
 
+def test_T1_a_break_held_by_the_supervisor_says_paused() -> None:
+    """The break's time stands still while the level clock is paused: the display says
+    so, as it does for a level (not a break clock that looks stuck)."""
+    table = seated()
+    play(table, {"type": "tournament", "action": "start"}, {"type": "tick", "ms": 61000})
+    assert display_lines(table, "en") == ["BREAK 1:59", "LEVEL 2 NEXT HAND: 150/300 A300"]
+    play(table, {"type": "tournament", "action": "pause"}, {"type": "tick", "ms": 5000})
+    assert display_lines(table, "en") == ["BREAK 1:59 PAUSED", "LEVEL 2 NEXT HAND: 150/300 A300"]
+    assert display_lines(table, "es") == [
+        "DESCANSO 1:59 PARADO",
+        "NIVEL 2 PROX. MANO: 150/300 A300",
+    ]
+    play(table, {"type": "tournament", "action": "resume"}, {"type": "tick", "ms": 1000})
+    assert display_lines(table, "en") == ["BREAK 1:58", "LEVEL 2 NEXT HAND: 150/300 A300"]
+
+
 def test_T1_the_level_clock_reports_each_change() -> None:
     table = seated()
     out = play(table, {"type": "tournament", "action": "start", "by": "S1"})
@@ -191,4 +207,4 @@ def test_T1_the_display_shows_the_level_clock_the_time_since_the_last_tick_on() 
     play(table, {"type": "tick", "ms": 61_000})  # the break after level 1: 2:00, 1 s gone
     assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:56"
     play(table, {"type": "tournament", "action": "pause"})
-    assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:59"
+    assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:59 PAUSED"

@@ -498,7 +498,7 @@ def display_lines(
     state: TableState, settings: RuleSettings, since_ms: int = 0
 ) -> list[Message] | None:
     """Between hands at a tournament table: ``READY`` (on a break, the break's time
-    left) over the level in force, its stakes and its time left; when the next hand is
+    left, ``PAUSED`` while the supervisor holds it) over the level in force, its stakes and its time left; when the next hand is
     the first of a new level, ``LEVEL 6 NEXT HAND: 150/300 A300`` instead (T1).
     ``since_ms``: the time since the last ``tick`` (the shell's, not yet told): a
     running level clock is shown that much further on (the display counts down between
@@ -512,7 +512,8 @@ def display_lines(
     running = current["started"] and not current["paused"]
     left = current["ms_left"] - (max(since_ms, 0) if running else 0)
     if current["on_break"]:  # no hand: the break's time, and the level after it
-        first = msg("display.on_break", time=clock_text(left))
+        held = current["started"] and current["paused"]
+        first = msg("display.break_paused" if held else "display.on_break", time=clock_text(left))
         return [first, msg("display.level_next", level=number, stakes=stakes)]
     first = msg("display.ready")
     if current["hand_level"] and current["hand_level"] != number:
