@@ -89,3 +89,29 @@ def test_a_tournament_table_emptied_becomes_a_cash_table_and_levels_change_with_
     config.write_text(cash)
     with running(config) as daemon:
         assert view(daemon)["tournament"] is None
+
+
+def test_a_reload_without_the_level_in_force_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Levels cut below the level the tournament is at: the table would say level 3 and
+    play the last level left's stakes, refusing to set the level it says it is at."""
+    config = write_config(tmp_path)
+    three = as_tournament(config) + (
+        "    - {minutes: 10, small_blind: 10, big_blind: 20, ante: 20, smallest_chip: 5}\n"
+        "    - {minutes: 10, small_blind: 25, big_blind: 50, ante: 50, smallest_chip: 25}\n"
+    )
+    config.write_text(three)
+    with running(config) as daemon:
+        seat_players(daemon, PLAYERS)
+        assert daemon.submit({"type": "tournament", "action": "start", "level": 3}).ok
+        config.write_text(three[: three.index("    - {minutes: 10, small_blind: 10")])
+        daemon.reload()
+        daemon.submit({"type": "state"})  # the loop has handled the reload
+        refused = list(daemon.journal.iter_system_log(kinds=("config_refused",)))  # type: ignore[union-attr]
+        assert [entry.detail["problem"] for entry in refused] == [
+            f"tournament.levels in {config} has 1 level, but the tournament is at level 3: "
+            "keep its levels through level 3 (change the levels to come, not those played)"
+        ]
+        tournament = view(daemon)["tournament"]
+        assert (tournament["level"], tournament["small_blind"]) == (3, 25)

@@ -65,9 +65,12 @@ def _tournament_changed(recorder: Recorder, new: Settings) -> str | None:
     """Why ``new`` cannot be taken while players sit: it adds a ``tournament:`` section
     at a cash table (their money would become tournament chips, the shift's money meters
     hidden) or removes it at a tournament table (tournament chips would become money).
-    A table changes between the two empty; None when nothing of the kind changes."""
+    A table changes between the two empty; at a tournament table, levels that end
+    before the level in force (``_levels_cut``). None when nothing of the kind changes."""
     seats = recorder.table.state.seats
     was = recorder.table.settings.tournament is not None
+    if was and new.rules.tournament is not None:
+        return _levels_cut(recorder, new)
     if not seats or was == (new.rules.tournament is not None):
         return None
     who = ", ".join(f"seat {seat} ({seats[seat].player})" for seat in sorted(seats))
@@ -81,6 +84,23 @@ def _tournament_changed(recorder: Recorder, new: Settings) -> str | None:
     return (
         f"{what}: have {'that player' if one else 'those players'} leave first "
         f"(a table becomes a {'cash' if was else 'tournament'} table empty)"
+    )
+
+
+def _levels_cut(recorder: Recorder, new: Settings) -> str | None:
+    """Why ``new`` cannot be taken at a tournament table: its levels end before the
+    level the tournament is at (the table would name a level it has not, at the last
+    level's stakes); None when they reach it."""
+    record = recorder.table.state.tournament
+    assert new.rules.tournament is not None
+    count = len(new.rules.tournament.levels)
+    if record is None or int(record["level"]) <= count:
+        return None
+    level = int(record["level"])
+    return (
+        f"tournament.levels in {new.source} has {count} level{'' if count == 1 else 's'}, "
+        f"but the tournament is at level {level}: keep its levels through level {level} "
+        "(change the levels to come, not those played)"
     )
 
 
