@@ -24,7 +24,7 @@ the bench's demo dealer, dealers pushed every 30 minutes, a shift change (close 
 open, two supervisors) every 8 hours, players sitting, buying in, leaving and changing
 seats, tips, transfers, undo and void, the clock called and running out, the door,
 devices pulled out and plugged back (keypad, display, tray, the puck lifted or seen at
-two seats), SIGHUP with changed stakes or rake, the broker stopped and started, clean
+two seats), SIGHUP with changed stakes, rake or ante, the broker stopped and started, clean
 restarts, and kill -9 power cuts at random moments (during a hand, a tip, a shift
 change, a device fault, a reload). After every stop and at the end (``Casino.check``):
 
@@ -98,11 +98,13 @@ METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs
 DEALER_METERS = ("hands", "rake", "jackpot", "tips")
 STAKES = ((5, 10), (10, 20), (5, 10), (25, 50))
 RAKES = ((5, 10), (10, 20), (5, 5))
+#: game.ante and game.ante_form a reload may change to (issue 33: antes run in the day)
+ANTES = ((0, "each"), (5, "each"), (10, "big_blind"), (5, "big_blind"), (50, "big_blind"))
 
 CONFIG = """\
 table: {{id: {table}, seats: 9}}
 game: {{structure: no_limit, smallest_chip: 5, small_blind: {sb}, big_blind: {bb},
-        button: dead, first_button: last_seat}}
+        button: dead, first_button: last_seat, ante: {ante}, ante_form: {ante_form}}}
 clock: {{seconds: 60, warning: 10, on_expiry: fold}}
 fees: {{mode: rake, rake_percent: {rake_percent}, rake_cap: {rake_cap}}}
 dealer: {{push_minutes: {push}}}
@@ -484,6 +486,7 @@ class Casino:
         self.lock = threading.Lock()
         self.stakes = STAKES[0]
         self.rake = RAKES[0]
+        self.ante = ANTES[0]
         self.dealer = 0
         self.step_index: int | None = None
         pins = work / "pins"
@@ -569,6 +572,8 @@ class Casino:
                 table=TABLE,
                 sb=self.stakes[0],
                 bb=self.stakes[1],
+                ante=self.ante[0],
+                ante_form=self.ante[1],
                 rake_percent=self.rake[0],
                 rake_cap=self.rake[1],
                 push=PUSH_MINUTES,
@@ -898,6 +903,7 @@ class Runner:
         c = self.casino
         c.stakes = rng.choice(STAKES)
         c.rake = rng.choice(RAKES)
+        c.ante = rng.choice(ANTES)
         c.write_config()
         c.t.proc.send_signal(signal.SIGHUP)
 
