@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.rules import effects
+from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Sit, Tournament
 from controller.rules.settings import Level, RuleSettings, TournamentSettings
 from controller.rules.state import TableState, tournament_as_0_3
@@ -412,13 +413,30 @@ def check_chips(state: TableState, settings: RuleSettings, event: Chips) -> str 
         return "add_on"
     if not rebuys_open(current, config):
         raise refuse("rebuy_not_allowed", "refuse.no_rebuy_now")
-    if event.amount != config.rebuy_chips:
-        raise refuse("bad_amount", "refuse.rebuy_amount", amount=config.rebuy_chips)
-    if s.stack + s.pending_chips > config.starting_stack:
-        raise refuse(
+    may_rebuy = s.stack + s.pending_chips <= config.starting_stack
+    if event.amount != config.rebuy_chips or not may_rebuy:
+        offered = add_on_open(current, config) and s.player not in current["add_ons"]
+        raise _chips_refused(config, offered, may_rebuy)
+    return "rebuy"
+
+
+def _chips_refused(config: TournamentSettings, offered: bool, may_rebuy: bool) -> Refusal:
+    """What a wrong ``chips`` is told while rebuys are open: what he may take (the
+    add-on ``offered`` at its break, a rebuy when his stack allows one)."""
+    if offered and may_rebuy:
+        return refuse(
+            "bad_amount",
+            "refuse.add_on_or_rebuy",
+            add_on=config.add_on_chips,
+            rebuy=config.rebuy_chips,
+        )
+    if offered:
+        return refuse("bad_amount", "refuse.add_on_amount", amount=config.add_on_chips)
+    if not may_rebuy:
+        return refuse(
             "rebuy_not_allowed", "refuse.rebuy_stack_too_big", amount=config.starting_stack
         )
-    return "rebuy"
+    return refuse("bad_amount", "refuse.rebuy_amount", amount=config.rebuy_chips)
 
 
 def note_chips(state: TableState, settings: RuleSettings, event: Chips, kind: str) -> None:
