@@ -39,6 +39,8 @@ NUMBERS = (
     "shift",
     "level",
     "back",
+    "add_on",
+    "rebuy",
 )
 SAMPLES = {name: 88 for name in NUMBERS} | {
     "verb": phrase("word.raise_to"),
