@@ -171,3 +171,20 @@ def test_check_config_names_the_line_of_a_bad_tournament_id(tmp_path: Path) -> N
     )
     assert done.returncode != 0
     assert f"{path}:6:7: tournament.id: expected a tournament name" in done.stderr
+
+
+def test_an_ante_above_the_big_blind_warns_at_a_level_and_in_game() -> None:
+    """An ante bigger than the big blind (a zero too many, 1000 for 100): taken as
+    written, with a warning at the ante, in a level as in game: (the board's A2: the
+    big blind's ante is usually the big blind)."""
+    text = GOOD.replace("ante: 200,", "ante: 2000,")
+    assert load(text).warnings[1:] == (
+        f"t.yaml:{at(text, '2000,')}: warning: tournament.levels[2].ante: more than this "
+        "level's big_blind (200), got 2000: an ante is usually at most the big blind",
+    )
+    cash = "table: {id: T1, seats: 9}\ngame: {big_blind: 10, smallest_chip: 5, ante: 50}\n"
+    assert load(cash).warnings[1:] == (
+        f"t.yaml:{at(cash, '50}')}: warning: game.ante: more than game.big_blind (10), "
+        "got 50: an ante is usually at most the big blind",
+    )
+    assert load(cash.replace("ante: 50", "ante: 10")).warnings[1:] == ()

@@ -149,6 +149,12 @@ def _read_game(game: Section, seats: int, in_tournament: bool = False) -> GameSe
     quiet = in_tournament or settings.ante or settings.ante_form == "each"
     if not quiet and game.ok("ante", "ante_form"):
         game.warn("ante_form", "has no effect while game.ante is 0")
+    if not in_tournament and settings.ante > settings.big_blind and game.ok("ante", "big_blind"):
+        game.warn(
+            "ante",
+            f"more than game.big_blind ({settings.big_blind}), got {settings.ante}: "
+            "an ante is usually at most the big blind",
+        )
     return settings
 
 

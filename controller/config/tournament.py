@@ -75,6 +75,12 @@ def _read_level(item: Section, game: GameSettings) -> Level:
                 item.fail(
                     key, f"must be a multiple of this level's smallest_chip ({chip}), got {amount}"
                 )
+    if item.ok("ante", "big_blind") and ante > big_blind:
+        item.warn(
+            "ante",
+            f"more than this level's big_blind ({big_blind}), got {ante}: "
+            "an ante is usually at most the big blind",
+        )
     if item.ok("small_blind", "big_blind") and small_blind > big_blind:
         item.fail(
             "small_blind",
@@ -84,7 +90,8 @@ def _read_level(item: Section, game: GameSettings) -> Level:
 
 
 def _check_levels(section: Section, items: list[Section], levels: tuple[Level, ...]) -> None:
-    """T1: the levels in order: blinds, ante and smallest chip never go down."""
+    """T1: the levels in order: blinds and smallest chip never go down (an ante may:
+    a structure may trade each player's ante for the big blind's)."""
     for index in range(1, len(levels)):
         before, now, item = levels[index - 1], levels[index], items[index]
         for key in ("big_blind", "small_blind", "smallest_chip"):
