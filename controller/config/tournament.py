@@ -90,8 +90,8 @@ def _read_level(item: Section, game: GameSettings) -> Level:
 
 
 def _check_levels(section: Section, items: list[Section], levels: tuple[Level, ...]) -> None:
-    """T1: the levels in order: blinds and smallest chip never go down (an ante may:
-    a structure may trade each player's ante for the big blind's)."""
+    """T1: the levels in order: blinds and smallest chip never go down (the ante is not
+    checked: the rule book fixes no order for it)."""
     for index in range(1, len(levels)):
         before, now, item = levels[index - 1], levels[index], items[index]
         for key in ("big_blind", "small_blind", "smallest_chip"):
