@@ -70,6 +70,7 @@ def test_the_tournament_card_and_the_room(broker: LocalBroker, browser: Any) -> 
     _publish(broker, "T1", 6, level)
     _publish(broker, "T2", 5, {**level, "paused": True})
     _publish(broker, "T3", 4, None)  # a cash table: its open seats are offered
+    _publish(broker, "T4", 3, {**level, "break": True, "paused": True})  # a break held
     board = lv_board(broker)
     board.start()
     try:
@@ -83,11 +84,17 @@ def test_the_tournament_card_and_the_room(broker: LocalBroker, browser: Any) -> 
             card_text(browser, "T2", "level") == "LEVEL 6 150/300 A300 \u00b7 PAUSED \u00b7 5 LEFT"
         )
         assert card_text(browser, "T3", "level") == ""
+        assert card_text(browser, "T4", "level") == (
+            "BREAK 10:00 PAUSED \u00b7 NEXT LEVEL 6 150/300 A300 \u00b7 3 LEFT"
+        )
         room = until(
             lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#room li")],
             "the room",
         )
-        assert room == ["NL HOLD'EM 5/10: 5 open T3 (5)", "TOURNAMENT: 11 left T1 (6) T2 (5)"]
+        assert room == [
+            "NL HOLD'EM 5/10: 5 open T3 (5)",
+            "TOURNAMENT: 14 left T1 (6) T2 (5) T4 (3)",
+        ]
     finally:
         board.stop()
 

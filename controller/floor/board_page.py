@@ -348,7 +348,8 @@ function levelWords(t, since) {
   const left = Math.max(0, t.level_ms_left - (t.running ? since : 0));
   const seconds = Math.ceil(left / 1000);
   const time = Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
-  const when = t.break ? "BREAK " + time + " \u00b7 NEXT LEVEL " + t.level + " " + t.stakes :
+  const when = t.break ? "BREAK " + time + (t.paused ? " PAUSED" : "") +
+                           " \u00b7 NEXT LEVEL " + t.level + " " + t.stakes :
                "LEVEL " + t.level + " " + t.stakes + " \u00b7 " + (t.paused ? "PAUSED" : time);
   return when + " \u00b7 " + t.players_left + " LEFT";
 }
