@@ -6,7 +6,6 @@ start, naming the players; a change of the tournament's own levels is taken as a
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
@@ -30,19 +29,27 @@ def as_tournament(config: Path) -> str:
     return text + TOURNAMENT
 
 
+def reload_refused(daemon: Daemon) -> list[str]:
+    """SIGHUP, once the loop has handled it: the problems of the refused changes (system
+    log ``config_refused``); nothing held to be taken later."""
+    daemon.reload()  # what SIGHUP does
+    daemon.submit({"type": "state"})  # the loop has handled the reload
+    assert daemon.controller is not None and daemon.controller.pending_config is None
+    assert daemon.journal is not None
+    return [
+        entry.detail["problem"]
+        for entry in daemon.journal.iter_system_log(kinds=("config_refused",))
+    ]
+
+
 def test_a_reload_adding_a_tournament_at_a_cash_table_with_players_is_refused(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
 ) -> None:
-    caplog.set_level(logging.INFO)
     config = write_config(tmp_path)
     with running(config) as daemon:
         seat_players(daemon, PLAYERS)
         config.write_text(as_tournament(config))
-        daemon.reload()  # what SIGHUP does
-        daemon.submit({"type": "state"})  # the loop has handled the reload
-        assert daemon.controller is not None and daemon.controller.pending_config is None
-        refused = list(daemon.journal.iter_system_log(kinds=("config_refused",)))  # type: ignore[union-attr]
-        assert [entry.detail["problem"] for entry in refused] == [
+        assert reload_refused(daemon) == [
             f"a tournament: section is added in {config}, but seat 2 (ana), seat 5 (luis) "
             "play cash games at this table with money: have those players leave first "
             "(a table becomes a tournament table empty)"
@@ -91,9 +98,7 @@ def test_a_tournament_table_emptied_becomes_a_cash_table_and_levels_change_with_
         assert view(daemon)["tournament"] is None
 
 
-def test_a_reload_without_the_level_in_force_is_refused(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_reload_without_the_level_in_force_is_refused(tmp_path: Path) -> None:
     """Levels cut below the level the tournament is at: the table would say level 3 and
     play the last level left's stakes, refusing to set the level it says it is at."""
     config = write_config(tmp_path)
@@ -106,10 +111,7 @@ def test_a_reload_without_the_level_in_force_is_refused(
         seat_players(daemon, PLAYERS)
         assert daemon.submit({"type": "tournament", "action": "start", "level": 3}).ok
         config.write_text(three[: three.index("    - {minutes: 10, small_blind: 10")])
-        daemon.reload()
-        daemon.submit({"type": "state"})  # the loop has handled the reload
-        refused = list(daemon.journal.iter_system_log(kinds=("config_refused",)))  # type: ignore[union-attr]
-        assert [entry.detail["problem"] for entry in refused] == [
+        assert reload_refused(daemon) == [
             f"tournament.levels in {config} has 1 level, but the tournament is at level 3: "
             "keep its levels through level 3 (change the levels to come, not those played)"
         ]
