@@ -188,3 +188,14 @@ def test_an_ante_above_the_big_blind_warns_at_a_level_and_in_game() -> None:
         "got 50: an ante is usually at most the big blind",
     )
     assert load(cash.replace("ante: 50", "ante: 10")).warnings[1:] == ()
+
+
+def test_T3_a_limit_on_absent_hands_in_a_tournament_warns_it_does_nothing() -> None:
+    """A player away is dealt in and blinded off (T3): the cash table's limit on absent
+    hands never frees his seat there (taken, with a warning: journals recorded by 0.3.0
+    with it stay readable)."""
+    text = GOOD.replace("smallest_chip: 5}", "smallest_chip: 5, max_absent_hands: 3}")
+    assert load(text).warnings[1:] == (
+        f"t.yaml:{at(text, '3}')}: warning: game.max_absent_hands: has no effect at a "
+        "tournament table: a player away is blinded off, never freed from his seat (T3)",
+    )

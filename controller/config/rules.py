@@ -74,7 +74,13 @@ def read_rules(root: Section) -> RuleSettings:
     fee_settings = _read_fees(fees, chip)
     tournament = read_tournament(root.get_section("tournament"), game_settings)
     if tournament is not None:
-        check_with_rules(game, fees, game_settings.button, fee_settings.mode)
+        check_with_rules(
+            game,
+            fees,
+            game_settings.button,
+            fee_settings.mode,
+            game_settings.max_absent_hands,
+        )
     return RuleSettings(
         table_id=table_id,
         seats=seats,

@@ -141,9 +141,17 @@ def _check_stacks(section: Section, settings: TournamentSettings) -> None:
         )
 
 
-def check_with_rules(game: Section, fees: Section, button: str, fee_mode: str) -> None:
-    """T2 and T8: what a tournament forbids in the other sections."""
+def check_with_rules(
+    game: Section, fees: Section, button: str, fee_mode: str, max_absent_hands: int | None
+) -> None:
+    """T2 and T8: what a tournament forbids in the other sections; T3: what it ignores."""
     if button != "dead" and game.ok("button"):
         game.fail("button", "a tournament plays with the dead button (T2): remove button: moving")
+    if max_absent_hands is not None and game.ok("max_absent_hands"):
+        game.warn(
+            "max_absent_hands",
+            "has no effect at a tournament table: a player away is blinded off, never "
+            "freed from his seat (T3)",
+        )
     if fee_mode != "none" and fees.ok("mode"):
         fees.fail("mode", f"a tournament takes no fees (T8): must be none, got {fee_mode}")

@@ -16,7 +16,7 @@ from controller.rules.positions import HandPlan
 from controller.rules.pots import Pot, build_pots, clockwise_from, split, take_fees
 from controller.rules.records import Action, ActionKind, PostRecord
 from controller.rules.settings import RuleSettings
-from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, Seat, TableState
+from controller.rules.state import NEXT_PHASE, ROUNDS, Hand, Seat, TableState, tournament_as_0_3
 
 
 def current_pots(state: TableState) -> list[Pot]:
@@ -366,7 +366,7 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
             s.away = True
             out.append(effects.SeatChanged(number, "sat_out"))
         out += bust.bust(state, settings, number)
-    limit = settings.game.max_absent_hands
+    limit = _absent_limit(state, settings)
     for number in sorted(state.seats):
         s = state.seats[number]
         if s.away and limit is not None and s.absent_hands >= limit:
@@ -383,3 +383,12 @@ def settle_between_hands(state: TableState, settings: RuleSettings) -> list[effe
                 out.append(effects.SeatChanged(target, "moved"))
     bust.stop_play_if_alone(state)
     return out
+
+
+def _absent_limit(state: TableState, settings: RuleSettings) -> int | None:
+    """The house limit on hands away (``max_absent_hands``): none at a tournament table,
+    where a player away is blinded off and keeps his seat (T3); a journal recorded by
+    0.3.0 is folded as it played, with the limit."""
+    if settings.tournament is not None and not tournament_as_0_3(state):
+        return None
+    return settings.game.max_absent_hands
