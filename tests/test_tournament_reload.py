@@ -11,8 +11,16 @@ from pathlib import Path
 import pytest
 
 from controller.config import load_config
+from controller.daemon import reconfig
 from controller.daemon.service import Daemon, StartError
-from tests.daemon_helpers import RecordingNotifier, running, seat_players, view, write_config
+from tests.daemon_helpers import (
+    RecordingNotifier,
+    running,
+    seat_players,
+    view,
+    wait_for,
+    write_config,
+)
 
 PLAYERS = {2: "ana", 5: "luis"}
 TOURNAMENT = """\
@@ -98,9 +106,13 @@ def test_a_tournament_table_emptied_becomes_a_cash_table_and_levels_change_with_
         assert view(daemon)["tournament"] is None
 
 
-def test_a_reload_without_the_level_in_force_is_refused(tmp_path: Path) -> None:
+@pytest.mark.slow  # waits for the changed file to hold still (0.5 s)
+def test_a_reload_without_the_level_in_force_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Levels cut below the level the tournament is at: the table would say level 3 and
     play the last level left's stakes, refusing to set the level it says it is at."""
+    monkeypatch.setattr(reconfig, "CONFIG_SETTLE_NS", 500_000_000)
     config = write_config(tmp_path)
     three = as_tournament(config) + (
         "    - {minutes: 10, small_blind: 10, big_blind: 20, ante: 20, smallest_chip: 5}\n"
@@ -113,7 +125,13 @@ def test_a_reload_without_the_level_in_force_is_refused(tmp_path: Path) -> None:
         config.write_text(three[: three.index("    - {minutes: 10, small_blind: 10")])
         assert reload_refused(daemon) == [
             f"tournament.levels in {config} has 1 level, but the tournament is at level 3: "
-            "keep its levels through level 3 (change the levels to come, not those played)"
+            "keep its levels through level 3 (change the levels to come, not those played), "
+            "or have a supervisor set level 1 or lower first"
         ]
         tournament = view(daemon)["tournament"]
         assert (tournament["level"], tournament["small_blind"]) == (3, 25)
+        # as the message says: a supervisor sets level 1, and the same file is taken
+        assert daemon.submit({"type": "tournament", "action": "level", "level": 1}).ok
+        daemon.reload()
+        wait_for(lambda: len(daemon.journal.configs()) == 2, what="the shorter levels taken")  # type: ignore[union-attr]
+        assert view(daemon)["tournament"]["level"] == 1

@@ -100,7 +100,8 @@ def _levels_cut(recorder: Recorder, new: Settings) -> str | None:
     return (
         f"tournament.levels in {new.source} has {count} level{'' if count == 1 else 's'}, "
         f"but the tournament is at level {level}: keep its levels through level {level} "
-        "(change the levels to come, not those played)"
+        "(change the levels to come, not those played), or have a supervisor set level "
+        f"{count} or lower first"
     )
 
 
