@@ -22,6 +22,7 @@ with ``-2``, ``-3`` ... added if that name is already at the table.
 
 from __future__ import annotations
 
+from controller.rules import tournament
 from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Dealer, Leave, MoveSeat, Sit, SitIn, SitOut
 from controller.rules.keypad import award, push, supervisor, tips
@@ -38,12 +39,34 @@ def player_name(p: Press, seat: int, card: str) -> str:
     if card:
         return card
     names = {s.player for s in p.table.state.seats.values()}
-    base = f"SEAT{seat}-H{p.table.state.hand_number}"
+    base = f"{_generated(seat)}{p.table.state.hand_number}"
     name, n = base, 1
     while name in names:
         n += 1
         name = f"{base}-{n}"
     return name
+
+
+def _generated(seat: int) -> str:
+    """The start of every name generated for a player seated at ``seat`` without a card."""
+    return f"SEAT{seat}-H"
+
+
+def _name_without_card(p: Press, seat: int) -> str:
+    """ENTER alone at the card: a generated name; but at a single-table tournament while
+    rebuys are allowed, the name of the last player out of this seat who was seated
+    without a card, so that the seating is his rebuy (T6: no one else may sit down
+    there once players are out)."""
+    config = p.table.settings.tournament
+    record = p.table.state.tournament
+    out: list[str] = []
+    if config and config.single_table and record and tournament.rebuys_open(record, config):
+        out = [
+            str(entry["player"])
+            for entry in record["eliminated"]
+            if "place" in entry and str(entry["player"]).startswith(_generated(seat))
+        ]
+    return out[-1] if out else player_name(p, seat, "")
 
 
 def _empty_seat(p: Press, seat: int) -> None:
@@ -66,7 +89,8 @@ def sit(p: Press, e: Entry) -> Step:
         _check_chips_brought(p, Sit(seat=seat, player=player_name(p, seat, ""), chips=chips))
         return p.stay(field_entry("sit", "player", "code", seat=seat, chips=chips))
     if step == "player":
-        player = player_name(p, seat, p.text(e, empty_ok=True))
+        card = p.text(e, empty_ok=True)
+        player = player_name(p, seat, card) if card else _name_without_card(p, seat)
         p.table.check(Sit(seat=seat, player=player, chips=buy_in(e)))
         return p.stay(
             {"mode": "sit", "step": "entry", "seat": seat, "chips": buy_in(e), "player": player}
