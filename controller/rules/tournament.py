@@ -119,8 +119,8 @@ def check(state: TableState, settings: RuleSettings, event: Tournament) -> None:
     current = _current(state, config)
     if event.level is not None and not 1 <= event.level <= len(config.levels):
         raise refuse("bad_level", "refuse.bad_level", level=event.level, last=len(config.levels))
-    if event.action == "start" and current["started"]:
-        raise refuse("tournament_started", "refuse.tournament_started")
+    if event.action == "start" and current["started"] and not over(state, current):
+        raise _started(state, config, current)
     if event.action in ("pause", "resume") and not current["started"]:
         raise refuse("tournament_not_started", "refuse.tournament_not_started")
     if event.action == "pause" and current["paused"]:
@@ -133,6 +133,8 @@ def check(state: TableState, settings: RuleSettings, event: Tournament) -> None:
 
 def apply(state: TableState, settings: RuleSettings, event: Tournament) -> list[effects.Effect]:
     config = _config(settings)
+    if event.action == "start" and over(state, _current(state, config)):
+        state.tournament = fresh(config)  # the next tournament at this table
     current = record(state, config)
     if event.action == "pause":
         current["paused"] = True
@@ -143,6 +145,35 @@ def apply(state: TableState, settings: RuleSettings, event: Tournament) -> list[
             current["started"], current["paused"] = True, False
         _enter_level(current, config, event.level if event.level is not None else 1)
     return [_changed(current, config, event.action)]
+
+
+def over(state: TableState, current: dict[str, Any], newcomer: int | None = None) -> bool:
+    """The tournament played at this table is over: it was started or players went out,
+    and the table is empty (every player out or gone, the winner too), no hand in play.
+    The next ``tournament start`` (at a single table, also the next new entrant) begins
+    the next tournament (``newcomer``: the seat he has just taken, not counted). Never
+    as 0.3.0 played it: its record lasted for ever."""
+    return (
+        not tournament_as_0_3(state)
+        and (bool(current["started"]) or bool(current["eliminated"]))
+        and not set(state.seats) - {newcomer}
+        and state.hand is None
+    )
+
+
+def _started(state: TableState, config: TournamentSettings, current: dict[str, Any]) -> Refusal:
+    """``start`` while the tournament goes on: at a single table played down to one
+    player, the way to the next tournament (the winner leaves his seat first)."""
+    if (
+        config.single_table
+        and len(state.seats) == 1
+        and current["eliminated"]
+        and state.hand is None
+        and not tournament_as_0_3(state)
+    ):
+        seat = next(iter(state.seats))
+        return refuse("tournament_started", "refuse.winner_seated", seat=seat)
+    return refuse("tournament_started", "refuse.tournament_started")
 
 
 def _enter_level(current: dict[str, Any], config: TournamentSettings, level: int) -> None:
@@ -367,7 +398,7 @@ def check_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
         if event.chips != config.rebuy_chips:
             raise refuse("bad_amount", "refuse.rebuy_amount", amount=config.rebuy_chips)
         return
-    if config.single_table and current["eliminated"]:
+    if config.single_table and current["eliminated"] and not over(state, current):
         raise refuse("entries_closed", "refuse.entries_closed")
 
 
@@ -393,6 +424,8 @@ def note_sit(state: TableState, settings: RuleSettings, event: Sit) -> None:
             for entry in current["eliminated"]
         ]
         return
+    if config.single_table and event.from_table is None and over(state, current, event.seat):
+        current = state.tournament = fresh(config)  # the next tournament's first entrant
     key = "moved_in" if event.from_table is not None else "entries"
     current[key] += 1
 
