@@ -4,6 +4,7 @@
 FUNC  keys after FUNC n                                                    event
 ====  ===================================================================  ============
 1     seat ENTER, chips ENTER, card ENTER (ENTER alone: no card), 1 or 2   ``sit``
+      (at a tournament table the card ends it: no wait or post)
 2     seat ENTER                                                           ``sit_out``
 3     seat ENTER, 1 WAIT / 2 POST / ENTER (the house default)              ``sit_in``
 4     seat ENTER, ENTER to confirm                                         ``leave``
@@ -29,6 +30,7 @@ from controller.rules.keypad import award, push, supervisor, tips
 from controller.rules.keypad.base import Press, Step, buy_in, field_entry
 from controller.rules.records import Entry
 from controller.rules.seating import occupied, seat_in_range
+from controller.rules.state import tournament_as_0_3
 from controller.rules.text import msg, refuse
 
 WAIT_POST = {"1": "wait", "2": "post"}
@@ -92,11 +94,19 @@ def sit(p: Press, e: Entry) -> Step:
         card = p.text(e, empty_ok=True)
         player = player_name(p, seat, card) if card else _name_without_card(p, seat)
         p.table.check(Sit(seat=seat, player=player, chips=buy_in(e)))
+        if _deals_in_at_once(p):
+            return p.done(Sit(by=p.by, seat=seat, player=player, chips=buy_in(e)))
         return p.stay(
             {"mode": "sit", "step": "entry", "seat": seat, "chips": buy_in(e), "player": player}
         )
     entry = p.choice(WAIT_POST, "choice.wait_post", "wait")
     return p.done(Sit(by=p.by, seat=seat, player=str(e["player"]), chips=buy_in(e), entry=entry))
+
+
+def _deals_in_at_once(p: Press) -> bool:
+    """A tournament table deals in every seated player with chips at once (T3: no
+    missed blinds): the card ends the seating, no wait-or-post choice (0.3.0 asked it)."""
+    return p.table.settings.tournament is not None and not tournament_as_0_3(p.table.state)
 
 
 def _check_chips_brought(p: Press, event: Sit) -> None:
