@@ -41,6 +41,7 @@ NUMBERS = (
     "back",
     "add_on",
     "rebuy",
+    "place",
 )
 SAMPLES = {name: 88 for name in NUMBERS} | {
     "verb": phrase("word.raise_to"),
@@ -51,6 +52,7 @@ SAMPLES = {name: 88 for name in NUMBERS} | {
     "choice": phrase("choice.wait_post"),
     "player": "SEAT3-H12",
     "seats": "1 4 7",
+    "out": phrase("display.player_out", seat=8, place=phrase("word.place_n", place=88)),
     "digits": "1500",
     "key": "'X'",
     "stars": "****",

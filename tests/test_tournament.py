@@ -208,3 +208,41 @@ def test_T1_the_display_shows_the_level_clock_the_time_since_the_last_tick_on() 
     assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:56"
     play(table, {"type": "tournament", "action": "pause"})
     assert state_view(table, since_ms=3000)["display"][0] == "BREAK 1:59 PAUSED"
+
+
+def test_T4_the_display_names_the_player_out_until_the_next_deal() -> None:
+    """In both languages, under the last payout and then over the level (a transfer has
+    put the payouts away)."""
+    table = seated()
+    play(
+        table,
+        {"type": "sit", "seat": 8, "player": "cy", "chips": 100},
+        {"type": "start_hand"},
+    )
+    h = table.state.hand
+    assert h is not None and h.to_act == 8
+    play(
+        table,
+        {"type": "act", "seat": 8, "action": "all_in"},
+        {"type": "act", "seat": 2, "action": "call"},
+        {"type": "act", "seat": 5, "action": "fold"},
+        {"type": "award", "ranking": [[2], [8]]},
+    )
+    assert display_lines(table, "en")[1] == "SEAT 8 OUT: 3RD  NEXT: DEAL"
+    assert display_lines(table, "es")[1] == "ASIENTO 8 FUERA PUESTO 3 NEXT: REPARTIR"
+    play(table, {"type": "transfer", "from": 2, "to": 5, "amount": 5, "reason": "other"})
+    assert display_lines(table, "en") == ["SEAT 8 OUT: 3RD", "LEVEL 1 5/10 PAUSED"]
+    assert display_lines(table, "es") == ["ASIENTO 8 FUERA PUESTO 3", "NIVEL 1 5/10 PARADO"]
+    play(table, {"type": "start_hand"})
+    assert "OUT" not in " ".join(display_lines(table, "en"))
+
+
+@pytest.mark.parametrize(
+    ("place", "word"), [(1, "1ST"), (2, "2ND"), (3, "3RD"), (4, "4TH"), (11, "11TH"), (22, "22ND")]
+)
+def test_T4_places_as_the_display_writes_them(place: int, word: str) -> None:
+    from controller.rules.text import render
+    from controller.rules.tournament import place_word
+
+    assert render(place_word(place)) == word
+    assert render(place_word(place), "es") == f"PUESTO {place}"

@@ -35,7 +35,7 @@ from controller.rules.errors import Refusal
 from controller.rules.events import Chips, Sit, Tournament
 from controller.rules.settings import Level, RuleSettings, TournamentSettings
 from controller.rules.state import TableState, tournament_as_0_3
-from controller.rules.text import Message, msg, refuse
+from controller.rules.text import Message, Phrase, msg, refuse
 
 MS_PER_MINUTE = 60_000
 
@@ -375,6 +375,9 @@ def _place(
         records.append(entry)
         out.append(effects.Eliminated(number, player, hand, stack, place))
     current["eliminated"] = [*current["eliminated"], *records]
+    # the display's notice until the next deal (``out_lines``): seats, as listed
+    shown = [[e.seat, e.place or 0] for e in out if isinstance(e, effects.Eliminated)]
+    current["last_out"] = {"hand": state.hand_number, "seats": shown}
     return out
 
 
@@ -561,17 +564,48 @@ def display_lines(
     number = int(current["level"])
     stakes = stakes_text(level_of(config, number), settings.game.ante_form)
     running = current["started"] and not current["paused"]
+    out = out_notice(state, settings)
     left = current["ms_left"] - (max(since_ms, 0) if running else 0)
     if current["on_break"]:  # no hand: the break's time, and the level after it
         held = current["started"] and current["paused"]
         first = msg("display.break_paused" if held else "display.on_break", time=clock_text(left))
         return [first, msg("display.level_next", level=number, stakes=stakes)]
-    first = msg("display.ready")
+    first = out or msg("display.ready")
     if current["hand_level"] and current["hand_level"] != number:
         return [first, msg("display.level_next", level=number, stakes=stakes)]
     if not running:
         return [first, msg("display.level_paused", level=number, stakes=stakes)]
     return [first, msg("display.level", level=number, stakes=stakes, time=clock_text(left))]
+
+
+def out_notice(state: TableState, settings: RuleSettings) -> Message | None:
+    """Between hands after a hand that put players out (T4), until the next deal: who
+    went out, ``SEAT 4 OUT: 7TH`` (with his place at a single table; ``SEATS 4 7 OUT``
+    for several). A seat taken again meanwhile (a rebuy) is not named."""
+    config = settings.tournament
+    if config is None or state.hand is not None or state.tournament is None:
+        return None
+    last = state.tournament.get("last_out")
+    if not last or last["hand"] != state.hand_number:
+        return None
+    out = [(seat, place) for seat, place in last["seats"] if seat not in state.seats]
+    if len(out) > 1:
+        return msg("display.seats_out", seats=" ".join(str(seat) for seat, _ in out))
+    if not out:
+        return None
+    seat, place = out[0]
+    if not place:
+        return msg("display.seat_out", seat=seat)
+    return msg("display.player_out", seat=seat, place=Phrase(place_word(place)))
+
+
+def place_word(place: int) -> Message:
+    """A place as the display writes it: ``1ST``, ``2ND``, ``3RD``, ``7TH``, ``11TH``
+    (each language its own: ``PUESTO 7``)."""
+    ending = {1: "1", 2: "2", 3: "3"}.get(place % 10, "n")
+    if place % 100 in (11, 12, 13):
+        ending = "n"
+    return msg(f"word.place_{ending}", place=place)
 
 
 #: The payout pages' second lines on which ``NEXT`` deals the next hand.
@@ -598,7 +632,8 @@ def over_payouts(
     if current["on_break"]:  # the pot was paid before the break began
         return display_lines(state, settings, since_ms) or page
     if not current["hand_level"] or current["hand_level"] == number:
-        return page
+        out = out_notice(state, settings)
+        return page if out is None else [page[0], msg("display.out_deal", out=Phrase(out))]
     stakes = stakes_text(level_of(config, number), settings.game.ante_form)
     return [page[0], msg("display.level_next", level=number, stakes=stakes)]
 
