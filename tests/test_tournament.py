@@ -246,3 +246,15 @@ def test_T4_places_as_the_display_writes_them(place: int, word: str) -> None:
 
     assert render(place_word(place)) == word
     assert render(place_word(place), "es") == f"PUESTO {place}"
+
+
+def test_T3_the_display_names_a_player_away_in_the_hand_in_spanish() -> None:
+    table = seated()
+    play(
+        table,
+        {"type": "sit", "seat": 8, "player": "cy", "chips": 1000},
+        {"type": "sit_out", "seat": 5},
+        {"type": "start_hand"},  # luis away posts the big blind: playing, folded at his turn
+    )
+    assert state_view(table)["seats"]["5"]["status"] == "playing"
+    assert display_lines(table, "es") == ["HABLA EL ASIENTO 8 AUSENTE: 5", "IGUALA 10"]

@@ -599,6 +599,15 @@ def out_notice(state: TableState, settings: RuleSettings) -> Message | None:
     return msg("display.player_out", seat=seat, place=Phrase(place_word(place)))
 
 
+def away_in_hand(state: TableState, settings: RuleSettings) -> str:
+    """T3: the seats dealt in while their player is away and still in the hand (the
+    state says ``playing``; the controller folds each at his turn), as the display
+    lists them (``4 9``); empty at a cash table, between hands or when there is none."""
+    if settings.tournament is None or state.hand is None:
+        return ""
+    return " ".join(str(n) for n, s in sorted(state.seats.items()) if s.away and s.live)
+
+
 def place_word(place: int) -> Message:
     """A place as the display writes it: ``1ST``, ``2ND``, ``3RD``, ``7TH``, ``11TH``
     (each language its own: ``PUESTO 7``)."""

@@ -178,4 +178,7 @@ def _next_lines(table: Table, since_ms: int = 0) -> list[Message]:
     word = round_word(state.phase)
     if word is not None:  # a draw game: name the round, nothing on the table shows it
         return [msg("display.round_to_act", round=word, seat=h.to_act), second]
+    away = tournament.away_in_hand(state, table.base_settings)
+    if away:  # T3: dealt in, playing, but no one there: his hand is folded at his turn
+        return [msg("display.to_act_away", seat=h.to_act, seats=away), second]
     return [msg("display.to_act", seat=h.to_act), second]
