@@ -14,7 +14,8 @@ feed's ``shift`` message); ``--csv`` one row per table, seat and dealer.
 
 At a tournament table (rules T1-T8) the report is the tournament's instead, never
 money: entries, players moved in, rebuys, add-ons, eliminations with the players out,
-chips coloured up (``controller.rules.tournament.report``); ``--shift`` does not apply.
+chips coloured up, under the tournament's name (``tournament.id``) when it has one
+(``controller.rules.tournament.report``); ``--shift`` does not apply.
 """
 
 from __future__ import annotations
@@ -108,8 +109,9 @@ def _tournament(report: dict[str, Any], args: argparse.Namespace) -> int:
 
 def tournament_text(report: dict[str, Any]) -> str:
     place = "break before " if report["break"] else ""
+    name = f" {report['tournament_id']}" if report.get("tournament_id") else ""
     out = [
-        f"TOURNAMENT TABLE {report['table_id']}: {place}level {report['level']} "
+        f"TOURNAMENT{name} TABLE {report['table_id']}: {place}level {report['level']} "
         f"({report['stakes']}), players seated {report['players_left']}, "
         f"{report['hands']} hands",
         "entries {entries}, moved in {moved_in}, rebuys {rebuys}, add-ons {add_ons}, "

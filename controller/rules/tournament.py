@@ -656,6 +656,7 @@ def report(state: TableState, settings: RuleSettings) -> dict[str, Any]:
     level = level_of(config, current["level"])
     return {
         "tournament": True,
+        "tournament_id": config.id,  # its name on the floor (null: none configured)
         "table_id": settings.table_id,
         "hands": state.hand_number,
         "level": current["level"],
