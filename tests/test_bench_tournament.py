@@ -220,7 +220,7 @@ def level_1(s: Session) -> None:
     s.keys("FOLD")
     s.shows("SHOWDOWN: WINNING SEAT, ENTER", "SHOW: 5 1")
     s.keys("1", "ENTER", "ENTER")
-    view = s.shows("PAY SEAT 1: 2010", "MAIN POT  NEXT: DEAL")
+    view = s.shows("PAY SEAT 1: 2010", "SEAT 5 OUT: 4TH  NEXT: DEAL")
     assert seats(view) == {"1": (2010, "playing"), "3": (990, "playing"), "7": (60, "sitting_out")}
     assert view["tournament"]["eliminated"] == [
         {"player": "cy", "hand": 1, "stack_at_start": 1000, "place": 4}
@@ -238,7 +238,7 @@ def level_2(s: Session) -> None:
     view = s.shows("PAY SEAT 1: 2010", "LEVEL 2 NEXT HAND: 10/20 A5")
     assert (view["tournament"]["level"], view["tournament"]["level_ms_left"]) == (2, 120_000)
     s.keys("NEXT")  # hand 2: dee in the big blind, 20 and her ante
-    view = s.shows("SEAT 1 TO ACT", "CALL 20")
+    view = s.shows("SEAT 1 TO ACT  AWAY: 7", "CALL 20")
     assert seats(view) == {"1": (2005, "playing"), "3": (1975, "playing"), "7": (35, "playing")}
     s.keys("FOLD")
     s.keys("CHECK")  # bob calls: the action reaches dee, folded
@@ -252,7 +252,7 @@ def level_2(s: Session) -> None:
         s.keys(act)
     s.ask(op="jump", seconds=10)
     s.keys("NEXT")  # hand 5: her ante and 10 of the big blind, all in
-    view = s.shows("SEAT 1 TO ACT", "CALL 20")
+    view = s.shows("SEAT 1 TO ACT  AWAY: 7", "CALL 20")
     assert view["seats"]["7"] == {**view["seats"]["7"], "stack": 0, "status": "all_in"}
     for _ in range(8):  # ana and bob check it down
         s.keys("CHECK")
