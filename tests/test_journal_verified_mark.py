@@ -19,7 +19,7 @@ import pytest
 
 from controller.journal import Journal
 from controller.journal.ackmark import ACK_NAMES, read_acks
-from tests.cli import tablectl
+from tests.cli import tablectl, tablectl_in_process
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
@@ -106,7 +106,7 @@ def test_tampering_before_the_mark_is_caught_by_journal_verify(tmp_path: Path) -
     with Journal.open(directory, CONFIG, table_id="T1") as j:
         # start-up checks what follows the mark only: this is left to the whole check
         assert j.verify(whole=False).ok
-    result = tablectl("journal", "verify", "--state-dir", str(directory))
+    result = tablectl_in_process("journal", "verify", "--state-dir", str(directory))
     assert result.returncode == 3  # damaged
     assert "chain broken at seq 7" in result.stdout
 
