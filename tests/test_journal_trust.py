@@ -266,14 +266,14 @@ def test_tablectl_state_of_a_folder_without_a_journal_says_so(tmp_path: Path) ->
     """Issue 21 item 5: a folder with no journal (a mistyped path) printed an empty
     table and exit status 0. Now it is said as `tablectl recall` says it, with the same
     exit status; the JSON line for programs is still the contract's ``0`` and ``null``."""
-    recall = tablectl("recall", "--state-dir", str(tmp_path))
+    recall = tablectl_in_process("recall", "--state-dir", str(tmp_path))
     assert recall.returncode == 3
-    state = tablectl("state", "--state-dir", str(tmp_path))
+    state = tablectl_in_process("state", "--state-dir", str(tmp_path))
     assert state.returncode == recall.returncode
     assert json.loads(state.stdout) == {"last_seq": 0, "state": None}
     assert state.stderr == recall.stderr.replace("tablectl recall:", "tablectl state:")
     assert f"no journal in {tmp_path}" in state.stderr
-    readable = tablectl("state", "--summary", "--state-dir", str(tmp_path))
+    readable = tablectl_in_process("state", "--summary", "--state-dir", str(tmp_path))
     assert readable.returncode == 3 and readable.stdout == ""
     assert readable.stderr == state.stderr
 
