@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -36,6 +38,20 @@ def tablectl(
         env=env,
         check=False,
     )
+
+
+def tablectl_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """`tablectl ARGS` run in this process (``controller.cli.main``, which takes a caller
+    in the same process), its exit status and output as `tablectl` gives them: for a
+    test of what a command finds and says. A test of the program itself (its start,
+    what it loads, signals, a closed output, its logging) runs `tablectl`: a launch
+    costs about a quarter of a second of CPU, most of it importing the program."""
+    from controller.cli import main  # not at import: the helpers above load nothing
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["tablectl", *args], code, out.getvalue(), err.getvalue())
 
 
 def tablectl_bytes(

@@ -28,6 +28,7 @@ from controller.floor.settings import FloorSettings, TlsSettings
 from controller.floor.topics import TableTopics, subscription
 from tests.floor_schema import assert_valid
 from tests.localbroker import LocalBroker
+from tests.stalling_link import StallingLink
 from tests.system_tools import require
 from tests.waiting import eventually
 
@@ -76,6 +77,18 @@ def _rows(db: Path) -> dict[int, tuple[int, int]]:
     """id -> (journal seq, sent) of every outbox row."""
     with contextlib.closing(sqlite3.connect(db)) as conn:
         return {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, seq, sent FROM outbox")}
+
+
+def _wire_bytes_at_least(db: Path, rows: int) -> int:
+    """A lower bound of the bytes the first ``rows`` outbox rows take on the wire (their
+    topics and payloads; a packet's header adds to it)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        [(total,)] = conn.execute(
+            "SELECT sum(length(CAST(topic AS BLOB)) + length(CAST(payload AS BLOB))) FROM"
+            " (SELECT topic, payload FROM outbox ORDER BY id LIMIT ?)",
+            (rows,),
+        )
+    return int(total)
 
 
 def _unsent(db: Path) -> int:
@@ -267,9 +280,10 @@ publisher.stop()
 
 
 @contextlib.contextmanager
-def _publisher_process(db: Path, broker: LocalBroker) -> Iterator[subprocess.Popen[str]]:
+def _publisher_process(db: Path, port: int) -> Iterator[subprocess.Popen[str]]:
+    """The publisher in a process of its own, to the broker on 127.0.0.1:``port``."""
     process = subprocess.Popen(
-        [sys.executable, "-c", PUBLISHER_PROCESS, str(db), str(broker.port)],
+        [sys.executable, "-c", PUBLISHER_PROCESS, str(db), str(port)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -335,7 +349,7 @@ def test_a_killed_publisher_sends_its_unsent_rows_after_restart(
 ) -> None:
     db = tmp_path / "journal.sqlite3"
     outbox.connect(db).close()
-    with _publisher_process(db, broker) as first:
+    with _publisher_process(db, broker.port) as first:
         _journal_events(db, 1, 50)
         _wait_delivered(back_office, 100)
         assert _eventually(lambda: _unsent(db) == 0)
@@ -346,7 +360,7 @@ def test_a_killed_publisher_sends_its_unsent_rows_after_restart(
         assert first.wait(WAIT) == -signal.SIGKILL
     assert _unsent(db) == 200
     broker.start()
-    with _publisher_process(db, broker) as second:
+    with _publisher_process(db, broker.port) as second:
         _wait_delivered(back_office, 300)
         assert _eventually(lambda: _unsent(db) == 0)
         second.terminate()
@@ -360,12 +374,19 @@ def test_a_publisher_killed_mid_stream_resends_from_the_first_unacknowledged_row
 ) -> None:
     db = tmp_path / "journal.sqlite3"
     _journal_events(db, 1, 1500)  # a backlog: 3000 rows
-    with _publisher_process(db, broker) as first:
+    # Its link stalls after the bytes of about 600 rows, so the kill finds it mid-stream
+    # however late a loaded machine lets the test look (unstalled, it once sent the
+    # whole backlog first): some rows acknowledged, some in flight, the rest unsent.
+    with (
+        StallingLink(broker.port, _wire_bytes_at_least(db, 600)) as link,
+        _publisher_process(db, link.port) as first,
+    ):
         _wait_delivered(back_office, 300)
+        assert _eventually(lambda: _unsent(db) <= 3000 - 300), "acknowledged rows not marked"
         first.send_signal(signal.SIGKILL)
-        first.wait(WAIT)
-    assert _unsent(db) > 0, "killed too late to test anything"
-    with _publisher_process(db, broker):
+        assert first.wait(WAIT) == -signal.SIGKILL
+    assert 0 < _unsent(db) <= 3000 - 300
+    with _publisher_process(db, broker.port):
         _wait_delivered(back_office, 3000)
         assert _eventually(lambda: _unsent(db) == 0)
     _assert_complete_and_in_order(back_office, db)

@@ -11,7 +11,7 @@ from pathlib import Path
 from controller.journal import ChainBroken, Journal
 from controller.journal.ackmark import AckMark, write_acks
 from controller.journal.schema import RowContent, log_genesis
-from tests.cli import tablectl
+from tests.cli import tablectl_in_process
 from tests.daemon_helpers import fold_hands, running, seat_players, write_config
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
@@ -80,14 +80,14 @@ def test_a_rewritten_award_passes_verify_but_not_the_heads_the_floor_got(
         + json.dumps({"kind": "state"})
         + "\n"
     )
-    before = tablectl(
+    before = tablectl_in_process(
         "journal", "verify", "--state-dir", str(state), "--heads", str(tmp_path / "heads.jsonl")
     )
     assert before.returncode == 0 and "heads: 6 match, 0 DIFFER" in before.stdout
     rewrite_award_and_rechain(state, 15, 4000)  # hand 3's award: 43 -> 4000
     with Journal.open_readonly(state) as j:
         assert j.verify(log=False).ok  # the chain alone cannot tell
-    after = tablectl(
+    after = tablectl_in_process(
         "journal", "verify", "--state-dir", str(state), "--heads", str(tmp_path / "heads.jsonl")
     )
     assert after.returncode == 3
@@ -101,7 +101,7 @@ def test_heads_of_another_table_do_not_match(tmp_path: Path) -> None:
     (tmp_path / "heads.jsonl").write_text(
         json.dumps({"table_id": "T9", "chain_head": heads[0]}) + "\n"
     )
-    result = tablectl(
+    result = tablectl_in_process(
         "journal", "verify", "--state-dir", str(state), "--heads", str(tmp_path / "heads.jsonl")
     )
     assert result.returncode == 3 and "sent by table T9" in result.stdout
@@ -180,7 +180,7 @@ def test_the_daemon_sends_the_chain_head_with_every_hand_end(tmp_path: Path) -> 
     ends = [json.loads(p) for p in payloads if json.loads(p)["kind"] == "hand_end"]
     assert len(ends) == 3 and all(e["chain_head"].startswith("v1:") for e in ends)
     (tmp_path / "received.jsonl").write_text("".join(p + "\n" for p in payloads))
-    result = tablectl(
+    result = tablectl_in_process(
         "journal",
         "verify",
         "--state-dir",

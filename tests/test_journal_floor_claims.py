@@ -21,7 +21,7 @@ from controller.floor.messages import fault_message, state_message
 from controller.floor.topics import TableTopics
 from controller.journal import Journal, LogKind
 from controller.journal.schema import META_FLOOR_CLAIMS
-from tests.cli import tablectl
+from tests.cli import tablectl_in_process
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 TOPICS = TableTopics("casino", "lv", "T1")
@@ -104,7 +104,7 @@ def test_a_journal_with_floor_messages_of_no_event_verifies_after_restarts(tmp_p
         journal.queue_floor([state_row(4)], about="state")
         assert journal.verify().ok
     assert verify_problems(state) == []
-    done = tablectl("journal", "verify", "--state-dir", str(state))
+    done = tablectl_in_process("journal", "verify", "--state-dir", str(state))
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -158,7 +158,7 @@ def test_a_floor_message_tampered_with_is_caught_at_start_and_by_verify(
     assert found, how
     assert all("chain broken" in text for text in found), found
     assert start_problems(state), how
-    done = tablectl("journal", "verify", "--state-dir", str(state))
+    done = tablectl_in_process("journal", "verify", "--state-dir", str(state))
     assert done.returncode == 3 and "chain_broken" in done.stdout, done.stdout
 
 

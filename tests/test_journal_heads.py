@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal.ackmark import AckMark, write_acks
-from tests.cli import tablectl
+from tests.cli import tablectl_in_process
 from tests.daemon_helpers import (
     WAIT,
     fold_hands,
@@ -80,12 +80,14 @@ def test_a_journal_with_its_last_hands_removed_fails_against_the_heads(tmp_path:
     state = tmp_path / "state"
     heads = heads_file(tmp_path / "heads.jsonl", play(state, 6))
     remove_after(state, 20)  # hands 5 and 6 never happened
-    result = tablectl("journal", "verify", "--state-dir", str(state), "--heads", str(heads))
+    result = tablectl_in_process(
+        "journal", "verify", "--state-dir", str(state), "--heads", str(heads)
+    )
     assert result.returncode == 3, result.stdout
     assert "heads: 4 match, 0 DIFFER, 2 MISSING, 0 not checkable" in result.stdout
     assert "MISSING v1:24:" in result.stdout and "this journal ends at seq 20" in result.stdout
     as_json = json.loads(
-        tablectl(
+        tablectl_in_process(
             "journal", "verify", "--state-dir", str(state), "--heads", str(heads), "--json"
         ).stdout
     )
@@ -107,7 +109,9 @@ def test_system_log_entries_removed_from_the_end_fail_against_the_heads(tmp_path
     last_head_log = int(json.loads(heads.read_text().splitlines()[-1])["chain_head"].split(":")[2])
     with sqlite3.connect(state / "journal.sqlite3") as conn:
         conn.execute("DELETE FROM system_log WHERE id >= ?", (last_head_log,))
-    result = tablectl("journal", "verify", "--state-dir", str(state), "--heads", str(heads))
+    result = tablectl_in_process(
+        "journal", "verify", "--state-dir", str(state), "--heads", str(heads)
+    )
     assert result.returncode == 3, result.stdout
     assert "1 MISSING" in result.stdout and f"system log entry {last_head_log}" in result.stdout
 
@@ -124,8 +128,10 @@ def test_an_older_copy_of_the_journal_is_told_apart_from_tampering(tmp_path: Pat
         15,
         last_log=int(json.loads(heads.read_text().splitlines()[3])["chain_head"].split(":")[2]),
     )
-    full = tablectl("journal", "verify", "--state-dir", str(state), "--heads", str(heads))
-    old = tablectl("journal", "verify", "--state-dir", str(early), "--heads", str(heads))
+    full = tablectl_in_process(
+        "journal", "verify", "--state-dir", str(state), "--heads", str(heads)
+    )
+    old = tablectl_in_process("journal", "verify", "--state-dir", str(early), "--heads", str(heads))
     assert "0 MISSING" in full.stdout
     assert "3 MISSING" in old.stdout and "taken before that hand ended" in old.stdout
 
@@ -179,7 +185,7 @@ def test_heads_gathered_with_mosquitto_sub_during_hands(tmp_path: Path, verbose:
         broker.kill()
     lines = received.read_text().splitlines()
     assert len(lines) > 3 and all(line.startswith("casino/") == verbose for line in lines)
-    result = tablectl(
+    result = tablectl_in_process(
         "journal", "verify", "--state-dir", str(tmp_path / "state"), "--heads", str(received)
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -19,7 +19,7 @@ import pytest
 
 from controller.journal import Journal
 from controller.journal.ackmark import ACK_NAMES, read_acks
-from tests.cli import ROOT, tablectl
+from tests.cli import ROOT, tablectl_in_process
 from tests.releases import release_tree
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
@@ -80,7 +80,7 @@ def test_the_system_logs_tail_deleted_is_caught_at_start_and_by_verify(
     first = a_day_with_a_tail(state, close=stop == "clean")
     delete_tail(state, first)
     assert "supervisor_locked" not in kinds(state)
-    done = tablectl("journal", "verify", "--state-dir", str(state))
+    done = tablectl_in_process("journal", "verify", "--state-dir", str(state))
     assert done.returncode == 3, done.stdout
     assert "entries were removed from its end" in done.stdout
     with opened(state) as journal:  # the start: play locked, nothing rewritten
@@ -106,7 +106,7 @@ def test_a_log_tail_deleted_and_written_again_is_caught(tmp_path: Path) -> None:
     with opened(state) as journal:  # innocent entries fill the ids again
         for _ in rows:
             journal.log_system("door", {"status": "closed"})
-    done = tablectl("journal", "verify", "--state-dir", str(state))
+    done = tablectl_in_process("journal", "verify", "--state-dir", str(state))
     assert done.returncode == 3, done.stdout
 
 
@@ -121,7 +121,7 @@ def test_the_salvage_brings_back_a_journal_whose_log_tail_was_deleted(tmp_path: 
         assert journal.verify().ok
         journal.log_system("door", {"status": "open"})
     assert all(read_acks(state).marks) and len(read_acks(state).marks) == len(ACK_NAMES)
-    done = tablectl("journal", "verify", "--state-dir", str(state))
+    done = tablectl_in_process("journal", "verify", "--state-dir", str(state))
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -132,7 +132,7 @@ def test_the_ack_mark_follows_every_log_entry(tmp_path: Path) -> None:
     state = tmp_path / "state"
     for round_ in range(3):
         a_day_with_a_tail(state, close=round_ % 2 == 0)
-        done = tablectl("journal", "verify", "--state-dir", str(state))
+        done = tablectl_in_process("journal", "verify", "--state-dir", str(state))
         assert done.returncode == 0, done.stdout
     with opened(state) as journal:
         assert journal.fault is None and journal.verify().ok

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import AckMarkLost, ForeignJournal, Journal
-from tests.cli import tablectl
+from tests.cli import tablectl, tablectl_in_process
 from tests.test_journal_trust import CONFIG, crashed_after, detect
 
 
@@ -60,7 +60,7 @@ def test_without_a_configuration_the_mismatch_is_not_blamed_on_the_database(
     is foreign, so it no longer says "the database was swapped" (here it was not)."""
     t1, tb = tables
     shutil.copyfile(tb / "journal.ack", t1 / "journal.ack")
-    shown = tablectl("journal", "verify", "--state-dir", str(t1))
+    shown = tablectl_in_process("journal", "verify", "--state-dir", str(t1))
     assert shown.returncode == 3
     assert "the database was swapped" not in shown.stdout
     assert "the database names table T1, the ack mark beside it table TB" in shown.stdout

@@ -20,7 +20,7 @@ from controller.journal import (
     TornTail,
     salvage,
 )
-from tests.cli import tablectl
+from tests.cli import tablectl, tablectl_in_process
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 CONFIG_TB = "table: {id: TB, seats: 9}\ngame:\n  big_blind: 2\n"
@@ -85,7 +85,7 @@ def test_deleting_the_ack_mark_with_the_wal_no_longer_erases_600_events(tmp_path
     problem = detect(crashed)
     assert isinstance(problem, TornTail)
     assert (problem.last_seq, problem.acknowledged_seq) == (0, 600)
-    verify = tablectl("journal", "verify", "--state-dir", str(crashed))
+    verify = tablectl_in_process("journal", "verify", "--state-dir", str(crashed))
     assert verify.returncode == 3 and "FAILED" in verify.stdout and "torn_tail" in verify.stdout
 
 
@@ -224,7 +224,8 @@ def test_only_the_database_swapped_is_refused(tmp_path: Path) -> None:
     shutil.copyfile(tb / "journal.sqlite3", ta / "journal.sqlite3")
     problem = detect(ta, "TA")
     assert isinstance(problem, ForeignJournal) and "TB" in problem.message
-    verify = tablectl("journal", "verify", "--state-dir", str(ta))  # no table given: the files
+    # no table given: the files
+    verify = tablectl_in_process("journal", "verify", "--state-dir", str(ta))
     assert verify.returncode == 3 and "journal_foreign" in verify.stdout + verify.stderr
     assert "swapped" in verify.stdout + verify.stderr
 
@@ -265,14 +266,14 @@ def test_tablectl_state_of_a_folder_without_a_journal_says_so(tmp_path: Path) ->
     """Issue 21 item 5: a folder with no journal (a mistyped path) printed an empty
     table and exit status 0. Now it is said as `tablectl recall` says it, with the same
     exit status; the JSON line for programs is still the contract's ``0`` and ``null``."""
-    recall = tablectl("recall", "--state-dir", str(tmp_path))
+    recall = tablectl_in_process("recall", "--state-dir", str(tmp_path))
     assert recall.returncode == 3
-    state = tablectl("state", "--state-dir", str(tmp_path))
+    state = tablectl_in_process("state", "--state-dir", str(tmp_path))
     assert state.returncode == recall.returncode
     assert json.loads(state.stdout) == {"last_seq": 0, "state": None}
     assert state.stderr == recall.stderr.replace("tablectl recall:", "tablectl state:")
     assert f"no journal in {tmp_path}" in state.stderr
-    readable = tablectl("state", "--summary", "--state-dir", str(tmp_path))
+    readable = tablectl_in_process("state", "--summary", "--state-dir", str(tmp_path))
     assert readable.returncode == 3 and readable.stdout == ""
     assert readable.stderr == state.stderr
 

@@ -19,7 +19,7 @@ import pytest
 
 from controller.journal import Journal
 from controller.journal.ackmark import ACK_NAMES, read_acks
-from tests.cli import tablectl
+from tests.cli import tablectl_in_process
 
 CONFIG = "table: {id: T1, seats: 9}\ngame:\n  big_blind: 2\n"
 
@@ -95,7 +95,7 @@ def test_the_tail_check_catches_tampering_after_the_mark(tmp_path: Path) -> None
     with Journal.open(directory, CONFIG, table_id="T1") as j:
         verdict = j.verify(whole=False)
     assert [(p.code, getattr(p, "seq", None)) for p in verdict.problems] == [("chain_broken", 50)]
-    result = tablectl("state", "--state-dir", str(directory))
+    result = tablectl_in_process("state", "--state-dir", str(directory))
     assert result.returncode != 0 and "chain broken at seq 50" in result.stdout + result.stderr
 
 
@@ -106,7 +106,7 @@ def test_tampering_before_the_mark_is_caught_by_journal_verify(tmp_path: Path) -
     with Journal.open(directory, CONFIG, table_id="T1") as j:
         # start-up checks what follows the mark only: this is left to the whole check
         assert j.verify(whole=False).ok
-    result = tablectl("journal", "verify", "--state-dir", str(directory))
+    result = tablectl_in_process("journal", "verify", "--state-dir", str(directory))
     assert result.returncode == 3  # damaged
     assert "chain broken at seq 7" in result.stdout
 

@@ -134,7 +134,13 @@ def test_a_placeholder_gpio_wheel_is_refused(wheels: Path, name: str, members: t
 
 
 def test_too_little_free_space_is_refused(wheels: Path, tmp_path: Path) -> None:
-    code, lines = preflight(wheels, "--prefix", str(tmp_path / "opt"), "--min-free-mb", "99999999")
+    # the journal and its copy beside the release, so the one filesystem is tmp_path's
+    # whatever this machine's /var (an installed table's journal, a /tmp in RAM)
+    code, lines = preflight(
+        wheels,
+        *("--prefix", str(tmp_path / "opt"), "--min-free-mb", "99999999"),
+        *("--state-dir", str(tmp_path / "state"), "--backups", str(tmp_path / "backups")),
+    )
     assert code == 1
     [line] = lines
     assert line.startswith("preflight: only ")
