@@ -111,7 +111,7 @@ tablectl=/opt/table-controller/current/.venv/bin/tablectl
 if [ ! -e /opt/table-controller/current ]; then
     say "boot 1 at \$(up) s of uptime: installing /root/$NAME offline"
     before=\$(up)
-    /root/$NAME/release/install.sh --enable 2>&1 | sed 's/^/qemu-boot: | /'
+    /root/$NAME/release/install.sh --enable 2>&1 | sed -u 's/^/qemu-boot: | /'
     say "install.sh done at \$(up) s (took \$(awk -v a="\$(up)" -v b="\$before" 'BEGIN { printf "%.1f", a - b }') s)"
 else
     say "boot 2: READY at boot"
@@ -121,8 +121,9 @@ until systemctl is-active --quiet table-controller; do
     sleep 1
 done
 say "service \$(systemctl is-active table-controller): \$(systemctl show -p StatusText --value table-controller)"
+journalctl -b -u table-controller -o cat | grep -E '^(software (verified|modified|unverified)|READY)' | sed 's/^/qemu-boot: | daemon: /' 
 say "READY at \$(systemctl show -p ActiveEnterTimestampMonotonic --value table-controller) us of uptime"
-\$tablectl verify-software 2>&1 | sed 's/^/qemu-boot: | /'
+\$tablectl verify-software 2>&1 | sed -u 's/^/qemu-boot: | /'
 say "done at \$(up) s; kernel \$(uname -r), \$(uname -m), \$(nproc) cpus"
 systemctl poweroff
 EOF
@@ -168,14 +169,23 @@ boot() {  # N: one boot, its console in $WORK/boot-N.log
         grep -a 'qemu-boot: ' "$log" | tail -20 >&2 || true
         exit 1
     fi
-    grep -a '^qemu-boot: ' "$log" | tr -d '\r'
+    said "$1"
     say "boot $1: powered off after $seconds s of emulation"
 }
+said() {  # N: the bench unit's lines of boot N, without the console's prefix
+    tr -d '\r' <"$WORK/boot-$1.log" | sed -n 's/^.*qemu-boot\[[0-9]*\]: //p'
+}
 boot 1
-digest=$(grep -a '^qemu-boot: | sha256: ' "$WORK/boot-1.log" | tail -n 1 | awk '{ print $NF }' | tr -d '\r')
-grep -aq 'software verified' "$WORK/boot-1.log" || { say "verify-software did not say verified"; exit 1; }
+digest=$(said 1 | sed -n 's/^qemu-boot: | sha256: //p' | tail -n 1)
+said 1 | grep -q '^qemu-boot: | software verified' || { say "verify-software did not say verified"; exit 1; }
 boot 2
-again=$(grep -a '^qemu-boot: | sha256: ' "$WORK/boot-2.log" | tail -n 1 | awk '{ print $NF }' | tr -d '\r')
+again=$(said 2 | sed -n 's/^qemu-boot: | sha256: //p' | tail -n 1)
+for n in 1 2; do
+    if said "$n" | grep -q '^qemu-boot: service .*LOCKED'; then
+        say "boot $n: the service runs with play locked"
+        exit 1
+    fi
+done
 say "verify-software: $digest (boot 1), $again (boot 2)"
 if [ -n "$EXPECTED" ]; then
     if [ "$digest" = "$EXPECTED" ] && [ "$again" = "$EXPECTED" ]; then
