@@ -51,22 +51,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # --- 1. the tools ------------------------------------------------------------------------
-need=""
-command -v qemu-system-aarch64 >/dev/null || need="$need qemu-system-arm"
-command -v debootstrap >/dev/null || need="$need debootstrap"
-[ -e /usr/bin/qemu-aarch64-static ] || need="$need qemu-user-static"
-command -v update-binfmts >/dev/null || need="$need binfmt-support"
-command -v mkfs.ext4 >/dev/null || need="$need e2fsprogs"
-if [ -n "$need" ]; then
-    say "installing$need"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
-fi
-if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-fi
-update-binfmts --enable qemu-aarch64 2>/dev/null || true
+. "$ROOT/release/emulation.sh"
+tools qemu-system-aarch64=qemu-system-arm debootstrap=debootstrap \
+    /usr/bin/qemu-aarch64-static=qemu-user-static update-binfmts=binfmt-support mkfs.ext4=e2fsprogs
+binfmt aarch64
 
 # --- 2. the root -------------------------------------------------------------------------
 CHROOT=$WORK/bookworm-arm64/root

@@ -60,28 +60,11 @@ qemu() {  # ARCH: qemu's name of it, none for this machine's own
 }
 
 # --- 1. the tools ------------------------------------------------------------------------
-need=""
-command -v debootstrap >/dev/null || need="$need debootstrap"
-command -v systemd-nspawn >/dev/null || need="$need systemd-container"
-[ -e /usr/bin/qemu-aarch64-static ] || need="$need qemu-user-static"
-command -v update-binfmts >/dev/null || need="$need binfmt-support"
-if [ -n "$need" ]; then
-    say "installing$need"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
-fi
-if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-fi
+. "$ROOT/release/emulation.sh"
+tools debootstrap=debootstrap systemd-nspawn=systemd-container \
+    /usr/bin/qemu-aarch64-static=qemu-user-static update-binfmts=binfmt-support
 for arch in $ARCHES; do
-    name=$(qemu "$arch")
-    [ -n "$name" ] || continue
-    update-binfmts --enable "qemu-$name" 2>/dev/null || true
-    [ -e "/proc/sys/fs/binfmt_misc/qemu-$name" ] || {
-        update-binfmts --import "qemu-$name" 2>/dev/null || true
-        update-binfmts --enable "qemu-$name"
-    }
+    [ -z "$(qemu "$arch")" ] || binfmt "$(qemu "$arch")"
 done
 
 # --- 2. the source -----------------------------------------------------------------------
