@@ -430,3 +430,26 @@ def test_an_environment_named_through_a_link_is_read_as_its_own_folder(
     ran = inspect(root, link / ".venv")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert f"sha256: {approved}" in ran.stdout.splitlines()
+
+
+def test_an_environment_named_with_a_double_slash_verifies_as_installed(
+    tmp_path: Path, base: Path
+) -> None:
+    """``DESTDIR=/ release/install.sh`` (a root that is not booted: bench/board_digest.py)
+    makes the environment at ``//opt/...``, the name its scripts then carry, and writes
+    the manifest and prints the digest there: that name is the environment's own too."""
+    release = make_environment(tmp_path / "r1" / ".venv", base)
+    doubled = "/" + str(release)
+    (release / "bin" / "tool").write_text(f"#!{doubled}/bin/python\nimport pkg\n")
+    software.write_manifest(Path(doubled))
+    approved = software.program_digest(root=Path(doubled))
+    ran = subprocess.run(
+        [sys.executable, "-I", "-S", str(SCRIPT), "--venv", doubled],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={},
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert f"sha256: {approved}" in ran.stdout.splitlines()
