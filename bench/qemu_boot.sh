@@ -109,7 +109,7 @@ until systemctl is-active --quiet table-controller; do
     sleep 1
 done
 say "service \$(systemctl is-active table-controller): \$(systemctl show -p StatusText --value table-controller)"
-journalctl -b -u table-controller -o cat | grep -E '^(software (verified|modified|unverified)|READY)' | sed 's/^/qemu-boot: | daemon: /' 
+journalctl -b -u table-controller -o cat | grep -E 'software (verified|modified|unverified)|READY:' | sed 's/^/qemu-boot: | daemon: /' 
 say "READY at \$(systemctl show -p ActiveEnterTimestampMonotonic --value table-controller) us of uptime"
 \$tablectl verify-software 2>&1 | sed -u 's/^/qemu-boot: | /'
 say "done at \$(up) s; kernel \$(uname -r), \$(uname -m), \$(nproc) cpus"
