@@ -53,24 +53,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # --- 1. the tools ------------------------------------------------------------------------
-need=""
-command -v debootstrap >/dev/null || need="$need debootstrap"
-[ -e /usr/bin/qemu-aarch64-static ] || need="$need qemu-user-static"
-command -v update-binfmts >/dev/null || need="$need binfmt-support"
-if [ -n "$need" ]; then
-    say "installing$need"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
-fi
-if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-fi
-update-binfmts --enable qemu-aarch64 2>/dev/null || true
-if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-    update-binfmts --import qemu-aarch64 2>/dev/null || true
-    update-binfmts --enable qemu-aarch64
-fi
+. "$ROOT/release/emulation.sh"
+tools debootstrap=debootstrap /usr/bin/qemu-aarch64-static=qemu-user-static \
+    update-binfmts=binfmt-support
+binfmt aarch64
 
 # --- mounts (each release's undone after it, and on exit) --------------------------------
 mounted=""

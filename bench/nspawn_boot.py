@@ -51,6 +51,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from board_digest import nspawn  # bench/: the install in a root that is not booted
+
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = "table-controller.service"
 ARCHES = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}
@@ -266,19 +268,7 @@ def prepare(template: Path, bundle: Path, scratch: Path) -> tuple[Path, Path, fl
         tar.extractall(root / "root", filter="tar")
     [unpacked] = [p for p in (root / "root").iterdir() if p.name.startswith("table-controller-")]
     start = time.monotonic()
-    run(
-        "systemd-nspawn",
-        "-q",
-        "--register=no",
-        "--keep-unit",
-        "--private-network",
-        "-D",
-        str(root),
-        "env",
-        "DESTDIR=/",
-        f"/root/{unpacked.name}/release/install.sh",
-        timeout=900,
-    )
+    nspawn(root, "env", "DESTDIR=/", f"/root/{unpacked.name}/release/install.sh")
     installed = time.monotonic() - start
     (root / "etc/table-controller/table.yaml").write_text(CONFIG)
     drop_in = root / f"etc/systemd/system/{UNIT}.d"

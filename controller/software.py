@@ -960,9 +960,16 @@ def main(argv: list[str] | None = None) -> int:
             environ = read_process_environment(args.process)
         except OSError as error:
             unread = f"/proc/{args.process}/environ: {error.strerror or error}"
-    board = Board(
+    named = Board(
         Path(args.root), PurePosixPath(args.venv), environ, args.daemon, unread, args.machine
     )
+    # The environment by its own folder when it is named through a link: a release's
+    # files name it so (the install writes them there), never through the link `current`
+    # that --venv's default, the unit's ExecStart= and this file itself name. A name
+    # that only spells the folder otherwise (`//opt/...`, DESTDIR=/) is kept beside it.
+    resolved = named.resolved(named.venv)
+    spelled = PurePosixPath(os.path.normpath("/" + str(named.venv).lstrip("/")))
+    board = named if spelled == resolved else replace(named, venv=resolved)
     verdict = check_board(board, seed=seed)
     if args.json:
         print(json.dumps(to_json(verdict)))

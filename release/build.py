@@ -7,8 +7,9 @@ stick and installs on the board with no network (docs/install.md, step 2).
 It writes ``dist/table-controller-VERSION-ARCH.tar.gz``: the release's files (what git
 tracks), and in ``wheels/`` the program's own wheel, every dependency as
 ``requirements.lock`` pins it (checked against its hashes) for Python 3.11 and 3.13,
-the GPIO library's real wheel (lgpio: Python 3.11's from PyPI, 3.13's built elsewhere
-and given with ``--gpio-wheel``; a placeholder is refused), and
+the GPIO library's real wheel (lgpio: Python 3.11's from PyPI, 3.13's built from its
+source by ``release/gpio_wheel.sh`` with the SHA-256 ``release/gpio-wheels.sha256``
+pins; a placeholder is refused), and
 ``SHA256SUMS`` of the wheels. At the bundle's top: ``RELEASE`` (the version, the
 architecture and the commit it was built from), ``SHA256SUMS`` of every file, signed
 with the release key (``SHA256SUMS.sig``, ``ssh-keygen -Y sign``), and in
@@ -46,11 +47,15 @@ PLATFORM_TAGS = {
     "armhf": ("manylinux2014_armv7l", "linux_armv7l"),
 }
 #: The GPIO library's release with real wheels (Python 3.11 only on PyPI; a bundle for
-#: 3.13 takes a wheel built from its source, --gpio-wheel: release/preflight.py says so).
+#: 3.13 takes the wheel release/gpio_wheel.sh builds from its source, GPIO_PINS).
 LGPIO = "lgpio==0.2.2.0"
 #: Who signs a release and for what, as ``ssh-keygen -Y`` names them (release/verify.py
 #: checks the same two words).
 SIGNER = "table-controller-release"
+#: The SHA-256 of the lgpio wheels built from its source (release/gpio_wheel.sh), and
+#: where that script leaves them.
+GPIO_PINS = ROOT / "release" / "gpio-wheels.sha256"
+GPIO_WHEELS = ROOT / "dist" / "gpio-wheels"
 
 
 def lock_module():  # type: ignore[no-untyped-def]
@@ -132,14 +137,53 @@ def dependencies(arch: str, wheels: Path) -> None:
             shutil.move(wheel, wheels / wheel.name)
 
 
+def gpio_pins(pins: Path = GPIO_PINS) -> dict[str, str]:
+    """The SHA-256 of each lgpio wheel PINS names (release/gpio-wheels.sha256)."""
+    found: dict[str, str] = {}
+    for line in pins.read_text().splitlines():
+        sha, _, name = line.partition("  ")
+        if name.endswith(".whl") and len(sha) == 64:
+            found[name] = sha
+    return found
+
+
+def gpio_builds(arch: str, given: list[Path], folder: Path, pins: Path = GPIO_PINS) -> list[Path]:
+    """The lgpio wheels built outside PyPI (Python 3.13's, release/gpio_wheel.sh) that
+    the bundle of ARCH takes: every one PINS names for ARCH, each given (--gpio-wheel) or
+    found in FOLDER, with the pinned SHA-256; a wheel PINS does not name, or for another
+    architecture, is refused."""
+    machine = PLATFORM_TAGS[arch][-1].removeprefix("linux_")
+    pinned = gpio_pins(pins)
+    for wheel in given:
+        if wheel.name not in pinned:
+            raise SystemExit(f"build: {wheel.name}: {pins.name} pins no such wheel")
+        if not wheel.name.removesuffix(".whl").endswith(machine):
+            raise SystemExit(f"build: {wheel.name} is not for {arch}")
+    chosen: list[Path] = []
+    for name, sha in sorted(pinned.items()):
+        if not name.removesuffix(".whl").endswith(machine):
+            continue
+        wheel = next((path for path in given if path.name == name), folder / name)
+        if not wheel.is_file():
+            raise SystemExit(
+                f"build: no {name} (lgpio for Python 3.13 on {arch}): sudo"
+                f" release/gpio_wheel.sh {arch} builds it into {folder} (docs/install.md)"
+            )
+        found = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        if found != sha:
+            raise SystemExit(
+                f"build: {wheel} is not the wheel {pins.name} pins (SHA-256 {found[:16]}...,"
+                f" pinned {sha[:16]}...): build it with release/gpio_wheel.sh {arch}"
+            )
+        chosen.append(wheel)
+    return chosen
+
+
 def gpio_library(arch: str, wheels: Path, built: list[Path]) -> None:
-    """lgpio's wheel for Python 3.11 from PyPI, and the ones BUILT elsewhere for the
-    Pythons PyPI has none for (3.13: docs/install.md, built as bench/arm64.sh does)."""
+    """lgpio's wheel for Python 3.11 from PyPI, and the ones BUILT from its source for the
+    Pythons PyPI has none for (3.13: release/gpio_wheel.sh, gpio_builds)."""
     download(arch, "3.11", wheels, LGPIO)
     for wheel in built:
-        machine = wheel.name[: -len(".whl")].split("-")[-1]
-        if not machine.endswith(PLATFORM_TAGS[arch][-1].removeprefix("linux_")):
-            raise SystemExit(f"build: {wheel.name} is not for {arch}")
         shutil.copyfile(wheel, wheels / wheel.name)
     for wheel in wheels.glob("lgpio-*.whl"):
         if placeholder(wheel):
@@ -321,7 +365,9 @@ def build(
     next_keys: list[Path],
     gpio_wheels: list[Path],
     board: Path | None = None,
+    gpio_folder: Path = GPIO_WHEELS,
 ) -> tuple[Path, tuple[str, str] | None]:
+    built = gpio_builds(arch, gpio_wheels, gpio_folder)  # refused before anything is built
     name = f"table-controller-{version()}-{arch}"
     bundle = out / name
     shutil.rmtree(bundle, ignore_errors=True)
@@ -332,7 +378,7 @@ def build(
     program(bundle, wheels, epoch)
     (wheels / "ARCH").write_text(arch + "\n")
     dependencies(arch, wheels)
-    gpio_library(arch, wheels, gpio_wheels)
+    gpio_library(arch, wheels, built)
     checksums(wheels)
     (bundle / "RELEASE").write_text(
         f"table-controller {version()}\narch {arch}\ncommit {commit()}\nsource-date-epoch {epoch}\n"
@@ -365,7 +411,14 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         action="append",
         default=[],
-        help="an lgpio wheel built for a Python PyPI has none for (3.13)",
+        help="an lgpio wheel built for a Python PyPI has none for (3.13), as"
+        " release/gpio-wheels.sha256 pins it",
+    )
+    parser.add_argument(
+        "--gpio-wheels",
+        type=Path,
+        default=GPIO_WHEELS,
+        help="the folder release/gpio_wheel.sh built the pinned lgpio wheels into",
     )
     parser.add_argument(
         "--board-root",
@@ -374,7 +427,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     path, found = build(
-        args.arch, args.out.resolve(), args.key, args.next_key, args.gpio_wheel, args.board_root
+        args.arch,
+        args.out.resolve(),
+        args.key,
+        args.next_key,
+        args.gpio_wheel,
+        args.board_root,
+        args.gpio_wheels,
     )
     print(f"bundle: {path}")
     print(f"built from: {commit()}")

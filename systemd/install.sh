@@ -112,6 +112,14 @@ service_runs() {  # active, or on its way (starting, restarting after a failure)
     esac
     return 1
 }
+locked() {  # the daemon's status when play is locked (it says LOCKED: CODE: ... to systemd)
+    text=$($SYSTEMCTL show -p StatusText --value table-controller 2>/dev/null || true)
+    case $text in
+        LOCKED:*) printf '%s' "$text"; return 0 ;;
+    esac
+    return 1
+}
+STARTED_HERE=no
 started() {  # the service started and still active once settled: READY reached
     if [ "$SERVICE" = no ] || [ ! -e "$restart_mark" ]; then
         return 0
@@ -120,7 +128,12 @@ started() {  # the service started and still active once settled: READY reached
     if $SYSTEMCTL start table-controller && sleep "$SETTLE" &&
         $SYSTEMCTL is-active --quiet table-controller; then
         rm -f "$restart_mark"
-        say "service started: $(named current) is READY"
+        STARTED_HERE=yes
+        if why=$(locked); then
+            say "service started: $(named current) runs, but play is locked ($why)"
+        else
+            say "service started: $(named current) is READY"
+        fi
         return 0
     fi
     return 1
@@ -453,7 +466,26 @@ step pruned
 if [ "$SERVICE" = no ]; then
     say "done (in $DESTDIR; check: systemd-analyze verify --root=$DESTDIR /etc/systemd/system/table-controller.service)"
 elif $SYSTEMCTL is-active --quiet table-controller; then
-    say "service running $new"
+    # A service this run did not start, running with play locked (a STORAGE FAULT whose
+    # cause was since fixed: the fault stays until the daemon starts again): restarted.
+    restarted=no
+    if [ "$STARTED_HERE" = no ] && why=$(locked); then
+        say "the service runs $new with play locked ($why): restarting it"
+        if ! { $SYSTEMCTL restart table-controller && sleep "$SETTLE" &&
+            $SYSTEMCTL is-active --quiet table-controller; }; then
+            say "$new did not reach READY after the restart: systemctl status table-controller"
+            exit 1
+        fi
+        restarted=yes
+    fi
+    if why=$(locked); then
+        say "service running $new, but play is still locked ($why): journalctl -u table-controller says why; fix it (docs/install.md, step 7), then sudo systemctl restart table-controller"
+        exit 1
+    elif [ "$restarted" = yes ]; then
+        say "service restarted: $new is READY"
+    else
+        say "service running $new"
+    fi
 elif [ -n "$installed_before" ]; then
     say "service table-controller is stopped (it was not running): $new is current, not started nor checked for READY"
     say "  start it: sudo systemctl start table-controller (or run this again with --enable)"

@@ -408,3 +408,48 @@ def test_the_editable_install_never_plays_outside_a_bench(
     assert "SOFTWARE UNVERIFIED (start): sha256 : software unverified: an editable install" in (
         caplog.text
     )
+
+
+def test_an_environment_named_through_a_link_is_read_as_its_own_folder(
+    tmp_path: Path, base: Path
+) -> None:
+    """Seen under emulation (bench/board_digest.py): the inspector's script against an
+    arm64 board's files, with its default ``--venv /opt/table-controller/current/.venv``
+    (``current`` a link to the release's folder), found ``controller/software.py`` and
+    its ``.pyc`` changed: they name that path, which the check took for the
+    environment's own and replaced by ``{prefix}``, and the install never does (it names
+    a release by its own folder). The daemon names its environment the same way (the
+    unit runs ``current/.venv/bin/python``)."""
+    release = make_environment(tmp_path / "releases" / "r1" / ".venv", base)
+    link = tmp_path / "current"
+    (release / SITE / "pkg" / "where.py").write_text(f"HOME = {str(link / '.venv')!r}\n")
+    software.write_manifest(release)
+    approved = software.program_digest(root=release)
+    root = board_root(tmp_path, release)
+    (root / link.relative_to("/")).symlink_to("releases/r1")
+    ran = inspect(root, link / ".venv")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert f"sha256: {approved}" in ran.stdout.splitlines()
+
+
+def test_an_environment_named_with_a_double_slash_verifies_as_installed(
+    tmp_path: Path, base: Path
+) -> None:
+    """``DESTDIR=/ release/install.sh`` (a root that is not booted: bench/board_digest.py)
+    makes the environment at ``//opt/...``, the name its scripts then carry, and writes
+    the manifest and prints the digest there: that name is the environment's own too."""
+    release = make_environment(tmp_path / "r1" / ".venv", base)
+    doubled = "/" + str(release)
+    (release / "bin" / "tool").write_text(f"#!{doubled}/bin/python\nimport pkg\n")
+    software.write_manifest(Path(doubled))
+    approved = software.program_digest(root=Path(doubled))
+    ran = subprocess.run(
+        [sys.executable, "-I", "-S", str(SCRIPT), "--venv", doubled],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={},
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert f"sha256: {approved}" in ran.stdout.splitlines()

@@ -47,7 +47,9 @@ STEPS = (
     "pruned",
 )
 #: systemctl as the script sees it: the service's state in FAKE_DIR/state, the calls in
-#: FAKE_DIR/log, a start that fails for the release named by FAKE_FAILING.
+#: FAKE_DIR/log, a start that fails for the release named by FAKE_FAILING; the daemon's
+#: status (StatusText) in FAKE_DIR/status, which a start or restart clears unless
+#: FAKE_LOCKED_AGAIN (a journal that locks play at every start).
 SYSTEMCTL = """#!/bin/sh
 echo "$*" >>"$FAKE_DIR/log"
 case $1 in
@@ -55,8 +57,10 @@ case $1 in
         state=$(cat "$FAKE_DIR/state" 2>/dev/null || echo inactive)
         [ "$2" = --quiet ] || echo "$state"
         [ "$state" = active ] ;;
+    show) cat "$FAKE_DIR/status" 2>/dev/null || echo ;;
     stop) echo inactive >"$FAKE_DIR/state" ;;
-    start)
+    restart | start)
+        [ -n "${FAKE_LOCKED_AGAIN:-}" ] || echo ready >"$FAKE_DIR/status"
         running=$(readlink "$FAKE_DIR/root/opt/table-controller/current")
         echo "started $running" >>"$FAKE_DIR/log"
         if [ -n "${FAKE_FAILING:-}" ] && [ "$running" = "releases/$FAKE_FAILING" ]; then
@@ -86,6 +90,7 @@ class Board:
         kill_at: str = "",
         failing: str = "",
         inside: tuple[str, ...] = (),
+        locked_again: str = "",
     ) -> subprocess.CompletedProcess[str]:
         """SCRIPT run on the board; INSIDE a command line that runs it (a mount namespace)."""
         env = {
@@ -93,6 +98,7 @@ class Board:
             "DESTDIR": str(self.root),
             "FAKE_DIR": str(self.folder),
             "FAKE_FAILING": failing,
+            "FAKE_LOCKED_AGAIN": locked_again,
             "TABLE_CONTROLLER_SYSTEMCTL": str(self.systemctl),
             "TABLE_CONTROLLER_SETTLE": "0",
             "TABLE_CONTROLLER_INSTALL_KILL_AT": kill_at,
@@ -434,3 +440,39 @@ def test_an_upgrade_of_a_stopped_service_says_it_is_stopped(
         " --enable)",
     ]
     assert "sudoedit" not in ran.stdout and board.state == "inactive"
+
+
+def test_a_rerun_on_a_running_locked_service_restarts_it(
+    board: Board, upgrade: tuple[Path, Path]
+) -> None:
+    """Seen on 0.2.1: the docs' direct command filled the disk, the table locked (STORAGE
+    FAULT); once space was freed the same command said "service running" and play stayed
+    locked until ``systemctl restart``. The rerun restarts a service whose play is
+    locked, and says so; when the restart is locked again it says what to do."""
+    source, house = upgrade
+    done = board.run(source / "systemd/install.sh", "--wheelhouse", str(house), "--enable")
+    assert done.returncode == 0, done.stdout + done.stderr
+    current = board.link("current")
+    locked = "LOCKED: storage_full: call a technician"
+    (board.folder / "status").write_text(locked + "\n")
+    before = len(calls(board))
+    ran = board.run(source / "systemd/install.sh", "--wheelhouse", str(house))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.splitlines()[-2:] == [
+        f"install: the service runs {current} with play locked ({locked}): restarting it",
+        f"install: service restarted: {current} is READY",
+    ]
+    assert "restart table-controller" in calls(board)[before:]
+    assert board.link("current") == current and board.state == "active"
+    (board.folder / "status").write_text("LOCKED: memory_fault: call a technician\n")
+    again = board.run(source / "systemd/install.sh", "--wheelhouse", str(house), locked_again="1")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert again.stdout.splitlines()[-2:] == [
+        f"install: the service runs {current} with play locked (LOCKED: memory_fault: call a"
+        " technician): restarting it",
+        f"install: service running {current}, but play is still locked (LOCKED: memory_fault:"
+        " call a technician): journalctl -u table-controller says why; fix it"
+        " (docs/install.md, step 7), then sudo systemctl restart table-controller",
+    ]
+    assert board.link("current") == current and board.state == "active"
+    (board.folder / "status").write_text("ready\n")
