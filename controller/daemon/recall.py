@@ -470,9 +470,12 @@ def _first_snapshot_pruned(journal: Journal) -> bool:
         row = journal.connection.execute(
             "SELECT seq FROM events WHERE snapshot_sha256 IS NOT NULL ORDER BY seq LIMIT 1"
         ).fetchone()
-        return row is not None and not journal.connection.execute(
-            "SELECT 1 FROM snapshots WHERE seq = ?", (row[0],)
-        ).fetchone()
+        return (
+            row is not None
+            and not journal.connection.execute(
+                "SELECT 1 FROM snapshots WHERE seq = ?", (row[0],)
+            ).fetchone()
+        )
 
 
 def _raw_hands(
