@@ -94,6 +94,7 @@ HAND_MINUTES = 4.5  # table time a hand takes, with the shuffle: 320 hands a day
 PUSH_MINUTES = 30
 SHIFT_HOURS = 8
 WAIT = 30.0
+SHM = Path("/dev/shm")  # --tmpfs: a kill -9 leaves what the process wrote, as on disk
 METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 DEALER_METERS = ("hands", "rake", "jackpot", "tips")
 STAKES = ((5, 10), (10, 20), (5, 10), (25, 50))
@@ -1241,18 +1242,21 @@ def drain(casino: Casino) -> None:
 
 
 @contextlib.contextmanager
-def workdir(keep: Path | None) -> Iterator[Path]:
+def workdir(keep: Path | None, under: Path | None = None) -> Iterator[Path]:
+    """``keep``, or a temporary folder (in ``under``: ``--tmpfs``)."""
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         yield keep
         return
-    with tempfile.TemporaryDirectory(prefix="casino-day-") as temp:
+    with tempfile.TemporaryDirectory(prefix="casino-day-", dir=under) as temp:
         yield Path(temp)
 
 
-def fails_the_same(seed: int, floor: bool, check: str) -> Callable[[list[Step]], bool]:
+def fails_the_same(
+    seed: int, floor: bool, check: str, under: Path | None = None
+) -> Callable[[list[Step]], bool]:
     def trial(steps: list[Step]) -> bool:
-        with workdir(None) as work:
+        with workdir(None, under) as work:
             try:
                 run_day(steps, work, seed, floor=floor)
             except DayFailed as failed:
@@ -1299,15 +1303,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-floor", action="store_true", help="no floor: section (no broker, board)"
     )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="accepted for earlier command lines: every check stops the run, always",
-    )
     parser.add_argument("--steps", type=Path, help="run these steps (one a line) instead of a plan")
     parser.add_argument("--shrink-seconds", type=float, default=600.0)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--tmpfs",
+        action="store_true",
+        help=f"work in {SHM} (memory): the journal's writes cost no disk flush",
+    )
     args = parser.parse_args(argv)
+    if args.tmpfs and args.keep is not None:
+        parser.error(f"--tmpfs works in a temporary folder: give --keep a folder in {SHM} instead")
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     if args.steps is not None:
         steps = [Step.parse(line) for line in args.steps.read_text().splitlines() if line.strip()]
@@ -1319,7 +1325,7 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     try:
-        with workdir(args.keep) as work:
+        with workdir(args.keep, SHM if args.tmpfs else None) as work:
             figures = run_day(steps, work, seed, floor=floor, progress=say)
     except DayFailed as failed:
         step = (
@@ -1331,7 +1337,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"FAILED seed {seed}, step {failed.step} ({step}): {failed}")
         cut = steps[: (failed.step or 0) + 1]
-        small = shrink(cut, fails_the_same(seed, floor, failed.check), args.shrink_seconds)
+        trial = fails_the_same(seed, floor, failed.check, SHM if args.tmpfs else None)
+        small = shrink(cut, trial, args.shrink_seconds)
         print(f"seed {seed}: {len(small)} step(s) still fail the {failed.check} check:")
         print(" ".join(str(s) for s in small))
         return 1
