@@ -95,6 +95,7 @@ PUSH_MINUTES = 30
 SHIFT_HOURS = 8
 WAIT = 30.0
 SHM = Path("/dev/shm")  # --tmpfs: a kill -9 leaves what the process wrote, as on disk
+POLL = 0.02  # how often a check looks again at what it waits for (the consumer, the card)
 METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 DEALER_METERS = ("hands", "rake", "jackpot", "tips")
 STAKES = ((5, 10), (10, 20), (5, 10), (25, 50))
@@ -1072,7 +1073,7 @@ class Runner:
             lost = sorted(must - set(got))
             if not lost or time.monotonic() > deadline:
                 break
-            time.sleep(0.1)
+            time.sleep(POLL)
         if got != sorted(got):
             raise DayFailed("floor order", f"{where}: messages out of order: {first_disorder(got)}")
         if got != list(range(1, len(got) + 1)):
@@ -1111,7 +1112,7 @@ class Runner:
                     if not problems:
                         return
                     seen = "; ".join(problems)
-            time.sleep(0.1)
+            time.sleep(POLL)
         raise DayFailed("board", seen)
 
 
