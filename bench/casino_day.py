@@ -96,6 +96,7 @@ SHIFT_HOURS = 8
 WAIT = 30.0
 SHM = Path("/dev/shm")  # --tmpfs: a kill -9 leaves what the process wrote, as on disk
 POLL = 0.02  # how often a check looks again at what it waits for (the consumer, the card)
+QUIET = 1.0  # s with no new event: a table just started has journalled its devices' first readings
 METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 DEALER_METERS = ("hands", "rake", "jackpot", "tips")
 STAKES = ((5, 10), (10, 20), (5, 10), (25, 50))
@@ -1223,23 +1224,45 @@ def run_day(
 
 
 def drain(casino: Casino) -> None:
-    """The table's last messages reach the consumer: it starts once more until its
-    outbox is sent, then stops."""
-    casino.start_table()
+    """The table's last messages reach the consumer: it starts once more and stops once
+    it has journalled what a start brings (its devices' first readings, the tray's and
+    the puck's: nothing new for ``QUIET`` s) and sent its whole outbox. A reading
+    journalled while it stops leaves its messages unsent, for the next start (the
+    publisher's stop): then it starts again, three times at most."""
+    for _ in range(3):
+        casino.start_table()
+        casino.figures.restarts -= 1  # not one of the day's
+        wait_sent(casino)
+        casino.t.stop()
+        if not outbox_left(casino.state)[0]:
+            return
+
+
+def outbox_left(state: Path) -> tuple[int, int, int]:
+    """The outbox's unsent messages, its last message's id, and the journal's last seq."""
+    with Journal.open_readonly(state) as journal, journal.mutex:
+        (unsent,) = journal.connection.execute(
+            "SELECT COUNT(*) FROM outbox WHERE sent = 0"
+        ).fetchone()
+        (top,) = journal.connection.execute("SELECT MAX(id) FROM outbox").fetchone()
+        return int(unsent), int(top or 0), journal.last_seq
+
+
+def wait_sent(casino: Casino) -> None:
+    """Until the table has been quiet for ``QUIET`` s with its whole outbox sent and
+    heard by the consumer (``WAIT`` s at most: the final check then names what is
+    missing)."""
     deadline = time.monotonic() + WAIT
+    seen, since = -1, time.monotonic()
     while time.monotonic() < deadline:
-        with Journal.open_readonly(casino.state) as journal, journal.mutex:
-            (unsent,) = journal.connection.execute(
-                "SELECT COUNT(*) FROM outbox WHERE sent = 0"
-            ).fetchone()
-            (top,) = journal.connection.execute("SELECT MAX(id) FROM outbox").fetchone()
+        unsent, top, last = outbox_left(casino.state)
+        if last != seen:
+            seen, since = last, time.monotonic()
         with casino.lock:
             heard = casino.received[-1]["msg_seq"] if casino.received else 0
-        if not unsent and heard >= (top or 0):
-            break
-        time.sleep(0.2)
-    casino.t.stop()
-    casino.figures.restarts -= 1  # not one of the day's
+        if not unsent and heard >= top and time.monotonic() - since >= QUIET:
+            return
+        time.sleep(POLL)
 
 
 @contextlib.contextmanager
