@@ -279,7 +279,12 @@ class TableProcess:
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(WAIT)
+        try:
+            return self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            raise DayFailed(
+                "clean stop", f"the table's process did not exit within {WAIT:g} s of SIGTERM"
+            ) from None
 
 
 # -- the ledger ---------------------------------------------------------------------------

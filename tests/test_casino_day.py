@@ -7,6 +7,8 @@ order, the board's card as the table's state, recall). The bench runs whole days
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,35 @@ def test_the_end_sends_what_the_last_start_journals(tmp_path: Path) -> None:
         assert unsent.fetchone()[0] == 0
     assert len(starts) == 2  # the day's, and the drain's (once: nothing was left)
     assert "tray" in brought  # the last start's readings were journalled before its stop
+
+
+def test_a_table_that_does_not_exit_on_sigterm_fails_the_clean_stop_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A clean stop that hangs stops the day as a failed check (seed, step, the shortest
+    steps printed), not as a traceback (seed 11 of a full day: the table's process logged
+    `stopped` and had not exited 30 s later)."""
+    day = load_bench("casino_day")
+    monkeypatch.setattr(day, "WAIT", 0.5)
+    table = object.__new__(day.TableProcess)
+    table.proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, "
+            "signal.SIG_IGN); print('ready', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert table.proc.stdout is not None and table.proc.stdout.readline() == "ready\n"
+        with pytest.raises(day.DayFailed) as failed:
+            table.stop()
+        assert failed.value.check == "clean stop"
+    finally:
+        table.proc.kill()
+        table.proc.wait()
 
 
 def test_a_shift_change_expects_the_shift_the_rules_core_opens() -> None:
