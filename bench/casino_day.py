@@ -94,6 +94,9 @@ HAND_MINUTES = 4.5  # table time a hand takes, with the shuffle: 320 hands a day
 PUSH_MINUTES = 30
 SHIFT_HOURS = 8
 WAIT = 30.0
+SHM = Path("/dev/shm")  # --tmpfs: a kill -9 leaves what the process wrote, as on disk
+POLL = 0.02  # how often a check looks again at what it waits for (the consumer, the card)
+QUIET = 1.0  # s with no new event: a table just started has journalled its devices' first readings
 METERS = ("hands", "rake", "jackpot", "time_fees", "tips", "buy_ins", "cash_outs")
 DEALER_METERS = ("hands", "rake", "jackpot", "tips")
 STAKES = ((5, 10), (10, 20), (5, 10), (25, 50))
@@ -278,7 +281,12 @@ class TableProcess:
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(WAIT)
+        try:
+            return self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            raise DayFailed(
+                "clean stop", f"the table's process did not exit within {WAIT:g} s of SIGTERM"
+            ) from None
 
 
 # -- the ledger ---------------------------------------------------------------------------
@@ -1077,7 +1085,7 @@ class Runner:
             lost = sorted(must - set(got))
             if not lost or time.monotonic() > deadline:
                 break
-            time.sleep(0.1)
+            time.sleep(POLL)
         if got != sorted(got):
             raise DayFailed("floor order", f"{where}: messages out of order: {first_disorder(got)}")
         if got != list(range(1, len(got) + 1)):
@@ -1116,7 +1124,7 @@ class Runner:
                     if not problems:
                         return
                     seen = "; ".join(problems)
-            time.sleep(0.1)
+            time.sleep(POLL)
         raise DayFailed("board", seen)
 
 
@@ -1227,38 +1235,63 @@ def run_day(
 
 
 def drain(casino: Casino) -> None:
-    """The table's last messages reach the consumer: it starts once more until its
-    outbox is sent, then stops."""
-    casino.start_table()
+    """The table's last messages reach the consumer: it starts once more and stops once
+    it has journalled what a start brings (its devices' first readings, the tray's and
+    the puck's: nothing new for ``QUIET`` s) and sent its whole outbox. A reading
+    journalled while it stops leaves its messages unsent, for the next start (the
+    publisher's stop): then it starts again, three times at most."""
+    for _ in range(3):
+        casino.start_table()
+        casino.figures.restarts -= 1  # not one of the day's
+        wait_sent(casino)
+        casino.t.stop()
+        if not outbox_left(casino.state)[0]:
+            return
+
+
+def outbox_left(state: Path) -> tuple[int, int, int]:
+    """The outbox's unsent messages, its last message's id, and the journal's last seq."""
+    with Journal.open_readonly(state) as journal, journal.mutex:
+        (unsent,) = journal.connection.execute(
+            "SELECT COUNT(*) FROM outbox WHERE sent = 0"
+        ).fetchone()
+        (top,) = journal.connection.execute("SELECT MAX(id) FROM outbox").fetchone()
+        return int(unsent), int(top or 0), journal.last_seq
+
+
+def wait_sent(casino: Casino) -> None:
+    """Until the table has been quiet for ``QUIET`` s with its whole outbox sent and
+    heard by the consumer (``WAIT`` s at most: the final check then names what is
+    missing)."""
     deadline = time.monotonic() + WAIT
+    seen, since = -1, time.monotonic()
     while time.monotonic() < deadline:
-        with Journal.open_readonly(casino.state) as journal, journal.mutex:
-            (unsent,) = journal.connection.execute(
-                "SELECT COUNT(*) FROM outbox WHERE sent = 0"
-            ).fetchone()
-            (top,) = journal.connection.execute("SELECT MAX(id) FROM outbox").fetchone()
+        unsent, top, last = outbox_left(casino.state)
+        if last != seen:
+            seen, since = last, time.monotonic()
         with casino.lock:
             heard = casino.received[-1]["msg_seq"] if casino.received else 0
-        if not unsent and heard >= (top or 0):
-            break
-        time.sleep(0.2)
-    casino.t.stop()
-    casino.figures.restarts -= 1  # not one of the day's
+        if not unsent and heard >= top and time.monotonic() - since >= QUIET:
+            return
+        time.sleep(POLL)
 
 
 @contextlib.contextmanager
-def workdir(keep: Path | None) -> Iterator[Path]:
+def workdir(keep: Path | None, under: Path | None = None) -> Iterator[Path]:
+    """``keep``, or a temporary folder (in ``under``: ``--tmpfs``)."""
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         yield keep
         return
-    with tempfile.TemporaryDirectory(prefix="casino-day-") as temp:
+    with tempfile.TemporaryDirectory(prefix="casino-day-", dir=under) as temp:
         yield Path(temp)
 
 
-def fails_the_same(seed: int, floor: bool, check: str) -> Callable[[list[Step]], bool]:
+def fails_the_same(
+    seed: int, floor: bool, check: str, under: Path | None = None
+) -> Callable[[list[Step]], bool]:
     def trial(steps: list[Step]) -> bool:
-        with workdir(None) as work:
+        with workdir(None, under) as work:
             try:
                 run_day(steps, work, seed, floor=floor)
             except DayFailed as failed:
@@ -1305,15 +1338,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-floor", action="store_true", help="no floor: section (no broker, board)"
     )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="accepted for earlier command lines: every check stops the run, always",
-    )
     parser.add_argument("--steps", type=Path, help="run these steps (one a line) instead of a plan")
     parser.add_argument("--shrink-seconds", type=float, default=600.0)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--tmpfs",
+        action="store_true",
+        help=f"work in {SHM} (memory): the journal's writes cost no disk flush",
+    )
     args = parser.parse_args(argv)
+    if args.tmpfs and args.keep is not None:
+        parser.error(f"--tmpfs works in a temporary folder: give --keep a folder in {SHM} instead")
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     if args.steps is not None:
         steps = [Step.parse(line) for line in args.steps.read_text().splitlines() if line.strip()]
@@ -1325,7 +1360,7 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     try:
-        with workdir(args.keep) as work:
+        with workdir(args.keep, SHM if args.tmpfs else None) as work:
             figures = run_day(steps, work, seed, floor=floor, progress=say)
     except DayFailed as failed:
         step = (
@@ -1337,7 +1372,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"FAILED seed {seed}, step {failed.step} ({step}): {failed}")
         cut = steps[: (failed.step or 0) + 1]
-        small = shrink(cut, fails_the_same(seed, floor, failed.check), args.shrink_seconds)
+        trial = fails_the_same(seed, floor, failed.check, SHM if args.tmpfs else None)
+        small = shrink(cut, trial, args.shrink_seconds)
         print(f"seed {seed}: {len(small)} step(s) still fail the {failed.check} check:")
         print(" ".join(str(s) for s in small))
         return 1

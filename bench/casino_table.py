@@ -45,13 +45,44 @@ from tests.mock_clock import MockClock  # noqa: E402
 
 WAIT = 10.0
 UNSETTLED = ("view", "hand", "deal")  # nothing queued, or already waited for
+# pins whose reading reaches the queue once it has held for the debounce time (real
+# time): as before, the queue emptied and a moment (0.2 s at most) for the loop
+DEBOUNCED = ("puck", "door")
+
+
+class Barrier:
+    """Put on the loop's queue behind what a command queued: reached once the loop has
+    handled everything before it (``LoopClock``)."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+
+
+class LoopClock(MockClock):
+    """The day's clock, which also tells when the loop has handled what was queued: a
+    ``Barrier`` taken off the queue wakes the loop as an instant come would (it looks
+    at the time, does what is due), and is reached when the loop next waits, so every
+    input before it, and what the time brought (a ``jump``'s ticks), is handled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._taken: list[Barrier] = []  # only the loop's thread touches it
+
+    def next_input(self, inputs: Any, until_ns: int | None) -> Any | None:
+        while self._taken:
+            self._taken.pop().reached.set()
+        item = super().next_input(inputs, until_ns)
+        if isinstance(item, Barrier):
+            self._taken.append(item)
+            return None
+        return item
 
 
 class Table:
     def __init__(self, config: str) -> None:
         settings = load_config(config)
         setup_logging(settings.logging.level)
-        self.clock = MockClock()
+        self.clock = LoopClock()
         self.bench = Bench(settings, config_path=config, clock=self.clock)
         self.lock = threading.Lock()
 
@@ -122,7 +153,17 @@ class Table:
             if time.monotonic() > deadline:
                 return f"the {name} driver did not see its cable {'back' if plugged else 'go'}"
             time.sleep(0.02)
-        return None
+        # the driver puts its fault (or its clearing) on the queue just after: the loop
+        # has handled it once it shows it
+        while True:
+            settled(self.bench)
+            shown = self.bench.last_shown()
+            if shown is None or shown.fault is not None:
+                return None  # locked: no device faults shown (the day stops on it)
+            if (name in shown.device_faults) != plugged:
+                return None
+            if time.monotonic() > deadline:
+                return f"the loop did not show the {name}'s cable {'back' if plugged else 'out'}"
 
     def deal(self) -> str | None:
         """The next hand dealt (the puck moved, NEXT), its actions left to the caller."""
@@ -146,11 +187,20 @@ class Table:
         return None
 
 
-def drained(bench: Bench) -> None:
-    """The loop has taken all that was queued (the clock's wake-up among it)."""
+def settled(bench: Bench) -> None:
+    """The loop has handled all that was queued (a command's inputs, the clock's
+    wake-up and what the new time brought): a barrier put now is reached, and nothing
+    is left (a tray reading held back, ``InputQueue``, lets the barrier pass it). Keys
+    are queued before the keypad has them acknowledged (``press(wait=)``). A loop not
+    running is not waited for."""
     deadline = time.monotonic() + WAIT
-    while not bench.daemon.inputs.empty() and time.monotonic() < deadline:
-        time.sleep(0.002)
+    while bench.alive and time.monotonic() < deadline:
+        barrier = Barrier()
+        bench.daemon.inputs.put(barrier)
+        barrier.reached.wait(max(0.0, deadline - time.monotonic()))
+        if bench.daemon.inputs.empty():
+            return
+        time.sleep(0.01)  # a held tray reading: its turn comes within 0.25 s
 
 
 def main() -> int:
@@ -177,10 +227,10 @@ def main() -> int:
                 problem = table.run(command)
             except (KeyError, ValueError, AttributeError, TypeError) as error:
                 problem = f"{type(error).__name__}: {error}"
-            if command.get("op") == "jump":
-                drained(table.bench)
-            elif command.get("op") not in UNSETTLED:
+            if command.get("op") in DEBOUNCED:
                 settle(table.bench)
+            elif command.get("op") not in UNSETTLED:
+                settled(table.bench)
             out.write(json.dumps(table.answer(problem)) + "\n")
             out.flush()
     finally:

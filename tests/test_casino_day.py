@@ -7,10 +7,13 @@ order, the board's card as the table's state, recall). The bench runs whole days
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from controller.journal import Journal
 from controller.rules import RuleSettings, Table, parse_event, state_view
 from controller.rules.settings import GameSettings
 from tests.bench_harness import load_bench
@@ -35,6 +38,57 @@ def test_a_short_day_with_the_floor_link_keeps_every_promise(tmp_path: Path) -> 
     assert figures.hands == 9
     assert figures.checks == 5  # after each stop, and at the end
     assert figures.messages > 0
+
+
+@pytest.mark.slow  # a broker, the board and three table starts (15 s)
+def test_the_end_sends_what_the_last_start_journals(tmp_path: Path) -> None:
+    """At the end the table starts once more to send its outbox, and that start journals
+    its devices' first readings (the tray's, the puck's) a moment after it is ready:
+    they and their floor messages are waited for before the last stop, so the outbox is
+    left empty and the final check finds every message (seed 7 of a full day, seed 3 of
+    a short one: the consumer lacked the last event's two messages, journalled as the
+    drain stopped the table)."""
+    require("mosquitto", "the casino day's floor broker")
+    require("mosquitto_passwd", "the casino day's floor broker")
+    day = load_bench("casino_day")
+    steps = [day.Step.parse(text) for text in ("shift:0", "hand:1")]
+    day.run_day(steps, tmp_path, seed=3, floor=True)
+    with Journal.open_readonly(tmp_path / "state") as journal:
+        starts = [e.last_seq for e in journal.iter_system_log() if e.kind == "power_up"]
+        brought = [r.event["type"] for r in journal.iter_events(after_seq=starts[-1])]
+        unsent = journal.connection.execute("SELECT COUNT(*) FROM outbox WHERE sent = 0")
+        assert unsent.fetchone()[0] == 0
+    assert len(starts) == 2  # the day's, and the drain's (once: nothing was left)
+    assert "tray" in brought  # the last start's readings were journalled before its stop
+
+
+def test_a_table_that_does_not_exit_on_sigterm_fails_the_clean_stop_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A clean stop that hangs stops the day as a failed check (seed, step, the shortest
+    steps printed), not as a traceback (seed 11 of a full day: the table's process logged
+    `stopped` and had not exited 30 s later)."""
+    day = load_bench("casino_day")
+    monkeypatch.setattr(day, "WAIT", 0.5)
+    table = object.__new__(day.TableProcess)
+    table.proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, "
+            "signal.SIG_IGN); print('ready', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert table.proc.stdout is not None and table.proc.stdout.readline() == "ready\n"
+        with pytest.raises(day.DayFailed) as failed:
+            table.stop()
+        assert failed.value.check == "clean stop"
+    finally:
+        table.proc.kill()
+        table.proc.wait()
 
 
 def test_a_shift_change_expects_the_shift_the_rules_core_opens() -> None:

@@ -354,3 +354,27 @@ def test_recall_lists_a_tournaments_level_changes_and_players_out(
     assert "  tournament started: level 1 (5/10 ante 0) from the next hand (by S1) at seq 4" in text
     assert "  level up: level 2 (10/20 ante 0) from the next hand at seq 6" in text
     assert "  out: bob (seat 4), began the hand with 100, place 3 at seq 11" in text
+
+
+@pytest.mark.slow  # hands played, pruned and recalled: out of the edit loop
+def test_recall_of_a_journal_whose_first_snapshot_was_pruned_lists_the_early_hands_raw(
+    tmp_path: Path,
+) -> None:
+    """A journal pruned without keeping its first snapshot (by 0.3.0, or a prune not
+    told which to keep) keeps its first events but not the snapshot that says under
+    which rules they were recorded: recall rebuilds from the earliest snapshot kept and
+    lists the hands before it from their raw events, instead of failing on seq 1."""
+    state = journal_with_hands(tmp_path, 300)
+    with Journal.open(state, (tmp_path / "table.yaml").read_text()) as journal:
+        before = recall(journal, 40)
+        report = journal.prune(200)
+        assert report.removed_snapshots > 0 and report.removed_events == 0
+        first_kept = journal.connection.execute("SELECT MIN(seq) FROM snapshots").fetchone()[0]
+        after = recall(journal, 40)
+    assert first_kept > 1 and before[0].hand == 1
+    # the seating before hand 1 comes too, as its raw events (hand 0)
+    assert [h.hand for h in after] == [0] + [h.hand for h in before]
+    raw = [h for h in after if not h.rebuilt]
+    assert raw and all(h.first_seq <= first_kept for h in raw)
+    rebuilt = [h.as_dict() for h in after if h.rebuilt]
+    assert rebuilt == [h.as_dict() for h in before if h.hand > raw[-1].hand]

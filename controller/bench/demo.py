@@ -23,6 +23,7 @@ PLAYERS = ("ana", "bob", "cruz", "dee", "eli", "fay", "gus", "hal", "ivy", "jo")
 SEAT_ORDER = (1, 3, 5, 7, 9, 2, 4, 6, 8, 10)
 TABLE_SIZE = 5  # seated players the demo wants
 STEP_TIMEOUT = 5.0
+POLL = 0.005  # how often a wait looks at the table again (s): a hand is about 15 waits
 MAX_PAGES = 20  # payout pages NEXT turns before it deals (a payout per seat and pot)
 
 
@@ -264,7 +265,7 @@ class Demo:
                 return view
             if time.monotonic() > deadline:
                 raise DemoStopped(what)
-            self._stop.wait(0.02)
+            self._stop.wait(POLL)
 
     def _wait_change(self, view: dict[str, Any], what: str) -> None:
         before = _progress(view)

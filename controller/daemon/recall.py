@@ -25,7 +25,9 @@ with the undo's seq (``undone_seq``): a dispute is read in the order of the tabl
 Retention keeps the newest snapshot before the last 10 hands (``journal.retention``).
 When a journal has none before the first recalled hand (pruned by an older firmware,
 or more than 10 hands asked for), the hands that cannot be rebuilt are listed from
-their raw events (``rebuilt: false``).
+their raw events (``rebuilt: false``). So are the hands before the earliest snapshot
+kept when the first event's snapshot was pruned (by 0.3.0): a fold from the
+journal's start would not know under which rules they were recorded.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def recall(journal: Journal, count: int = RECALL_HANDS) -> list[RecalledHand]:
     dating = WallDating.from_log(journal.iter_system_log())
     book = RulesBook(journal)
     snapshot = snapshot_before(journal, start - 1)
-    if snapshot is None and first_seq(journal) > 1:
+    if snapshot is None and (first_seq(journal) > 1 or _first_snapshot_pruned(journal)):
         snapshot = _earliest_snapshot(journal)
     if snapshot is None and first_seq(journal) > 1:
         return _raw_hands(journal, start, dating)
@@ -458,6 +460,22 @@ def _earliest_snapshot(journal: Journal) -> tuple[int, str] | None:
             "SELECT seq, state FROM snapshots ORDER BY seq LIMIT 1"
         ).fetchone()
     return None if row is None else (int(row[0]), str(row[1]))
+
+
+def _first_snapshot_pruned(journal: Journal) -> bool:
+    """Whether the first event that recorded a snapshot no longer has it (pruned by a
+    release that did not keep it): a fold from the journal's start could not tell
+    under which rules the events were recorded (``recovery.edition_marks``)."""
+    with journal.mutex:
+        row = journal.connection.execute(
+            "SELECT seq FROM events WHERE snapshot_sha256 IS NOT NULL ORDER BY seq LIMIT 1"
+        ).fetchone()
+        return (
+            row is not None
+            and not journal.connection.execute(
+                "SELECT 1 FROM snapshots WHERE seq = ?", (row[0],)
+            ).fetchone()
+        )
 
 
 def _raw_hands(

@@ -26,6 +26,7 @@ from controller.config import ConfigError, Settings, load_config, load_config_te
 from controller.config.settings import settings_changes
 from controller.daemon.host import ControllerHost
 from controller.daemon.recorder import Recorder, describe
+from controller.daemon.recovery import edition_marks
 from controller.journal import JournalError
 
 log = logging.getLogger("table-controller")
@@ -319,7 +320,9 @@ class ConfigMixin(ControllerHost):
             return
         try:
             report = self.journal.prune(
-                self.settings.journal.keep_hands, archive=self.settings.journal.archive
+                self.settings.journal.keep_hands,
+                archive=self.settings.journal.archive,
+                keep_snapshots=edition_marks(self.journal),
             )
         except Exception as error:  # retention must not stop play
             log.warning("journal retention skipped: %s", describe(error))

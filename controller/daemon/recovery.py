@@ -154,6 +154,28 @@ def fold_records(
         yield record, effects
 
 
+def edition_marks(journal: Journal) -> list[int]:
+    """The snapshots a fold from the journal's first event reads to learn under which
+    rules its events were recorded (``apply_record``): while the journal holds its
+    first event, every snapshot up to the first this release recorded (from it on the
+    events are this release's); none once that event is pruned (no fold starts there
+    any more). Retention keeps them, however old (``Journal.prune(keep_snapshots=)``):
+    the snapshot of a journal's first event, in a journal this release began."""
+    if first_seq(journal) != 1:
+        return []
+    marks: list[int] = []
+    with journal.mutex:
+        rows = journal.connection.execute("SELECT seq, state FROM snapshots ORDER BY seq")
+        for seq, text in rows:
+            marks.append(int(seq))
+            try:
+                if not earlier_release(snapshots.decode(str(text))):
+                    break
+            except ValueError:  # the fold reports it (SnapshotUnreadable)
+                break
+    return marks
+
+
 def snapshot_before(journal: Journal, seq: int) -> tuple[int, str] | None:
     """The newest snapshot taken at or before ``seq``."""
     with journal.mutex:

@@ -32,6 +32,7 @@ A prune with no snapshot yet removes no events (recovery would need them all).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,7 +65,12 @@ DAY_NS = 86_400 * 10**9
 
 
 def prune(
-    journal: Journal, *, keep_hands: int, archive: bool, keep_log_entries: int
+    journal: Journal,
+    *,
+    keep_hands: int,
+    archive: bool,
+    keep_log_entries: int,
+    keep_snapshots: Collection[int] = (),
 ) -> PruneReport:
     if keep_hands < RECALL_HANDS:
         raise ValueError(
@@ -80,7 +86,8 @@ def prune(
     archive_path: Path | None = None
     if cutoff > base.seq + 1 and archive:
         archive_path = _write_archive(journal, base.seq, base.hash, cutoff - 1)
-    removed = _delete(journal, cutoff, oldest_snapshot_kept, keep_log_entries)
+    kept = [seq for seq in keep_snapshots if seq >= cutoff]  # with their events
+    removed = _delete(journal, cutoff, (oldest_snapshot_kept, kept), keep_log_entries)
     journal.log_system(
         LogKind.PRUNE,
         {
@@ -132,11 +139,15 @@ def _cutoff(journal: Journal, keep_hands: int) -> tuple[int, int | None]:
 
 
 def _delete(
-    journal: Journal, cutoff: int, oldest_snapshot_kept: int | None, keep_log_entries: int
+    journal: Journal,
+    cutoff: int,
+    snapshots_kept: tuple[int | None, list[int]],
+    keep_log_entries: int,
 ) -> dict[str, int]:
     """Remove, in one transaction, the events before ``cutoff`` (the chain's base moves
-    to the last one removed), the snapshots before the oldest kept and the system log
-    entries that go; how many of each went."""
+    to the last one removed), the snapshots before the oldest kept (but those named
+    with it) and the system log entries that go; how many of each went."""
+    oldest_snapshot_kept, named = snapshots_kept
     conn = journal.connection
     base = journal.chain_base_value
     removed = {"events": 0, "snapshots": 0, "outbox": 0, "log": 0}
@@ -154,7 +165,8 @@ def _delete(
             set_meta(conn, META_CHAIN_BASE_HASH, bytes(new_base_hash).hex())
         if oldest_snapshot_kept is not None:
             removed["snapshots"] = conn.execute(
-                "DELETE FROM snapshots WHERE seq < ?", (oldest_snapshot_kept,)
+                f"DELETE FROM snapshots WHERE seq < ? AND seq NOT IN ({','.join('?' * len(named))})",
+                (oldest_snapshot_kept, *named),
             ).rowcount
             set_meta(conn, META_SNAPSHOTS_PRUNED_THROUGH, str(oldest_snapshot_kept - 1))
         last_removed = _last_log_entry_to_remove(journal, keep_log_entries)

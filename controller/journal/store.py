@@ -37,6 +37,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Collection
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
@@ -437,9 +438,15 @@ class Journal(JournalWriter, JournalReader):
     # ------------------------------------------------------------------ retention
 
     def prune(
-        self, keep_hands: int, *, archive: bool = False, keep_log_entries: int = 10_000
+        self,
+        keep_hands: int,
+        *,
+        archive: bool = False,
+        keep_log_entries: int = 10_000,
+        keep_snapshots: Collection[int] = (),
     ) -> PruneReport:
-        """Delete what neither recovery nor recall needs; see ``retention.py``."""
+        """Delete what neither recovery nor recall needs; see ``retention.py``
+        (``keep_snapshots``: snapshots kept with their events, however old)."""
         from controller.journal.retention import prune
 
         self._writable()
@@ -447,7 +454,11 @@ class Journal(JournalWriter, JournalReader):
             raise self.fault  # never thin out a damaged journal: it is evidence
         with self._mutex:
             report = prune(
-                self, keep_hands=keep_hands, archive=archive, keep_log_entries=keep_log_entries
+                self,
+                keep_hands=keep_hands,
+                archive=archive,
+                keep_log_entries=keep_log_entries,
+                keep_snapshots=keep_snapshots,
             )
             self._chain_base = self._read_chain_base()
         return report
