@@ -169,7 +169,7 @@ def edition_marks(journal: Journal) -> list[int]:
         for seq, text in rows:
             marks.append(int(seq))
             try:
-                if not earlier_release(snapshots.decode(str(text))):
+                if not older_edition(snapshots.decode(str(text))):
                     break
             except ValueError:  # the fold reports it (SnapshotUnreadable)
                 break
