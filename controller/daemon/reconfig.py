@@ -205,7 +205,6 @@ class ConfigMixin(ControllerHost):
         if self.config_path is not None:
             now = self._read_config("taken")
             if now is None:
-                self.pending_config = self.config_due_ns = None
                 log.error(
                     "configuration %s changed after it was read and no longer reads: "
                     "the change is dropped; the running one stays (sha256 %s). Replace "
@@ -213,6 +212,8 @@ class ConfigMixin(ControllerHost):
                     new.source,
                     self.settings.sha256[:12],
                 )
+                # cleared after the log: whoever sees the change gone can read why
+                self.pending_config = self.config_due_ns = None
                 return
             if now.sha256 != new.sha256:
                 log.warning(
