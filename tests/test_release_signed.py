@@ -19,13 +19,13 @@ import subprocess
 import sys
 import tarfile
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.stand_in_wheels import wheel_file
 from tests.system_tools import require
 from tests.test_install import PREFIX, ROOT, needs_root
 from tests.test_upgrade import Board
@@ -346,16 +346,12 @@ def pin_stand_in_gpio_wheels(tree: Path, folder: Path) -> None:
     """TREE's pins of the lgpio wheels built from source (release/gpio_wheel.sh, minutes
     under emulation; not in git) pointed at stand-ins made in FOLDER, so that a fresh
     clone builds its arm bundles: what is tested is the build, not lgpio's bytes."""
-    folder.mkdir(parents=True, exist_ok=True)
     pins = tree / "release" / "gpio-wheels.sha256"
     lines = []
     for line in pins.read_text().splitlines():
         if line and not line.startswith("#") and line.endswith(".whl"):
             name = line.split()[1]
-            with zipfile.ZipFile(folder / name, "w") as archive:
-                for member in ("lgpio.py", "_lgpio.cpython-313-stand-in.so"):
-                    info = zipfile.ZipInfo(member, date_time=(2026, 12, 7, 9, 0, 0))
-                    archive.writestr(info, f"# stand-in for {name}\n")
+            wheel_file(folder, name, marker="stand-in")
             digest = hashlib.sha256((folder / name).read_bytes()).hexdigest()
             line = f"{digest}  {name}"
         lines.append(line)
