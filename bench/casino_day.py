@@ -66,6 +66,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -489,7 +490,8 @@ class Casino:
         self.broker: LocalBroker | None = None
         self.board: subprocess.Popen[bytes] | None = None
         self.subscriber: Subscriber | None = None
-        self.received: list[dict[str, Any]] = []
+        # each message's msg_seq only: a month of messages, kept whole, fills gigabytes
+        self.received = array("q")
         self.dedup = Deduplicator()
         self.lock = threading.Lock()
         self.stakes = STAKES[0]
@@ -537,7 +539,7 @@ class Casino:
                 return
             with self.lock:
                 if self.dedup.first_time(payload, message.raw):
-                    self.received.append(dict(payload))
+                    self.received.append(payload["msg_seq"])
                 else:
                     self.figures.duplicates += 1
 
@@ -1081,7 +1083,7 @@ class Runner:
         deadline = time.monotonic() + WAIT
         while True:
             with c.lock:
-                got = [m["msg_seq"] for m in c.received]
+                got = list(c.received)
             lost = sorted(must - set(got))
             if not lost or time.monotonic() > deadline:
                 break
@@ -1270,7 +1272,7 @@ def wait_sent(casino: Casino) -> None:
         if last != seen:
             seen, since = last, time.monotonic()
         with casino.lock:
-            heard = casino.received[-1]["msg_seq"] if casino.received else 0
+            heard = casino.received[-1] if casino.received else 0
         if not unsent and heard >= top and time.monotonic() - since >= QUIET:
             return
         time.sleep(POLL)
