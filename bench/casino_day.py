@@ -286,7 +286,9 @@ class TableProcess:
             return self.proc.wait(WAIT)
         except subprocess.TimeoutExpired:
             raise DayFailed(
-                "clean stop", f"the table's process did not exit within {WAIT:g} s of SIGTERM"
+                "clean stop",
+                f"the table's process did not exit within {WAIT:g} s of SIGTERM "
+                "(its threads' stacks are at the end of daemon.log)",
             ) from None
 
 

@@ -23,6 +23,7 @@ it; ``seats``: a list seen at once, a sensor fault); ``door`` (``open``); ``jump
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import signal
 import sys
@@ -44,6 +45,9 @@ from controller.daemon.process import setup_logging  # noqa: E402
 from tests.mock_clock import MockClock  # noqa: E402
 
 WAIT = 10.0
+# a process still there this long after SIGTERM writes its threads' stacks to its log
+# (standard error), for the day's ``clean stop`` check, which gives up at 30 s
+STACKS_AFTER = 20.0
 UNSETTLED = ("view", "hand", "deal")  # nothing queued, or already waited for
 # pins whose reading reaches the queue once it has held for the debounce time (real
 # time): as before, the queue emptied and a moment (0.2 s at most) for the loop
@@ -210,6 +214,7 @@ def main() -> int:
     table = Table(args.config)
 
     def stop(number: int, frame: FrameType | None) -> None:
+        faulthandler.dump_traceback_later(STACKS_AFTER, exit=False)
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
