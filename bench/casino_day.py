@@ -157,10 +157,11 @@ class Step:
 
 DEVICES = ("keypad", "display", "tray", "puck", "puck2", "lights")
 MOMENTS = ("hand", "tip", "shift", "fault", "reload", "idle")
+CHOICES = {"reseat": DEVICES, "kill": MOMENTS}  # what a step of the kind is about
 # each day, besides its hands, pushes and shift changes: kind -> how many
 EXTRAS = {
     "kill": 22,
-    "reseat": 64,  # one in six the seat lights, which the daemon cannot see go: 50+ seen
+    "reseat": 64,  # 10 or 11 of them the seat lights, which the daemon cannot see go: 53+ seen
     "tip": 40,
     "sit": 10,
     "leave": 8,
@@ -189,10 +190,8 @@ def plan(seed: int, days: int = 1, hands_per_day: int = 0) -> list[Step]:
     for day in range(days):
         between: list[list[Step]] = [[] for _ in range(per_day)]
         for kind, count in EXTRAS.items():
-            for _ in range(max(1, round(count * scale))):
-                what = rng.choice(
-                    DEVICES if kind == "reseat" else MOMENTS if kind == "kill" else ("",)
-                )
+            choices = CHOICES.get(kind, ("",))
+            for what in dealt(rng, choices, max(1, round(count * scale))):
                 between[rng.randrange(per_day)].append(Step(kind, next(counter), what))
         for index in range(per_day):
             minute = (day * per_day + index) * HAND_MINUTES
@@ -204,6 +203,16 @@ def plan(seed: int, days: int = 1, hands_per_day: int = 0) -> list[Step]:
             steps.append(Step("hand", next(counter)))
     steps.append(Step("shift", next(counter)))  # the last day's last shift closes too
     return steps
+
+
+def dealt(rng: random.Random, choices: tuple[str, ...], count: int) -> list[str]:
+    """``count`` of ``choices`` dealt evenly (each one as often as the next, give or
+    take one), in a random order: a day reseats every device and cuts the power at
+    every moment, and no seed reseats the unseen lights so often that fewer than 50
+    reseats are seen."""
+    deck = [*choices] * (count // len(choices)) + rng.sample(choices, count % len(choices))
+    rng.shuffle(deck)
+    return deck
 
 
 def crossed(minute: float, every: float) -> bool:
