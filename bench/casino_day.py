@@ -58,6 +58,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import stat
 import subprocess
@@ -238,6 +239,7 @@ class TableProcess:
     """``bench/casino_table.py`` in its own process: commands in, answers out."""
 
     def __init__(self, config: Path, log: IO[str], env: dict[str, str]) -> None:
+        self.log = log
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "bench" / "casino_table.py"), "--config", str(config)],
             stdin=subprocess.PIPE,
@@ -294,11 +296,39 @@ class TableProcess:
         try:
             return self.proc.wait(WAIT)
         except subprocess.TimeoutExpired:
+            self.log.write(threads_of(self.proc.pid))
+            self.log.flush()
             raise DayFailed(
                 "clean stop",
                 f"the table's process did not exit within {WAIT:g} s of SIGTERM "
-                "(its threads' stacks are at the end of daemon.log)",
+                "(its threads, as the kernel and py-spy see them, are at the end of "
+                "daemon.log)",
             ) from None
+
+
+def threads_of(pid: int) -> str:
+    """What a process that will not exit is doing: each thread's name, state and kernel
+    wait channel, and its Python and native stacks when ``py-spy`` is at hand."""
+    lines = [f"-- process {pid} did not exit: its threads"]
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*")):
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            name = (task / "comm").read_text().strip()
+            wchan = (task / "wchan").read_text().strip()
+        except OSError:
+            continue
+        lines.append(f"{task.name} {name}: state {fields[0]}, waiting in {wchan or '-'}")
+    spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    if spy is not None:
+        dump = subprocess.run(
+            [spy, "dump", "--native", "--pid", str(pid)],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            check=False,
+        )
+        lines.append(dump.stdout + dump.stderr)
+    return "\n".join(lines) + "\n"
 
 
 # -- the ledger ---------------------------------------------------------------------------

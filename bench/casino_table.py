@@ -29,9 +29,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from types import FrameType
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -42,6 +42,7 @@ from controller.bench.script import settle  # noqa: E402
 from controller.bench.session import Bench  # noqa: E402
 from controller.config import load_config  # noqa: E402
 from controller.daemon.process import setup_logging  # noqa: E402
+from controller.lines import read_lines  # noqa: E402
 from tests.mock_clock import MockClock  # noqa: E402
 
 WAIT = 10.0
@@ -207,38 +208,59 @@ def settled(bench: Bench) -> None:
         time.sleep(0.01)  # a held tray reading: its turn comes within 0.25 s
 
 
+#: taken by the main thread with ``sigwait``, blocked in every other thread, as ``tablectl
+#: run`` takes them (``controller.daemon.process``): a SIGTERM the kernel gave to another
+#: thread left the main thread blocked reading standard input, and the table never
+#: stopped (seed 11 of a full day, the 30-day run's day 11; 1 clean stop in 125)
+SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)
+
+
+def serve(table: Table, lines: Iterable[bytes], out: IO[str], lock: threading.Lock) -> None:
+    """The commands, a JSON line each, each answered on ``out`` (under ``lock``)."""
+    with lock:
+        out.write(json.dumps(table.answer()) + "\n")
+        out.flush()
+    for line in lines:
+        command = json.loads(line)
+        if command.get("op") == "quit":
+            return
+        try:
+            problem = table.run(command)
+        except (KeyError, ValueError, AttributeError, TypeError) as error:
+            problem = f"{type(error).__name__}: {error}"
+        if command.get("op") in DEBOUNCED:
+            settle(table.bench)
+        elif command.get("op") not in UNSETTLED:
+            settled(table.bench)
+        with lock:
+            out.write(json.dumps(table.answer(problem)) + "\n")
+            out.flush()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", required=True)
     args = parser.parse_args()
+    signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)  # before any thread starts
     table = Table(args.config)
-
-    def stop(number: int, frame: FrameType | None) -> None:
-        faulthandler.dump_traceback_later(STACKS_AFTER, exit=False)
-        raise SystemExit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, lambda number, frame: table.bench.daemon.reload())
     table.bench.start()
-    out = sys.stdout
+    main_thread = threading.get_ident()
+    answering = threading.Lock()
+
+    def commands() -> None:
+        try:  # unbuffered: no buffer lock held by this thread when the process ends
+            stdin = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115
+            serve(table, read_lines(stdin), sys.stdout, answering)
+        finally:  # the end of standard input, or ``quit``: stop as SIGTERM does
+            signal.pthread_kill(main_thread, signal.SIGUSR1)
+
+    threading.Thread(target=commands, name="commands", daemon=True).start()
     try:
-        out.write(json.dumps(table.answer()) + "\n")
-        out.flush()
-        for line in sys.stdin:
-            command = json.loads(line)
-            if command.get("op") == "quit":
-                break
-            try:
-                problem = table.run(command)
-            except (KeyError, ValueError, AttributeError, TypeError) as error:
-                problem = f"{type(error).__name__}: {error}"
-            if command.get("op") in DEBOUNCED:
-                settle(table.bench)
-            elif command.get("op") not in UNSETTLED:
-                settled(table.bench)
-            out.write(json.dumps(table.answer(problem)) + "\n")
-            out.flush()
+        while signal.sigwait(SIGNALS) == signal.SIGHUP:
+            table.bench.daemon.reload()
+        faulthandler.dump_traceback_later(STACKS_AFTER, exit=False)
     finally:
+        answering.acquire()  # no answer half written when the process ends
         table.bench.close()
     return 0
 

@@ -7,6 +7,9 @@ order, the board's card as the table's state, recall). The bench runs whole days
 
 from __future__ import annotations
 
+import io
+import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +21,7 @@ from controller.rules import RuleSettings, Table, parse_event, state_view
 from controller.rules.settings import GameSettings
 from tests.bench_harness import load_bench
 from tests.system_tools import require
+from tests.waiting import eventually
 
 SHORT_DAY = (
     "shift:0 push:1 hand:2 hand:3 tip:4 restart:5 hand:6 reseat:7:keypad hand:8 "
@@ -71,6 +75,7 @@ def test_a_table_that_does_not_exit_on_sigterm_fails_the_clean_stop_check(
     day = load_bench("casino_day")
     monkeypatch.setattr(day, "WAIT", 0.5)
     table = object.__new__(day.TableProcess)
+    table.log = io.StringIO()
     table.proc = subprocess.Popen(
         [
             sys.executable,
@@ -86,9 +91,57 @@ def test_a_table_that_does_not_exit_on_sigterm_fails_the_clean_stop_check(
         with pytest.raises(day.DayFailed) as failed:
             table.stop()
         assert failed.value.check == "clean stop"
+        said = table.log.getvalue().splitlines()  # what it was doing, for whoever looks
+        assert said[0] == f"-- process {table.proc.pid} did not exit: its threads"
+        assert said[1].startswith(f"{table.proc.pid} python: state S, waiting in ")
+        assert (
+            "time.sleep" not in said[1]
+            and (  # py-spy: the stack where it sleeps
+                shutil.which("py-spy", path=str(Path(sys.executable).parent)) is None
+                or any("<module> (<string>:1)" in line for line in said[2:])
+            )
+        )
     finally:
         table.proc.kill()
         table.proc.wait()
+
+
+def _blocked(task: Path) -> int:
+    """A thread's blocked signals (``SigBlk`` of its ``status``), as a bit mask."""
+    for line in (task / "status").read_text().splitlines():
+        if line.startswith("SigBlk:"):
+            return int(line.split()[1], 16)
+    raise AssertionError(f"no SigBlk in {task}/status")
+
+
+def test_only_the_tables_main_thread_can_be_given_its_stop_and_reload_signals(
+    tmp_path: Path,
+) -> None:
+    """The kernel gives a signal sent to a process to any one of its threads that does
+    not block it. The table's process blocks SIGTERM and SIGHUP in every thread but the
+    main one, which takes them with ``sigwait``: before, a SIGTERM given to another
+    thread left the main thread blocked reading its commands, and the process never
+    stopped (the clean-stop hang of seed 11 and of the 30-day run, about 1 stop in 125).
+    Then a SIGHUP re-reads the configuration and a SIGTERM stops it cleanly."""
+    day = load_bench("casino_day")
+    casino = day.Casino(tmp_path, seed=1, floor=False)
+    casino.open()
+    try:
+        pid = casino.t.proc.pid
+        tasks = [t for t in Path(f"/proc/{pid}/task").iterdir() if t.name != str(pid)]
+        assert len(tasks) >= 5  # the loop, the drivers, the simulated devices, the commands
+        wanted = (1 << (signal.SIGTERM - 1)) | (1 << (signal.SIGHUP - 1))
+        open_to = [(t / "comm").read_text().strip() for t in tasks if ~_blocked(t) & wanted]
+        assert open_to == []
+        casino.t.proc.send_signal(signal.SIGHUP)
+        log = tmp_path / "daemon.log"
+        assert eventually(lambda: "reloaded: unchanged" in log.read_text(), timeout=10)
+        assert casino.t.ask(op="view")["ok"]
+        casino.t.proc.send_signal(signal.SIGTERM)
+        assert casino.t.proc.wait(10) == 0
+        assert log.read_text().splitlines()[-1] == "INFO stopped"
+    finally:
+        casino.close()
 
 
 def test_a_shift_change_expects_the_shift_the_rules_core_opens() -> None:
