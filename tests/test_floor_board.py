@@ -725,3 +725,38 @@ def test_forty_tables_on_a_wall_display_and_a_laptop(
         assert "40 tables" in browser.find_element(By.ID, "summary").text
     finally:
         board.stop()
+
+
+@pytest.mark.parametrize("thread", ["main", "another"])
+def test_the_board_stops_on_a_sigterm_whichever_thread_the_kernel_gives_it_to(
+    tmp_path: Path, broker: LocalBroker, thread: str
+) -> None:
+    """systemd's SIGTERM given to the page server's or the broker link's thread stopped
+    nothing: the main thread waited on its stop alone, and Python runs the handler there
+    only (the board stayed up until systemd's SIGKILL)."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.thread_signals import other_threads, signal_thread
+
+    config = tmp_path / "board.yaml"
+    config.write_text(f"floor: {{site: lv, host: {broker.host}, port: {broker.port}}}\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller", "floor", "board", "--config", str(config)]
+        + ["--http-port", "0"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("floor board on http://")
+        others = other_threads(process.pid)
+        assert len(others) >= 2  # the page server's, the broker link's
+        signal_thread(process.pid, process.pid if thread == "main" else others[-1], signal.SIGTERM)
+        assert process.wait(WAIT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()

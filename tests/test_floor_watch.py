@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from controller.floor.settings import FloorSettings
 from tests.localbroker import LocalBroker
 from tests.system_tools import require
 from tests.test_floor_publisher import MOSQUITTO_PURPOSE, WAIT, _journal_events
+from tests.thread_signals import other_threads, signal_thread
 from tests.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,3 +272,21 @@ def test_watch_and_board_ending_say_no_broker_lost(
     _, rest = process.communicate(timeout=WAIT)
     assert "lost" not in rest and "retrying" not in rest, rest
     assert "Traceback" not in rest, rest
+
+
+@pytest.mark.parametrize("thread", ["main", "another"])
+def test_a_ctrl_c_stops_the_watch_whichever_thread_the_kernel_gives_it_to(
+    broker: LocalBroker, thread: str
+) -> None:
+    """A Ctrl-C the kernel gave to the broker link's thread stopped nothing: the main
+    thread waited on the watch's end alone, and Python runs the handler there only."""
+    watch = _watch("--host", broker.host, "--port", str(broker.port), "--table", "T1")
+    try:
+        assert _started(watch).startswith("watching ")
+        others = other_threads(watch.pid)
+        assert others  # the broker link's
+        signal_thread(watch.pid, watch.pid if thread == "main" else others[0], signal.SIGINT)
+        assert watch.wait(WAIT) == 130  # as a shell counts an interrupted command
+    finally:
+        watch.kill()
+        watch.communicate()

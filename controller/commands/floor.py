@@ -227,11 +227,27 @@ def _watch(args: argparse.Namespace) -> int:
         return 1
     print(f"watching {topic_filter} on {host}:{port}", file=sys.stderr, flush=True)
     try:
-        done.wait(args.timeout)
+        wait_in_slices(done, args.timeout)
     finally:
         link.end()
         subscriber.stop()
     return 0
+
+
+#: seconds: how soon a signal the kernel gave another thread is acted on (``wait_in_slices``)
+SIGNAL_SLICE = 0.25
+
+
+def wait_in_slices(event: threading.Event, timeout: float | None) -> None:
+    """Wait for ``event``, at most ``timeout`` seconds, a short slice at a time. Python
+    runs a signal's handler in the main thread only, once it runs again; the kernel may
+    give a SIGTERM or a Ctrl-C to any thread of the process (here the broker link's or
+    the page server's), and a main thread waiting on the event alone never ran it."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = SIGNAL_SLICE if deadline is None else deadline - time.monotonic()
+        if left <= 0 or event.wait(min(left, SIGNAL_SLICE)):
+            return
 
 
 RAW_SHOWN = 1024  # bytes of a payload that is no message shown by the watch
@@ -367,7 +383,7 @@ def _board(args: argparse.Namespace) -> int:
         flush=True,
     )
     try:
-        stop.wait(args.timeout)
+        wait_in_slices(stop, args.timeout)
     except KeyboardInterrupt:
         pass
     finally:
