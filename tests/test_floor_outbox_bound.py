@@ -70,3 +70,34 @@ def test_a_kept_row_changed_after_the_bound_deleted_older_ones_is_still_caught(
         conn.execute("UPDATE outbox SET payload = '{\"forged\": 1}' WHERE id = ?", (last,))
     problems = verify(state)
     assert len(problems) == 1 and "journal hash chain broken" in problems[0], problems
+
+
+@pytest.mark.slow  # a daemon run against a real broker (2 s)
+def test_the_bound_deleting_rows_while_the_chain_is_checked_breaks_no_chain(
+    tmp_path: Path, broker: LocalBroker
+) -> None:
+    """The publisher's thread deletes the oldest sent messages (and moves the mark the
+    check passes over them by) on its own connection, at any moment. A check that read
+    the mark and then, in another read, the rows found the rows gone and called a
+    claim's messages removed: a floor-linked table locked itself with MEMORY FAULT
+    CHAIN between two hands (the 30-day casino day, seed 30, day 2). The check reads
+    the journal as of one moment."""
+    config = floor_config(tmp_path, broker)
+    state = tmp_path / "state"
+    play_and_send(config, state, hands=4)  # the start-up state: a claim; events' rows
+    publisher = outbox.connect(state / "journal.sqlite3")
+    deleted: list[int] = []
+
+    def meanwhile(statement: str) -> None:
+        if not deleted and "FROM outbox" in statement:  # the check's first outbox read
+            deleted.append(outbox.enforce_bound(publisher, 10))
+
+    try:
+        with Journal.open_readonly(state) as journal:
+            journal.connection.set_trace_callback(meanwhile)
+            problems = [problem.message for problem in journal.verify(log=False).problems]
+    finally:
+        publisher.close()
+    assert deleted and deleted[0] > 0  # the bound did delete, in the middle of the check
+    assert problems == []
+    assert verify(state) == []  # and the next check, after it, passes over them

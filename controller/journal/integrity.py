@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -446,7 +447,35 @@ def verify_connection(
     (the ack mark's verified mark: start-up, ``tablectl state``) the chain, snapshots
     and floor messages are checked only after it, once the row at the mark is found
     with the mark's hash, and ``PRAGMA quick_check`` (which reads every page) is left to
-    the whole check; without it, everything. Memory stays flat either way."""
+    the whole check; without it, everything. Memory stays flat either way.
+
+    The check reads the journal as of one moment (one read transaction): the floor
+    publisher's thread deletes the oldest sent messages and moves the mark the check
+    passes over them by, on its own connection, at any time."""
+    with _one_moment(conn):
+        return _verify(conn, acks, table_id, verified)
+
+
+@contextmanager
+def _one_moment(conn: sqlite3.Connection) -> Iterator[None]:
+    """Every read inside as of the first one (a caller's transaction is kept as is)."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        with suppress(sqlite3.Error):  # a read transaction: nothing to keep
+            conn.execute("ROLLBACK")
+
+
+def _verify(
+    conn: sqlite3.Connection,
+    acks: AckReading | None,
+    table_id: str | None,
+    verified: tuple[int, bytes] | None,
+) -> VerifyResult:
     problems: list[JournalIntegrityError] = []
     warnings: list[str] = acks.warnings() if acks is not None else []
     quick = "skipped (checked after the verified mark)"
