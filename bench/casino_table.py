@@ -41,7 +41,7 @@ from controller.bench.demo import Demo, DemoStopped  # noqa: E402
 from controller.bench.script import settle  # noqa: E402
 from controller.bench.session import Bench  # noqa: E402
 from controller.config import load_config  # noqa: E402
-from controller.daemon.process import setup_logging  # noqa: E402
+from controller.daemon.process import setup_logging, unbuffered_stdin  # noqa: E402
 from controller.lines import read_lines  # noqa: E402
 from tests.mock_clock import MockClock  # noqa: E402
 
@@ -248,9 +248,8 @@ def main() -> int:
     answering = threading.Lock()
 
     def commands() -> None:
-        try:  # unbuffered: no buffer lock held by this thread when the process ends
-            stdin = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115
-            serve(table, read_lines(stdin), sys.stdout, answering)
+        try:
+            serve(table, read_lines(unbuffered_stdin()), sys.stdout, answering)
         finally:  # the end of standard input, or ``quit``: stop as SIGTERM does
             signal.pthread_kill(main_thread, signal.SIGUSR1)
 

@@ -88,7 +88,7 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
     if stdin_events:
         threading.Thread(
             target=_stdin_events,
-            args=(daemon, read_lines(_unbuffered_stdin()), sys.stdout),
+            args=(daemon, read_lines(unbuffered_stdin()), sys.stdout),
             name="stdin-events",
             daemon=True,
         ).start()
@@ -113,7 +113,7 @@ def run_service(config_path: str, *, simulated: bool = False, stdin_events: bool
     return EXIT_OK
 
 
-def _unbuffered_stdin() -> IO[bytes]:
+def unbuffered_stdin() -> IO[bytes]:
     """Standard input without Python's buffer, whose lock a thread blocked in a read
     would still hold when the interpreter shuts down (a fatal error at exit)."""
     return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115
