@@ -49,9 +49,22 @@ def test_rows_come_back_in_id_order_until_marked_sent(conn: sqlite3.Connection) 
         (3, "t/2", True, 123),
     ]
     assert outbox.mark_sent(conn, 0, 3) == 3
-    assert outbox.first_unsent_id(conn) == 4
+    assert outbox.sent_through(conn) == 3
     assert outbox.count_unsent(conn) == 2
     assert [r.id for r in outbox.unsent_after(conn, 0, 10)] == [4, 5]
+
+
+def test_sent_through_is_the_row_before_the_first_unsent_one(conn: sqlite3.Connection) -> None:
+    assert outbox.sent_through(conn) == 0  # an empty outbox
+    _fill(conn, 4)
+    assert outbox.sent_through(conn) == 0
+    outbox.mark_sent(conn, 0, 4)
+    assert outbox.sent_through(conn) == 4  # all sent: the last row
+    _fill(conn, 2)
+    conn.execute("UPDATE outbox SET sent = -1 WHERE id = 5")  # unsendable: never sent
+    assert outbox.sent_through(conn) == 5
+    outbox.prune_sent(conn, 0)
+    assert outbox.sent_through(conn) == 5  # the unsent row 6 is next, whatever went
 
 
 def test_ids_are_never_reused_after_sent_rows_are_deleted(conn: sqlite3.Connection) -> None:

@@ -220,6 +220,47 @@ def test_events_arrive_in_order_with_their_sequence_numbers(
         publisher.stop()
 
 
+def test_an_event_journalled_while_the_publisher_starts_is_sent(
+    broker: LocalBroker,
+    back_office: Collector,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon journals events while the publisher's thread is still finding where
+    the outbox's unsent rows begin. An event committed between that thread's reads of
+    the first unsent row (none yet) and of the last row once made both of its rows
+    count as sent: never published, the link saying `LINK OK` with nothing unsent."""
+    db = tmp_path / "journal.sqlite3"
+    outbox.connect(db).close()
+    connect = outbox.connect
+    committed: list[str] = []
+
+    def commit_at_the_last_rows_read(statement: str) -> None:
+        if "MAX(id)" in statement and not committed:
+            committed.append(statement)
+            _journal_events(db, 1, 1)  # on its own connection, as the daemon does
+
+    def publishers_connection(path: Path) -> sqlite3.Connection:
+        conn = connect(path)
+        if threading.current_thread().name.startswith("floor-publisher"):
+            conn.set_trace_callback(commit_at_the_last_rows_read)
+        return conn
+
+    monkeypatch.setattr(outbox, "connect", publishers_connection)
+    publisher = _publisher(_settings(broker), db)
+    publisher.start()
+    try:
+        _eventually(lambda: bool(committed))
+        _journal_events(db, 2, 1)
+        publisher.notify()
+        assert publisher.wait_drained(WAIT)
+        _wait_delivered(back_office, 4)
+        payloads = _table_payloads(back_office.messages)
+        assert [(p["seq"], p["msg_seq"]) for p in payloads] == [(1, 1), (1, 2), (2, 3), (2, 4)]
+    finally:
+        publisher.stop()
+
+
 @pytest.mark.slow  # a broker stopped mid-stream: out of the edit loop
 def test_stopping_the_broker_mid_stream_loses_nothing_and_duplicates_nothing(
     broker: LocalBroker, back_office: Collector, tmp_path: Path

@@ -84,14 +84,18 @@ def enqueue(
     return ids
 
 
-def first_unsent_id(conn: sqlite3.Connection) -> int | None:
-    row = conn.execute("SELECT MIN(id) FROM outbox WHERE sent = 0").fetchone()
-    return None if row[0] is None else int(row[0])
-
-
-def last_id(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT MAX(id) FROM outbox").fetchone()
-    return 0 if row[0] is None else int(row[0])
+def sent_through(conn: sqlite3.Connection) -> int:
+    """The id every row up to which is sent: just before the first unsent row, else the
+    last row (0 in an empty outbox). One statement, so one moment of the outbox: a row
+    committed between two reads (the first unsent one, then the last) would count as
+    sent and never go."""
+    row = conn.execute(
+        "SELECT (SELECT MIN(id) FROM outbox WHERE sent = 0), (SELECT MAX(id) FROM outbox)"
+    ).fetchone()
+    first_unsent, last = row
+    if first_unsent is not None:
+        return int(first_unsent) - 1
+    return 0 if last is None else int(last)
 
 
 def unsent_after(conn: sqlite3.Connection, after_id: int, limit: int) -> list[OutboxRow]:

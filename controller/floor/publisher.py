@@ -333,8 +333,7 @@ class Publisher(StatusKeeper, InFlightWindow):
         try:
             if not self.held:
                 self._conn = outbox.connect(self._db_path)
-                first = outbox.first_unsent_id(self._conn)
-                self._watermark = first - 1 if first is not None else outbox.last_id(self._conn)
+                self._watermark = outbox.sent_through(self._conn)
                 self._cursor = self._watermark
             while not self._stopping.is_set():
                 try:
