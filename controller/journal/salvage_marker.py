@@ -138,10 +138,10 @@ def journal_report(
         detail = json.loads(row[0]) if row else {}
         last = int(detail.get("kept_last_seq", -1))
         kept_events, snapshots, end = conn.execute(
-            "SELECT (SELECT COUNT(*) FROM events WHERE seq <= ?1), "
-            "(SELECT COUNT(*) FROM snapshots WHERE seq <= ?1), "
-            "(SELECT hash FROM events WHERE seq = ?1)",
-            (last,),
+            "SELECT (SELECT COUNT(*) FROM events WHERE seq <= :last), "
+            "(SELECT COUNT(*) FROM snapshots WHERE seq <= :last), "
+            "(SELECT hash FROM events WHERE seq = :last)",
+            {"last": last},
         ).fetchone()
         owner = conn.execute("SELECT value FROM meta WHERE key = ?", (META_TABLE_ID,)).fetchone()
     finally:
