@@ -14,6 +14,7 @@ files (``tmp_path``, ``tempfile``) in RAM, on ``/dev/shm``: see
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,16 @@ from tests.system_tools import require
 settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background by a shell (``nohup python -m pytest &``) has
+    Ctrl-C ignored, and every command it starts inherits that: the tests that press
+    Ctrl-C on ``floor watch`` and ``floor board`` then wait for an end that never comes.
+    The suite takes Ctrl-C back as a terminal gives it (a handler is reset to the
+    default in the commands it starts; an ignored signal stays ignored)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -233,12 +233,13 @@ def test_an_event_journalled_while_the_publisher_starts_is_sent(
     db = tmp_path / "journal.sqlite3"
     outbox.connect(db).close()
     connect = outbox.connect
-    committed: list[str] = []
+    reached, committed = threading.Event(), threading.Event()
 
     def commit_at_the_last_rows_read(statement: str) -> None:
-        if "MAX(id)" in statement and not committed:
-            committed.append(statement)
+        if "MAX(id)" in statement and not reached.is_set():
+            reached.set()
             _journal_events(db, 1, 1)  # on its own connection, as the daemon does
+            committed.set()
 
     def publishers_connection(path: Path) -> sqlite3.Connection:
         conn = connect(path)
@@ -250,7 +251,7 @@ def test_an_event_journalled_while_the_publisher_starts_is_sent(
     publisher = _publisher(_settings(broker), db)
     publisher.start()
     try:
-        _eventually(lambda: bool(committed))
+        assert committed.wait(WAIT)
         _journal_events(db, 2, 1)
         publisher.notify()
         assert publisher.wait_drained(WAIT)
