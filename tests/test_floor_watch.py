@@ -242,14 +242,23 @@ def test_watch_and_board_ending_say_no_broker_lost(
 ) -> None:
     """Issue 31 item 14: the command's own disconnect at its end was said as a lost
     broker (`broker ... lost: retrying`), as if the floor had gone away."""
-    import signal
-
     extra = ["--all"] if command == "watch" else ["--site", "lv", "--http-port", "0"]
     if ending == "count":
         extra += ["--count", "1"]
     if ending == "timeout":
         extra += ["--timeout", "1"]
     process = _floor_command(broker, command, *extra)
+    try:
+        rest = _ended(process, broker, command, ending)
+    finally:  # a command that did not end is not left running after the test
+        process.kill()
+        process.communicate()
+    assert "lost" not in rest and "retrying" not in rest, rest
+    assert "Traceback" not in rest, rest
+
+
+def _ended(process: subprocess.Popen[str], broker: LocalBroker, command: str, ending: str) -> str:
+    """What ``process`` said after its first line, once ``ending`` ended it."""
     assert process.stderr is not None
     start = process.stderr.readline()
     assert start.startswith("watching" if command == "watch" else "floor board on"), start
@@ -270,8 +279,7 @@ def test_watch_and_board_ending_say_no_broker_lost(
     if ending == "ctrl-c":
         process.send_signal(signal.SIGINT)
     _, rest = process.communicate(timeout=WAIT)
-    assert "lost" not in rest and "retrying" not in rest, rest
-    assert "Traceback" not in rest, rest
+    return rest
 
 
 @pytest.mark.parametrize("thread", ["main", "another"])
