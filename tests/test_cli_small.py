@@ -60,6 +60,7 @@ def on_a_terminal(args: list[str], typed: list[str], timeout: float = 20.0) -> t
     return seen.decode(errors="replace"), os.waitstatus_to_exitcode(status)
 
 
+@pytest.mark.slow  # two commands on a pseudo-terminal (1.2 s)
 def test_pin_set_says_a_short_pin_is_too_short_before_asking_again(tmp_path: Path) -> None:
     path = tmp_path / "pins"
     out, status = on_a_terminal(["pin", "set", "1042", "--file", str(path)], ["12", "12"])
@@ -263,6 +264,7 @@ def test_system_log_lines_are_wrapped_and_times_marked(tmp_path: Path) -> None:
     assert path in rest  # every character kept, wrapped under the entry
 
 
+@pytest.mark.slow  # five commands started, each writing to /dev/full (1.4 s)
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to write into")
 def test_output_to_a_full_disk_is_a_message_and_a_failure_not_a_traceback(
     tmp_path: Path,

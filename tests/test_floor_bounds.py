@@ -76,6 +76,7 @@ def test_board_max_tables_in_the_board_file(tmp_path: Path) -> None:
     assert load_board_config(path)[1].max_tables == Deduplicator.MAX_TABLES
 
 
+@pytest.mark.slow  # two watches and three tables on a broker (1 s)
 def test_floor_watch_takes_max_tables(broker: LocalBroker) -> None:
     """`--max-tables N` bounds the watch's memory (a bad N is a usage error); a
     watch remembering 2 tables still prints every message of 3 tables once."""

@@ -68,6 +68,7 @@ def test_no_database_while_events_were_acknowledged_is_refused_naming_the_damage
         assert journal.fault is None and journal.verify().ok and journal.last_seq == 14
 
 
+@pytest.mark.slow  # a salvage killed, its journal changed, run again (1 s)
 def test_a_new_journal_damaged_while_the_salvage_was_stopped_is_built_again(
     tmp_path: Path,
 ) -> None:

@@ -78,6 +78,7 @@ def check_refused(config: Path, state_dir: str, words: str) -> None:
     assert len(replayed.stderr.splitlines()) == 1 and words in replayed.stderr
 
 
+@pytest.mark.slow  # three commands started and refused (1.2 s)
 def test_a_state_dir_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("not a folder")
     check_refused(
@@ -87,6 +88,7 @@ def test_a_state_dir_that_is_a_file(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # three commands started and refused (1.2 s)
 def test_a_state_dir_whose_parent_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("not a folder")
     state = str(tmp_path / "afile" / "state")
