@@ -85,10 +85,10 @@ def enqueue(
 
 
 def sent_through(conn: sqlite3.Connection) -> int:
-    """The id every row up to which is sent: just before the first unsent row, else the
-    last row (0 in an empty outbox). One statement, so one moment of the outbox: a row
-    committed between two reads (the first unsent one, then the last) would count as
-    sent and never go."""
+    """The highest id up to which every row is sent: the one before the first unsent
+    row, else the last row (0 in an empty outbox). One statement, so one moment of the
+    outbox: a row committed between two reads (the first unsent one, then the last)
+    would count as sent and never go."""
     row = conn.execute(
         "SELECT (SELECT MIN(id) FROM outbox WHERE sent = 0), (SELECT MAX(id) FROM outbox)"
     ).fetchone()
